@@ -1,0 +1,188 @@
+#include "hal/vector_file.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "hal/json_fields.h"
+
+namespace nncosim::hal {
+namespace {
+
+struct SubgraphParse {
+  Subgraph graph;
+  std::vector<TensorValue> inputs, outputs;
+  std::vector<bool> ignored;
+};
+
+// CONSTANT_REFERENCE data in a vector file is inline; it goes into pool 0 of the model
+// so the operand stays a genuine pool reference.
+Result<SubgraphParse> parseSubgraph(const Json& j, const std::string& where, Model& model,
+                                    std::vector<uint8_t>& poolBytes, bool isMain) {
+  SubgraphParse out;
+  auto ops = field(j, "operands", where);
+  if (!ops) return Error{ops.error()};
+  if (!(*ops)->is_array()) return fail(where, ".operands: expected an array");
+  std::vector<const Json*> dataOf;
+  for (size_t i = 0; i < (*ops)->size(); ++i) {
+    const Json& oj = (**ops)[i];
+    const std::string ow = where + ".operands[" + std::to_string(i) + "]";
+    auto o = parseOperandHeader(oj, ow);
+    if (!o) return Error{o.error()};
+    const Json* data = nullptr;
+    if (auto it = oj.find("data"); it != oj.end() && !it->is_null()) data = &*it;
+    switch (o->lifetime) {
+      case OperandLifeTime::CONSTANT_COPY:
+      case OperandLifeTime::CONSTANT_POOL: {
+        if (!data) return fail(ow, ".data: a constant needs data");
+        auto bytes = valuesToBytes(*data, o->type, ow + ".data");
+        if (!bytes) return Error{bytes.error()};
+        if (o->lifetime == OperandLifeTime::CONSTANT_COPY) {
+          o->location = appendOperandValue(model.operandValues, *bytes);
+        } else {
+          o->location = appendOperandValue(poolBytes, *bytes);  // pool 0, set up by caller
+        }
+        break;
+      }
+      case OperandLifeTime::SUBGRAPH: {
+        if (!data || !data->is_array() || data->size() != 1 || !(*data)[0].is_number_unsigned())
+          return fail(ow, ".data: a SUBGRAPH operand needs one referenced-subgraph index");
+        const uint64_t idx = (*data)[0].get<uint64_t>();
+        if (idx > UINT32_MAX) return fail(ow, ".data: subgraph index ", idx, " out of range");
+        o->location.offset = static_cast<uint32_t>(idx);
+        break;
+      }
+      default:
+        break;
+    }
+    dataOf.push_back(data);
+    out.graph.operands.push_back(std::move(*o));
+  }
+  auto opsj = field(j, "operations", where);
+  if (!opsj) return Error{opsj.error()};
+  if (!(*opsj)->is_array()) return fail(where, ".operations: expected an array");
+  for (size_t k = 0; k < (*opsj)->size(); ++k) {
+    auto op = parseOperation((**opsj)[k], where + ".operations[" + std::to_string(k) + "]");
+    if (!op) return Error{op.error()};
+    out.graph.operations.push_back(std::move(*op));
+  }
+  auto in = uintArrayField(j, "inputIndexes", where);
+  if (!in) return Error{in.error()};
+  auto outIdx = uintArrayField(j, "outputIndexes", where);
+  if (!outIdx) return Error{outIdx.error()};
+  out.graph.inputIndexes = std::move(*in);
+  out.graph.outputIndexes = std::move(*outIdx);
+  if (!isMain) return out;
+
+  // Inputs to feed and outputs to expect, by position in the index lists.
+  auto valueOf = [&](uint32_t idx, const char* list, size_t pos) -> Result<TensorValue> {
+    if (idx >= out.graph.operands.size())
+      return fail(where, ".", list, "[", pos, "]: operand ", idx, " out of range");
+    const Operand& o = out.graph.operands[idx];
+    TensorValue v;
+    v.type = o.type;
+    v.dimensions = o.dimensions;
+    const Json* d = dataOf[idx];
+    const std::string ow = where + ".operands[" + std::to_string(idx) + "].data";
+    if (!d || (d->is_array() && d->empty())) {
+      v.omitted = true;  // an empty input is an omitted optional input
+      return v;
+    }
+    auto bytes = valuesToBytes(*d, o.type, ow);
+    if (!bytes) return Error{bytes.error()};
+    v.bytes = std::move(*bytes);
+    return v;
+  };
+  for (size_t p = 0; p < out.graph.inputIndexes.size(); ++p) {
+    auto v = valueOf(out.graph.inputIndexes[p], "inputIndexes", p);
+    if (!v) return Error{v.error()};
+    out.inputs.push_back(std::move(*v));
+  }
+  for (size_t p = 0; p < out.graph.outputIndexes.size(); ++p) {
+    auto v = valueOf(out.graph.outputIndexes[p], "outputIndexes", p);
+    if (!v) return Error{v.error()};
+    out.outputs.push_back(std::move(*v));
+    const Json& oj = (**ops)[out.graph.outputIndexes[p]];
+    auto ig = oj.find("isIgnored");
+    out.ignored.push_back(ig != oj.end() && ig->is_boolean() && ig->get<bool>());
+  }
+  return out;
+}
+
+Result<ConformanceTest> parseTest(const Json& t, const std::string& where) {
+  ConformanceTest test;
+  auto name = stringField(t, "name", where);
+  if (!name) return Error{name.error()};
+  test.name = *name;
+  const std::string tw = where + "(" + test.name + ")";
+  if (auto v = stringField(t, "minSupportedVersion", tw)) test.minSupportedVersion = *v;
+  auto relaxed = boolField(t, "isRelaxed", tw);
+  if (!relaxed) return Error{relaxed.error()};
+  test.model.relaxComputationFloat32toFloat16 = *relaxed;
+  auto ef = boolField(t, "expectFailure", tw);
+  if (!ef) return Error{ef.error()};
+  test.expectFailure = *ef;
+  if (auto it = t.find("expectedMultinomialDistributionTolerance"); it != t.end() && it->is_number())
+    test.multinomialTolerance = it->get<float>();
+
+  std::vector<uint8_t> poolBytes;
+  auto mainj = field(t, "main", tw);
+  if (!mainj) return Error{mainj.error()};
+  auto main = parseSubgraph(**mainj, tw + ".main", test.model, poolBytes, true);
+  if (!main) return Error{main.error()};
+  test.model.main = std::move(main->graph);
+  test.inputs = std::move(main->inputs);
+  test.expectedOutputs = std::move(main->outputs);
+  test.outputIgnored = std::move(main->ignored);
+  if (auto it = t.find("referenced"); it != t.end() && !it->is_null()) {
+    if (!it->is_array()) return fail(tw, ".referenced: expected an array");
+    for (size_t s = 0; s < it->size(); ++s) {
+      auto sg = parseSubgraph((*it)[s], tw + ".referenced[" + std::to_string(s) + "]", test.model,
+                              poolBytes, false);
+      if (!sg) return Error{sg.error()};
+      test.model.referenced.push_back(std::move(sg->graph));
+    }
+  }
+  if (!poolBytes.empty()) test.model.pools.push_back(MemoryPool::fromBytes(std::move(poolBytes)));
+  return test;
+}
+
+}  // namespace
+
+Result<VectorFile> readVectorFile(const std::string& path) {
+  auto j = readJsonFile(path);
+  if (!j) return Error{j.error()};
+  VectorFile vf;
+  vf.path = path;
+  auto fmt = stringField(*j, "format", path);
+  if (!fmt) return Error{fmt.error()};
+  if (*fmt != "nnapi-test-vectors/1")
+    return fail(path, ".format: unsupported format \"", *fmt, "\" (want nnapi-test-vectors/1)");
+  if (auto it = j->find("source"); it != j->end() && it->is_string()) vf.source = it->get<std::string>();
+  auto tests = field(*j, "tests", path);
+  if (!tests) return Error{tests.error()};
+  if (!(*tests)->is_array()) return fail(path, ".tests: expected an array");
+  for (size_t i = 0; i < (*tests)->size(); ++i) {
+    auto t = parseTest((**tests)[i], path + ": tests[" + std::to_string(i) + "]");
+    if (!t) return Error{t.error()};
+    t->file = path;
+    vf.tests.push_back(std::move(*t));
+  }
+  return vf;
+}
+
+std::vector<std::string> listVectorFiles(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec))
+      if (it->is_regular_file() && it->path().extension() == ".json") files.push_back(it->path().string());
+  } else {
+    files.push_back(path);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace nncosim::hal

@@ -1,0 +1,25 @@
+#include "ops/shape.h"
+
+#include <sstream>
+
+namespace nncosim::ops {
+
+uint64_t Shape::elements() const {
+  uint64_t n = 1;
+  for (uint32_t d : dimensions) n *= d;
+  return n;
+}
+
+Shape Shape::of(const hal::Operand& o) {
+  return Shape{o.type, o.dimensions, o.scale, o.zeroPoint, o.channelQuant};
+}
+
+std::string toString(const std::vector<uint32_t>& dims) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < dims.size(); ++i) os << (i ? ", " : "") << dims[i];
+  os << "]";
+  return os.str();
+}
+
+}  // namespace nncosim::ops
