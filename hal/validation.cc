@@ -157,13 +157,17 @@ class Validator {
   }
 
   void checkLength(const std::string& where, const Operand& o) {
-    if (!fullySpecified(o)) {
-      add(where, "constant with unknown dimensions");
+    // A constant's dimensions are its real extent; a 0 dimension is an empty tensor.
+    if (isTensor(o.type) && o.dimensions.empty()) {
+      add(where, "constant tensor with unknown rank");
       return;
     }
-    auto count = isTensor(o.type) ? elementCount(o.dimensions) : std::optional<uint64_t>(1);
-    if (!count) return;  // overflow already reported
-    const uint64_t want = *count * elementSize(o.type);
+    uint64_t count = 1;
+    for (uint32_t d : o.dimensions) {
+      count *= d;
+      if (count > (uint64_t{1} << 31)) return;  // overflow already reported
+    }
+    const uint64_t want = count * elementSize(o.type);
     if (o.location.length != want)
       add(where, str("constant holds ", o.location.length, " bytes but its type and dimensions need ", want));
   }

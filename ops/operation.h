@@ -63,7 +63,12 @@ class OperationContext {
   OperandType inputType(size_t i) const { return in(i).shape.type; }
   bool isOmitted(size_t i) const { return i >= numInputs() || in(i).omitted; }
   // True when the value is readable now (always during execution, constants before).
-  bool hasInputValue(size_t i) const { return !in(i).omitted && in(i).data != nullptr; }
+  bool hasInputValue(size_t i) const {
+    const RuntimeOperand& r = in(i);
+    if (r.omitted) return false;
+    if (r.data != nullptr) return true;
+    return (r.constant || executing_) && r.shape.bytes() == 0;  // an empty tensor
+  }
   const uint8_t* inputBytes(size_t i) const { return in(i).data; }
   template <typename T>
   const T* input(size_t i) const {

@@ -1,0 +1,123 @@
+// nncosim conformance PATH...: runs NNAPI conformance vectors on a backend and judges
+// them by the NNAPI criteria and, separately, bit-exactness.
+#include <unistd.h>
+
+#include <fstream>
+#include <regex>
+#include <iostream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "driver/backend/reference_backend.h"
+#include "driver/conformance/report.h"
+#include "driver/conformance/runner.h"
+
+namespace nncosim::cli {
+
+int cmdConformance(const Args& args) {
+  po::options_description desc("conformance options");
+  std::vector<std::string> paths;
+  std::string backend = "ref", filter, shard, jsonPath, junitPath, floorPath;
+  int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  size_t maxFailures = 40;
+  double timeout = 120;
+  desc.add_options()("paths", po::value(&paths)->multitoken(), "vector files or folders")(
+      "backend", po::value(&backend)->default_value("ref"), "ref (software reference)")(
+      "filter", po::value(&filter), "ECMAScript regex on FILE:TEST; only matching tests run")(
+      "jobs,j", po::value(&jobs)->default_value(jobs), "worker processes (0: run in this process)")(
+      "shard", po::value(&shard), "K/N: run the K-th (1-based) of N disjoint, stable slices of the files")(
+      "json", po::value(&jsonPath), "write the summary as JSON")(
+      "junit", po::value(&junitPath), "write JUnit XML")(
+      "floor", po::value(&floorPath),
+      "JSON {\"<backend>\": {\"passed\": N, \"bit_exact\": M}}: fail when below it instead of on any failure")(
+      "max-failures", po::value(&maxFailures)->default_value(40), "failures listed on the console")(
+      "timeout", po::value(&timeout)->default_value(120), "seconds before a single test counts as hung");
+  po::positional_options_description pos;
+  pos.add("paths", -1);
+  po::variables_map vm;
+  int exit = 0;
+  const char* usage =
+      "nncosim conformance PATH... [--backend ref] [--filter REGEX] [--jobs N] [--shard K/N] "
+      "[--json FILE] [--junit FILE] [--floor FILE]";
+  if (!parseOptions(args, usage, desc, pos, vm, &exit)) return exit;
+  if (paths.empty()) {
+    std::cerr << "nncosim conformance: no vector path given\nusage: " << usage << "\n";
+    return kExitUsage;
+  }
+  driver::ConformanceOptions opt;
+  opt.filter = filter;
+  opt.jobs = jobs;
+  opt.testTimeoutSeconds = timeout;
+  opt.progress = ::isatty(2);
+  if (!shard.empty()) {
+    int k = 0, n = 0;
+    char extra = 0;
+    if (std::sscanf(shard.c_str(), "%d/%d%c", &k, &n, &extra) != 2 || n < 1 || k < 1 || k > n) {
+      std::cerr << "nncosim conformance: --shard wants K/N with 1 <= K <= N, got '" << shard << "'\n";
+      return kExitUsage;
+    }
+    opt.shardIndex = k - 1;
+    opt.shardCount = n;
+  }
+  try {
+    if (!filter.empty()) std::regex(filter, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    std::cerr << "nncosim conformance: --filter: bad regex '" << filter << "': " << e.what() << "\n";
+    return kExitUsage;
+  }
+  driver::BackendFactory factory;
+  if (backend == "ref") {
+    factory = [] { return std::make_unique<driver::ReferenceBackend>(); };
+  } else {
+    std::cerr << "nncosim conformance: unknown backend '" << backend << "' (available: ref)\n";
+    return kExitUsage;
+  }
+  for (const auto& p : paths)
+    if (::access(p.c_str(), R_OK) != 0) {
+      std::cerr << "nncosim conformance: " << p << ": cannot read\n";
+      return kExitFailure;
+    }
+
+  const auto run = driver::runConformance(paths, opt, factory);
+  driver::printSummary(std::cout, run, maxFailures);
+  if (!jsonPath.empty())
+    if (auto st = driver::writeJsonSummary(run, jsonPath, backend); !st.ok()) {
+      std::cerr << st.error() << "\n";
+      return kExitFailure;
+    }
+  if (!junitPath.empty())
+    if (auto st = driver::writeJUnit(run, junitPath); !st.ok()) {
+      std::cerr << st.error() << "\n";
+      return kExitFailure;
+    }
+  const auto t = driver::totals(run);
+  if (!floorPath.empty()) {
+    std::ifstream in(floorPath);
+    nlohmann::json floor;
+    try {
+      in >> floor;
+    } catch (const std::exception& e) {
+      std::cerr << floorPath << ": malformed floor file: " << e.what() << "\n";
+      return kExitFailure;
+    }
+    const auto f = floor.value(backend, nlohmann::json::object());
+    const int minPassed = f.value("passed", 0), minExact = f.value("bit_exact", 0);
+    bool ok = true;
+    if (t.passed < minPassed) {
+      std::cerr << "FLOOR: " << t.passed << " passed, below the floor of " << minPassed << "\n";
+      ok = false;
+    }
+    if (t.bitExact < minExact) {
+      std::cerr << "FLOOR: " << t.bitExact << " bit-exact, below the floor of " << minExact << "\n";
+      ok = false;
+    }
+    if (ok) std::cout << "floor held: passed " << t.passed << " >= " << minPassed << ", bit-exact " << t.bitExact << " >= " << minExact << "\n";
+    return ok && run.fileErrors.empty() ? kExitOk : kExitFailure;
+  }
+  return t.failed == 0 && run.fileErrors.empty() ? kExitOk : kExitFailure;
+}
+
+}  // namespace nncosim::cli

@@ -1,0 +1,30 @@
+#include "cli/model_source.h"
+
+#include <fstream>
+
+#include "hal/model_file.h"
+
+namespace nncosim::cli {
+
+hal::Result<std::vector<NamedModel>> loadModels(const std::string& path) {
+  // Sniff the format field cheaply: vector files name "nnapi-test-vectors/1".
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return hal::fail(path, ": cannot open file");
+  std::string head(4096, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  std::vector<NamedModel> out;
+  if (head.find("nnapi-test-vectors/") != std::string::npos) {
+    auto vf = hal::readVectorFile(path);
+    if (!vf) return hal::Error{vf.error()};
+    for (auto& t : vf->tests)
+      out.push_back({path + ":" + t.name, std::move(t.model), std::move(t.inputs), t.expectFailure});
+    return out;
+  }
+  auto m = hal::readModelFile(path);
+  if (!m) return hal::Error{m.error()};
+  out.push_back({path, std::move(*m), {}, false});
+  return out;
+}
+
+}  // namespace nncosim::cli

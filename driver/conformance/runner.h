@@ -1,0 +1,54 @@
+// The conformance runner: runs every test of a set of vector files on a backend,
+// in forked worker processes (a crash or hang in one test fails that test only, and a
+// simulated device elaborates once per worker), and collects the outcomes.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "driver/backend/backend.h"
+#include "hal/vector_file.h"
+
+namespace nncosim::driver {
+
+enum class TestStatus { kPassed, kFailed, kUnsupported };
+
+struct TestOutcome {
+  std::string file;
+  std::string name;
+  TestStatus status = TestStatus::kFailed;
+  bool expectFailure = false;
+  bool integerOutputs = false;
+  bool bitExact = false;
+  int npuSteps = 0;
+  std::vector<std::string> operations;  // distinct operation types used (any subgraph)
+  std::string reason;                   // failure or unsupported reason
+};
+
+// Runs one test on `backend` and judges it.
+TestOutcome runTest(const hal::ConformanceTest& test, Backend& backend);
+
+struct ConformanceOptions {
+  std::string filter;      // ECMAScript regex on "file:name"; empty = all
+  int jobs = 1;            // worker processes; 0 = run in this process
+  int shardIndex = 0;      // 0-based K of N
+  int shardCount = 1;
+  double testTimeoutSeconds = 120;  // a test running longer fails as hung
+  bool progress = false;   // progress bar on stderr
+};
+
+using BackendFactory = std::function<std::unique_ptr<Backend>()>;
+
+struct ConformanceRun {
+  std::vector<TestOutcome> outcomes;  // in file order, then test order
+  std::vector<std::string> fileErrors;  // files that could not be read
+  double seconds = 0;
+  int files = 0;
+};
+
+ConformanceRun runConformance(const std::vector<std::string>& paths, const ConformanceOptions& options,
+                              const BackendFactory& makeBackend);
+
+}  // namespace nncosim::driver

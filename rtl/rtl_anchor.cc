@@ -1,0 +1,1 @@
+// Anchor so the Verilated-models library always has a source of its own.
