@@ -1,5 +1,6 @@
 #include "ops/quant/quant_params.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -34,10 +35,19 @@ hal::Result<QuantizedMultiplier> quantizeMultiplierGreaterThanOne(double real) {
 
 hal::Result<double> convolutionMultiplier(float inputScale, float filterScale, float biasScale,
                                           float outputScale) {
-  const double product = static_cast<double>(inputScale) * static_cast<double>(filterScale);
+  // float * float, rounded to float, as NNAPI does before widening.
+  const float productF = inputScale * filterScale;
+  const double product = productF;
   const double b = biasScale;
-  if (std::abs(product - b) > 1e-6 * std::min(product, b))
+  if (!(std::abs(product - b) <= 1e-6 * std::min(product, b)))
     return hal::fail("bias scale ", biasScale, " != input scale * filter scale ", product);
+  return productMultiplier(inputScale, filterScale, outputScale);
+}
+
+hal::Result<double> productMultiplier(float inputScale, float filterScale, float outputScale) {
+  const float productF = inputScale * filterScale;
+  const double product = productF;
+  if (!(product >= 0)) return hal::fail("input scale * filter scale ", product, " must be >= 0");
   if (!(outputScale > 0)) return hal::fail("output scale ", outputScale, " must be > 0");
   return product / static_cast<double>(outputScale);
 }

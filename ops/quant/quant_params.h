@@ -24,8 +24,14 @@ hal::Result<QuantizedMultiplier> quantizeMultiplierGreaterThanOne(double real);
 
 // The real multiplier of a convolution or fully-connected layer: in*filter/out, after
 // checking that the bias scale equals in*filter (NNAPI's rule, 1e-6 relative).
+// As NNAPI's GetQuantizedConvolutionMultiplier computes it: the product in*filter is a
+// float multiply (rounded to float), then widened to double and divided by the output
+// scale in double. Computing the product in double gives a different multiplier for some
+// scales, so the float rounding step is part of the contract.
 hal::Result<double> convolutionMultiplier(float inputScale, float filterScale, float biasScale,
                                           float outputScale);
+// The same without a bias (BATCH_MATMUL): double(float(in*filter)) / out.
+hal::Result<double> productMultiplier(float inputScale, float filterScale, float outputScale);
 
 // NNAPI FuseCode values.
 enum FusedActivation : int32_t { kActNone = 0, kActRelu = 1, kActRelu1 = 2, kActRelu6 = 3 };

@@ -1,0 +1,16 @@
+// DEPTHWISE_CONV_2D: NNAPI signature and shape handling in conv_args.cc, kernel in conv_kernels.h.
+#include "ops/conv/conv_args.h"
+#include "ops/conv/conv_ops.h"
+#include "ops/conv/direct_conv.h"
+
+namespace nncosim::ops::conv {
+
+Status validateDepthwiseConv2D(const OperationContext& ctx) {
+  return validateConvOperands(ctx, ConvKind::kDepthwise);
+}
+
+Status prepareDepthwiseConv2D(OperationContext& ctx) { return prepareConv(ctx, ConvKind::kDepthwise); }
+
+Status executeDepthwiseConv2D(OperationContext& ctx) { return executeDirectConv(ctx, ConvKind::kDepthwise); }
+
+}  // namespace nncosim::ops::conv
