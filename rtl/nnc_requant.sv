@@ -1,0 +1,239 @@
+// Requantization unit: per lane, acc + bias -> x * multiplier * 2^shift (the reference's
+// fixed-point formulas, bit for bit) -> + output zero point -> activation clamp -> saturation
+// to the output type. Five-stage pipeline; the whole pipeline stalls when the output is held.
+//
+// Per lane:   sum   = sat32(acc + bias)             (acc: int48, or an int32 sign-extended)
+//             left  = max(shift, 0), right = max(-shift, 0)
+//             x     = wrap32(sum << left)
+//             h     = SRDHM(x, multiplier)          round(x*m / 2^31), ties away from zero
+//             r     = RDBPOT(h, right)              round(h / 2^right), ties away from zero
+//             y     = clamp(clamp(r + zp, act_min, act_max), type_min, type_max)
+// The reference adds in int32 where C++ would overflow (undefined); the unit saturates
+// instead (acc + bias) or adds exactly (r + zp, 33 bits), which is identical whenever the
+// reference's arithmetic is defined.
+module nnc_requant
+  import nnc_pkg::*;
+#(
+  parameter int unsigned Lanes = 16
+) (
+  input  logic                             clk_i,
+  input  logic                             rst_ni,
+
+  // One beat = one row of accumulators, with their per-lane (per-channel) parameters and
+  // the per-operation parameters.
+  input  logic                             in_valid_i,
+  output logic                             in_ready_o,
+  input  logic [Lanes-1:0][AccWidth-1:0]   in_acc_i,    // signed
+  input  logic [Lanes-1:0][31:0]           in_bias_i,   // signed
+  input  logic [Lanes-1:0][31:0]           in_mult_i,   // signed Q31
+  input  logic [Lanes-1:0][5:0]            in_shift_i,  // signed, -31..+31
+  input  logic [31:0]                      in_zp_i,     // signed output zero point
+  input  logic [31:0]                      in_act_min_i,
+  input  logic [31:0]                      in_act_max_i,
+  input  out_type_e                        in_out_type_i,
+
+  output logic                             out_valid_o,
+  input  logic                             out_ready_i,
+  output logic [Lanes-1:0][31:0]           out_data_o   // signed, within the output type
+);
+
+  localparam int unsigned Stages = 4;  // registered stages before the output register
+
+  // The pipeline moves as a whole; it only stops when the output register is held.
+  logic en;
+  assign en         = !(out_valid_o && !out_ready_i);
+  assign in_ready_o = en;
+
+  // --- Per-beat control: valid bits and operation parameters ---------------------------
+  logic [Stages-1:0] valid_d, valid_q;
+  logic              out_valid_d, out_valid_q;
+
+  typedef struct packed {
+    logic [31:0] zp;
+    logic [31:0] act_min;
+    logic [31:0] act_max;
+    out_type_e   out_type;
+  } op_cfg_t;
+
+  op_cfg_t cfg_d [Stages];
+  op_cfg_t cfg_q [Stages];
+
+  always_comb begin
+    valid_d     = valid_q;
+    out_valid_d = out_valid_q;
+    for (int unsigned s = 0; s < Stages; s++) cfg_d[s] = cfg_q[s];
+    if (en) begin
+      valid_d     = {valid_q[Stages-2:0], in_valid_i};
+      out_valid_d = valid_q[Stages-1];
+      cfg_d[0]    = '{zp: in_zp_i, act_min: in_act_min_i, act_max: in_act_max_i,
+                      out_type: in_out_type_i};
+      for (int unsigned s = 1; s < Stages; s++) cfg_d[s] = cfg_q[s-1];
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      valid_q     <= '0;
+      out_valid_q <= 1'b0;
+    end else begin
+      valid_q     <= valid_d;
+      out_valid_q <= out_valid_d;
+    end
+  end
+
+  // Parameters need no reset: they are only used under a valid bit.
+  for (genvar s = 0; s < Stages; s++) begin : g_cfg_pipe
+    always_ff @(posedge clk_i) begin
+      cfg_q[s] <= cfg_d[s];
+    end
+  end
+
+  assign out_valid_o = out_valid_q;
+
+  // --- Lanes ------------------------------------------------------------------------------
+  for (genvar l = 0; l < Lanes; l++) begin : g_lane
+    // Stage 1: inputs.
+    logic signed [AccWidth-1:0] s1_acc_d, s1_acc_q;
+    logic signed [31:0]         s1_bias_d, s1_bias_q;
+    logic signed [31:0]         s1_mult_d, s1_mult_q;
+    logic signed [5:0]          s1_shift_d, s1_shift_q;
+    // Stage 2: left-shifted sum.
+    logic signed [31:0]         s2_x_d, s2_x_q;
+    logic signed [31:0]         s2_mult_d, s2_mult_q;
+    logic [5:0]                 s2_right_d, s2_right_q;
+    // Stage 3: the 64-bit product.
+    logic signed [63:0]         s3_prod_d, s3_prod_q;
+    logic                       s3_sat_d, s3_sat_q;
+    logic [5:0]                 s3_right_d, s3_right_q;
+    // Stage 4: the high half, rounded.
+    logic signed [31:0]         s4_high_d, s4_high_q;
+    logic [5:0]                 s4_right_d, s4_right_q;
+    // Output.
+    logic signed [31:0]         out_d, out_q;
+
+    // Stage 1 -> 2: saturating bias add, then the wrapping left shift.
+    logic signed [AccWidth:0]   sum_wide;
+    logic signed [31:0]         sum_sat;
+    logic [5:0]                 left, right;
+    always_comb begin
+      sum_wide = {s1_acc_q[AccWidth-1], s1_acc_q} + {{(AccWidth - 31){s1_bias_q[31]}}, s1_bias_q};
+      if (sum_wide > (AccWidth+1)'(signed'(32'sh7fff_ffff))) begin
+        sum_sat = 32'sh7fff_ffff;
+      end else if (sum_wide < (AccWidth+1)'(signed'(32'sh8000_0000))) begin
+        sum_sat = 32'sh8000_0000;
+      end else begin
+        sum_sat = sum_wide[31:0];
+      end
+      left  = s1_shift_q[5] ? 6'd0 : s1_shift_q;
+      right = s1_shift_q[5] ? 6'(-s1_shift_q) : 6'd0;
+    end
+
+    // Stage 2 -> 3: the product and the one case the high multiply saturates.
+    logic signed [63:0] prod;
+    always_comb begin
+      prod = 64'(s2_x_q) * 64'(s2_mult_q);
+    end
+
+    // Stage 3 -> 4: round(prod / 2^31) with the reference's nudge and truncating division.
+    logic signed [63:0] nudged;
+    logic signed [32:0] quot;
+    logic signed [31:0] high;
+    always_comb begin
+      nudged = s3_prod_q + (s3_prod_q[63] ? (64'sd1 - (64'sd1 <<< 30)) : (64'sd1 <<< 30));
+      // Arithmetic shift floors; a negative value with a remainder rounds back toward zero.
+      quot   = nudged[63:31] + {32'd0, nudged[63] && (nudged[30:0] != '0)};
+      high   = s3_sat_q ? 32'sh7fff_ffff : quot[31:0];
+    end
+
+    // Stage 4 -> output: rounding divide by 2^right, zero point, clamps.
+    logic [31:0]        mask, remainder, threshold;
+    logic signed [31:0] shifted, rounded;
+    logic signed [32:0] with_zp, act_clamped, lo, hi, tmin, tmax, typed;
+    always_comb begin
+      mask      = 32'((33'd1 << s4_right_q) - 33'd1);
+      remainder = s4_high_q & mask;
+      threshold = (mask >> 1) + {31'd0, s4_high_q[31]};
+      shifted   = s4_high_q >>> s4_right_q;
+      rounded   = shifted + {31'd0, remainder > threshold};
+
+      with_zp = 33'(rounded) + 33'(signed'(cfg_q[Stages-1].zp));
+      lo      = 33'(signed'(cfg_q[Stages-1].act_min));
+      hi      = 33'(signed'(cfg_q[Stages-1].act_max));
+      // The reference's clamp tests the lower bound first.
+      act_clamped = with_zp < lo ? lo : (with_zp > hi ? hi : with_zp);
+      unique case (cfg_q[Stages-1].out_type)
+        OutU8:   begin tmin = 33'sd0;      tmax = 33'sd255;   end
+        OutI8:   begin tmin = -33'sd128;   tmax = 33'sd127;   end
+        OutI16:  begin tmin = -33'sd32768; tmax = 33'sd32767; end
+        default: begin tmin = 33'(signed'(32'sh8000_0000)); tmax = 33'sd2147483647; end
+      endcase
+      typed = act_clamped < tmin ? tmin : (act_clamped > tmax ? tmax : act_clamped);
+    end
+
+    always_comb begin
+      s1_acc_d   = s1_acc_q;
+      s1_bias_d  = s1_bias_q;
+      s1_mult_d  = s1_mult_q;
+      s1_shift_d = s1_shift_q;
+      s2_x_d     = s2_x_q;
+      s2_mult_d  = s2_mult_q;
+      s2_right_d = s2_right_q;
+      s3_prod_d  = s3_prod_q;
+      s3_sat_d   = s3_sat_q;
+      s3_right_d = s3_right_q;
+      s4_high_d  = s4_high_q;
+      s4_right_d = s4_right_q;
+      out_d      = out_q;
+      if (en) begin
+        s1_acc_d   = in_acc_i[l];
+        s1_bias_d  = in_bias_i[l];
+        s1_mult_d  = in_mult_i[l];
+        s1_shift_d = in_shift_i[l];
+        s2_x_d     = sum_sat <<< left;
+        s2_mult_d  = s1_mult_q;
+        s2_right_d = right;
+        s3_prod_d  = prod;
+        s3_sat_d   = (s2_x_q == 32'sh8000_0000) && (s2_mult_q == 32'sh8000_0000);
+        s3_right_d = s2_right_q;
+        s4_high_d  = high;
+        s4_right_d = s3_right_q;
+        out_d      = typed[31:0];
+      end
+    end
+
+    // Datapath flops need no reset: the valid bits qualify them.
+    always_ff @(posedge clk_i) begin
+      s1_acc_q   <= s1_acc_d;
+      s1_bias_q  <= s1_bias_d;
+      s1_mult_q  <= s1_mult_d;
+      s1_shift_q <= s1_shift_d;
+      s2_x_q     <= s2_x_d;
+      s2_mult_q  <= s2_mult_d;
+      s2_right_q <= s2_right_d;
+      s3_prod_q  <= s3_prod_d;
+      s3_sat_q   <= s3_sat_d;
+      s3_right_q <= s3_right_d;
+      s4_high_q  <= s4_high_d;
+      s4_right_q <= s4_right_d;
+      out_q      <= out_d;
+    end
+
+    assign out_data_o[l] = out_q;
+
+    // Only the low 33 bits of the 33-bit rounded quotient and the 33-bit clamp are kept;
+    // both provably fit (the one overflow, INT32_MIN * INT32_MIN, is overridden).
+    logic unused_lane;
+    assign unused_lane = ^{quot[32], typed[32]};
+  end
+
+  // --- Assertions ---------------------------------------------------------------------------
+`ifndef SYNTHESIS
+  // shift = -32 would be a division by 2^32, which the reference does not define.
+  for (genvar l = 0; l < Lanes; l++) begin : g_assert_lane
+    ShiftInRange_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+        (in_valid_i && in_ready_o) |-> (in_shift_i[l] != 6'b100000))
+      else $error("nnc_requant: lane %0d shift -32 is not supported", l);
+  end
+`endif
+
+endmodule

@@ -1,0 +1,299 @@
+// Testbench `requant`: the requant unit (rtl/nnc_requant.sv) against the reference's
+// fixed-point primitives (ops/quant/fixed_point.h), bit for bit, on seeded random beats that
+// favour edge values (INT32_MIN/MAX, int48 extremes, every shift, zero and INT32_MIN
+// multipliers, empty and inverted activation ranges), with random stalls on both sides.
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "Vnnc_requant.h"
+#include "ops/quant/fixed_point.h"
+#include "testbench/testbench.h"
+#include "verilated.h"
+#include "verilated_fst_c.h"
+
+namespace nncosim::testbench {
+namespace {
+
+constexpr int kLanes = 16;     // nnc_requant's default Lanes
+constexpr int kAccWidth = 48;  // nnc_pkg::AccWidth
+
+enum OutType : int { kOutU8 = 0, kOutI8 = 1, kOutI16 = 2, kOutI32 = 3 };
+const char* kOutTypeName[] = {"u8", "i8", "i16", "i32"};
+
+// Writes `width` bits of v at bit `lsb` of a Verilator wide port (array of 32-bit words).
+template <typename Wide>
+void putBits(Wide& w, unsigned lsb, unsigned width, uint64_t v) {
+  for (unsigned i = 0; i < width;) {
+    const unsigned bit = lsb + i, word = bit / 32, off = bit % 32;
+    const unsigned n = std::min(width - i, 32 - off);
+    const uint32_t mask = (n == 32 ? ~0u : ((1u << n) - 1)) << off;
+    w[word] = (w[word] & ~mask) | ((static_cast<uint32_t>(v >> i) << off) & mask);
+    i += n;
+  }
+}
+template <typename Wide>
+uint64_t getBits(const Wide& w, unsigned lsb, unsigned width) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < width; ++i) {
+    const unsigned bit = lsb + i;
+    v |= static_cast<uint64_t>((w[bit / 32] >> (bit % 32)) & 1u) << i;
+  }
+  return v;
+}
+
+struct Lane {
+  int64_t acc;  // int48 (int32 accumulators come sign-extended)
+  int32_t bias, mult;
+  int shift;
+};
+struct Beat {
+  Lane lane[kLanes];
+  int32_t zp, actMin, actMax;
+  int outType;
+};
+
+// The unit's contract in terms of the reference primitives (see nnc_requant.sv's header).
+int32_t model(const Lane& l, const Beat& b) {
+  namespace q = ops::quant;
+  int64_t sum = l.acc + l.bias;
+  sum = std::min<int64_t>(std::max<int64_t>(sum, INT32_MIN), INT32_MAX);
+  const int32_t scaled = q::multiplyByQuantizedMultiplier(static_cast<int32_t>(sum), l.mult, l.shift);
+  int64_t y = static_cast<int64_t>(scaled) + b.zp;
+  y = y < b.actMin ? b.actMin : (y > b.actMax ? b.actMax : y);  // fixed_point.h's clamp order
+  static const int64_t lo[] = {0, -128, -32768, INT32_MIN}, hi[] = {255, 127, 32767, INT32_MAX};
+  y = y < lo[b.outType] ? lo[b.outType] : (y > hi[b.outType] ? hi[b.outType] : y);
+  return static_cast<int32_t>(y);
+}
+
+class Generator {
+ public:
+  explicit Generator(uint64_t seed) : rng_(seed) {}
+
+  Beat beat() {
+    Beat b;
+    for (auto& l : b.lane) l = lane();
+    b.outType = static_cast<int>(pick(4));
+    static const int32_t lo[] = {0, -128, -32768, INT32_MIN}, hi[] = {255, 127, 32767, INT32_MAX};
+    switch (pick(8)) {
+      case 0: b.zp = int32(); break;
+      case 1: b.zp = edge32(); break;
+      case 2: b.zp = static_cast<int32_t>(range(-32768, 65535)); break;
+      default: b.zp = static_cast<int32_t>(range(lo[b.outType] < -128 ? -128 : lo[b.outType],
+                                                 hi[b.outType] > 255 ? 255 : hi[b.outType]));
+    }
+    switch (pick(6)) {
+      case 0:  // random, possibly inverted
+        b.actMin = int32();
+        b.actMax = int32();
+        break;
+      case 1: {  // a random sub-range of the type
+        int64_t x = range(lo[b.outType], hi[b.outType]), y = range(lo[b.outType], hi[b.outType]);
+        if (x > y) std::swap(x, y);
+        b.actMin = static_cast<int32_t>(x);
+        b.actMax = static_cast<int32_t>(y);
+        break;
+      }
+      case 2:
+        b.actMin = INT32_MIN;
+        b.actMax = INT32_MAX;
+        break;
+      default:
+        b.actMin = lo[b.outType];
+        b.actMax = hi[b.outType];
+    }
+    return b;
+  }
+
+ private:
+  Lane lane() {
+    Lane l;
+    switch (pick(10)) {
+      case 0: l.acc = edge32(); break;
+      case 1: l.acc = pick(2) ? (int64_t{1} << 47) - 1 - static_cast<int64_t>(pick(4))
+                              : -(int64_t{1} << 47) + static_cast<int64_t>(pick(4)); break;
+      case 2: l.acc = range(-(int64_t{1} << 47), (int64_t{1} << 47) - 1); break;
+      case 3: l.acc = range(-(int64_t{1} << 34), int64_t{1} << 34); break;  // near int32 overflow
+      case 4: l.acc = range(-256, 256); break;
+      default: l.acc = int32() >> pick(32);
+    }
+    switch (pick(6)) {
+      case 0: l.bias = edge32(); break;
+      case 1: l.bias = 0; break;
+      case 2: l.bias = int32(); break;
+      default: l.bias = int32() >> (8 + pick(24));
+    }
+    switch (pick(10)) {
+      case 0: l.mult = 0; break;
+      case 1: l.mult = INT32_MIN; break;
+      case 2: l.mult = INT32_MAX; break;
+      case 3: l.mult = 1 << 30; break;
+      case 4: l.mult = int32(); break;
+      default: l.mult = static_cast<int32_t>(range(int64_t{1} << 30, (int64_t{1} << 31) - 1));
+    }
+    // Every shift the unit defines, with the common small right shifts more often.
+    l.shift = pick(3) ? static_cast<int>(range(-31, 31)) : -static_cast<int>(pick(12));
+    // INT32_MIN * INT32_MIN saturates: make it happen (shift 0, sum INT32_MIN).
+    if (pick(50) == 0) {
+      l.acc = INT32_MIN;
+      l.bias = 0;
+      l.mult = INT32_MIN;
+      l.shift = 0;
+    }
+    return l;
+  }
+
+  int32_t edge32() {
+    static const int32_t e[] = {INT32_MIN, INT32_MIN + 1, -1, 0, 1, INT32_MAX - 1, INT32_MAX,
+                                1 << 30, -(1 << 30)};
+    return e[pick(sizeof e / sizeof e[0])];
+  }
+  int32_t int32() { return static_cast<int32_t>(static_cast<uint32_t>(rng_())); }
+  uint64_t pick(uint64_t n) { return rng_() % n; }
+  int64_t range(int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(rng_() % static_cast<uint64_t>(hi - lo + 1));
+  }
+
+  std::mt19937_64 rng_;
+};
+
+TestbenchResult run(const TestbenchOptions& opt) {
+  TestbenchResult res;
+  res.seed = opt.seed;
+  const uint64_t cases = opt.iterations ? opt.iterations : 200000;
+  const uint64_t beats = (cases + kLanes - 1) / kLanes;
+
+  auto ctx = std::make_unique<VerilatedContext>();
+  ctx->fatalOnError(false);
+  if (!opt.wavesPath.empty()) ctx->traceEverOn(true);
+  auto dut = std::make_unique<Vnnc_requant>(ctx.get(), "requant");
+  std::unique_ptr<VerilatedFstC> fst;
+  if (!opt.wavesPath.empty()) {
+    fst = std::make_unique<VerilatedFstC>();
+    dut->trace(fst.get(), 99);
+    fst->open(opt.wavesPath.c_str());
+  }
+  uint64_t time = 0;
+  auto tick = [&]() {
+    dut->clk_i = 1;
+    dut->eval();
+    if (fst) fst->dump(time);
+    time += 5;
+    dut->clk_i = 0;
+    dut->eval();
+    if (fst) fst->dump(time);
+    time += 5;
+    ++res.cycles;
+  };
+
+  Generator gen(opt.seed);
+  std::mt19937_64 flow(opt.seed ^ 0x5eedf10dULL);
+  dut->clk_i = 0;
+  dut->rst_ni = 0;
+  dut->in_valid_i = 0;
+  dut->out_ready_i = 0;
+  dut->eval();
+  tick();
+  tick();
+  dut->rst_ni = 1;
+
+  std::deque<Beat> inFlight;
+  std::vector<std::string> firstMismatches;
+  uint64_t sent = 0, received = 0, checked = 0;
+  Beat next = gen.beat();
+  // Phases of flow control: free running, then random stalls on either side.
+  const uint64_t maxCycles = beats * 8 + 1000;
+  while (received < beats && res.cycles < maxCycles) {
+    const int phase = static_cast<int>((sent * 4) / (beats + 1));
+    const bool valid = sent < beats && (phase == 0 || phase == 2 || flow() % 4 != 0);
+    const bool ready = phase < 2 || flow() % 3 != 0;
+    dut->in_valid_i = valid;
+    dut->out_ready_i = ready;
+    for (int l = 0; l < kLanes; ++l) {
+      const Lane& ln = next.lane[l];
+      putBits(dut->in_acc_i, l * kAccWidth, kAccWidth, static_cast<uint64_t>(ln.acc));
+      putBits(dut->in_bias_i, l * 32, 32, static_cast<uint32_t>(ln.bias));
+      putBits(dut->in_mult_i, l * 32, 32, static_cast<uint32_t>(ln.mult));
+      putBits(dut->in_shift_i, l * 6, 6, static_cast<uint64_t>(ln.shift) & 0x3f);
+    }
+    dut->in_zp_i = static_cast<uint32_t>(next.zp);
+    dut->in_act_min_i = static_cast<uint32_t>(next.actMin);
+    dut->in_act_max_i = static_cast<uint32_t>(next.actMax);
+    dut->in_out_type_i = static_cast<uint8_t>(next.outType);
+    dut->eval();
+
+    if (dut->out_valid_o && ready) {
+      if (inFlight.empty()) {
+        ++res.mismatches;
+        if (firstMismatches.size() < 4) firstMismatches.push_back("output beat with no input");
+      } else {
+        const Beat& b = inFlight.front();
+        for (int l = 0; l < kLanes; ++l) {
+          const int32_t got = static_cast<int32_t>(getBits(dut->out_data_o, l * 32, 32));
+          const int32_t want = model(b.lane[l], b);
+          ++checked;
+          if (got != want) {
+            ++res.mismatches;
+            if (firstMismatches.size() < 4) {
+              const Lane& ln = b.lane[l];
+              std::ostringstream m;
+              m << "beat " << received << " lane " << l << ": acc=" << ln.acc << " bias=" << ln.bias
+                << " mult=" << ln.mult << " shift=" << ln.shift << " zp=" << b.zp << " act=["
+                << b.actMin << "," << b.actMax << "] " << kOutTypeName[b.outType] << " -> got "
+                << got << ", want " << want;
+              firstMismatches.push_back(m.str());
+            }
+          }
+        }
+        inFlight.pop_front();
+      }
+      ++received;
+    }
+    if (valid && dut->in_ready_o) {
+      inFlight.push_back(next);
+      ++sent;
+      next = gen.beat();
+    }
+    tick();
+  }
+  if (fst) fst->close();
+  dut->final();
+
+  res.iterations = checked;
+  std::ostringstream s;
+  if (received < beats) {
+    ++res.mismatches;
+    s << "timeout: " << received << " of " << beats << " beats came out after " << res.cycles
+      << " cycles; ";
+  }
+  if (ctx->gotError()) {
+    ++res.mismatches;
+    s << "RTL assertion failed; ";
+  }
+  res.passed = res.mismatches == 0;
+  if (res.passed) {
+    s << checked << " lane results bit-exact vs ops/quant (" << beats << " beats of " << kLanes
+      << " lanes, " << res.cycles << " cycles)";
+  } else {
+    s << res.mismatches << " mismatches";
+    for (const auto& m : firstMismatches) s << "; " << m;
+  }
+  res.summary = s.str();
+  if (opt.verbose) VL_PRINTF("requant: %s\n", res.summary.c_str());
+  return res;
+}
+
+TestbenchRegistrar reg{TestbenchDef{
+    "requant",
+    "requant unit vs ops/quant fixed point, bit for bit (iterations = lane results)",
+    &run,
+    20000,
+}};
+
+}  // namespace
+}  // namespace nncosim::testbench
