@@ -6,6 +6,7 @@
 #include "cli/model_source.h"
 #include "cli/options.h"
 #include "hal/validation.h"
+#include "hal/vector_file.h"
 #include "ops/executor.h"
 
 namespace nncosim::cli {
@@ -22,11 +23,16 @@ int cmdValidate(const Args& args) {
   pos.add("files", -1);
   po::variables_map vm;
   int exit = 0;
-  if (!parseOptions(args, "nncosim validate FILE... [--structural]", desc, pos, vm, &exit)) return exit;
+  if (!parseOptions(args, "nncosim validate FILE|DIR... [--structural]", desc, pos, vm, &exit)) return exit;
   if (files.empty()) {
     std::cerr << "nncosim validate: no files given\n";
     return kExitUsage;
   }
+  // Folders expand to every .json file below them.
+  std::vector<std::string> expanded;
+  for (const auto& f : files)
+    for (auto& e : hal::listVectorFiles(f)) expanded.push_back(std::move(e));
+  files = std::move(expanded);
   size_t models = 0, invalid = 0, expectedRejected = 0, expectedAccepted = 0, unreadable = 0;
   for (const auto& f : files) {
     auto loaded = loadModels(f);

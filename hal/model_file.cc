@@ -225,6 +225,19 @@ void moveLargeConstantsToPool(Model& model, size_t minBytes) {
   visit(model.main);
   for (auto& g : model.referenced) visit(g);
   if (!pool.empty()) model.pools.push_back(MemoryPool::fromBytes(std::move(pool)));
+  // Re-pack operandValues with what stays inline, in operand order (the readers' layout).
+  std::vector<uint8_t> values;
+  auto repack = [&](Subgraph& g) {
+    for (Operand& o : g.operands) {
+      if (o.lifetime != OperandLifeTime::CONSTANT_COPY) continue;
+      std::vector<uint8_t> bytes(model.operandValues.begin() + o.location.offset,
+                                 model.operandValues.begin() + o.location.offset + o.location.length);
+      o.location = appendOperandValue(values, bytes);
+    }
+  };
+  repack(model.main);
+  for (auto& g : model.referenced) repack(g);
+  model.operandValues = std::move(values);
 }
 
 bool sameModel(const Model& a, const Model& b) {

@@ -151,6 +151,19 @@ Result<ConformanceTest> parseTest(const Json& t, const std::string& where) {
 Result<VectorFile> readVectorFile(const std::string& path) {
   auto j = readJsonFile(path);
   if (!j) return Error{j.error()};
+  return parseVectorJson(*j, path);
+}
+
+Result<VectorFile> parseVectorText(const std::string& text, const std::string& path) {
+  try {
+    return parseVectorJson(Json::parse(text), path);
+  } catch (const Json::exception& e) {
+    return fail(path, ": malformed JSON: ", e.what());
+  }
+}
+
+Result<VectorFile> parseVectorJson(const Json& json, const std::string& path) {
+  const Json* j = &json;
   VectorFile vf;
   vf.path = path;
   auto fmt = stringField(*j, "format", path);

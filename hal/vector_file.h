@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "hal/json_values.h"
 #include "hal/model.h"
 #include "hal/result.h"
 #include "hal/tensor_value.h"
@@ -32,6 +33,9 @@ struct VectorFile {
 
 // Reads one vector file. Errors name the file and the JSON path of the bad field.
 Result<VectorFile> readVectorFile(const std::string& path);
+// The same from JSON text or a parsed document; `path` names it in errors.
+Result<VectorFile> parseVectorText(const std::string& text, const std::string& path);
+Result<VectorFile> parseVectorJson(const Json& json, const std::string& path);
 // Every *.json below `path` (or `path` itself), sorted, for a stable test order.
 std::vector<std::string> listVectorFiles(const std::string& path);
 

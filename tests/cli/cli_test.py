@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""End-to-end checks of the nncosim command line: exit codes, messages, and that bad
+input never crashes (a crash shows up as a negative return code)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+NNCOSIM, VECTORS = sys.argv[1], sys.argv[2]
+failures = []
+checks = 0
+
+
+def run(*args, input_files=None):
+    p = subprocess.run([NNCOSIM, *args], capture_output=True, text=True, timeout=600)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, cond, detail=""):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(f"{name}: {detail}")
+
+
+def expect(name, args, code, fragment=None, stream="stderr"):
+    rc, out, err = run(*args)
+    text = out if stream == "stdout" else err
+    check(name, rc == code, f"exit {rc}, wanted {code}; stderr: {err[-400:]}")
+    if fragment is not None:
+        check(name + " (message)", fragment in text, f"missing {fragment!r} in {text[-400:]!r}")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    def write(name, text):
+        path = os.path.join(tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    expect("help", ["--help"], 0, "conformance", "stdout")
+    expect("no command", [], 2)
+    expect("unknown command", ["frobnicate"], 2, "unknown command")
+    for cmd in ["run", "validate", "info", "conformance", "testbench"]:
+        expect(f"{cmd} --help", [cmd, "--help"], 0, "usage:", "stdout")
+    expect("bad option", ["validate", "--bogus"], 2, "bogus")
+
+    # validate: good vector file, malformed/truncated/unknown-enum/overflow files.
+    expect("validate vectors", ["validate", os.path.join(VECTORS, "V1_0", "conv_float.json")], 0, "valid", "stdout")
+    expect("validate malformed", ["validate", write("m.json", "{not json")], 1, "malformed JSON")
+    expect("validate truncated", ["validate", write("t.json", '{"format":"nncosim-model/1","main":{"operands":[')], 1,
+           "malformed JSON")
+    op = '{"type":"%s","dimensions":%s,"scale":%s,"zeroPoint":%s,"lifetime":"%s"%s}'
+    def model(*operands, ops="[]", ins="[0]", outs="[]"):
+        return '{"format":"nncosim-model/1","main":{"operands":[%s],"operations":%s,"inputIndexes":%s,"outputIndexes":%s}}' % (
+            ",".join(operands), ops, ins, outs)
+    expect("validate unknown enum", ["validate", write("e.json", model(op % ("TENSOR_FOO", "[1]", 0, 0, "SUBGRAPH_INPUT", "")))],
+           1, 'unknown operand type "TENSOR_FOO"')
+    expect("validate wrong type", ["validate", write("w.json", model(op % ("TENSOR_FLOAT32", '"x"', 0, 0, "SUBGRAPH_INPUT", "")))],
+           1, "dimensions: expected an array")
+    good_in = op % ("TENSOR_FLOAT32", "[2]", 0, 0, "SUBGRAPH_INPUT", "")
+    good_out = op % ("TENSOR_FLOAT32", "[2]", 0, 0, "SUBGRAPH_OUTPUT", "")
+    act = op % ("INT32", "[]", 0, 0, "CONSTANT_COPY", ',"data":[0]')
+    expect("validate index out of range",
+           ["validate", write("i.json", model(good_in, good_out, act,
+                                              ops='[{"type":"ADD","inputs":[0,7,2],"outputs":[1]}]', outs="[1]"))],
+           1, "operand 7 out of range")
+    expect("validate negative scale",
+           ["validate", write("s.json", model(op % ("TENSOR_QUANT8_ASYMM", "[2]", -0.5, 0, "SUBGRAPH_INPUT", ""), good_out,
+                                              ops='[{"type":"ADD","inputs":[0,0,2],"outputs":[1]}]', outs="[1]"))],
+           1, "scale is negative")
+    expect("validate overflow",
+           ["validate", write("o.json", model(op % ("TENSOR_FLOAT32", "[65536,65536,4]", 0, 0, "SUBGRAPH_INPUT", ""), good_out,
+                                              ops='[{"type":"ADD","inputs":[0,0,2],"outputs":[1]}]', outs="[1]"))],
+           1, "overflows")
+    expect("validate missing pool",
+           ["validate", write("p.json", '{"format":"nncosim-model/1","pools":[{"file":"gone.bin"}],"main":{}}')],
+           1, "gone.bin")
+    expect("validate missing file", ["validate", os.path.join(tmp, "absent.json")], 1, "cannot open")
+
+    # info on the demo network and on a vector file.
+    rc, out, _ = run("info")
+    check("info demo", rc == 0 and "DENSIFY" in out and "MACs" in out, out[-300:])
+    expect("info vector", ["info", os.path.join(VECTORS, "V1_0", "conv_float.json")], 0, "CONV_2D", "stdout")
+
+    # conformance: a filtered run writes the JSON summary and JUnit.
+    js, xml = os.path.join(tmp, "c.json"), os.path.join(tmp, "c.xml")
+    rc, out, err = run("conformance", VECTORS, "--filter", "V1_0/add", "--json", js, "--junit", xml)
+    check("conformance runs", rc in (0, 1), err[-300:])
+    summary = json.load(open(js))
+    for key in ["total", "passed", "failed", "unsupported", "bit_exact", "seconds", "by_operation", "failures"]:
+        check(f"conformance json has {key}", key in summary)
+    check("conformance filtered", 0 < summary["total"] < 100, summary.get("total"))
+    check("junit written", open(xml).read().startswith("<?xml"))
+    # Shards are disjoint and cover everything.
+    totals = []
+    for k in (1, 2, 3):
+        sj = os.path.join(tmp, f"s{k}.json")
+        run("conformance", VECTORS, "--filter", "V1_0/", "--shard", f"{k}/3", "--json", sj)
+        totals.append(json.load(open(sj))["total"])
+    whole = os.path.join(tmp, "all.json")
+    run("conformance", VECTORS, "--filter", "V1_0/", "--json", whole)
+    check("shards cover the set", sum(totals) == json.load(open(whole))["total"], totals)
+    expect("bad shard", ["conformance", VECTORS, "--shard", "4/3"], 2, "--shard")
+    expect("bad regex", ["conformance", VECTORS, "--filter", "(("], 2, "bad regex")
+
+    # run: the demo network is valid and runs or says what it cannot do yet.
+    rc, out, err = run("run")
+    check("run demo", rc == 0 and "demo network" in out, err[-300:] + out[-300:])
+
+print(f"{checks - len(failures)} passed, {len(failures)} failed")
+for f in failures:
+    print("FAIL", f)
+sys.exit(1 if failures else 0)

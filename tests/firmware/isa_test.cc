@@ -1,0 +1,300 @@
+// The ISA's encoder, decoder, disassembler/assembler and the generated SV package agree.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "firmware/isa_generated.h"
+#include "firmware/job.h"
+
+#ifdef NNC_HAVE_ISA_PROBE
+#include "Vnnc_isa_probe.h"
+#include "firmware/isa_probe_reader.h"
+#include "verilated.h"
+#endif
+
+namespace nncosim::firmware {
+namespace {
+
+constexpr int kDepBitFirst = 8;  // pop_prev; the four flags are bits 8..11
+
+int64_t randomIn(std::mt19937_64& rng, int64_t lo, int64_t hi) {
+  // Limits are hit often: they are where encoders break.
+  switch (rng() % 8) {
+    case 0: return lo;
+    case 1: return hi;
+    default: return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  }
+}
+
+// A random valid command of opcode `op` (fields drawn in range, retried until the
+// cross-field rules hold).
+Command randomCommand(std::mt19937_64& rng, const OpcodeInfo& info) {
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    Command c = *makeCommand(info.opcode);
+    for (const FieldInfo& f : info.fields) {
+      if (std::string(f.name) == "opcode") continue;
+      int64_t v;
+      if (f.kind == FieldKind::kEnum) {
+        v = f.enumValues[rng() % f.enumValues.size()];
+      } else {
+        v = randomIn(rng, f.min, f.max);
+      }
+      EXPECT_TRUE(setField(c, f.name, v).ok());
+    }
+    if (validate(c).ok()) return c;
+  }
+  ADD_FAILURE() << "could not draw a valid " << info.name;
+  return *makeCommand(info.opcode);
+}
+
+Command randomAnyCommand(std::mt19937_64& rng) {
+  const auto& table = isaTable();
+  return randomCommand(rng, table[rng() % table.size()]);
+}
+
+TEST(Isa, RandomRoundTrips) {
+  std::mt19937_64 rng(1);
+  for (int i = 0; i < 20000; ++i) {
+    const Command c = randomAnyCommand(rng);
+    const CommandWords w = encode(c);
+    auto d = decode(w);
+    ASSERT_TRUE(d.ok()) << d.error() << " for " << disassemble(c);
+    EXPECT_EQ(*d, c) << disassemble(c);
+    EXPECT_EQ(encode(*d), w);
+    const std::string text = disassemble(w);
+    EXPECT_EQ(text, disassemble(c));
+    auto a = assemble(text);
+    ASSERT_TRUE(a.ok()) << a.error() << " for '" << text << "'";
+    EXPECT_EQ(*a, c) << text;
+  }
+}
+
+TEST(Isa, EveryFieldAtItsLimits) {
+  std::mt19937_64 rng(2);
+  for (const OpcodeInfo& info : isaTable()) {
+    for (const FieldInfo& f : info.fields) {
+      if (std::string(f.name) == "opcode") continue;
+      const bool isSigned = f.kind == FieldKind::kSint;
+      const int64_t typeLo = isSigned ? -(int64_t{1} << (f.width - 1)) : 0;
+      const int64_t typeHi = isSigned ? (int64_t{1} << (f.width - 1)) - 1 : (int64_t{1} << f.width) - 1;
+      std::vector<int64_t> legal, illegal;
+      if (f.kind == FieldKind::kEnum) {
+        legal.assign(f.enumValues.begin(), f.enumValues.end());
+        for (int64_t v = 0; v <= typeHi; ++v) {
+          if (std::find(f.enumValues.begin(), f.enumValues.end(), v) == f.enumValues.end()) illegal.push_back(v);
+        }
+      } else {
+        legal = {f.min, f.max};
+        if (f.min > typeLo) illegal.push_back(f.min - 1);
+        if (f.max < typeHi) illegal.push_back(f.max + 1);
+      }
+      for (int64_t v : legal) {
+        // Other fields random but valid; this one at its limit. Dependency flags may be
+        // forbidden in this queue, and clamp_min/max must stay ordered: retry.
+        bool tested = false;
+        for (int attempt = 0; attempt < 200 && !tested; ++attempt) {
+          Command c = randomCommand(rng, info);
+          ASSERT_TRUE(setField(c, f.name, v).ok());
+          if (!validate(c).ok()) continue;
+          tested = true;
+          auto d = decode(encode(c));
+          ASSERT_TRUE(d.ok()) << d.error();
+          EXPECT_EQ(*d, c) << info.name << "." << f.name << " = " << v;
+          bool seen = false;
+          for (const FieldValue& fv : fieldValues(*d)) {
+            if (fv.bit == f.bit) {
+              EXPECT_EQ(fv.value, v) << info.name << "." << f.name;
+              seen = true;
+            }
+          }
+          EXPECT_TRUE(seen);
+        }
+        const bool depFlag = f.bit >= kDepBitFirst && f.bit < kDepBitFirst + 4;
+        EXPECT_TRUE(tested || depFlag) << info.name << "." << f.name << " = " << v << " never valid";
+      }
+      for (int64_t v : illegal) {
+        Command c = randomCommand(rng, info);
+        ASSERT_TRUE(setField(c, f.name, v).ok());
+        auto s = validate(c);
+        ASSERT_FALSE(s.ok()) << info.name << "." << f.name << " = " << v << " accepted";
+        EXPECT_NE(s.error().find(f.name), std::string::npos) << s.error();
+        auto d = decode(encode(c));
+        ASSERT_FALSE(d.ok());
+        EXPECT_NE(d.error().find(f.name), std::string::npos) << d.error();
+        const CheckResult r = check(encode(c));
+        EXPECT_EQ(r.code, ErrCode::kBadField);
+        EXPECT_EQ(r.bit, f.bit) << r.message;
+      }
+      // A value wider than the field is an error, not silently truncated.
+      if (f.width < 32) {
+        Command c = randomCommand(rng, info);
+        ASSERT_TRUE(setField(c, f.name, isSigned ? typeHi + 1 : (int64_t{1} << f.width)).ok());
+        if (f.kind != FieldKind::kBool) {
+          auto s = validate(c);
+          EXPECT_FALSE(s.ok()) << info.name << "." << f.name;
+          if (!s.ok()) {
+            EXPECT_NE(s.error().find(f.name), std::string::npos) << s.error();
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Isa, CorruptWordsAreRejected) {
+  std::mt19937_64 rng(3);
+  // Undefined opcodes, including zeroed memory.
+  for (uint32_t op = 0; op < 256; ++op) {
+    CommandWords w{};
+    w[0] = op;
+    if (findOpcode(static_cast<Opcode>(op)) != nullptr) continue;
+    auto d = decode(w);
+    ASSERT_FALSE(d.ok());
+    EXPECT_NE(d.error().find("undefined opcode"), std::string::npos) << d.error();
+    EXPECT_EQ(check(w).code, ErrCode::kBadOpcode);
+    EXPECT_EQ(disassemble(w).rfind("<invalid: ", 0), 0u);
+  }
+  // Every reserved bit of every opcode.
+  for (const OpcodeInfo& info : isaTable()) {
+    const CommandWords good = encode(randomCommand(rng, info));
+    for (int word = 0; word < kCommandWords; ++word) {
+      for (int b = 0; b < 32; ++b) {
+        if (!((info.reservedMask[word] >> b) & 1)) continue;
+        CommandWords w = good;
+        w[word] |= 1u << b;
+        auto d = decode(w);
+        ASSERT_FALSE(d.ok()) << info.name << " word " << word << " bit " << b;
+        EXPECT_NE(d.error().find("reserved"), std::string::npos) << d.error();
+      }
+    }
+  }
+  // Random bit flips: either still a valid command that re-encodes to the same words,
+  // or rejected; never a decode that encodes differently.
+  int rejected = 0;
+  for (int i = 0; i < 20000; ++i) {
+    CommandWords w = encode(randomAnyCommand(rng));
+    const int nflips = 1 + static_cast<int>(rng() % 3);
+    for (int k = 0; k < nflips; ++k) w[rng() % kCommandWords] ^= 1u << (rng() % 32);
+    auto d = decode(w);
+    if (d.ok()) {
+      EXPECT_EQ(encode(*d), w);
+    } else {
+      ++rejected;
+      EXPECT_FALSE(d.error().empty());
+    }
+  }
+  EXPECT_GT(rejected, 1000);
+}
+
+TEST(Isa, DisassemblyIsReadable) {
+  Gemm g;
+  g.m = 16;
+  g.n = 8;
+  g.k = 1024;
+  g.aSigned = true;
+  g.inpAddr = 0x100;
+  g.aZp = -3;
+  Command c{Deps{}, g};
+  c.deps.popPrev = true;
+  EXPECT_EQ(disassemble(c),
+            "gemm pop_prev=1 mode=int8 a_signed=1 b_signed=0 accumulate=0 m=16 n=8 "
+            "inp_addr=0x00000100 wgt_addr=0x00000000 acc_addr=0x00000000 k=1024 a_zp=-3 b_zp=0");
+  auto bad = assemble("gemm m=17");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().find("m = 17"), std::string::npos) << bad.error();
+  EXPECT_FALSE(assemble("frobnicate").ok());
+  EXPECT_FALSE(assemble("gemm q=1").ok());
+  EXPECT_FALSE(assemble("dma_load buf_id=nowhere").ok());
+  auto ok = assemble("dma_load buf_id=wgt elem_width=w16 dram_addr=0x1000 count0=4 count1=2 count2=1");
+  ASSERT_TRUE(ok.ok()) << ok.error();
+  EXPECT_EQ(std::get<DmaLoad>(ok->args).bufId, Buffer::kWgt);
+}
+
+TEST(Isa, ForbiddenDependencyFlags) {
+  DmaLoad l;
+  Command c{Deps{}, l};
+  c.deps.popPrev = true;  // nothing precedes the load queue
+  auto s = validate(c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().find("pop_prev"), std::string::npos);
+  Sync y;
+  y.execQueue = Queue::kStore;
+  Command cs{Deps{}, y};
+  cs.deps.pushNext = true;  // nothing follows the store queue
+  EXPECT_FALSE(validate(cs).ok());
+  cs.deps = Deps{};
+  cs.deps.pushPrev = true;
+  EXPECT_TRUE(validate(cs).ok());
+  Command e{Deps{}, End{}};
+  e.deps.pushNext = true;
+  EXPECT_FALSE(validate(e).ok());
+}
+
+TEST(Isa, ClampConstraint) {
+  RequantStore r;
+  r.clampMin = 5;
+  r.clampMax = 4;
+  auto s = validate(Command{Deps{}, r});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().find("clamp_min"), std::string::npos);
+}
+
+TEST(Isa, StreamErrorsNameTheCommand) {
+  Gemm bad;
+  bad.k = 0;
+  auto s = encodeStream({Command{Deps{}, End{}}, Command{Deps{}, bad}});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().find("command 1"), std::string::npos) << s.error();
+  auto ok = encodeStream({Command{Deps{}, End{}}});
+  ASSERT_TRUE(ok.ok());
+  const auto bytes = toBytes(*ok);
+  ASSERT_EQ(bytes.size(), size_t{kCommandBytes});
+  EXPECT_EQ(bytes[0], static_cast<uint8_t>(Opcode::kEnd));
+  EXPECT_EQ(ringSlotAddress(0x1007, 2), 0x1040u);
+}
+
+#ifdef NNC_HAVE_ISA_PROBE
+// The SV package (packed structs and cmd_check) decodes exactly as the C++ decoder.
+TEST(Isa, SvPackageAgreesWithCpp) {
+  VerilatedContext ctx;
+  Vnnc_isa_probe probe(&ctx);
+  std::mt19937_64 rng(4);
+  int valid = 0, invalid = 0;
+  for (int i = 0; i < 20000; ++i) {
+    CommandWords w = encode(randomAnyCommand(rng));
+    if (i % 2) {
+      // Corrupt half of them: random flips, or a random opcode byte.
+      if (rng() % 4 == 0) {
+        w[0] = (w[0] & ~0xFFu) | static_cast<uint32_t>(rng() % 256);
+      } else {
+        w[rng() % kCommandWords] ^= 1u << (rng() % 32);
+      }
+    }
+    for (int k = 0; k < kCommandWords; ++k) probe.cmd_i[k] = w[k];
+    probe.eval();
+    const CheckResult r = check(w);
+    ASSERT_EQ(static_cast<uint32_t>(probe.code_o), static_cast<uint32_t>(r.code)) << disassemble(w);
+    ASSERT_EQ(static_cast<int>(probe.bit_o), r.bit) << disassemble(w);
+    if (r.code != ErrCode::kNone) {
+      ++invalid;
+      continue;
+    }
+    ++valid;
+    const Command c = *decode(w);
+    const auto cpp = fieldValues(c);
+    const auto sv = probeFieldValues(probe, c.opcode());
+    ASSERT_EQ(cpp.size(), sv.size());
+    for (size_t f = 0; f < cpp.size(); ++f) {
+      EXPECT_STREQ(cpp[f].name, sv[f].name);
+      EXPECT_EQ(cpp[f].bit, sv[f].bit);
+      EXPECT_EQ(cpp[f].value, sv[f].value) << cpp[f].name << " in " << disassemble(w);
+    }
+  }
+  EXPECT_GT(valid, 5000);
+  EXPECT_GT(invalid, 2000);
+}
+#endif
+
+}  // namespace
+}  // namespace nncosim::firmware
