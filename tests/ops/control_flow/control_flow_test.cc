@@ -249,8 +249,9 @@ TEST(While, RunawayLoopFailsCleanlyAtTheLimit) {
 
 TEST(While, RejectsNonBoolConditionOutput) {
   hal::Model m = whileModel(false);
-  hal::Subgraph& c = m.referenced[0];
-  c.operands[c.outputIndexes[0]].type = OperandType::TENSOR_INT32;
+  Graph c{&m, &m.referenced[0]};
+  const int32_t one = 1;
+  c.g->outputIndexes[0] = c.constant(OperandType::TENSOR_INT32, {1}, &one, 4);
   auto st = validateOperations(m);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.error().find("condition output 0: expected TENSOR_BOOL8"), std::string::npos)

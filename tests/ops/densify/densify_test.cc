@@ -158,17 +158,28 @@ TEST(Densify, RejectsDeclaredShapeMismatch) {
 }
 
 TEST(Densify, ValidatesConstantMetadataBeforeExecution) {
-  // Traversal order [0, 0] as a constant: rejected by validateOperations already.
+  // The metadata as constants, with a traversal order of [0, 0]: validateOperations rejects
+  // the model before anything runs.
   DensifyModel m(OperandType::TENSOR_FLOAT32, 2, {3, 4});
   auto& g = m.model.main;
-  hal::Operand& order = g.operands[g.operations[0].inputs[1]];
-  order.lifetime = OperandLifeTime::CONSTANT_COPY;
-  order.dimensions = {2};
-  const int32_t bad[2] = {0, 0};
-  m.model.operandValues.resize(8);
-  std::memcpy(m.model.operandValues.data(), bad, 8);
-  order.location = hal::DataLocation{0, 0, 8};
-  g.inputIndexes.erase(g.inputIndexes.begin() + 1);
+  const Metadata md{{0, 0}, {}, {0, 1}, {3, 4}, {{}, {}, {0, 2, 2, 4}, {0, 2, 1, 3}}};
+  std::vector<const std::vector<int32_t>*> arrays = {&md.order, &md.blockMap, &md.format, &md.dims};
+  for (const auto& a : md.arrays) arrays.push_back(&a);
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    hal::Operand& o = g.operands[g.operations[0].inputs[1 + i]];
+    o.dimensions = {static_cast<uint32_t>(arrays[i]->size())};
+    if (arrays[i]->empty()) {
+      o.lifetime = OperandLifeTime::NO_VALUE;
+      continue;
+    }
+    o.lifetime = OperandLifeTime::CONSTANT_COPY;
+    const uint32_t at = static_cast<uint32_t>(m.model.operandValues.size());
+    const uint32_t size = static_cast<uint32_t>(arrays[i]->size() * 4);
+    m.model.operandValues.resize(at + size);
+    std::memcpy(m.model.operandValues.data() + at, arrays[i]->data(), size);
+    o.location = hal::DataLocation{0, at, size};
+  }
+  g.inputIndexes.resize(1);
   auto st = validateOperations(m.model);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.error().find("repeats dimension 0"), std::string::npos) << st.error();
