@@ -12,6 +12,18 @@ void registerConvOperations(OperationTable& t) {
                      &conv::prepareDepthwiseConv2D, &conv::executeDepthwiseConv2D});
   t.add(OperationDef{OperationType::GROUPED_CONV_2D, &conv::validateGroupedConv2D,
                      &conv::prepareGroupedConv2D, &conv::executeGroupedConv2D});
+  t.add(OperationDef{OperationType::TRANSPOSE_CONV_2D, &conv::validateTransposeConv2D,
+                     &conv::prepareTransposeConv2D, &conv::executeTransposeConv2D});
+  t.add(OperationDef{OperationType::FULLY_CONNECTED, &conv::validateFullyConnected,
+                     &conv::prepareFullyConnected, &conv::executeFullyConnected});
+  t.add(OperationDef{OperationType::BATCH_MATMUL, &conv::validateBatchMatmul,
+                     &conv::prepareBatchMatmul, &conv::executeBatchMatmul});
+  t.add(OperationDef{OperationType::AVERAGE_POOL_2D, &conv::validateAveragePool2D,
+                     &conv::prepareAveragePool2D, &conv::executeAveragePool2D});
+  t.add(OperationDef{OperationType::MAX_POOL_2D, &conv::validateMaxPool2D,
+                     &conv::prepareMaxPool2D, &conv::executeMaxPool2D});
+  t.add(OperationDef{OperationType::L2_POOL_2D, &conv::validateL2Pool2D,
+                     &conv::prepareL2Pool2D, &conv::executeL2Pool2D});
 }
 
 }  // namespace nncosim::ops
