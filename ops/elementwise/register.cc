@@ -5,10 +5,28 @@
 namespace nncosim::ops {
 
 void registerElementwiseOperations(OperationTable& t) {
-  elementwise::registerAdd(t);
-  elementwise::registerSub(t);
-  elementwise::registerMul(t);
-  elementwise::registerDiv(t);
+  using namespace elementwise;  // NOLINT: the list below is all elementwise
+  registerAdd(t);
+  registerSub(t);
+  registerMul(t);
+  registerDiv(t);
+  registerMaximumMinimum(t);
+  registerPow(t);
+  registerPrelu(t);
+  registerUnaryMath(t);
+  registerRelu(t);
+  registerLogistic(t);
+  registerTanh(t);
+  registerElu(t);
+  registerHardSwish(t);
+  registerComparisons(t);
+  registerLogical(t);
+  registerSelect(t);
+  registerCast(t);
+  registerQuantize(t);
+  registerDequantize(t);
+  registerSoftmax(t);
+  registerLogSoftmax(t);
 }
 
 }  // namespace nncosim::ops
