@@ -12,7 +12,8 @@ Result<uint32_t> subgraphIndex(const OperationContext& ctx, size_t i, const char
   NNC_CHECK(!ctx.isOmitted(i), "input ", i, " (", role, ") must not be omitted");
   NNC_CHECK(ctx.inputType(i) == OperandType::SUBGRAPH, "input ", i, " (", role,
             "): expected a SUBGRAPH operand, found ", hal::toString(ctx.inputType(i)));
-  NNC_CHECK(ctx.hasInputValue(i), "input ", i, " (", role, "): the subgraph reference has no value");
+  NNC_CHECK(ctx.hasInputValue(i), "input ", i, " (", role,
+            "): the subgraph reference has no value");
   const uint32_t index = ctx.scalar<uint32_t>(i);
   const size_t count = ctx.model().referenced.size();
   NNC_CHECK(index < count, "input ", i, " (", role, "): subgraph ", index,

@@ -27,12 +27,12 @@ Status checkBranch(const OperationContext& ctx, size_t input, const char* role) 
   for (size_t k = 0; k < inputs; ++k)
     NNC_TRY(checkCompatible(ctx.inputShape(kFirstInput + k),
                             Shape::of(g.operands[g.inputIndexes[k]]),
-                            "input " + std::to_string(kFirstInput + k) + " vs " + role +
-                                " input " + std::to_string(k)));
-  for (size_t k = 0; k < ctx.numOutputs(); ++k)
-    NNC_TRY(checkCompatible(ctx.outputShape(k), Shape::of(g.operands[g.outputIndexes[k]]),
-                            "output " + std::to_string(k) + " vs " + role + " output " +
+                            "input " + std::to_string(kFirstInput + k) + " vs " + role + " input " +
                                 std::to_string(k)));
+  for (size_t k = 0; k < ctx.numOutputs(); ++k)
+    NNC_TRY(checkCompatible(
+        ctx.outputShape(k), Shape::of(g.operands[g.outputIndexes[k]]),
+        "output " + std::to_string(k) + " vs " + role + " output " + std::to_string(k)));
   return Status::Ok();
 }
 

@@ -6,8 +6,8 @@ namespace nncosim::ops {
 
 void registerControlFlowOperations(OperationTable& t) {
   t.add(OperationDef{hal::OperationType::IF, &validateIf, &prepareIf, &executeControlFlow});
-  t.add(OperationDef{hal::OperationType::WHILE, &validateWhile, &prepareWhile,
-                     &executeControlFlow});
+  t.add(
+      OperationDef{hal::OperationType::WHILE, &validateWhile, &prepareWhile, &executeControlFlow});
 }
 
 }  // namespace nncosim::ops

@@ -25,10 +25,9 @@ uint64_t maxIterations(const OperationContext& ctx) {
   return ExecutionOptions{}.maxWhileIterations;
 }
 
-std::string str(const char* a, size_t i, const char* b = "", size_t j = 0, bool withJ = false) {
-  std::string s = a + std::to_string(i) + b;
-  if (withJ) s += std::to_string(j);
-  return s;
+// "<a> i vs <b> j", naming a pair of operands in errors.
+std::string pair(const char* a, size_t i, const char* b, size_t j) {
+  return a + std::to_string(i) + " vs " + b + std::to_string(j);
 }
 
 Status checkConditionModel(const OperationContext& ctx, uint32_t index) {
@@ -42,7 +41,7 @@ Status checkConditionModel(const OperationContext& ctx, uint32_t index) {
   for (size_t k = 0; k < values; ++k)
     NNC_TRY(checkCompatible(ctx.inputShape(kFirstInput + k),
                             Shape::of(g.operands[g.inputIndexes[k]]),
-                            str("input ", kFirstInput + k, " vs condition input ", k, true)));
+                            pair("input ", kFirstInput + k, "condition input ", k)));
   return checkCondition(Shape::of(g.operands[g.outputIndexes[0]]), "condition output 0");
 }
 
@@ -53,23 +52,22 @@ Status checkBodyModel(const OperationContext& ctx, uint32_t index) {
   NNC_CHECK(g.inputIndexes.size() == values, "body (subgraph ", index, ") has ",
             g.inputIndexes.size(), " inputs, but WHILE passes it ", values, " (inputs 2..",
             ctx.numInputs() - 1, ")");
-  NNC_CHECK(g.outputIndexes.size() >= m, "body (subgraph ", index, ") has ",
-            g.outputIndexes.size(), " outputs, fewer than the ", m,
-            " loop-carried values WHILE outputs");
+  NNC_CHECK(g.outputIndexes.size() >= m, "body (subgraph ", index, ") has ", g.outputIndexes.size(),
+            " outputs, fewer than the ", m, " loop-carried values WHILE outputs");
   NNC_CHECK(g.outputIndexes.size() <= values, "body (subgraph ", index, ") has ",
             g.outputIndexes.size(), " outputs, more than its ", values, " inputs");
   for (size_t k = 0; k < values; ++k)
     NNC_TRY(checkCompatible(ctx.inputShape(kFirstInput + k),
                             Shape::of(g.operands[g.inputIndexes[k]]),
-                            str("input ", kFirstInput + k, " vs body input ", k, true)));
+                            pair("input ", kFirstInput + k, "body input ", k)));
   for (size_t k = 0; k < m; ++k)
     NNC_TRY(checkCompatible(ctx.outputShape(k), Shape::of(g.operands[g.outputIndexes[k]]),
-                            str("output ", k, " vs body output ", k, true)));
+                            pair("output ", k, "body output ", k)));
   // Body outputs feed back into the body's own inputs.
   for (size_t k = 0; k < g.outputIndexes.size(); ++k)
     NNC_TRY(checkCompatible(Shape::of(g.operands[g.inputIndexes[k]]),
                             Shape::of(g.operands[g.outputIndexes[k]]),
-                            str("body input ", k, " vs body output ", k, true)));
+                            pair("body input ", k, "body output ", k)));
   return Status::Ok();
 }
 
@@ -121,8 +119,7 @@ Status prepareWhile(OperationContext& ctx) {
       values[k] = std::move(outputs[k]);
     }
   }
-  for (size_t k = 0; k < ctx.numOutputs(); ++k)
-    NNC_TRY(storeOutput(ctx, k, values[k], "WHILE"));
+  for (size_t k = 0; k < ctx.numOutputs(); ++k) NNC_TRY(storeOutput(ctx, k, values[k], "WHILE"));
   return Status::Ok();
 }
 

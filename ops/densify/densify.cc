@@ -26,12 +26,18 @@ constexpr size_t kMinInputs = 5;
 
 const char* inputName(size_t i) {
   switch (i) {
-    case kValues: return "values";
-    case kTraversalOrder: return "traversal order";
-    case kBlockMap: return "block map";
-    case kDimFormat: return "dim format";
-    case kDimensions: return "dimensions";
-    default: return (i - kFirstSegments) % 2 == 0 ? "array segments" : "array indices";
+    case kValues:
+      return "values";
+    case kTraversalOrder:
+      return "traversal order";
+    case kBlockMap:
+      return "block map";
+    case kDimFormat:
+      return "dim format";
+    case kDimensions:
+      return "dimensions";
+    default:
+      return (i - kFirstSegments) % 2 == 0 ? "array segments" : "array indices";
   }
 }
 
@@ -85,8 +91,8 @@ Result<std::optional<SparseFormat>> readFormat(const OperationContext& ctx) {
   const size_t levels = f.traversalOrder.size();
   if (ctx.numInputs() != kMinInputs + 2 * levels)
     return hal::fail("the traversal order has ", levels, " entries, so DENSIFY needs ",
-                     kMinInputs + 2 * levels, " inputs (5 plus a segments/indices pair per level), found ",
-                     ctx.numInputs());
+                     kMinInputs + 2 * levels,
+                     " inputs (5 plus a segments/indices pair per level), found ", ctx.numInputs());
   f.segments.resize(levels);
   f.indices.resize(levels);
   for (size_t l = 0; l < levels; ++l) {
@@ -130,7 +136,8 @@ Status validateDensify(const OperationContext& ctx) {
   NNC_CHECK(supportedValueType(type), "input 0 (values): unsupported type ", hal::toString(type));
   NNC_TRY(checkRank1(ctx, kValues));
   NNC_CHECK(ctx.outputShape(0).type == type, "output 0: type ",
-            hal::toString(ctx.outputShape(0).type), " differs from input 0's ", hal::toString(type));
+            hal::toString(ctx.outputShape(0).type), " differs from input 0's ",
+            hal::toString(type));
   for (size_t i = 1; i < ctx.numInputs(); ++i) {
     const bool optional = i == kBlockMap || i >= kFirstSegments;
     if (ctx.isOmitted(i)) {

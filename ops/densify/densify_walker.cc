@@ -117,17 +117,18 @@ hal::Result<DensifyWalker> DensifyWalker::create(SparseFormat f) {
     }
     if (seg.size() != positions + 1)
       return fail("level ", l, " (SPARSE_CSR): array segments has ", seg.size(),
-                  " entries, expected ", positions + 1, " (one per position of the level above, plus one)");
+                  " entries, expected ", positions + 1,
+                  " (one per position of the level above, plus one)");
     if (seg[0] != 0)
-      return fail("level ", l, " (SPARSE_CSR): array segments ", list(seg), " must start at 0, not ",
-                  seg[0]);
+      return fail("level ", l, " (SPARSE_CSR): array segments ", list(seg),
+                  " must start at 0, not ", seg[0]);
     for (size_t q = 1; q < seg.size(); ++q)
       if (seg[q] < seg[q - 1])
         return fail("level ", l, " (SPARSE_CSR): array segments ", list(seg), " decrease at entry ",
                     q, " (", seg[q - 1], " then ", seg[q], ")");
     if (static_cast<uint64_t>(seg.back()) != idx.size())
-      return fail("level ", l, " (SPARSE_CSR): array segments end at ", seg.back(), " but there are ",
-                  idx.size(), " array indices");
+      return fail("level ", l, " (SPARSE_CSR): array segments end at ", seg.back(),
+                  " but there are ", idx.size(), " array indices");
     for (size_t j = 0; j < idx.size(); ++j)
       if (idx[j] < 0 || idx[j] >= f.dimensions[l])
         return fail("level ", l, " (SPARSE_CSR): array index ", j, " is ", idx[j],

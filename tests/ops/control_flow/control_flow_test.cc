@@ -42,8 +42,8 @@ struct Graph {
     const size_t at = (values.size() + 7) & ~size_t{7};
     values.resize(at + size);
     std::memcpy(values.data() + at, data, size);
-    g->operands[i].location = hal::DataLocation{0, static_cast<uint32_t>(at),
-                                                static_cast<uint32_t>(size)};
+    g->operands[i].location =
+        hal::DataLocation{0, static_cast<uint32_t>(at), static_cast<uint32_t>(size)};
     return i;
   }
   uint32_t int32(int32_t v) { return constant(OperandType::INT32, {}, &v, 4); }

@@ -68,7 +68,8 @@ hal::Status run(const DensifyModel& m, OperandType type, const std::vector<T>& v
   v.bytes.resize(values.size() * sizeof(T));
   std::memcpy(v.bytes.data(), values.data(), v.bytes.size());
   in.push_back(v);
-  for (const auto* a : {&md.order, &md.blockMap, &md.format, &md.dims}) in.push_back(int32Value(*a));
+  for (const auto* a : {&md.order, &md.blockMap, &md.format, &md.dims})
+    in.push_back(int32Value(*a));
   for (const auto& a : md.arrays) in.push_back(int32Value(a));
   std::vector<hal::TensorValue> outputs;
   Executor ex(m.model);
