@@ -120,6 +120,14 @@ Region regionGeometry(const Params& p, float x1, float y1, float x2, float y2) {
   return r;
 }
 
+// Bounds the work per bin (and keeps the int32 sample count of the quantized path exact).
+Status checkSamplingPoints(const Region& g, uint32_t roi) {
+  if (uint64_t{g.wRatio} * g.hRatio > (uint64_t{1} << 20))
+    return hal::fail("inputs 7/8: roi ", roi, " would take ", g.hRatio, " x ", g.wRatio,
+                     " sampling points per bin, more than 2^20");
+  return Status::Ok();
+}
+
 // Bilinear sampling point: the four corner offsets (in elements, without the channel) and
 // their weights.
 struct Sample {
@@ -176,6 +184,7 @@ Status roiAlignFloat(const Params& p, const float* in, const float* rois, const 
                        " feature map");
     const Region g = regionGeometry(p, roi[0] * widthScale, roi[1] * heightScale,
                                     roi[2] * widthScale, roi[3] * heightScale);
+    NNC_TRY(checkSamplingPoints(g, r));
     const float* base = in + static_cast<size_t>(batch) * batchSize;
     const float count = static_cast<float>(g.wRatio * g.hRatio);
     for (int32_t i = 0; i < p.outHeight; ++i) {
@@ -230,6 +239,7 @@ Status roiAlignQuant(const Params& p, const T* in, const Shape& inShape, const u
                        "] (feature-map units) is malformed or outside the ", p.inHeight, "x",
                        p.inWidth, " feature map");
     const Region g = regionGeometry(p, x1, y1, x2, y2);
+    NNC_TRY(checkSamplingPoints(g, r));
     const int32_t numPoints = static_cast<int32_t>(g.wRatio * g.hRatio);
     // Computed in float, as the reference does, then widened.
     const float realMultiplier = inShape.scale * kWeightScale / outShape.scale / numPoints;
