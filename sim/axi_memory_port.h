@@ -1,0 +1,196 @@
+// AxiMemoryPort: the C++ transactor between the NPU's AXI4 master pins and device
+// memory. It is cycle-based and runs inside the NPU adapter's clock loop, so DMA
+// traffic costs no SystemC context switches. Timing: a burst's first beat arrives
+// dramLatencyCycles after its address handshake; beats then flow at dramBytesPerCycle
+// (a shared token bucket for reads and writes). Every burst is checked against the
+// protection windows first: a refused read returns SLVERR beats (zero data), a refused
+// write is dropped with SLVERR; addresses outside DRAM answer DECERR.
+//
+// Per clock cycle the adapter calls:   afterRisingEdge(top)  (handshakes of the edge)
+//                                       driveInputs(top)      (before the falling-edge eval)
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <deque>
+
+#include "sim/address_windows.h"
+
+namespace nncosim::sim {
+
+struct AxiMemoryStats {
+  uint64_t bytesRead = 0, bytesWritten = 0, readBursts = 0, writeBursts = 0, refused = 0;
+  uint64_t firstFaultAddress = 0;
+  bool faulted = false;
+};
+
+template <typename Top>
+class AxiMemoryPort {
+ public:
+  static constexpr uint32_t kBeatBytes = 16;  // 128-bit data bus
+
+  AxiMemoryPort(uint8_t* mem, uint64_t base, uint64_t size, const AddressWindows& windows,
+                uint32_t latency, uint32_t bytesPerCycle)
+      : mem_(mem), base_(base), size_(size), windows_(windows), latency_(latency),
+        bytesPerCycle_(bytesPerCycle) {}
+
+  void reset() {
+    reads_.clear();
+    writes_.clear();
+    bresps_.clear();
+    credit_ = 0;
+    now_ = 0;
+  }
+
+  // Handshakes as the DUT saw them on the edge just taken (inputs we drove + its outputs
+  // sampled before the edge, which `sampled_` holds).
+  void afterRisingEdge(Top& t) {
+    ++now_;
+    if (credit_ < 4 * kBeatBytes) credit_ += bytesPerCycle_;
+    if (s_.ar) {
+      Burst b{s_.arId, s_.arAddr, static_cast<uint32_t>(s_.arLen) + 1, 0, now_ + latency_, 0};
+      b.resp = check(b.addr, b.beats, false);
+      reads_.push_back(b);
+      ++stats_.readBursts;
+    }
+    if (s_.r) {
+      Burst& b = reads_.front();
+      if (++b.done == b.beats) reads_.pop_front();
+    }
+    if (s_.aw) {
+      Burst b{s_.awId, s_.awAddr, static_cast<uint32_t>(s_.awLen) + 1, 0, 0, 0};
+      b.resp = check(b.addr, b.beats, true);
+      writes_.push_back(b);
+      ++stats_.writeBursts;
+    }
+    if (s_.w) {
+      Burst& b = writes_.front();
+      if (b.resp == 0) {
+        const uint64_t off = b.addr - base_ + uint64_t{b.done} * kBeatBytes;
+        for (uint32_t k = 0; k < kBeatBytes; ++k)
+          if ((s_.wStrb >> k) & 1u) mem_[off + k] = s_.wData[k];
+        stats_.bytesWritten += kBeatBytes;
+      }
+      credit_ -= kBeatBytes;
+      if (++b.done == b.beats) {
+        bresps_.push_back({b.id, b.resp, now_ + latency_});
+        writes_.pop_front();
+      }
+    }
+    if (s_.b) bresps_.pop_front();
+    (void)t;
+  }
+
+  // Drives our outputs (functions of our state only) and samples the DUT's outputs for
+  // the next edge. Call after the rising-edge eval, before the falling-edge eval; the
+  // DUT's outputs are registered, so sampling them here sees their post-edge values.
+  void driveInputs(Top& t) {
+    t.m_axi_arready_i = reads_.size() < kMaxOutstanding;
+    t.m_axi_awready_i = writes_.size() < kMaxOutstanding;
+    t.m_axi_wready_i = !writes_.empty() && credit_ >= static_cast<int64_t>(kBeatBytes);
+    // R: the head burst once its latency has passed and bandwidth allows.
+    const bool rOk = !reads_.empty() && reads_.front().readyAt <= now_ &&
+                     credit_ >= static_cast<int64_t>(kBeatBytes);
+    t.m_axi_rvalid_i = rOk;
+    if (rOk) {
+      const Burst& b = reads_.front();
+      t.m_axi_rid_i = b.id;
+      t.m_axi_rresp_i = b.resp;
+      t.m_axi_rlast_i = b.done + 1 == b.beats;
+      uint32_t words[4] = {0, 0, 0, 0};
+      if (b.resp == 0) std::memcpy(words, mem_ + (b.addr - base_) + uint64_t{b.done} * kBeatBytes, kBeatBytes);
+      for (int k = 0; k < 4; ++k) t.m_axi_rdata_i[k] = words[k];
+    } else {
+      t.m_axi_rlast_i = 0;
+    }
+    const bool bOk = !bresps_.empty() && bresps_.front().readyAt <= now_;
+    t.m_axi_bvalid_i = bOk;
+    if (bOk) {
+      t.m_axi_bid_i = bresps_.front().id;
+      t.m_axi_bresp_i = bresps_.front().resp;
+    }
+  }
+
+  // Samples the handshakes that the next rising edge will take: called after the
+  // falling-edge eval, when every combinational path has settled.
+  void sampleHandshakes(Top& t) {
+    s_.ar = t.m_axi_arvalid_o && t.m_axi_arready_i;
+    s_.aw = t.m_axi_awvalid_o && t.m_axi_awready_i;
+    s_.w = t.m_axi_wvalid_o && t.m_axi_wready_i;
+    s_.r = t.m_axi_rvalid_i && t.m_axi_rready_o;
+    s_.b = t.m_axi_bvalid_i && t.m_axi_bready_o;
+    if (s_.ar) {
+      s_.arId = t.m_axi_arid_o;
+      s_.arAddr = t.m_axi_araddr_o;
+      s_.arLen = t.m_axi_arlen_o;
+    }
+    if (s_.aw) {
+      s_.awId = t.m_axi_awid_o;
+      s_.awAddr = t.m_axi_awaddr_o;
+      s_.awLen = t.m_axi_awlen_o;
+    }
+    if (s_.w) {
+      s_.wStrb = t.m_axi_wstrb_o;
+      for (int k = 0; k < 4; ++k) {
+        const uint32_t w = t.m_axi_wdata_o[k];
+        std::memcpy(s_.wData + 4 * k, &w, 4);
+      }
+    }
+    if (s_.r) {
+      if (reads_.front().resp == 0) stats_.bytesRead += kBeatBytes;
+      credit_ -= kBeatBytes;
+    }
+  }
+
+  bool idle() const { return reads_.empty() && writes_.empty() && bresps_.empty(); }
+  const AxiMemoryStats& stats() const { return stats_; }
+
+ private:
+  static constexpr size_t kMaxOutstanding = 8;
+  struct Burst {
+    uint32_t id;
+    uint64_t addr;
+    uint32_t beats, done;
+    uint64_t readyAt;
+    uint32_t resp;
+  };
+  struct BResp {
+    uint32_t id, resp;
+    uint64_t readyAt;
+  };
+  struct Sampled {
+    bool ar = false, aw = false, w = false, r = false, b = false;
+    uint32_t arId = 0, awId = 0, arLen = 0, awLen = 0;
+    uint64_t arAddr = 0, awAddr = 0, wStrb = 0;
+    uint8_t wData[kBeatBytes] = {};
+  };
+
+  // 0 OKAY, 2 SLVERR (protection), 3 DECERR (no memory there).
+  uint32_t check(uint64_t addr, uint32_t beats, bool write) {
+    const uint64_t len = uint64_t{beats} * kBeatBytes;
+    uint32_t resp = 0;
+    if (addr < base_ || addr - base_ > size_ || len > size_ - (addr - base_)) resp = 3;
+    else if (!windows_.allows(addr, len, write)) resp = 2;
+    if (resp) {
+      ++stats_.refused;
+      if (!stats_.faulted) {
+        stats_.faulted = true;
+        stats_.firstFaultAddress = addr;
+      }
+    }
+    return resp;
+  }
+
+  uint8_t* mem_;
+  uint64_t base_, size_;
+  const AddressWindows& windows_;
+  uint32_t latency_, bytesPerCycle_;
+  std::deque<Burst> reads_, writes_;
+  std::deque<BResp> bresps_;
+  int64_t credit_ = 0;
+  uint64_t now_ = 0;
+  Sampled s_;
+  AxiMemoryStats stats_;
+};
+
+}  // namespace nncosim::sim

@@ -1,0 +1,80 @@
+// NpuAdapter: the Verilated NPU (nnc_npu_top) as a SystemC module. One SC_THREAD owns
+// the model and toggles its clock in plain C++; it synchronises with SystemC once per
+// quantum (SocConfig::quantumCycles) or when the host touches a register, so
+// whole-network simulations are not slowed by the SystemC kernel.
+//
+//   host --TLM--> Interconnect --TLM--> regs (b_transport -> AXI4-Lite pins)
+//   NPU AXI4 master pins --AxiMemoryPort--> DRAM (DMI pointer, windows-checked)
+//   irq_o --> irqEvent()
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "sim/address_windows.h"
+#include "sim/soc_config.h"
+
+class Vnnc_npu_top;
+class VerilatedFstC;
+class VerilatedContext;
+
+namespace nncosim::sim {
+
+template <typename Top>
+class AxiMemoryPort;
+template <typename Top>
+class AxiLiteMaster;
+struct RegAccess;
+
+class NpuAdapter : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(NpuAdapter);
+  tlm_utils::simple_target_socket<NpuAdapter> regs;          // AXI4-Lite slave, as TLM
+  tlm_utils::simple_initiator_socket<NpuAdapter> memory;     // DMI requests for the AXI master
+
+  NpuAdapter(sc_core::sc_module_name name, const SocConfig& config, const AddressWindows& windows);
+  ~NpuAdapter() override;
+
+  // FST waveform of the NPU (off unless called before simulation starts).
+  void traceTo(const std::string& path);
+  const sc_core::sc_event& irqEvent() const { return irqEvent_; }
+  bool irq() const;
+  uint64_t cycles() const { return cycle_; }
+  // Cycles and speed of the Verilated model alone (for the bare-loop comparison).
+  uint64_t modelEvals() const { return cycle_; }
+  // True when the NPU has nothing to do (status idle/done/error, no bus traffic).
+  bool quiescent() const;
+  // Stops clocking until the host touches a register again (after a job ends).
+  void park() { running_ = false; }
+
+ private:
+  void clockThread();
+  void stepCycle();
+  void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+  unsigned transport_dbg(tlm::tlm_generic_payload& p);
+  bool ensureMemory();
+
+  SocConfig config_;
+  const AddressWindows& windows_;
+  std::unique_ptr<VerilatedContext> context_;
+  std::unique_ptr<Vnnc_npu_top> top_;
+  std::unique_ptr<AxiMemoryPort<Vnnc_npu_top>> port_;
+  std::unique_ptr<AxiLiteMaster<Vnnc_npu_top>> host_;
+  std::unique_ptr<VerilatedFstC> trace_;
+  std::deque<RegAccess*> regQueue_;
+  bool regCompleted_ = false;
+  bool running_ = false;  // a job may be executing: keep the clock going
+  sc_core::sc_event regEvent_, regDone_, irqEvent_;
+  uint64_t cycle_ = 0;
+  bool lastIrq_ = false;
+  bool tracing_ = false;
+};
+
+}  // namespace nncosim::sim

@@ -1,0 +1,113 @@
+#include "sim/soc_config.h"
+
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace nncosim::sim {
+namespace {
+
+// One table of keys: name, setter from an unsigned/double value, getter for printing.
+struct Key {
+  const char* name;
+  const char* doc;
+  std::function<hal::Status(SocConfig&, double)> set;
+  std::function<double(const SocConfig&)> get;
+};
+
+template <typename T>
+Key uintKey(const char* name, const char* doc, T SocConfig::*field, double lo, double hi) {
+  return Key{name, doc,
+             [=](SocConfig& c, double v) -> hal::Status {
+               if (v < lo || v > hi || v != static_cast<double>(static_cast<uint64_t>(v)))
+                 return hal::fail(name, ": ", v, " must be an integer in [", lo, ", ", hi, "]");
+               c.*field = static_cast<T>(v);
+               return hal::Status::Ok();
+             },
+             [=](const SocConfig& c) { return static_cast<double>(c.*field); }};
+}
+
+const std::vector<Key>& keys() {
+  static const std::vector<Key> k = {
+      uintKey("array_rows", "MAC array rows", &SocConfig::arrayRows, 1, 256),
+      uintKey("array_cols", "MAC array columns", &SocConfig::arrayCols, 1, 256),
+      uintKey("dram_base", "DRAM base address", &SocConfig::dramBase, 0, 1ull << 47),
+      uintKey("dram_bytes", "DRAM size in bytes", &SocConfig::dramBytes, 4096, 16ull << 30),
+      uintKey("dram_latency_cycles", "DRAM latency (cycles to the first beat)", &SocConfig::dramLatencyCycles, 0, 100000),
+      uintKey("dram_bytes_per_cycle", "DRAM bandwidth (bytes per cycle)", &SocConfig::dramBytesPerCycle, 1, 4096),
+      uintKey("npu_reg_base", "NPU register block base address", &SocConfig::npuRegBase, 0, 1ull << 47),
+      uintKey("quantum_cycles", "NPU cycles between SystemC synchronisations", &SocConfig::quantumCycles, 1, 1000000),
+      uintKey("watchdog_cycles", "cycles without progress before the watchdog ends a job (0 = off)", &SocConfig::watchdogCycles, 0, 1ull << 32),
+      Key{"clock_mhz", "NPU clock frequency (MHz)",
+          [](SocConfig& c, double v) -> hal::Status {
+            if (!(v > 0 && v <= 10000)) return hal::fail("clock_mhz: ", v, " must be in (0, 10000]");
+            c.clockMHz = v;
+            return hal::Status::Ok();
+          },
+          [](const SocConfig& c) { return c.clockMHz; }},
+  };
+  return k;
+}
+
+}  // namespace
+
+hal::Status SocConfig::set(const std::string& keyValue) {
+  const auto eq = keyValue.find('=');
+  if (eq == std::string::npos) return hal::fail("config '", keyValue, "': expected key=value");
+  const std::string key = keyValue.substr(0, eq), value = keyValue.substr(eq + 1);
+  for (const auto& k : keys()) {
+    if (key != k.name) continue;
+    char* end = nullptr;
+    const double v = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0') {
+      // Accept hex integers too (addresses).
+      const unsigned long long x = std::strtoull(value.c_str(), &end, 0);
+      if (value.empty() || *end != '\0') return hal::fail("config ", key, ": '", value, "' is not a number");
+      return k.set(*this, static_cast<double>(x));
+    }
+    return k.set(*this, v);
+  }
+  std::string known;
+  for (const auto& k : keys()) known += std::string(known.empty() ? "" : ", ") + k.name;
+  return hal::fail("config: unknown key '", key, "' (known: ", known, ")");
+}
+
+hal::Result<SocConfig> SocConfig::fromFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return hal::fail(path, ": cannot open config file");
+  nlohmann::json j;
+  try {
+    in >> j;
+  } catch (const std::exception& e) {
+    return hal::fail(path, ": malformed JSON: ", e.what());
+  }
+  if (!j.is_object()) return hal::fail(path, ": expected a JSON object of config keys");
+  SocConfig c;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!it->is_number()) return hal::fail(path, ": ", it.key(), ": expected a number");
+    std::ostringstream kv;
+    kv.precision(17);
+    kv << it.key() << "=" << it->get<double>();
+    if (auto st = c.set(kv.str()); !st.ok()) return hal::fail(path, ": ", st.error());
+  }
+  return c;
+}
+
+std::string SocConfig::describe() const {
+  std::ostringstream os;
+  os << "SoC: " << arrayRows << "x" << arrayCols << " MAC array at " << clockMHz << " MHz; DRAM "
+     << (dramBytes >> 20) << " MiB, latency " << dramLatencyCycles << " cycles, " << dramBytesPerCycle
+     << " B/cycle; quantum " << quantumCycles << " cycles; watchdog " << watchdogCycles << " cycles";
+  return os.str();
+}
+
+std::string SocConfig::toJson() const {
+  nlohmann::json j;
+  for (const auto& k : keys()) j[k.name] = k.get(*this);
+  return j.dump();
+}
+
+}  // namespace nncosim::sim

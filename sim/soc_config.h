@@ -1,0 +1,42 @@
+// SocConfig: every parameter of the simulated SoC in one place (array size, buffer
+// sizes, DRAM latency and bandwidth, clock, simulation quantum), read from a JSON file
+// and/or key=value overrides, and printed in every run's output.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hal/result.h"
+
+namespace nncosim::sim {
+
+struct SocConfig {
+  // NPU (must match the RTL parameters it was built with; the platform checks).
+  uint32_t arrayRows = 16;
+  uint32_t arrayCols = 16;
+  // DRAM
+  uint64_t dramBase = 0x8000'0000ull;
+  uint64_t dramBytes = 256ull << 20;
+  uint32_t dramLatencyCycles = 40;     // first beat of a burst, in NPU clock cycles
+  uint32_t dramBytesPerCycle = 16;     // sustained bandwidth
+  // NPU register block on the bus
+  uint64_t npuRegBase = 0x4000'0000ull;
+  uint64_t npuRegBytes = 0x1000;
+  // Clock and simulation
+  double clockMHz = 1000.0;
+  uint32_t quantumCycles = 1000;  // NPU cycles between synchronisations with SystemC
+  uint32_t watchdogCycles = 1'000'000;
+
+  double periodNs() const { return 1000.0 / clockMHz; }
+  // Applies "key=value" (keys as in the JSON file: dram_latency_cycles, clock_mhz, ...).
+  hal::Status set(const std::string& keyValue);
+  // Reads a JSON object of the same keys.
+  static hal::Result<SocConfig> fromFile(const std::string& path);
+  // One line per parameter, for run reports.
+  std::string describe() const;
+  // The same as JSON text.
+  std::string toJson() const;
+};
+
+}  // namespace nncosim::sim
