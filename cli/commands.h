@@ -15,6 +15,7 @@ int cmdInfo(const Args& args);
 int cmdConformance(const Args& args);
 int cmdRun(const Args& args);
 int cmdTestbench(const Args& args);
+int cmdDisasm(const Args& args);
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;

@@ -18,6 +18,7 @@ constexpr Command kCommands[] = {
     {"validate", "validate model and conformance vector files", nncosim::cli::cmdValidate},
     {"info", "describe a model: operands, operations, MACs, weight bytes", nncosim::cli::cmdInfo},
     {"conformance", "run NNAPI conformance vectors and judge them", nncosim::cli::cmdConformance},
+    {"disasm", "print a binary command stream readably", nncosim::cli::cmdDisasm},
     {"testbench", "run a cosim testbench of an RTL block or the NPU", nncosim::cli::cmdTestbench},
 };
 

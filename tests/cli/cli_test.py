@@ -42,7 +42,7 @@ with tempfile.TemporaryDirectory() as tmp:
     expect("help", ["--help"], 0, "conformance", "stdout")
     expect("no command", [], 2)
     expect("unknown command", ["frobnicate"], 2, "unknown command")
-    for cmd in ["run", "validate", "info", "conformance", "testbench"]:
+    for cmd in ["run", "validate", "info", "conformance", "testbench", "disasm"]:
         expect(f"{cmd} --help", [cmd, "--help"], 0, "usage:", "stdout")
     expect("bad option", ["validate", "--bogus"], 2, "bogus")
 
@@ -104,6 +104,22 @@ with tempfile.TemporaryDirectory() as tmp:
     check("shards cover the set", sum(totals) == json.load(open(whole))["total"], totals)
     expect("bad shard", ["conformance", VECTORS, "--shard", "4/3"], 2, "--shard")
     expect("bad regex", ["conformance", VECTORS, "--filter", "(("], 2, "bad regex")
+
+    # disasm: a valid END, an undefined opcode and a truncated tail.
+    import struct
+    stream = os.path.join(tmp, "s.bin")
+    with open(stream, "wb") as f:
+        f.write(struct.pack("<8I", 7, 0, 0, 0, 0, 0, 0, 0))
+        f.write(struct.pack("<8I", 0xFF, 0, 0, 0, 0, 0, 0, 0))
+        f.write(b"\x01\x02")
+    rc, out, err = run("disasm", stream)
+    check("disasm decodes end", "end" in out.splitlines()[0], out)
+    check("disasm flags corrupt", "undefined opcode 255" in out, out)
+    check("disasm truncated", rc == 1 and "trailing bytes" in err, err)
+    ok_stream = os.path.join(tmp, "ok.bin")
+    with open(ok_stream, "wb") as f:
+        f.write(struct.pack("<8I", 7, 0, 0, 0, 0, 0, 0, 0))
+    expect("disasm clean", ["disasm", ok_stream], 0)
 
     # run: the demo network is valid and runs or says what it cannot do yet.
     rc, out, err = run("run")
