@@ -22,6 +22,15 @@ void gateRequantize(const int32_t* acc, size_t n, const GateRequant& r, Out* out
 template void gateRequantize<int16_t>(const int32_t*, size_t, const GateRequant&, int16_t*);
 template void gateRequantize<int8_t>(const int32_t*, size_t, const GateRequant&, int8_t*);
 
+hal::Result<quant::QuantizedMultiplier> scaleMultiplier(double real, const char* what) {
+  if (!(real >= 0) || !std::isfinite(real))
+    return hal::fail("effective scale of ", what, " is ", real, ", expected a finite value >= 0");
+  const quant::QuantizedMultiplier m = quant::quantizeMultiplier(real);
+  if (m.shift > 31)
+    return hal::fail("effective scale of ", what, " is ", real, ", too large to requantize");
+  return m;
+}
+
 void fillBias(const int32_t* bias, uint32_t batch, uint32_t units, int32_t* acc) {
   for (uint32_t b = 0; b < batch; ++b)
     for (uint32_t u = 0; u < units; ++u) acc[size_t{b} * units + u] = bias ? bias[u] : 0;

@@ -53,6 +53,10 @@ struct GateRequant {
 template <typename Out>
 void gateRequantize(const int32_t* acc, size_t n, const GateRequant& r, Out* out);
 
+// The Q31 multiplier of a positive real scale; an error for negative, non-finite or
+// too large (more than a 31-bit left shift) scales. `what` names it in the message.
+hal::Result<quant::QuantizedMultiplier> scaleMultiplier(double real, const char* what);
+
 // Fills acc[b][u] = bias[u] (or 0 without bias) for every batch row.
 void fillBias(const int32_t* bias, uint32_t batch, uint32_t units, int32_t* acc);
 

@@ -139,9 +139,11 @@ Status execute(OperationContext& ctx) {
                                               -ctx.inputShape(kInputToInput).zeroPoint, depth};
   // The gate outputs are Q3.12 (scale 2^-12) and the accumulators are in the bias scale,
   // so the requantization multiplier is bias scale * 2^12.
+  auto multiplier = scaleMultiplier(
+      static_cast<double>(4096 * ctx.inputShape(kInputGateBias).scale), "the gate products");
+  NNC_TRY(multiplier);
   GateRequant requant;
-  requant.multiplier =
-      quant::quantizeMultiplier(static_cast<double>(4096 * ctx.inputShape(kInputGateBias).scale));
+  requant.multiplier = *multiplier;
   std::vector<int32_t> acc(size_t{B} * 4 * N);
   fillBias(bias.data(), B, 4 * N, acc.data());
   gateAccumulate(operand, B, 4 * N, acc.data());

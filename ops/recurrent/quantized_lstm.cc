@@ -122,6 +122,7 @@ Status checkShapes(const OperationContext& ctx, QLstmParams* p) {
       return hal::fail("input ", kProjectionBias, " (projection bias) without projection weights");
     NNC_TRY(checkShape(ctx, kProjectionBias, "projection bias", {p->output}));
   }
+  if (U == 0) return hal::fail("input ", kInputToInput + kGateOutput, ": zero units");
   if (!p->projection && p->output != U)
     return hal::fail("without projection the output size (", p->output,
                      ") must equal the number of units (", U, ")");
@@ -146,12 +147,6 @@ Status checkShapes(const OperationContext& ctx, QLstmParams* p) {
   return Status::Ok();
 }
 
-Result<quant::QuantizedMultiplier> multiplier(double real, const char* what) {
-  if (!(real >= 0) || !std::isfinite(real))
-    return hal::fail("effective scale of ", what, " is ", real, ", expected a finite value >= 0");
-  return quant::quantizeMultiplier(real);
-}
-
 // Scales and folded biases, computed with the reference's float/double mix.
 Result<QLstmParams> computeParams(const OperationContext& ctx) {
   QLstmParams p;
@@ -169,9 +164,9 @@ Result<QLstmParams> computeParams(const OperationContext& ctx) {
     const Shape& wr = ctx.inputShape(kRecurrentToInput + g);
     const float inputScale = wi.scale * in.scale / intermediate;
     const float recurrentScale = wr.scale * prevOut.scale / intermediate;
-    auto mi = multiplier(inputScale, kGateNames[g]);
+    auto mi = scaleMultiplier(inputScale, kGateNames[g]);
     NNC_TRY(mi);
-    auto mr = multiplier(recurrentScale, kGateNames[g]);
+    auto mr = scaleMultiplier(recurrentScale, kGateNames[g]);
     NNC_TRY(mr);
     p.inputRequant[g].multiplier = *mi;
     p.recurrentRequant[g].multiplier = *mr;
@@ -185,14 +180,17 @@ Result<QLstmParams> computeParams(const OperationContext& ctx) {
       const size_t pi = kCellToInput + (g == kGateOutput ? 2 : g);
       const float s =
           static_cast<float>(std::pow(2.0, p.cellShift) * ctx.inputShape(pi).scale / intermediate);
-      auto m = multiplier(s, "peephole");
+      auto m = scaleMultiplier(s, "peephole");
       NNC_TRY(m);
       p.peephole_[g] = *m;
     }
     if (p.layerNorm) {
       const Shape& ln = ctx.inputShape(kInputLayerNorm + g);
-      auto m = multiplier(ln.scale, "layer norm");
+      auto m = scaleMultiplier(ln.scale, "layer norm");
       NNC_TRY(m);
+      if (m->shift + 12 > 31)
+        return hal::fail("input ", kInputLayerNorm + g, ": layer norm scale ", ln.scale,
+                         " is too large");
       p.layerNormScale[g] = *m;
       p.layerNormVarianceLimit[g] = std::min(1, static_cast<int32_t>(10000 * ln.scale));
     }
@@ -202,13 +200,13 @@ Result<QLstmParams> computeParams(const OperationContext& ctx) {
   p.hiddenZeroPoint = static_cast<int8_t>(ctx.scalar<int32_t>(kHiddenStateZeroPoint));
   const float hiddenEffective =
       static_cast<float>(std::pow(2.0, -15) / hiddenScale * std::pow(2.0, -15));
-  auto mh = multiplier(hiddenEffective, "hidden state");
+  auto mh = scaleMultiplier(hiddenEffective, "hidden state");
   NNC_TRY(mh);
   p.hiddenScale = *mh;
 
   if (p.projection) {
     const Shape& pw = ctx.inputShape(kProjectionWeights);
-    auto mp = multiplier(pw.scale * hiddenScale / prevOut.scale, "projection");
+    auto mp = scaleMultiplier(pw.scale * hiddenScale / prevOut.scale, "projection");
     NNC_TRY(mp);
     p.projectionRequant.multiplier = *mp;
     p.projectionRequant.zeroPoint = prevOut.zeroPoint;
