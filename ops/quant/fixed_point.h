@@ -8,8 +8,9 @@
 
 namespace nncosim::ops::quant {
 
-// round(a * b / 2^31), ties away from zero, saturating the one overflow case
-// (a == b == INT32_MIN).
+// a * b / 2^31 rounded to nearest with ties toward +infinity, i.e.
+// floor((a * b + 2^30) / 2^31) (gemmlowp's nudge-and-truncate form: 2.5 -> 3, -2.5 -> -2),
+// saturating the one overflow case (a == b == INT32_MIN).
 inline int32_t saturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
   if (a == b && a == std::numeric_limits<int32_t>::min()) return std::numeric_limits<int32_t>::max();
   const int64_t ab = static_cast<int64_t>(a) * static_cast<int64_t>(b);
