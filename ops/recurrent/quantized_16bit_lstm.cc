@@ -9,6 +9,7 @@
 #include "ops/recurrent/fixed_point_math.h"
 #include "ops/recurrent/integer_lstm.h"
 #include "ops/recurrent/operations.h"
+#include "ops/recurrent/quantized_lstm_params.h"
 #include "ops/recurrent/recurrent_util.h"
 
 namespace nncosim::ops::recurrent {
@@ -23,8 +24,8 @@ constexpr size_t kPrevOutput = 14;
 constexpr size_t kCellStateOut = 0;
 constexpr size_t kOutput = 1;
 
-// Gate order of the inputs: input, forget, cell, output.
-enum Gate : int { kGateInput, kGateForget, kGateCell, kGateOutput };
+// Gate order of the inputs (QuantizedLstmGate): input, forget, cell, output.
+using Gate = QuantizedLstmGate;
 
 struct Dims {
   uint32_t batch, input, output;
@@ -103,52 +104,18 @@ Status prepare(OperationContext& ctx) {
 }
 
 Status execute(OperationContext& ctx) {
-  auto d = configure(ctx);
-  NNC_TRY(d);
-  const uint32_t B = d->batch, N = d->output;
-
-  // One fully connected layer computes all four gates, laid out exactly as NNAPI's CPU
-  // path lays it out: activations [input, previous output], each gate's weight rows
-  // [recurrent-to-gate, input-to-gate]. The column blocks are in opposite orders, so
-  // activations meet weights by column position, not by name; NNAPI's results (and the
-  // conformance expectations, bit-exact with this) are defined by that layout. Row
-  // blocks: input, cell, forget, output gates.
-  const uint32_t depth = d->input + N;
-  std::vector<uint8_t> activations(size_t{B} * depth);
-  for (uint32_t b = 0; b < B; ++b) {
-    std::copy_n(ctx.input<uint8_t>(kInput) + size_t{b} * d->input, d->input,
-                &activations[size_t{b} * depth]);
-    std::copy_n(ctx.input<uint8_t>(kPrevOutput) + size_t{b} * N, N,
-                &activations[size_t{b} * depth + d->input]);
-  }
-  constexpr Gate kRowOrder[4] = {kGateInput, kGateCell, kGateForget, kGateOutput};
-  std::vector<uint8_t> weights(size_t{4} * N * depth);
-  std::vector<int32_t> bias(size_t{4} * N);
-  for (uint32_t block = 0; block < 4; ++block) {
-    const int g = kRowOrder[block];
-    const uint8_t* rec = ctx.input<uint8_t>(kRecurrentToInput + g);
-    const uint8_t* in = ctx.input<uint8_t>(kInputToInput + g);
-    for (uint32_t r = 0; r < N; ++r) {
-      uint8_t* row = &weights[(size_t{block} * N + r) * depth];
-      std::copy_n(rec + size_t{r} * N, N, row);
-      std::copy_n(in + size_t{r} * d->input, d->input, row + N);
-    }
-    std::copy_n(ctx.input<int32_t>(kInputGateBias + g), N, &bias[size_t{block} * N]);
-  }
-  const GateOperand<uint8_t, uint8_t> operand{activations.data(), -128, weights.data(),
-                                              -ctx.inputShape(kInputToInput).zeroPoint, depth};
-  // The gate outputs are Q3.12 (scale 2^-12) and the accumulators are in the bias scale,
-  // so the requantization multiplier is bias scale * 2^12.
-  auto multiplier = scaleMultiplier(
-      static_cast<double>(4096 * ctx.inputShape(kInputGateBias).scale), "the gate products");
-  NNC_TRY(multiplier);
-  GateRequant requant;
-  requant.multiplier = *multiplier;
+  auto gemm = quantized16BitLstmGemm(ctx);
+  NNC_TRY(gemm);
+  const uint32_t B = gemm->batch, N = gemm->units;
   std::vector<int32_t> acc(size_t{B} * 4 * N);
-  fillBias(bias.data(), B, 4 * N, acc.data());
+  fillBias(gemm->bias.data(), B, 4 * N, acc.data());
+  const GateOperand<uint8_t, uint8_t> operand{gemm->activations.data(), gemm->activationOffset,
+                                              gemm->weights.data(), gemm->weightOffset,
+                                              gemm->depth};
   gateAccumulate(operand, B, 4 * N, acc.data());
   std::vector<int16_t> fc(acc.size());
-  gateRequantize(acc.data(), acc.size(), requant, fc.data());
+  gateRequantize(acc.data(), acc.size(), gemm->requant, fc.data());
+  // Row blocks of the product: input, cell, forget, output gates.
   auto gate = [&](uint32_t block, size_t b, size_t c) {
     return fc[b * 4 * N + size_t{block} * N + c];
   };
@@ -179,6 +146,54 @@ Status execute(OperationContext& ctx) {
 }
 
 }  // namespace
+
+Result<Quantized16BitLstmGemm> quantized16BitLstmGemm(const OperationContext& ctx) {
+  auto d = configure(ctx);
+  NNC_TRY(d);
+  Quantized16BitLstmGemm g;
+  g.batch = d->batch;
+  g.input = d->input;
+  g.units = d->output;
+  const uint32_t N = g.units;
+
+  // One fully connected layer computes all four gates, laid out exactly as NNAPI's CPU
+  // path lays it out: activations [input, previous output], each gate's weight rows
+  // [recurrent-to-gate, input-to-gate]. The column blocks are in opposite orders, so
+  // activations meet weights by column position, not by name; NNAPI's results (and the
+  // conformance expectations, bit-exact with this) are defined by that layout. Row
+  // blocks: input, cell, forget, output gates.
+  g.depth = g.input + N;
+  g.activations.resize(size_t{g.batch} * g.depth);
+  for (uint32_t b = 0; b < g.batch; ++b) {
+    std::copy_n(ctx.input<uint8_t>(kInput) + size_t{b} * g.input, g.input,
+                &g.activations[size_t{b} * g.depth]);
+    std::copy_n(ctx.input<uint8_t>(kPrevOutput) + size_t{b} * N, N,
+                &g.activations[size_t{b} * g.depth + g.input]);
+  }
+  constexpr Gate kRowOrder[4] = {kGateInput, kGateCell, kGateForget, kGateOutput};
+  g.weights.resize(size_t{4} * N * g.depth);
+  g.bias.resize(size_t{4} * N);
+  for (uint32_t block = 0; block < 4; ++block) {
+    const int gate = kRowOrder[block];
+    const uint8_t* rec = ctx.input<uint8_t>(kRecurrentToInput + gate);
+    const uint8_t* in = ctx.input<uint8_t>(kInputToInput + gate);
+    for (uint32_t r = 0; r < N; ++r) {
+      uint8_t* row = &g.weights[(size_t{block} * N + r) * g.depth];
+      std::copy_n(rec + size_t{r} * N, N, row);
+      std::copy_n(in + size_t{r} * g.input, g.input, row + N);
+    }
+    std::copy_n(ctx.input<int32_t>(kInputGateBias + gate), N, &g.bias[size_t{block} * N]);
+  }
+  g.activationOffset = -128;
+  g.weightOffset = -ctx.inputShape(kInputToInput).zeroPoint;
+  // The gate outputs are Q3.12 (scale 2^-12) and the accumulators are in the bias scale,
+  // so the requantization multiplier is bias scale * 2^12.
+  auto multiplier = scaleMultiplier(
+      static_cast<double>(4096 * ctx.inputShape(kInputGateBias).scale), "the gate products");
+  NNC_TRY(multiplier);
+  g.requant.multiplier = *multiplier;
+  return g;
+}
 
 OperationDef quantized16BitLstmOperation() {
   return OperationDef{hal::OperationType::QUANTIZED_16BIT_LSTM, &validate, &prepare, &execute};

@@ -12,6 +12,7 @@
 
 #include "ops/recurrent/integer_lstm.h"
 #include "ops/recurrent/operations.h"
+#include "ops/recurrent/quantized_lstm_params.h"
 #include "ops/recurrent/recurrent_util.h"
 
 namespace nncosim::ops::recurrent {
@@ -37,27 +38,7 @@ constexpr size_t kOutputStateOut = 0;
 constexpr size_t kCellStateOut = 1;
 constexpr size_t kOutput = 2;
 
-enum Gate { kGateInput, kGateForget, kGateCell, kGateOutput };
 constexpr const char* kGateNames[] = {"input", "forget", "cell", "output"};
-
-// Everything the step needs besides the tensors, derived once from scales and shapes.
-struct QLstmParams {
-  uint32_t batch = 0, input = 0, units = 0, output = 0;
-  bool cifg = false, peephole = false, layerNorm = false, projection = false;
-  int cellShift = 0;
-  // Per gate: input and recurrent products (bias folded into the input one).
-  std::vector<int32_t> inputBias[4], recurrentBias[4];
-  GateRequant inputRequant[4], recurrentRequant[4];
-  quant::QuantizedMultiplier peephole_[4];  // input, forget, -, output
-  quant::QuantizedMultiplier layerNormScale[4];
-  int32_t layerNormVarianceLimit[4] = {};
-  quant::QuantizedMultiplier hiddenScale;
-  int32_t hiddenZeroPoint = 0;
-  std::vector<int32_t> projectionBias;
-  GateRequant projectionRequant;
-  int16_t cellClip = 0;
-  int8_t projectionClip = 0;
-};
 
 bool has(const OperationContext& ctx, size_t i) { return present(ctx, static_cast<int>(i)); }
 
@@ -78,7 +59,7 @@ Status validate(const OperationContext& ctx) {
       ctx, {T::TENSOR_QUANT8_ASYMM_SIGNED, T::TENSOR_QUANT16_SYMM, T::TENSOR_QUANT8_ASYMM_SIGNED});
 }
 
-Status checkShapes(const OperationContext& ctx, QLstmParams* p) {
+Status checkShapes(const OperationContext& ctx, QuantizedLstmParams* p) {
   NNC_TRY(checkRank(ctx, kInput, "input", 2));
   p->batch = ctx.inputShape(kInput).dim(0);
   p->input = ctx.inputShape(kInput).dim(1);
@@ -147,88 +128,8 @@ Status checkShapes(const OperationContext& ctx, QLstmParams* p) {
   return Status::Ok();
 }
 
-// Scales and folded biases, computed with the reference's float/double mix.
-Result<QLstmParams> computeParams(const OperationContext& ctx) {
-  QLstmParams p;
-  NNC_TRY(checkShapes(ctx, &p));
-  const Shape& in = ctx.inputShape(kInput);
-  const Shape& prevOut = ctx.inputShape(kPrevOutput);
-  const Shape& prevCell = ctx.inputShape(kPrevCellState);
-  if (!checkedLog2(prevCell.scale, &p.cellShift) || p.cellShift > -9 || p.cellShift < -15)
-    return hal::fail("input ", kPrevCellState, ": cell state scale ", prevCell.scale,
-                     " must be a power of two between 2^-15 and 2^-9");
-
-  for (int g = p.cifg ? 1 : 0; g < 4; ++g) {
-    const float intermediate = ctx.scalar<float>(kInputIntermediateScale + g);
-    const Shape& wi = ctx.inputShape(kInputToInput + g);
-    const Shape& wr = ctx.inputShape(kRecurrentToInput + g);
-    const float inputScale = wi.scale * in.scale / intermediate;
-    const float recurrentScale = wr.scale * prevOut.scale / intermediate;
-    auto mi = scaleMultiplier(inputScale, kGateNames[g]);
-    NNC_TRY(mi);
-    auto mr = scaleMultiplier(recurrentScale, kGateNames[g]);
-    NNC_TRY(mr);
-    p.inputRequant[g].multiplier = *mi;
-    p.recurrentRequant[g].multiplier = *mr;
-    p.recurrentRequant[g].accumulate = true;
-    const int32_t* bias = p.layerNorm ? nullptr : ctx.input<int32_t>(kInputGateBias + g);
-    p.inputBias[g] =
-        foldZeroPoint(ctx.input<int8_t>(kInputToInput + g), p.units, p.input, -in.zeroPoint, bias);
-    p.recurrentBias[g] = foldZeroPoint(ctx.input<int8_t>(kRecurrentToInput + g), p.units, p.output,
-                                       -prevOut.zeroPoint, nullptr);
-    if (p.peephole && g != kGateCell && !(g == kGateInput && p.cifg)) {
-      const size_t pi = kCellToInput + (g == kGateOutput ? 2 : g);
-      const float s =
-          static_cast<float>(std::pow(2.0, p.cellShift) * ctx.inputShape(pi).scale / intermediate);
-      auto m = scaleMultiplier(s, "peephole");
-      NNC_TRY(m);
-      p.peephole_[g] = *m;
-    }
-    if (p.layerNorm) {
-      const Shape& ln = ctx.inputShape(kInputLayerNorm + g);
-      auto m = scaleMultiplier(ln.scale, "layer norm");
-      NNC_TRY(m);
-      if (m->shift + 12 > 31)
-        return hal::fail("input ", kInputLayerNorm + g, ": layer norm scale ", ln.scale,
-                         " is too large");
-      p.layerNormScale[g] = *m;
-      p.layerNormVarianceLimit[g] = std::min(1, static_cast<int32_t>(10000 * ln.scale));
-    }
-  }
-
-  const float hiddenScale = ctx.scalar<float>(kHiddenStateScale);
-  p.hiddenZeroPoint = static_cast<int8_t>(ctx.scalar<int32_t>(kHiddenStateZeroPoint));
-  const float hiddenEffective =
-      static_cast<float>(std::pow(2.0, -15) / hiddenScale * std::pow(2.0, -15));
-  auto mh = scaleMultiplier(hiddenEffective, "hidden state");
-  NNC_TRY(mh);
-  p.hiddenScale = *mh;
-
-  if (p.projection) {
-    const Shape& pw = ctx.inputShape(kProjectionWeights);
-    auto mp = scaleMultiplier(pw.scale * hiddenScale / prevOut.scale, "projection");
-    NNC_TRY(mp);
-    p.projectionRequant.multiplier = *mp;
-    p.projectionRequant.zeroPoint = prevOut.zeroPoint;
-    p.projectionRequant.min = -128;
-    p.projectionRequant.max = 127;
-    p.projectionBias =
-        foldZeroPoint(ctx.input<int8_t>(kProjectionWeights), p.output, p.units, p.hiddenZeroPoint,
-                      has(ctx, kProjectionBias) ? ctx.input<int32_t>(kProjectionBias) : nullptr);
-    const float clip = ctx.scalar<float>(kProjectionClip);
-    if (clip > 0.0f)
-      p.projectionClip = static_cast<int8_t>(
-          static_cast<int32_t>(std::min(std::max(clip / pw.scale, -128.0f), 127.0f)));
-  }
-  const float cellClip = ctx.scalar<float>(kCellClip);
-  if (cellClip > 0.0f)
-    p.cellClip = static_cast<int16_t>(
-        static_cast<int32_t>(std::min(std::max(cellClip / prevCell.scale, -32768.0f), 32767.0f)));
-  return p;
-}
-
 Status prepare(OperationContext& ctx) {
-  QLstmParams p;
+  QuantizedLstmParams p;
   NNC_TRY(checkShapes(ctx, &p));
   NNC_TRY(setOutputDims(ctx, kOutputStateOut, {p.batch, p.output}));
   NNC_TRY(setOutputDims(ctx, kCellStateOut, {p.batch, p.units}));
@@ -236,7 +137,7 @@ Status prepare(OperationContext& ctx) {
 }
 
 // Gate = input product + recurrent product (+ peephole), then layer norm.
-void gatePreActivation(const OperationContext& ctx, const QLstmParams& p, int g,
+void gatePreActivation(const OperationContext& ctx, const QuantizedLstmParams& p, int g,
                        const int16_t* peepholeCell, std::vector<int32_t>& acc, int16_t* gate) {
   const size_t n = size_t{p.batch} * p.units;
   fillBias(p.inputBias[g].data(), p.batch, p.units, acc.data());
@@ -251,7 +152,7 @@ void gatePreActivation(const OperationContext& ctx, const QLstmParams& p, int g,
   gateRequantize(acc.data(), n, p.recurrentRequant[g], gate);
   if (p.peephole && g != kGateCell) {
     const size_t pi = kCellToInput + (g == kGateOutput ? 2 : g);
-    peepholeAccumulate(ctx.input<int16_t>(pi), peepholeCell, p.batch, p.units, p.peephole_[g],
+    peepholeAccumulate(ctx.input<int16_t>(pi), peepholeCell, p.batch, p.units, p.peepholeScale[g],
                        gate);
   }
   if (p.layerNorm)
@@ -261,9 +162,9 @@ void gatePreActivation(const OperationContext& ctx, const QLstmParams& p, int g,
 }
 
 Status execute(OperationContext& ctx) {
-  auto params = computeParams(ctx);
+  auto params = quantizedLstmParams(ctx);
   NNC_TRY(params);
-  const QLstmParams& p = *params;
+  const QuantizedLstmParams& p = *params;
   const size_t n = size_t{p.batch} * p.units;
   const int16_t* prevCell = ctx.input<int16_t>(kPrevCellState);
   int16_t* cell = ctx.output<int16_t>(kCellStateOut);
@@ -313,6 +214,86 @@ Status execute(OperationContext& ctx) {
 }
 
 }  // namespace
+
+// Scales and folded biases, computed with the reference's float/double mix.
+Result<QuantizedLstmParams> quantizedLstmParams(const OperationContext& ctx) {
+  QuantizedLstmParams p;
+  NNC_TRY(checkShapes(ctx, &p));
+  const Shape& in = ctx.inputShape(kInput);
+  const Shape& prevOut = ctx.inputShape(kPrevOutput);
+  const Shape& prevCell = ctx.inputShape(kPrevCellState);
+  if (!checkedLog2(prevCell.scale, &p.cellShift) || p.cellShift > -9 || p.cellShift < -15)
+    return hal::fail("input ", kPrevCellState, ": cell state scale ", prevCell.scale,
+                     " must be a power of two between 2^-15 and 2^-9");
+
+  for (int g = p.cifg ? 1 : 0; g < 4; ++g) {
+    const float intermediate = ctx.scalar<float>(kInputIntermediateScale + g);
+    const Shape& wi = ctx.inputShape(kInputToInput + g);
+    const Shape& wr = ctx.inputShape(kRecurrentToInput + g);
+    const float inputScale = wi.scale * in.scale / intermediate;
+    const float recurrentScale = wr.scale * prevOut.scale / intermediate;
+    auto mi = scaleMultiplier(inputScale, kGateNames[g]);
+    NNC_TRY(mi);
+    auto mr = scaleMultiplier(recurrentScale, kGateNames[g]);
+    NNC_TRY(mr);
+    p.inputRequant[g].multiplier = *mi;
+    p.recurrentRequant[g].multiplier = *mr;
+    p.recurrentRequant[g].accumulate = true;
+    const int32_t* bias = p.layerNorm ? nullptr : ctx.input<int32_t>(kInputGateBias + g);
+    p.inputBias[g] =
+        foldZeroPoint(ctx.input<int8_t>(kInputToInput + g), p.units, p.input, -in.zeroPoint, bias);
+    p.recurrentBias[g] = foldZeroPoint(ctx.input<int8_t>(kRecurrentToInput + g), p.units, p.output,
+                                       -prevOut.zeroPoint, nullptr);
+    if (p.peephole && g != kGateCell && !(g == kGateInput && p.cifg)) {
+      const size_t pi = kCellToInput + (g == kGateOutput ? 2 : g);
+      const float s =
+          static_cast<float>(std::pow(2.0, p.cellShift) * ctx.inputShape(pi).scale / intermediate);
+      auto m = scaleMultiplier(s, "peephole");
+      NNC_TRY(m);
+      p.peepholeScale[g] = *m;
+    }
+    if (p.layerNorm) {
+      const Shape& ln = ctx.inputShape(kInputLayerNorm + g);
+      auto m = scaleMultiplier(ln.scale, "layer norm");
+      NNC_TRY(m);
+      if (m->shift + 12 > 31)
+        return hal::fail("input ", kInputLayerNorm + g, ": layer norm scale ", ln.scale,
+                         " is too large");
+      p.layerNormScale[g] = *m;
+      p.layerNormVarianceLimit[g] = std::min(1, static_cast<int32_t>(10000 * ln.scale));
+    }
+  }
+
+  const float hiddenScale = ctx.scalar<float>(kHiddenStateScale);
+  p.hiddenZeroPoint = static_cast<int8_t>(ctx.scalar<int32_t>(kHiddenStateZeroPoint));
+  const float hiddenEffective =
+      static_cast<float>(std::pow(2.0, -15) / hiddenScale * std::pow(2.0, -15));
+  auto mh = scaleMultiplier(hiddenEffective, "hidden state");
+  NNC_TRY(mh);
+  p.hiddenScale = *mh;
+
+  if (p.projection) {
+    const Shape& pw = ctx.inputShape(kProjectionWeights);
+    auto mp = scaleMultiplier(pw.scale * hiddenScale / prevOut.scale, "projection");
+    NNC_TRY(mp);
+    p.projectionRequant.multiplier = *mp;
+    p.projectionRequant.zeroPoint = prevOut.zeroPoint;
+    p.projectionRequant.min = -128;
+    p.projectionRequant.max = 127;
+    p.projectionBias =
+        foldZeroPoint(ctx.input<int8_t>(kProjectionWeights), p.output, p.units, p.hiddenZeroPoint,
+                      has(ctx, kProjectionBias) ? ctx.input<int32_t>(kProjectionBias) : nullptr);
+    const float clip = ctx.scalar<float>(kProjectionClip);
+    if (clip > 0.0f)
+      p.projectionClip = static_cast<int8_t>(
+          static_cast<int32_t>(std::min(std::max(clip / pw.scale, -128.0f), 127.0f)));
+  }
+  const float cellClip = ctx.scalar<float>(kCellClip);
+  if (cellClip > 0.0f)
+    p.cellClip = static_cast<int16_t>(
+        static_cast<int32_t>(std::min(std::max(cellClip / prevCell.scale, -32768.0f), 32767.0f)));
+  return p;
+}
 
 OperationDef quantizedLstmOperation() {
   return OperationDef{hal::OperationType::QUANTIZED_LSTM, &validate, &prepare, &execute};
