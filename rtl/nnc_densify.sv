@@ -1,0 +1,659 @@
+// Densify unit: turns a TACO-style sparse tensor (NNAPI DENSIFY: traversal order, block
+// map, per-level DENSE or SPARSE_CSR with segments and indices, up to 8 levels) into its
+// dense form in memory. It only moves elements (8, 16 or 32 bits), so any element type works.
+//
+// One operation, all from a descriptor in memory (docs/rtl-datapath.md has the layout):
+//   1. load    the descriptor (header + one 8-word record per level);
+//   2. check   ranks, traversal order, block map, formats, sizes; compute the dense shape,
+//              its element count and each level's weight (dense offset per coordinate step);
+//   3. scan    every SPARSE_CSR level's segments and indices once, as the reference's
+//              validator does (positions per level, segments start at 0, never decrease,
+//              end at the indices count, indices inside the level), and the values count;
+//   4. fill    the whole output with the fill value (zero / the zero point);
+//   5. walk    the levels depth first and write each stored value at its dense offset.
+// Any error ends the operation with done_o and an error code; errors found in steps 1-3
+// leave the output untouched. The walk re-checks every bound it relies on (segment and
+// index ranges, value index, dense offset < output count), so even metadata that changes
+// under the unit cannot make it read outside the described arrays or write outside the
+// output. Not checked: duplicate indices within a segment (the reference rejects them; here
+// the later value wins, still inside the output).
+//
+// Memory: one read in flight at a time (request valid/ready, then a response), posted writes.
+module nnc_densify
+  import nnc_pkg::*;
+(
+  input  logic         clk_i,
+  input  logic         rst_ni,
+
+  // Control: start_i is taken while idle; err_o is valid with done_o and held until the
+  // next start.
+  input  logic         start_i,
+  input  logic [31:0]  desc_addr_i,    // byte address of the descriptor
+  output logic         busy_o,
+  output logic         done_o,         // one-cycle pulse
+  output densify_err_e err_o,
+  output logic [31:0]  written_o,      // stored values written by the last operation
+
+  // Reads: byte address, size code; the response is right-justified.
+  output logic         rd_req_valid_o,
+  input  logic         rd_req_ready_i,
+  output logic [31:0]  rd_req_addr_o,
+  output elem_size_e   rd_req_size_o,
+  input  logic         rd_rsp_valid_i,
+  input  logic [31:0]  rd_rsp_data_i,
+  input  logic         rd_rsp_err_i,
+
+  // Writes: posted, complete on the handshake; data right-justified.
+  output logic         wr_req_valid_o,
+  input  logic         wr_req_ready_i,
+  output logic [31:0]  wr_req_addr_o,
+  output elem_size_e   wr_req_size_o,
+  output logic [31:0]  wr_req_data_o
+);
+
+  localparam int unsigned MaxLevels = DensifyMaxRank;
+
+  typedef enum logic [3:0] {
+    StIdle, StRdReq, StRdRsp, StCheck, StShape, StScanLevel, StFill, StEnter, StStep, StCoord,
+    StWrite, StDone
+  } state_e;
+
+  // What an outstanding read is for: its response handler.
+  typedef enum logic [2:0] {
+    RdDesc, RdScanSeg, RdScanIdx, RdSegLo, RdSegHi, RdIdx, RdVal
+  } rd_kind_e;
+
+  typedef logic [MaxLevels-1:0][31:0] per_level_t;
+
+  // --- State ----------------------------------------------------------------------------------
+  state_e       state_d, state_q;
+  rd_kind_e     rd_kind_d, rd_kind_q;
+  logic [31:0]  rd_addr_d, rd_addr_q;
+  elem_size_e   rd_size_d, rd_size_q;
+  densify_err_e err_d, err_q;
+  logic [31:0]  written_d, written_q;
+
+  // Descriptor.
+  logic [31:0]  desc_d, desc_q;
+  logic [6:0]   word_d, word_q;         // descriptor word being loaded
+  logic [31:0]  levels_d, levels_q;     // n + k
+  logic [31:0]  nblk_d, nblk_q;         // k
+  logic [31:0]  esize_d, esize_q;
+  logic [31:0]  val_addr_d, val_addr_q, val_cnt_d, val_cnt_q;
+  logic [31:0]  out_addr_d, out_addr_q, out_cnt_d, out_cnt_q;
+  logic [31:0]  fill_d, fill_q;
+  per_level_t   trav_d, trav_q, fmt_d, fmt_q, dim_d, dim_q, bmap_d, bmap_q;
+  per_level_t   seg_addr_d, seg_addr_q, seg_cnt_d, seg_cnt_q;
+  per_level_t   idx_addr_d, idx_addr_q, idx_cnt_d, idx_cnt_q;
+
+  // Derived by the checks.
+  per_level_t   weight_d, weight_q;     // dense offset per coordinate step, per level
+  logic [31:0]  elems_d, elems_q;       // dense element count (<= 2^31)
+
+  // Scan and fill.
+  logic [3:0]   scan_l_d, scan_l_q;
+  logic [31:0]  npos_d, npos_q;         // positions of the level above
+  logic [31:0]  cnt_d, cnt_q;           // entry being scanned / element being filled
+  logic [31:0]  prev_d, prev_q;         // previous segment value
+
+  // Walk.
+  logic [2:0]   lvl_d, lvl_q;
+  per_level_t   pos_d, pos_q, end_d, end_q, first_d, first_q, partial_d, partial_q;
+  logic [31:0]  coord_d, coord_q, off_d, off_q, val_d, val_q;
+
+  // --- Descriptor checks (combinational on the loaded descriptor) -----------------------------
+  logic [3:0]  nlev;   // levels, once checked to be 1..8
+  logic [3:0]  rank;   // n = levels - k
+  logic        trav_ok, bmap_ok, fmt_ok, dim_ok;
+  always_comb begin
+    logic [MaxLevels-1:0] seen;
+    nlev    = levels_q[3:0];
+    rank    = levels_q[3:0] - nblk_q[3:0];
+    trav_ok = 1'b1;
+    bmap_ok = 1'b1;
+    fmt_ok  = 1'b1;
+    dim_ok  = 1'b1;
+    seen    = '0;
+    for (int unsigned p = 0; p < MaxLevels; p++) begin
+      if (p < 32'(nlev)) begin
+        // Grid levels permute [0, n), block levels permute [n, n + k).
+        if ($signed(trav_q[p]) < $signed(p < 32'(rank) ? 32'd0 : 32'(rank)) ||
+            $signed(trav_q[p]) >= $signed(p < 32'(rank) ? 32'(rank) : 32'(nlev))) begin
+          trav_ok = 1'b0;
+        end else if (seen[trav_q[p][2:0]]) begin
+          trav_ok = 1'b0;
+        end else begin
+          seen[trav_q[p][2:0]] = 1'b1;
+        end
+        if (fmt_q[p] > 32'd1) fmt_ok = 1'b0;
+        // A DENSE level has no arrays.
+        if (fmt_q[p] == 32'd0 && (seg_cnt_q[p] != '0 || idx_cnt_q[p] != '0)) fmt_ok = 1'b0;
+        if ($signed(dim_q[p]) < 1) dim_ok = 1'b0;
+      end
+      if (p < 32'(nblk_q[3:0])) begin
+        if ($signed(bmap_q[p]) < 0 || $signed(bmap_q[p]) >= $signed(32'(rank))) bmap_ok = 1'b0;
+        if (p > 0 && $signed(bmap_q[p]) <= $signed(bmap_q[(p + MaxLevels - 1) % MaxLevels])) begin
+          bmap_ok = 1'b0;
+        end
+      end
+    end
+  end
+
+  // Dense shape, element count and level weights. Only used once the checks above passed,
+  // so every index below is in range. (A single-cycle cone: fine for a model; silicon would
+  // sequence it over the levels.)
+  logic        shape_ok;
+  logic [63:0] shape_elems;
+  per_level_t  shape_weight;
+  always_comb begin
+    logic [MaxLevels-1:0][63:0] shape;
+    logic [MaxLevels-1:0][31:0] blk;
+    logic [MaxLevels-1:0][63:0] stride;
+    logic [2:0] d;
+    d            = '0;
+    shape_elems  = 64'd1;
+    shape_weight = '0;
+    shape    = '0;
+    blk      = '0;
+    stride   = '0;
+    shape_ok = 1'b1;
+    for (int unsigned i = 0; i < MaxLevels; i++) blk[i] = 32'd1;
+    for (int unsigned p = 0; p < MaxLevels; p++) begin
+      if (p < 32'(rank)) shape[trav_q[p][2:0]] = {32'd0, dim_q[p]};
+    end
+    for (int unsigned p = 0; p < MaxLevels; p++) begin
+      if (p >= 32'(rank) && p < 32'(nlev)) begin
+        d        = bmap_q[3'(trav_q[p][2:0] - rank[2:0])][2:0];
+        blk[d]   = dim_q[p];
+        shape[d] = shape[d] * {32'd0, dim_q[p]};  // both < 2^31
+      end
+    end
+    shape_elems = 64'd1;
+    for (int unsigned i = 0; i < MaxLevels; i++) begin
+      if (i < 32'(rank) && shape_ok) begin
+        if (shape[i] > 64'h0000_0000_ffff_ffff) begin
+          shape_ok = 1'b0;
+        end else begin
+          shape_elems = shape_elems * shape[i];  // <= 2^31 * 2^32
+          if (shape_elems > 64'h0000_0000_8000_0000) shape_ok = 1'b0;
+        end
+      end
+    end
+    // Row-major strides of the dense tensor; with shape_ok every one is <= 2^31.
+    for (int i = MaxLevels - 1; i >= 0; i--) begin
+      if (i == 32'(rank) - 1) stride[i] = 64'd1;
+      else if (i < 32'(rank) - 1) stride[i] = stride[i+1] * shape[i+1];
+    end
+    for (int unsigned p = 0; p < MaxLevels; p++) begin
+      shape_weight[p] = '0;
+      if (p < 32'(rank)) begin
+        shape_weight[p] = 32'(stride[trav_q[p][2:0]] * {32'd0, blk[trav_q[p][2:0]]});
+      end else if (p < 32'(nlev)) begin
+        shape_weight[p] = 32'(stride[bmap_q[3'(trav_q[p][2:0] - rank[2:0])][2:0]]);
+      end
+    end
+  end
+
+  // --- Main FSM -------------------------------------------------------------------------------
+  logic [2:0]  lvl_up;         // lvl - 1
+  logic [2:0]  lvl_dn;         // lvl + 1
+  logic [31:0] parent;         // position of the level above the one being entered
+  logic [31:0] dense_first;    // parent * dim (< 2^31 once the scan passed)
+  logic [63:0] coord_off;      // partial + coord * weight
+  logic [63:0] npos_next;      // positions * dim for a DENSE level in the scan
+  logic [32:0] npos_plus1;
+  logic [2:0]  scan_l3;        // the level being scanned (scan_l < levels)
+  logic [6:0]  last_word;      // last descriptor word of this operation
+  always_comb begin
+    lvl_up      = lvl_q - 3'd1;
+    lvl_dn      = lvl_q + 3'd1;
+    parent      = lvl_q == 3'd0 ? 32'd0 : pos_q[lvl_up];
+    dense_first = parent * dim_q[lvl_q];
+    coord_off   = {32'd0, partial_q[lvl_q]} + {32'd0, coord_q} * {32'd0, weight_q[lvl_q]};
+    scan_l3     = scan_l_q[2:0];
+    npos_next   = {32'd0, npos_q} * {32'd0, dim_q[scan_l3[2:0]]};
+    npos_plus1  = {1'b0, npos_q} + 33'd1;
+    last_word   = 7'(7'd7 + {levels_q[3:0], 3'd0});
+  end
+
+  // Descriptor word -> field.
+  function automatic void store_word(
+      input logic [6:0] w, input logic [31:0] v,
+      inout logic [31:0] levels, inout logic [31:0] nblk, inout logic [31:0] esize,
+      inout logic [31:0] val_addr, inout logic [31:0] val_cnt, inout logic [31:0] out_addr,
+      inout logic [31:0] out_cnt, inout logic [31:0] fill,
+      inout per_level_t trav, inout per_level_t fmt, inout per_level_t dim, inout per_level_t bmap,
+      inout per_level_t seg_addr, inout per_level_t seg_cnt, inout per_level_t idx_addr,
+      inout per_level_t idx_cnt);
+    logic [5:0] lw;
+    lw = 6'(w - 7'd8);
+    if (w < 7'd8) begin
+      unique case (w[2:0])
+        3'd0: levels   = v;
+        3'd1: nblk     = v;
+        3'd2: esize    = v;
+        3'd3: val_addr = v;
+        3'd4: val_cnt  = v;
+        3'd5: out_addr = v;
+        3'd6: out_cnt  = v;
+        default: fill  = v;
+      endcase
+    end else begin
+      unique case (lw[2:0])
+        3'd0: trav[lw[5:3]]     = v;
+        3'd1: fmt[lw[5:3]]      = v;
+        3'd2: dim[lw[5:3]]      = v;
+        3'd3: bmap[lw[5:3]]     = v;
+        3'd4: seg_addr[lw[5:3]] = v;
+        3'd5: seg_cnt[lw[5:3]]  = v;
+        3'd6: idx_addr[lw[5:3]] = v;
+        default: idx_cnt[lw[5:3]] = v;
+      endcase
+    end
+  endfunction
+
+  always_comb begin
+    logic [31:0] rsp;
+    // Defaults: hold.
+    state_d    = state_q;
+    rd_kind_d  = rd_kind_q;
+    rd_addr_d  = rd_addr_q;
+    rd_size_d  = rd_size_q;
+    err_d      = err_q;
+    written_d  = written_q;
+    desc_d     = desc_q;
+    word_d     = word_q;
+    levels_d   = levels_q;
+    nblk_d     = nblk_q;
+    esize_d    = esize_q;
+    val_addr_d = val_addr_q;
+    val_cnt_d  = val_cnt_q;
+    out_addr_d = out_addr_q;
+    out_cnt_d  = out_cnt_q;
+    fill_d     = fill_q;
+    trav_d     = trav_q;
+    fmt_d      = fmt_q;
+    dim_d      = dim_q;
+    bmap_d     = bmap_q;
+    seg_addr_d = seg_addr_q;
+    seg_cnt_d  = seg_cnt_q;
+    idx_addr_d = idx_addr_q;
+    idx_cnt_d  = idx_cnt_q;
+    weight_d   = weight_q;
+    elems_d    = elems_q;
+    scan_l_d   = scan_l_q;
+    npos_d     = npos_q;
+    cnt_d      = cnt_q;
+    prev_d     = prev_q;
+    lvl_d      = lvl_q;
+    pos_d      = pos_q;
+    end_d      = end_q;
+    first_d    = first_q;
+    partial_d  = partial_q;
+    coord_d    = coord_q;
+    off_d      = off_q;
+    val_d      = val_q;
+
+    rd_req_valid_o = 1'b0;
+    wr_req_valid_o = 1'b0;
+    wr_req_addr_o  = out_addr_q + (cnt_q << esize_q[1:0]);
+    wr_req_data_o  = fill_q;
+    done_o         = 1'b0;
+    rsp            = rd_rsp_data_i;
+
+    unique case (state_q)
+      StIdle: begin
+        if (start_i) begin
+          desc_d    = desc_addr_i;
+          err_d     = DensifyOk;
+          written_d = '0;
+          word_d    = '0;
+          // Unloaded level records must not look valid to the checks.
+          levels_d  = '0;
+          nblk_d    = '0;
+          rd_kind_d = RdDesc;
+          rd_addr_d = desc_addr_i;
+          rd_size_d = Elem32;
+          state_d   = StRdReq;
+        end
+      end
+
+      StRdReq: begin
+        rd_req_valid_o = 1'b1;
+        if (rd_req_ready_i) state_d = StRdRsp;
+      end
+
+      StRdRsp: begin
+        if (rd_rsp_valid_i) begin
+          if (rd_rsp_err_i) begin
+            err_d   = DensifyErrBus;
+            state_d = StDone;
+          end else begin
+            unique case (rd_kind_q)
+              RdDesc: begin
+                store_word(word_q, rsp, levels_d, nblk_d, esize_d, val_addr_d, val_cnt_d,
+                           out_addr_d, out_cnt_d, fill_d, trav_d, fmt_d, dim_d, bmap_d,
+                           seg_addr_d, seg_cnt_d, idx_addr_d, idx_cnt_d);
+                if (word_q == 7'd7 &&
+                    (levels_q == '0 || levels_q > 32'(MaxLevels) || nblk_q >= levels_q ||
+                     {nblk_q, 1'b0} > {1'b0, levels_q})) begin
+                  err_d   = DensifyErrRank;
+                  state_d = StDone;
+                end else if (word_q == 7'd7 && esize_q > 32'd2) begin
+                  err_d   = DensifyErrElemSize;
+                  state_d = StDone;
+                end else if (word_q >= 7'd7 && word_q == last_word) begin
+                  state_d = StCheck;
+                end else begin
+                  word_d    = word_q + 7'd1;
+                  rd_addr_d = desc_q + {23'd0, word_q + 7'd1, 2'd0};
+                  state_d   = StRdReq;
+                end
+              end
+
+              RdScanSeg: begin
+                // cnt = q, reading segments[q] for q = 0 .. npos.
+                if ((cnt_q == '0 && rsp != '0) || (cnt_q != '0 && $signed(rsp) < $signed(prev_q)) ||
+                    (cnt_q == npos_q && rsp != idx_cnt_q[scan_l3[2:0]])) begin
+                  err_d   = DensifyErrSegment;
+                  state_d = StDone;
+                end else if (cnt_q != npos_q) begin
+                  prev_d    = rsp;
+                  cnt_d     = cnt_q + 32'd1;
+                  rd_addr_d = seg_addr_q[scan_l3[2:0]] + ((cnt_q + 32'd1) << 2);
+                  state_d   = StRdReq;
+                end else if (idx_cnt_q[scan_l3[2:0]] > elems_q) begin
+                  // More positions than dense elements: some index repeats.
+                  err_d   = DensifyErrIndex;
+                  state_d = StDone;
+                end else if (idx_cnt_q[scan_l3[2:0]] == '0) begin
+                  npos_d   = '0;
+                  scan_l_d = scan_l_q + 4'd1;
+                  state_d  = StScanLevel;
+                end else begin
+                  cnt_d     = '0;
+                  rd_kind_d = RdScanIdx;
+                  rd_addr_d = idx_addr_q[scan_l3[2:0]];
+                  state_d   = StRdReq;
+                end
+              end
+
+              RdScanIdx: begin
+                if ($signed(rsp) < 0 || $signed(rsp) >= $signed(dim_q[scan_l3[2:0]])) begin
+                  err_d   = DensifyErrIndex;
+                  state_d = StDone;
+                end else if (cnt_q + 32'd1 == idx_cnt_q[scan_l3[2:0]]) begin
+                  npos_d   = idx_cnt_q[scan_l3[2:0]];
+                  scan_l_d = scan_l_q + 4'd1;
+                  state_d  = StScanLevel;
+                end else begin
+                  cnt_d     = cnt_q + 32'd1;
+                  rd_addr_d = idx_addr_q[scan_l3[2:0]] + ((cnt_q + 32'd1) << 2);
+                  state_d   = StRdReq;
+                end
+              end
+
+              RdSegLo: begin
+                pos_d[lvl_q] = rsp;
+                rd_kind_d    = RdSegHi;
+                rd_addr_d    = seg_addr_q[lvl_q] + ((parent + 32'd1) << 2);
+                state_d      = StRdReq;
+              end
+
+              RdSegHi: begin
+                if ($signed(pos_q[lvl_q]) < 0 || $signed(rsp) < $signed(pos_q[lvl_q]) ||
+                    rsp > idx_cnt_q[lvl_q]) begin
+                  err_d   = DensifyErrSegment;
+                  state_d = StDone;
+                end else begin
+                  end_d[lvl_q] = rsp;
+                  state_d      = StStep;
+                end
+              end
+
+              RdIdx: begin
+                if ($signed(rsp) < 0 || $signed(rsp) >= $signed(dim_q[lvl_q])) begin
+                  err_d   = DensifyErrIndex;
+                  state_d = StDone;
+                end else begin
+                  coord_d = rsp;
+                  state_d = StCoord;
+                end
+              end
+
+              default: begin  // RdVal
+                val_d   = rsp;
+                state_d = StWrite;
+              end
+            endcase
+          end
+        end
+      end
+
+      StCheck: begin
+        if (!trav_ok) begin
+          err_d   = DensifyErrTraversal;
+          state_d = StDone;
+        end else if (!bmap_ok) begin
+          err_d   = DensifyErrBlockMap;
+          state_d = StDone;
+        end else if (!fmt_ok) begin
+          err_d   = DensifyErrFormat;
+          state_d = StDone;
+        end else if (!dim_ok) begin
+          err_d   = DensifyErrDimension;
+          state_d = StDone;
+        end else begin
+          state_d = StShape;
+        end
+      end
+
+      StShape: begin
+        if (!shape_ok) begin
+          err_d   = DensifyErrDimension;
+          state_d = StDone;
+        end else if ({32'd0, out_cnt_q} != shape_elems) begin
+          err_d   = DensifyErrOutput;
+          state_d = StDone;
+        end else begin
+          weight_d = shape_weight;
+          elems_d  = shape_elems[31:0];
+          scan_l_d = '0;
+          npos_d   = 32'd1;
+          state_d  = StScanLevel;
+        end
+      end
+
+      StScanLevel: begin
+        if (scan_l_q == nlev) begin
+          if (val_cnt_q != npos_q) begin
+            err_d   = DensifyErrValues;
+            state_d = StDone;
+          end else begin
+            cnt_d   = '0;
+            state_d = StFill;
+          end
+        end else if (fmt_q[scan_l3[2:0]] == 32'd0) begin
+          if (npos_next > {32'd0, elems_q}) begin
+            err_d   = DensifyErrIndex;  // only repeated indices above can get here
+            state_d = StDone;
+          end else begin
+            npos_d   = npos_next[31:0];
+            scan_l_d = scan_l_q + 4'd1;
+          end
+        end else if ({1'b0, seg_cnt_q[scan_l3[2:0]]} != npos_plus1) begin
+          err_d   = DensifyErrSegment;
+          state_d = StDone;
+        end else begin
+          cnt_d     = '0;
+          prev_d    = '0;
+          rd_kind_d = RdScanSeg;
+          rd_addr_d = seg_addr_q[scan_l3[2:0]];
+          state_d   = StRdReq;
+        end
+      end
+
+      StFill: begin
+        wr_req_valid_o = 1'b1;
+        if (wr_req_ready_i) begin
+          cnt_d = cnt_q + 32'd1;
+          if (cnt_q + 32'd1 == elems_q) begin
+            lvl_d        = '0;
+            partial_d[0] = '0;
+            state_d      = StEnter;
+          end
+        end
+      end
+
+      StEnter: begin
+        if (fmt_q[lvl_q] == 32'd0) begin
+          first_d[lvl_q] = dense_first;
+          pos_d[lvl_q]   = dense_first;
+          end_d[lvl_q]   = dense_first + dim_q[lvl_q];
+          state_d        = StStep;
+        end else if ({1'b0, parent} + 33'd1 >= {1'b0, seg_cnt_q[lvl_q]}) begin
+          err_d   = DensifyErrSegment;
+          state_d = StDone;
+        end else begin
+          rd_kind_d = RdSegLo;
+          rd_addr_d = seg_addr_q[lvl_q] + (parent << 2);
+          rd_size_d = Elem32;
+          state_d   = StRdReq;
+        end
+      end
+
+      StStep: begin
+        if (pos_q[lvl_q] == end_q[lvl_q]) begin
+          if (lvl_q == '0) begin
+            state_d = StDone;  // the walk is complete
+          end else begin
+            lvl_d         = lvl_up;
+            pos_d[lvl_up] = pos_q[lvl_up] + 32'd1;
+          end
+        end else if (fmt_q[lvl_q] == 32'd0) begin
+          coord_d = pos_q[lvl_q] - first_q[lvl_q];
+          state_d = StCoord;
+        end else begin
+          rd_kind_d = RdIdx;
+          rd_addr_d = idx_addr_q[lvl_q] + (pos_q[lvl_q] << 2);
+          rd_size_d = Elem32;
+          state_d   = StRdReq;
+        end
+      end
+
+      StCoord: begin
+        if (coord_off >= {32'd0, out_cnt_q}) begin
+          err_d   = DensifyErrOutput;
+          state_d = StDone;
+        end else if ({1'b0, lvl_q} == nlev - 4'd1) begin
+          if (pos_q[lvl_q] >= val_cnt_q) begin
+            err_d   = DensifyErrValues;
+            state_d = StDone;
+          end else begin
+            off_d     = coord_off[31:0];
+            rd_kind_d = RdVal;
+            rd_addr_d = val_addr_q + (pos_q[lvl_q] << esize_q[1:0]);
+            rd_size_d = elem_size_e'(esize_q[1:0]);
+            state_d   = StRdReq;
+          end
+        end else begin
+          partial_d[lvl_dn] = coord_off[31:0];
+          lvl_d             = lvl_dn;
+          state_d           = StEnter;
+        end
+      end
+
+      StWrite: begin
+        wr_req_valid_o = 1'b1;
+        wr_req_addr_o  = out_addr_q + (off_q << esize_q[1:0]);
+        wr_req_data_o  = val_q;
+        if (wr_req_ready_i) begin
+          pos_d[lvl_q] = pos_q[lvl_q] + 32'd1;
+          written_d    = written_q + 32'd1;
+          state_d      = StStep;
+        end
+      end
+
+      StDone: begin
+        done_o  = 1'b1;
+        state_d = StIdle;
+      end
+
+      default: begin
+        state_d = StIdle;
+      end
+    endcase
+  end
+
+  // --- Flops ----------------------------------------------------------------------------------
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q   <= StIdle;
+      err_q     <= DensifyOk;
+      written_q <= '0;
+    end else begin
+      state_q   <= state_d;
+      err_q     <= err_d;
+      written_q <= written_d;
+    end
+  end
+
+  // Everything else is loaded before it is used in an operation: no reset needed.
+  always_ff @(posedge clk_i) begin
+    rd_kind_q  <= rd_kind_d;
+    rd_addr_q  <= rd_addr_d;
+    rd_size_q  <= rd_size_d;
+    desc_q     <= desc_d;
+    word_q     <= word_d;
+    levels_q   <= levels_d;
+    nblk_q     <= nblk_d;
+    esize_q    <= esize_d;
+    val_addr_q <= val_addr_d;
+    val_cnt_q  <= val_cnt_d;
+    out_addr_q <= out_addr_d;
+    out_cnt_q  <= out_cnt_d;
+    fill_q     <= fill_d;
+    trav_q     <= trav_d;
+    fmt_q      <= fmt_d;
+    dim_q      <= dim_d;
+    bmap_q     <= bmap_d;
+    seg_addr_q <= seg_addr_d;
+    seg_cnt_q  <= seg_cnt_d;
+    idx_addr_q <= idx_addr_d;
+    idx_cnt_q  <= idx_cnt_d;
+    weight_q   <= weight_d;
+    elems_q    <= elems_d;
+    scan_l_q   <= scan_l_d;
+    npos_q     <= npos_d;
+    cnt_q      <= cnt_d;
+    prev_q     <= prev_d;
+    lvl_q      <= lvl_d;
+    pos_q      <= pos_d;
+    end_q      <= end_d;
+    first_q    <= first_d;
+    partial_q  <= partial_d;
+    coord_q    <= coord_d;
+    off_q      <= off_d;
+    val_q      <= val_d;
+  end
+
+  assign busy_o        = state_q != StIdle;
+  assign err_o         = err_q;
+  assign written_o     = written_q;
+  assign rd_req_addr_o = rd_addr_q;
+  assign rd_req_size_o = rd_size_q;
+  assign wr_req_size_o = elem_size_e'(esize_q[1:0]);
+
+  // --- Assertions ---------------------------------------------------------------------------
+`ifndef SYNTHESIS
+  // Responses only come for the one outstanding request.
+  RspExpected_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      rd_rsp_valid_i |-> state_q == StRdRsp)
+    else $error("nnc_densify: read response with no request outstanding");
+  // Every write lands inside the output (the walk's own bound checks make this hold).
+  WriteInOutput_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      (wr_req_valid_o && state_q == StWrite) |-> off_q < out_cnt_q)
+    else $error("nnc_densify: write beyond the output");
+`endif
+
+endmodule
