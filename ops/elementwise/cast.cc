@@ -25,6 +25,7 @@ bool isIdentityOnlyType(OperandType t) {
 Status validate(const OperationContext& ctx) {
   NNC_TRY(checkInputCount(ctx, {1}));
   NNC_TRY(checkOutputCount(ctx, 1));
+  NNC_TRY(checkNotOmitted(ctx, 0));
   const OperandType in = ctx.inputType(0);
   const OperandType out = ctx.outputShape(0).type;
   if (isNumericCastType(in)) {

@@ -35,7 +35,13 @@ Status checkOutputCount(const OperationContext& ctx, size_t expected) {
   return Status::Ok();
 }
 
+Status checkNotOmitted(const OperationContext& ctx, size_t i) {
+  if (ctx.isOmitted(i)) return hal::fail("input ", i, ": required, but it has no value (omitted)");
+  return Status::Ok();
+}
+
 Status checkInputType(const OperationContext& ctx, size_t i, OperandType expected) {
+  NNC_TRY(checkNotOmitted(ctx, i));
   if (ctx.inputType(i) != expected)
     return hal::fail("input ", i, ": expected type ", hal::toString(expected), ", found ",
                      hal::toString(ctx.inputType(i)));
@@ -51,6 +57,7 @@ Status checkOutputType(const OperationContext& ctx, size_t i, OperandType expect
 
 Status checkSupportedType(const OperationContext& ctx, size_t i,
                           std::initializer_list<OperandType> allowed) {
+  NNC_TRY(checkNotOmitted(ctx, i));
   for (OperandType t : allowed)
     if (ctx.inputType(i) == t) return Status::Ok();
   return hal::fail("input ", i, ": unsupported type ", hal::toString(ctx.inputType(i)),

@@ -18,6 +18,8 @@ namespace nncosim::ops::elementwise {
 
 Status checkInputCount(const OperationContext& ctx, std::initializer_list<size_t> allowed);
 Status checkOutputCount(const OperationContext& ctx, size_t expected);
+// Input i must not be an omitted optional input (implied by the two checks below).
+Status checkNotOmitted(const OperationContext& ctx, size_t i);
 // Input i must have exactly `expected` type.
 Status checkInputType(const OperationContext& ctx, size_t i, OperandType expected);
 Status checkOutputType(const OperationContext& ctx, size_t i, OperandType expected);

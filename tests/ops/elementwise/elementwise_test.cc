@@ -40,6 +40,9 @@ class OneOp {
         hal::DataLocation{0, static_cast<uint32_t>(at), static_cast<uint32_t>(size)};
     return i;
   }
+  uint32_t noValue(OperandType t) {
+    return add(t, {}, OperandLifeTime::NO_VALUE, 0, 0);
+  }
   uint32_t int32(int32_t v) { return constant<int32_t>(OperandType::INT32, {}, {v}); }
   uint32_t float32(float v) { return constant<float>(OperandType::FLOAT32, {}, {v}); }
   void op(OperationType t, std::vector<uint32_t> in, std::vector<uint32_t> out) {
@@ -124,6 +127,18 @@ TEST(ElementwiseBroadcast, IncompatibleShapesAreAnError) {
                   tensor<float>(OperandType::TENSOR_FLOAT32, {1, 2, 3, 4}, {4})});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().find("broadcast"), std::string::npos) << r.error();
+}
+
+TEST(ElementwiseArithmetic, OmittedActivationIsAnError) {
+  OneOp m;
+  const uint32_t a = m.input(OperandType::TENSOR_FLOAT32, {1});
+  const uint32_t b = m.input(OperandType::TENSOR_FLOAT32, {1});
+  const uint32_t out = m.output(OperandType::TENSOR_FLOAT32, {1});
+  m.op(OperationType::ADD, {a, b, m.noValue(OperandType::INT32)}, {out});
+  auto r = m.run({tensor<float>(OperandType::TENSOR_FLOAT32, {1}, {1}),
+                  tensor<float>(OperandType::TENSOR_FLOAT32, {2}, {1})});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("omitted"), std::string::npos) << r.error();
 }
 
 TEST(ElementwiseArithmetic, FloatAddBroadcastsWithRelu) {
