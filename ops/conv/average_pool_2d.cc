@@ -23,8 +23,8 @@ Status runQuant(OperationContext& ctx, const PoolGeometry& g) {
       quant::activationRange(g.activation, out.scale, out.zeroPoint, range.min, range.max);
   const std::vector<T> in = loadNhwc<T>(ctx, 0, g.nchw);
   std::vector<T> res(size_t{g.batches} * g.outH * g.outW * g.channels);
-  forEachWindow(g, [&](uint32_t b, uint32_t oy, uint32_t ox, uint32_t y0, uint32_t y1,
-                       uint32_t x0, uint32_t x1) {
+  forEachWindow(g, [&](uint32_t b, uint32_t oy, uint32_t ox, uint32_t y0, uint32_t y1, uint32_t x0,
+                       uint32_t x1) {
     const int32_t count = static_cast<int32_t>((y1 - y0) * (x1 - x0));
     T* o = res.data() + ((size_t{b} * g.outH + oy) * g.outW + ox) * g.channels;
     for (uint32_t c = 0; c < g.channels; ++c) {
@@ -45,8 +45,8 @@ Status runFloat(OperationContext& ctx, const PoolGeometry& g) {
   const FloatRange r = floatActivationRange(g.activation);
   const std::vector<float> in = loadFloatNhwc(ctx, 0, g.nchw);
   std::vector<float> res(size_t{g.batches} * g.outH * g.outW * g.channels);
-  forEachWindow(g, [&](uint32_t b, uint32_t oy, uint32_t ox, uint32_t y0, uint32_t y1,
-                       uint32_t x0, uint32_t x1) {
+  forEachWindow(g, [&](uint32_t b, uint32_t oy, uint32_t ox, uint32_t y0, uint32_t y1, uint32_t x0,
+                       uint32_t x1) {
     const float count = static_cast<float>((y1 - y0) * (x1 - x0));
     float* o = res.data() + ((size_t{b} * g.outH + oy) * g.outW + ox) * g.channels;
     for (uint32_t c = 0; c < g.channels; ++c) {

@@ -17,7 +17,7 @@ using hal::OperandType;
 
 struct MatmulGeometry {
   std::vector<uint32_t> outDims;
-  uint32_t batches = 1;     // product of the batch dimensions of the output (= lhs)
+  uint32_t batches = 1;       // product of the batch dimensions of the output (= lhs)
   bool rhsBroadcast = false;  // rhs has batch dimensions of 1 where lhs has more
   std::vector<uint32_t> lhsBatch, rhsBatch;
   uint32_t rows = 0, cols = 0, depth = 0;  // out is rows x cols, summing over depth
@@ -127,8 +127,8 @@ Status validateBatchMatmul(const OperationContext& ctx) {
   NNC_TRY(checkRankRangeIfKnown(ctx, 0, 2, 4));
   NNC_TRY(checkRankRangeIfKnown(ctx, 1, 2, 4));
   if (t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
-    auto p = makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), nullptr,
-                                 ctx.outputShape(0), quant::kActNone, 1);
+    auto p = makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), nullptr, ctx.outputShape(0),
+                                 quant::kActNone, 1);
     if (!p.ok()) return hal::Error{p.error()};
   }
   return Status::Ok();
@@ -173,7 +173,9 @@ Status executeBatchMatmul(OperationContext& ctx) {
       const ConvQuantParams& params = *p;
       matmul<int8_t, int64_t>(
           *g, ctx.input<int8_t>(0), ctx.input<int8_t>(1),
-          [lhsZp, rhsZp](int8_t a, int8_t b) { return (int64_t{a} - lhsZp) * (int64_t{b} - rhsZp); },
+          [lhsZp, rhsZp](int8_t a, int8_t b) {
+            return (int64_t{a} - lhsZp) * (int64_t{b} - rhsZp);
+          },
           [&params](int64_t acc) {
             return static_cast<int8_t>(params.requantize(wrapToInt32(acc), 0));
           },

@@ -1,5 +1,8 @@
 #include "ops/conv/conv_args.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "ops/conv/conv_common.h"
 #include "ops/conv/conv_params.h"
 
@@ -10,9 +13,12 @@ using hal::OperandType;
 
 const char* kindName(ConvKind kind) {
   switch (kind) {
-    case ConvKind::kConv: return "CONV_2D";
-    case ConvKind::kDepthwise: return "DEPTHWISE_CONV_2D";
-    case ConvKind::kGrouped: return "GROUPED_CONV_2D";
+    case ConvKind::kConv:
+      return "CONV_2D";
+    case ConvKind::kDepthwise:
+      return "DEPTHWISE_CONV_2D";
+    case ConvKind::kGrouped:
+      return "GROUPED_CONV_2D";
   }
   return "?";
 }
@@ -29,10 +35,9 @@ hal::Result<ConvSignature> convSignature(const OperationContext& ctx, ConvKind k
   if (kind == ConvKind::kGrouped) {
     NNC_TRY(checkCounts(ctx, {implicitCore + 1, explicitCore + 1}, 1));
   } else {
-    NNC_TRY(checkCounts(ctx,
-                        {implicitCore, implicitCore + 1, explicitCore, explicitCore + 1,
-                         explicitCore + 3},
-                        1));
+    NNC_TRY(checkCounts(
+        ctx, {implicitCore, implicitCore + 1, explicitCore, explicitCore + 1, explicitCore + 3},
+        1));
   }
   const size_t n = ctx.numInputs();
   ConvSignature s;
@@ -73,10 +78,9 @@ Status validateConvOperands(const OperationContext& ctx, ConvKind kind) {
     if (ctx.isOmitted(1)) return hal::fail(inputName(ctx, 1), ": the filter is omitted");
     const OperandType filterType = ctx.inputType(1);
     if (filterType != inType && filterType != OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL)
-      return hal::fail(inputName(ctx, 1), ": filter type ", hal::toString(filterType),
-                       " must be ", hal::toString(inType),
-                       " or TENSOR_QUANT8_SYMM_PER_CHANNEL for a ", hal::toString(inType),
-                       " input");
+      return hal::fail(inputName(ctx, 1), ": filter type ", hal::toString(filterType), " must be ",
+                       hal::toString(inType), " or TENSOR_QUANT8_SYMM_PER_CHANNEL for a ",
+                       hal::toString(inType), " input");
     if (filterType == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
       const Shape& f = ctx.inputShape(1);
       const uint32_t want = filterChannelDim(kind);
@@ -91,8 +95,8 @@ Status validateConvOperands(const OperationContext& ctx, ConvKind kind) {
   // Scalar parameters: all INT32 up to the layout flag.
   for (size_t i = 3; i < sig.core; ++i) NNC_TRY(checkInputType(ctx, i, OperandType::INT32));
   if (sig.hasLayout) NNC_TRY(checkInputType(ctx, sig.core, OperandType::BOOL));
-  if (sig.hasDilation) NNC_TRY(checkInputTypes(ctx, sig.core + 1, {OperandType::INT32,
-                                                                    OperandType::INT32}));
+  if (sig.hasDilation)
+    NNC_TRY(checkInputTypes(ctx, sig.core + 1, {OperandType::INT32, OperandType::INT32}));
   NNC_TRY(checkOutputType(ctx, 0, inType));
 
   NNC_TRY(checkRankIfKnown(ctx, 0, 4));
@@ -104,8 +108,8 @@ Status validateConvOperands(const OperationContext& ctx, ConvKind kind) {
     const Shape& filter = ctx.inputShape(1);
     const uint32_t channels =
         filter.channelQuant ? static_cast<uint32_t>(filter.channelQuant->scales.size()) : 1;
-    auto p = makeConvQuantParams(ctx.inputShape(0), filter, &ctx.inputShape(2),
-                                 ctx.outputShape(0), quant::kActNone, channels);
+    auto p = makeConvQuantParams(ctx.inputShape(0), filter, &ctx.inputShape(2), ctx.outputShape(0),
+                                 quant::kActNone, channels);
     if (!p.ok()) return hal::Error{p.error()};
   }
   // Parameter values known now (constants) are checked early.
@@ -182,8 +186,7 @@ hal::Result<ConvGeometry> convGeometry(const OperationContext& ctx, ConvKind kin
       g.outC = filter.dim(0);
       if (filter.dim(3) != g.inC)
         return hal::fail(inputName(ctx, 1), ": filter shape ", toString(filter.dimensions),
-                         " has depth ", filter.dim(3), " but the input has ", g.inC,
-                         " channels");
+                         " has depth ", filter.dim(3), " but the input has ", g.inC, " channels");
       break;
     case ConvKind::kDepthwise:
       g.outC = filter.dim(3);
@@ -198,11 +201,11 @@ hal::Result<ConvGeometry> convGeometry(const OperationContext& ctx, ConvKind kin
     case ConvKind::kGrouped:
       g.outC = filter.dim(0);
       if (uint64_t{filter.dim(3)} * static_cast<uint64_t>(g.extra) != g.inC)
-        return hal::fail(inputName(ctx, 1), ": filter depth ", filter.dim(3), " * groups ",
-                         g.extra, " must equal the input's ", g.inC, " channels");
+        return hal::fail(inputName(ctx, 1), ": filter depth ", filter.dim(3), " * groups ", g.extra,
+                         " must equal the input's ", g.inC, " channels");
       if (g.outC % static_cast<uint32_t>(g.extra) != 0)
-        return hal::fail(inputName(ctx, 1), ": ", g.outC,
-                         " output channels are not divisible by ", g.extra, " groups");
+        return hal::fail(inputName(ctx, 1), ": ", g.outC, " output channels are not divisible by ",
+                         g.extra, " groups");
       break;
   }
   if (g.outC == 0)
@@ -225,15 +228,16 @@ hal::Result<ConvGeometry> convGeometry(const OperationContext& ctx, ConvKind kin
   const int64_t effH = (int64_t{g.filterH} - 1) * g.dilationH + 1;
   if (effW <= g.padLeft || effW <= g.padRight || effH <= g.padTop || effH <= g.padBottom)
     return hal::fail("paddings (left ", g.padLeft, ", right ", g.padRight, ", top ", g.padTop,
-                     ", bottom ", g.padBottom, ") must be smaller than the effective filter ",
-                     effW, "x", effH, " (w x h)");
-  const int64_t outW =
-      convOutSize(g.inW, g.filterW, g.strideW, g.dilationW, g.padLeft, g.padRight);
-  const int64_t outH =
-      convOutSize(g.inH, g.filterH, g.strideH, g.dilationH, g.padTop, g.padBottom);
+                     ", bottom ", g.padBottom, ") must be smaller than the effective filter ", effW,
+                     "x", effH, " (w x h)");
+  const int64_t outW = convOutSize(g.inW, g.filterW, g.strideW, g.dilationW, g.padLeft, g.padRight);
+  const int64_t outH = convOutSize(g.inH, g.filterH, g.strideH, g.dilationH, g.padTop, g.padBottom);
   if (outW <= 0 || outH <= 0)
     return hal::fail("input ", g.inW, "x", g.inH, " (w x h) with padding is smaller than the ",
                      effW, "x", effH, " effective filter: output would be ", outW, "x", outH);
+  NNC_TRY(checkOutputSize(outH, outW,
+                          {g.batches, static_cast<uint32_t>(std::min<int64_t>(outH, UINT32_MAX)),
+                           static_cast<uint32_t>(std::min<int64_t>(outW, UINT32_MAX)), g.outC}));
   g.outW = static_cast<uint32_t>(outW);
   g.outH = static_cast<uint32_t>(outH);
   return g;

@@ -104,6 +104,18 @@ int64_t convOutSize(int64_t inSize, int64_t filterSize, int64_t stride, int64_t 
   return (inSize - effectiveFilter + stride + padHead + padTail) / stride;
 }
 
+Status checkOutputSize(int64_t outH, int64_t outW, const std::vector<uint32_t>& dims) {
+  if (outH <= 0 || outW <= 0 || outH > INT32_MAX || outW > INT32_MAX)
+    return hal::fail("output size ", outW, "x", outH, " (w x h) is out of range");
+  uint64_t n = 1;
+  for (uint32_t d : dims) {
+    n *= d;  // n <= 2^31 and d < 2^32: no overflow
+    if (n > (uint64_t{1} << 31))
+      return hal::fail("output shape ", toString(dims), " has more than 2^31 elements");
+  }
+  return Status::Ok();
+}
+
 Status checkActivation(int32_t activation, const OperationContext& ctx, size_t i) {
   if (activation < quant::kActNone || activation > quant::kActRelu6)
     return hal::fail(inputName(ctx, i), ": fused activation ", activation,

@@ -50,6 +50,10 @@ void explicitPadding(int32_t inSize, int32_t stride, int32_t dilation, int32_t f
 int64_t convOutSize(int64_t inSize, int64_t filterSize, int64_t stride, int64_t dilation,
                     int64_t padHead, int64_t padTail);
 
+// Rejects spatial sizes above INT32_MAX and tensors of more than 2^31 elements, computed
+// without overflow (so that a wrapped element count can never pass a size check).
+Status checkOutputSize(int64_t outH, int64_t outW, const std::vector<uint32_t>& dims);
+
 Status checkActivation(int32_t activation, const OperationContext& ctx, size_t i);
 Status checkPaddingScheme(int32_t scheme, const OperationContext& ctx, size_t i);
 

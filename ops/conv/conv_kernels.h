@@ -60,8 +60,8 @@ void groupedConvNhwc(const ConvGeometry& g, uint32_t groups, const TIn* in, Acc 
             for (uint32_t fx = 0; fx < g.filterW; ++fx) {
               const int64_t ix = x0 + int64_t{fx} * g.dilationW;
               if (ix < 0 || ix >= g.inW) continue;
-              const TIn* px = in + ((size_t{b} * g.inH + iy) * g.inW + ix) * g.inC +
-                              size_t{group} * groupIn;
+              const TIn* px =
+                  in + ((size_t{b} * g.inH + iy) * g.inW + ix) * g.inC + size_t{group} * groupIn;
               const TW* pw = filter + ((size_t{oc} * g.filterH + fy) * g.filterW + fx) * groupIn;
               for (uint32_t k = 0; k < groupIn; ++k)
                 acc += (static_cast<Acc>(px[k]) - inZp) * (static_cast<Acc>(pw[k]) - wZp);

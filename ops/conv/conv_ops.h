@@ -5,7 +5,7 @@
 
 namespace nncosim::ops::conv {
 
-#define NNC_CONV_DECLARE_OP(Name)                  \
+#define NNC_CONV_DECLARE_OP(Name)                     \
   Status validate##Name(const OperationContext& ctx); \
   Status prepare##Name(OperationContext& ctx);        \
   Status execute##Name(OperationContext& ctx);

@@ -14,8 +14,8 @@ hal::Result<quant::QuantizedMultiplier> toMultiplier(double real, const char* wh
   if (!(real >= 0.0)) return hal::fail(what, " multiplier ", real, " is negative or NaN");
   const quant::QuantizedMultiplier m = quant::quantizeMultiplier(real);
   if (m.shift > 30)
-    return hal::fail(what, " multiplier ", real, " of channel ", channel,
-                     " is too large (shift ", m.shift, " > 30)");
+    return hal::fail(what, " multiplier ", real, " of channel ", channel, " is too large (shift ",
+                     m.shift, " > 30)");
   return m;
 }
 

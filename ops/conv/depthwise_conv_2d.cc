@@ -9,8 +9,12 @@ Status validateDepthwiseConv2D(const OperationContext& ctx) {
   return validateConvOperands(ctx, ConvKind::kDepthwise);
 }
 
-Status prepareDepthwiseConv2D(OperationContext& ctx) { return prepareConv(ctx, ConvKind::kDepthwise); }
+Status prepareDepthwiseConv2D(OperationContext& ctx) {
+  return prepareConv(ctx, ConvKind::kDepthwise);
+}
 
-Status executeDepthwiseConv2D(OperationContext& ctx) { return executeDirectConv(ctx, ConvKind::kDepthwise); }
+Status executeDepthwiseConv2D(OperationContext& ctx) {
+  return executeDirectConv(ctx, ConvKind::kDepthwise);
+}
 
 }  // namespace nncosim::ops::conv

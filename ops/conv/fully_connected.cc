@@ -94,8 +94,8 @@ Status validateFullyConnected(const OperationContext& ctx) {
     return hal::fail(inputName(ctx, 2), ": bias has ", bias.dim(0), " elements but the weights ",
                      toString(w.dimensions), " have ", w.dim(0), " units");
   if (isQuant8(t)) {
-    auto p = makeConvQuantParams(ctx.inputShape(0), w, &bias, ctx.outputShape(0),
-                                 quant::kActNone, 1);
+    auto p =
+        makeConvQuantParams(ctx.inputShape(0), w, &bias, ctx.outputShape(0), quant::kActNone, 1);
     if (!p.ok()) return hal::Error{p.error()};
   }
   if (ctx.hasInputValue(3)) NNC_TRY(checkActivation(intScalar(ctx, 3), ctx, 3));

@@ -11,6 +11,8 @@ Status validateGroupedConv2D(const OperationContext& ctx) {
 
 Status prepareGroupedConv2D(OperationContext& ctx) { return prepareConv(ctx, ConvKind::kGrouped); }
 
-Status executeGroupedConv2D(OperationContext& ctx) { return executeDirectConv(ctx, ConvKind::kGrouped); }
+Status executeGroupedConv2D(OperationContext& ctx) {
+  return executeDirectConv(ctx, ConvKind::kGrouped);
+}
 
 }  // namespace nncosim::ops::conv

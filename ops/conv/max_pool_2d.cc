@@ -17,8 +17,8 @@ using hal::OperandType;
 template <typename T, typename V>
 std::vector<T> maxPool(const PoolGeometry& g, const std::vector<T>& in, V lo, V hi) {
   std::vector<T> res(size_t{g.batches} * g.outH * g.outW * g.channels);
-  forEachWindow(g, [&](uint32_t b, uint32_t oy, uint32_t ox, uint32_t y0, uint32_t y1,
-                       uint32_t x0, uint32_t x1) {
+  forEachWindow(g, [&](uint32_t b, uint32_t oy, uint32_t ox, uint32_t y0, uint32_t y1, uint32_t x0,
+                       uint32_t x1) {
     T* o = res.data() + ((size_t{b} * g.outH + oy) * g.outW + ox) * g.channels;
     for (uint32_t c = 0; c < g.channels; ++c) {
       T m = std::numeric_limits<T>::lowest();

@@ -1,5 +1,8 @@
 #include "ops/conv/pooling.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "ops/conv/conv_common.h"
 
 namespace nncosim::ops::conv {
@@ -81,10 +84,10 @@ hal::Result<PoolGeometry> poolGeometry(const OperationContext& ctx) {
     return hal::fail(inputName(ctx, 0), ": only the batch dimension may be 0, shape is ",
                      toString(in.dimensions));
   if (!isExplicit(ctx)) {
-    explicitPadding(static_cast<int32_t>(g.inW), g.strideW, 1, g.filterW, scheme, false,
-                    &g.padLeft, &g.padRight);
-    explicitPadding(static_cast<int32_t>(g.inH), g.strideH, 1, g.filterH, scheme, false,
-                    &g.padTop, &g.padBottom);
+    explicitPadding(static_cast<int32_t>(g.inW), g.strideW, 1, g.filterW, scheme, false, &g.padLeft,
+                    &g.padRight);
+    explicitPadding(static_cast<int32_t>(g.inH), g.strideH, 1, g.filterH, scheme, false, &g.padTop,
+                    &g.padBottom);
   }
   if (g.padLeft < 0 || g.padRight < 0 || g.padTop < 0 || g.padBottom < 0)
     return hal::fail("paddings (left ", g.padLeft, ", right ", g.padRight, ", top ", g.padTop,
@@ -93,13 +96,17 @@ hal::Result<PoolGeometry> poolGeometry(const OperationContext& ctx) {
   if (g.filterW <= g.padLeft || g.filterW <= g.padRight || g.filterH <= g.padTop ||
       g.filterH <= g.padBottom)
     return hal::fail("paddings (left ", g.padLeft, ", right ", g.padRight, ", top ", g.padTop,
-                     ", bottom ", g.padBottom, ") must be smaller than the filter ", g.filterW,
-                     "x", g.filterH, " (w x h)");
+                     ", bottom ", g.padBottom, ") must be smaller than the filter ", g.filterW, "x",
+                     g.filterH, " (w x h)");
   const int64_t outW = convOutSize(g.inW, g.filterW, g.strideW, 1, g.padLeft, g.padRight);
   const int64_t outH = convOutSize(g.inH, g.filterH, g.strideH, 1, g.padTop, g.padBottom);
   if (outW <= 0 || outH <= 0)
     return hal::fail("input ", g.inW, "x", g.inH, " (w x h) with padding is smaller than the ",
                      g.filterW, "x", g.filterH, " filter: output would be ", outW, "x", outH);
+  NNC_TRY(
+      checkOutputSize(outH, outW,
+                      {g.batches, static_cast<uint32_t>(std::min<int64_t>(outH, UINT32_MAX)),
+                       static_cast<uint32_t>(std::min<int64_t>(outW, UINT32_MAX)), g.channels}));
   g.outW = static_cast<uint32_t>(outW);
   g.outH = static_cast<uint32_t>(outH);
   return g;

@@ -20,10 +20,10 @@ void registerConvOperations(OperationTable& t) {
                      &conv::prepareBatchMatmul, &conv::executeBatchMatmul});
   t.add(OperationDef{OperationType::AVERAGE_POOL_2D, &conv::validateAveragePool2D,
                      &conv::prepareAveragePool2D, &conv::executeAveragePool2D});
-  t.add(OperationDef{OperationType::MAX_POOL_2D, &conv::validateMaxPool2D,
-                     &conv::prepareMaxPool2D, &conv::executeMaxPool2D});
-  t.add(OperationDef{OperationType::L2_POOL_2D, &conv::validateL2Pool2D,
-                     &conv::prepareL2Pool2D, &conv::executeL2Pool2D});
+  t.add(OperationDef{OperationType::MAX_POOL_2D, &conv::validateMaxPool2D, &conv::prepareMaxPool2D,
+                     &conv::executeMaxPool2D});
+  t.add(OperationDef{OperationType::L2_POOL_2D, &conv::validateL2Pool2D, &conv::prepareL2Pool2D,
+                     &conv::executeL2Pool2D});
 }
 
 }  // namespace nncosim::ops

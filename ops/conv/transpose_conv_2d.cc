@@ -7,6 +7,8 @@
 //                  9 activation, 10 layout
 // Right/bottom paddings may be negative (NNAPI uses that to pick among the output sizes
 // a strided transpose convolution can produce).
+#include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "ops/conv/conv_common.h"
@@ -68,8 +70,10 @@ hal::Result<TransposeGeometry> geometry(const OperationContext& ctx) {
   } else {
     const Shape& os = ctx.inputShape(3);
     if (os.rank() != 1 || os.dim(0) != 4)
-      return hal::fail(inputName(ctx, 3), ": the output shape must be a 1-D tensor of 4 "
-                       "elements, found shape ", toString(os.dimensions));
+      return hal::fail(inputName(ctx, 3),
+                       ": the output shape must be a 1-D tensor of 4 "
+                       "elements, found shape ",
+                       toString(os.dimensions));
     const int32_t* shape = ctx.input<int32_t>(3);
     const int32_t scheme = intScalar(ctx, 4);
     NNC_TRY(checkPaddingScheme(scheme, ctx, 4));
@@ -80,10 +84,10 @@ hal::Result<TransposeGeometry> geometry(const OperationContext& ctx) {
     // Only the spatial sizes of the requested shape matter: they fix the padding.
     const int32_t wantW = g.nchw ? shape[3] : shape[2];
     const int32_t wantH = g.nchw ? shape[2] : shape[1];
-    explicitPadding(wantW, g.strideW, 1, static_cast<int32_t>(g.filterW), scheme, true,
-                    &g.padLeft, &g.padRight);
-    explicitPadding(wantH, g.strideH, 1, static_cast<int32_t>(g.filterH), scheme, true,
-                    &g.padTop, &g.padBottom);
+    explicitPadding(wantW, g.strideW, 1, static_cast<int32_t>(g.filterW), scheme, true, &g.padLeft,
+                    &g.padRight);
+    explicitPadding(wantH, g.strideH, 1, static_cast<int32_t>(g.filterH), scheme, true, &g.padTop,
+                    &g.padBottom);
   }
   if (g.padLeft < 0 || g.padTop < 0)
     return hal::fail("paddings left ", g.padLeft, " and top ", g.padTop, " must be >= 0");
@@ -96,18 +100,23 @@ hal::Result<TransposeGeometry> geometry(const OperationContext& ctx) {
   if (bias.dim(0) != g.outC)
     return hal::fail(inputName(ctx, 2), ": bias has ", bias.dim(0), " elements for ", g.outC,
                      " output channels");
-  if (g.inH == 0 || g.inW == 0 || g.inC == 0 || g.outC == 0 || g.filterH == 0 ||
-      g.filterW == 0)
+  if (g.inH == 0 || g.inW == 0 || g.inC == 0 || g.outC == 0 || g.filterH == 0 || g.filterW == 0)
     return hal::fail("only the batch dimension may be 0: input ", toString(in.dimensions),
                      ", filter ", toString(filter.dimensions));
-  const int64_t outW = int64_t{g.inW} * g.strideW + g.filterW - g.strideW - g.padLeft -
-                       int64_t{g.padRight};
-  const int64_t outH = int64_t{g.inH} * g.strideH + g.filterH - g.strideH - g.padTop -
-                       int64_t{g.padBottom};
-  if (outW <= 0 || outH <= 0 || outW > INT32_MAX || outH > INT32_MAX)
-    return hal::fail("output size ", outW, "x", outH, " (w x h) is not positive");
+  const int64_t outW =
+      int64_t{g.inW} * g.strideW + g.filterW - g.strideW - g.padLeft - int64_t{g.padRight};
+  const int64_t outH =
+      int64_t{g.inH} * g.strideH + g.filterH - g.strideH - g.padTop - int64_t{g.padBottom};
+  const auto clampH = static_cast<uint32_t>(std::clamp<int64_t>(outH, 0, UINT32_MAX));
+  const auto clampW = static_cast<uint32_t>(std::clamp<int64_t>(outW, 0, UINT32_MAX));
+  NNC_TRY(checkOutputSize(outH, outW, {g.batches, clampH, clampW, g.outC}));
   g.outW = static_cast<uint32_t>(outW);
   g.outH = static_cast<uint32_t>(outH);
+  // The scatter accumulates in 64 bits per output element: bound that buffer like outputs.
+  const uint64_t accBytes = uint64_t{g.batches} * g.outH * g.outW * g.outC * sizeof(int64_t);
+  if (accBytes > (uint64_t{1} << 31))
+    return hal::fail("output ", g.batches, "x", g.outH, "x", g.outW, "x", g.outC, " needs a ",
+                     accBytes, "-byte accumulator, more than the 2 GiB limit");
   return g;
 }
 
@@ -162,8 +171,7 @@ Status runQuant(OperationContext& ctx, const TransposeGeometry& g) {
   if (!p.ok()) return hal::Error{p.error()};
   const std::vector<T> in = loadNhwc<T>(ctx, 0, g.nchw);
   const std::vector<int64_t> acc = scatter<int64_t>(g, in.data(), int64_t{p->inputZeroPoint},
-                                                    ctx.input<TW>(1),
-                                                    int64_t{p->filterZeroPoint});
+                                                    ctx.input<TW>(1), int64_t{p->filterZeroPoint});
   const QuantStage<T> stage{ctx.input<int32_t>(2), &*p};
   std::vector<T> out(acc.size());
   for (size_t i = 0; i < acc.size(); ++i) out[i] = stage(acc[i], i % g.outC);
@@ -187,8 +195,8 @@ Status validateTransposeConv2D(const OperationContext& ctx) {
     if (ctx.isOmitted(1)) return hal::fail(inputName(ctx, 1), ": the filter is omitted");
     const OperandType filterType = ctx.inputType(1);
     if (filterType != inType && filterType != OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL)
-      return hal::fail(inputName(ctx, 1), ": filter type ", hal::toString(filterType),
-                       " must be ", hal::toString(inType), " or TENSOR_QUANT8_SYMM_PER_CHANNEL");
+      return hal::fail(inputName(ctx, 1), ": filter type ", hal::toString(filterType), " must be ",
+                       hal::toString(inType), " or TENSOR_QUANT8_SYMM_PER_CHANNEL");
     if (filterType == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
       const Shape& f = ctx.inputShape(1);
       if (!f.channelQuant || f.channelQuant->channelDim != 0)
@@ -213,8 +221,8 @@ Status validateTransposeConv2D(const OperationContext& ctx) {
     const Shape& filter = ctx.inputShape(1);
     const uint32_t channels =
         filter.channelQuant ? static_cast<uint32_t>(filter.channelQuant->scales.size()) : 1;
-    auto p = makeConvQuantParams(ctx.inputShape(0), filter, &ctx.inputShape(2),
-                                 ctx.outputShape(0), quant::kActNone, channels);
+    auto p = makeConvQuantParams(ctx.inputShape(0), filter, &ctx.inputShape(2), ctx.outputShape(0),
+                                 quant::kActNone, channels);
     if (!p.ok()) return hal::Error{p.error()};
   }
   const size_t act = activationIndex(ctx);

@@ -12,7 +12,8 @@ namespace nncosim::ops::quant {
 // floor((a * b + 2^30) / 2^31) (gemmlowp's nudge-and-truncate form: 2.5 -> 3, -2.5 -> -2),
 // saturating the one overflow case (a == b == INT32_MIN).
 inline int32_t saturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
-  if (a == b && a == std::numeric_limits<int32_t>::min()) return std::numeric_limits<int32_t>::max();
+  if (a == b && a == std::numeric_limits<int32_t>::min())
+    return std::numeric_limits<int32_t>::max();
   const int64_t ab = static_cast<int64_t>(a) * static_cast<int64_t>(b);
   const int64_t nudge = ab >= 0 ? (int64_t{1} << 30) : (1 - (int64_t{1} << 30));
   // Division truncates toward zero, as gemmlowp's does.

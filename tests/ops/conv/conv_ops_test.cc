@@ -76,8 +76,8 @@ std::vector<float> dilatedConv(bool nchw) {
        {out});
   EXPECT_EQ(m.run(), "");
   // out w = (6 - 3 + 2 + 1) / 2 = 3, out h = (5 - 3 + 1 + 2) / 1 = 5
-  EXPECT_EQ(m.resultDims(), nchw ? (std::vector<uint32_t>{1, 3, 5, 3})
-                                 : (std::vector<uint32_t>{1, 5, 3, 3}));
+  EXPECT_EQ(m.resultDims(),
+            nchw ? (std::vector<uint32_t>{1, 3, 5, 3}) : (std::vector<uint32_t>{1, 5, 3, 3}));
   std::vector<float> r = m.result<float>();
   if (!nchw) return r;
   std::vector<float> back(r.size());  // NCHW -> NHWC
@@ -112,8 +112,8 @@ TEST(Conv2D, ShapeErrors) {
   const uint32_t in2 = small.input<float>(kF32, {1, 1, 1, 1}, {1.0f});
   const uint32_t f2 = small.constant<float>(kF32, {1, 2, 2, 1}, std::vector<float>(4, 1.0f));
   const uint32_t b2 = small.constant<float>(kF32, {1}, {0.0f});
-  small.op(OperationType::CONV_2D, {in2, f2, b2, small.i32(kValid), small.i32(1), small.i32(1),
-                                    small.i32(0)},
+  small.op(OperationType::CONV_2D,
+           {in2, f2, b2, small.i32(kValid), small.i32(1), small.i32(1), small.i32(0)},
            {small.output(kF32, {0, 0, 0, 0})});
   EXPECT_NE(small.run(), "");
 
@@ -125,8 +125,7 @@ TEST(Conv2D, ShapeErrors) {
     const uint32_t b3 = p.constant<float>(kF32, {1}, {0.0f});
     const int32_t pad = variant == 0 ? 2 : 0, stride = variant == 0 ? 1 : 0;
     p.op(OperationType::CONV_2D,
-         {in3, f3, b3, p.i32(pad), p.i32(0), p.i32(0), p.i32(0), p.i32(stride), p.i32(1),
-          p.i32(0)},
+         {in3, f3, b3, p.i32(pad), p.i32(0), p.i32(0), p.i32(0), p.i32(stride), p.i32(1), p.i32(0)},
          {p.output(kF32, {0, 0, 0, 0})});
     EXPECT_NE(p.run(), "") << "variant " << variant;
   }
@@ -139,6 +138,20 @@ TEST(Conv2D, ShapeErrors) {
   r.op(OperationType::CONV_2D, {in4, f4, b4, r.i32(kValid), r.i32(1), r.i32(1), r.i32(0)},
        {r.output(kF32, {0, 0, 0, 0})});
   EXPECT_NE(r.run().find("rank"), std::string::npos);
+}
+
+TEST(Conv2D, ExtremeDilationAndPaddingAreRejectedNotWrapped) {
+  // Effective filter 2^31, paddings 2^31 - 1: the output width would be 2^31 + 1.
+  OneOp m;
+  const uint32_t in = m.input<float>(kF32, {1, 2, 2, 1}, {1, 2, 3, 4});
+  const uint32_t f = m.constant<float>(kF32, {1, 2, 2, 1}, {1, 1, 1, 1});
+  const uint32_t b = m.constant<float>(kF32, {1}, {0.0f});
+  const int32_t big = 2147483647;
+  m.op(OperationType::CONV_2D,
+       {in, f, b, m.i32(big), m.i32(big), m.i32(0), m.i32(0), m.i32(1), m.i32(1), m.i32(0),
+        m.flag(false), m.i32(big), m.i32(1)},
+       {m.output(kF32, {0, 0, 0, 0})});
+  EXPECT_NE(m.run().find("out of range"), std::string::npos);
 }
 
 TEST(Conv2D, PerChannelSignedKnownAnswer) {
@@ -251,7 +264,7 @@ TEST(TransposeConv2D, ExplicitAndImplicitPadding) {
   EXPECT_EQ(e.resultDims(), (std::vector<uint32_t>{1, 5, 5, 1}));
   ASSERT_EQ(full.size(), 25u);
   EXPECT_EQ(full[0], 1);
-  EXPECT_EQ(full[2], 3);        // columns 0..2 of input 1 and 0..2 of input 2 overlap
+  EXPECT_EQ(full[2], 3);  // columns 0..2 of input 1 and 0..2 of input 2 overlap
   EXPECT_EQ(full[2 * 5 + 2], 10);
   EXPECT_EQ(full[24], 4);
   // SAME for a 4x4 output: head 0, tail 1 -> the top-left 4x4 of the full result.
@@ -319,10 +332,10 @@ TEST(BatchMatmul, Int32WrapsAndAdjointsAgree) {
   std::vector<std::vector<float>> results;
   for (bool adj : {false, true}) {
     OneOp f;
-    const uint32_t a = f.input<float>(kF32, adj ? std::vector<uint32_t>{3, 2}
-                                                : std::vector<uint32_t>{2, 3}, adj ? lt : l);
-    const uint32_t c = f.input<float>(kF32, adj ? std::vector<uint32_t>{2, 3}
-                                                : std::vector<uint32_t>{3, 2}, adj ? rt : r);
+    const uint32_t a = f.input<float>(
+        kF32, adj ? std::vector<uint32_t>{3, 2} : std::vector<uint32_t>{2, 3}, adj ? lt : l);
+    const uint32_t c = f.input<float>(
+        kF32, adj ? std::vector<uint32_t>{2, 3} : std::vector<uint32_t>{3, 2}, adj ? rt : r);
     f.op(OperationType::BATCH_MATMUL, {a, c, f.flag(adj), f.flag(adj)}, {f.output(kF32, {0, 0})});
     ASSERT_EQ(f.run(), "");
     EXPECT_EQ(f.resultDims(), (std::vector<uint32_t>{2, 2}));
@@ -361,11 +374,11 @@ std::vector<T> averagePool2x1(OperandType type, const std::vector<T>& values) {
 }
 
 TEST(AveragePool2D, QuantizedRounding) {
-  EXPECT_EQ(averagePool2x1<uint8_t>(kU8, {1, 2}), (std::vector<uint8_t>{2}));    // 1.5 -> 2
-  EXPECT_EQ(averagePool2x1<uint8_t>(kU8, {0, 1}), (std::vector<uint8_t>{1}));    // 0.5 -> 1
-  EXPECT_EQ(averagePool2x1<int8_t>(kS8, {-1, -2}), (std::vector<int8_t>{-2}));   // -1.5 -> -2
-  EXPECT_EQ(averagePool2x1<int8_t>(kS8, {-1, 0}), (std::vector<int8_t>{-1}));    // -0.5 -> -1
-  EXPECT_EQ(averagePool2x1<int8_t>(kS8, {3, 4}), (std::vector<int8_t>{4}));      // 3.5 -> 4
+  EXPECT_EQ(averagePool2x1<uint8_t>(kU8, {1, 2}), (std::vector<uint8_t>{2}));   // 1.5 -> 2
+  EXPECT_EQ(averagePool2x1<uint8_t>(kU8, {0, 1}), (std::vector<uint8_t>{1}));   // 0.5 -> 1
+  EXPECT_EQ(averagePool2x1<int8_t>(kS8, {-1, -2}), (std::vector<int8_t>{-2}));  // -1.5 -> -2
+  EXPECT_EQ(averagePool2x1<int8_t>(kS8, {-1, 0}), (std::vector<int8_t>{-1}));   // -0.5 -> -1
+  EXPECT_EQ(averagePool2x1<int8_t>(kS8, {3, 4}), (std::vector<int8_t>{4}));     // 3.5 -> 4
 }
 
 TEST(AveragePool2D, PaddingIsNotCounted) {

@@ -66,8 +66,8 @@ TEST(ConvParams, PerChannelMultipliers) {
   EXPECT_EQ(p->outputZeroPoint, 5);
   EXPECT_EQ(p->multiplier(0).multiplier, 1 << 30);  // 0.25 = 0.5 * 2^-1
   EXPECT_EQ(p->multiplier(0).shift, -1);
-  EXPECT_EQ(p->multiplier(1).shift, -2);             // 0.125
-  EXPECT_EQ(p->multiplier(2).multiplier, 3 << 29);   // 1.5 = 0.75 * 2^1
+  EXPECT_EQ(p->multiplier(1).shift, -2);            // 0.125
+  EXPECT_EQ(p->multiplier(2).multiplier, 3 << 29);  // 1.5 = 0.75 * 2^1
   EXPECT_EQ(p->multiplier(2).shift, 1);
   // The scale count must match the output channels.
   EXPECT_FALSE(makeConvQuantParams(in, filter, &bias, out, 0, 4).ok());

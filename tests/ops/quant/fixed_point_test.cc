@@ -2,6 +2,8 @@
 // build on): SaturatingRoundingDoublingHighMul, RoundingDivideByPOT and TFLite's composed
 // MultiplyByQuantizedMultiplier, on edge cases and many random values. The RTL requant
 // unit is checked against these primitives, so they must be gemmlowp bit for bit.
+#include "ops/quant/fixed_point.h"
+
 #include <gemmlowp/fixedpoint/fixedpoint.h>
 #include <gtest/gtest.h>
 
@@ -11,7 +13,6 @@
 #include <random>
 #include <vector>
 
-#include "ops/quant/fixed_point.h"
 #include "ops/quant/quant_params.h"
 
 namespace nncosim::ops::quant {
@@ -28,7 +29,7 @@ std::vector<int32_t> edgeValues() {
     for (int32_t d : {-1, 0, 1}) {
       v.push_back(p + d);
       v.push_back(-p + d);
-      v.push_back(p / 2 * 3 + d);     // odd multiples of half powers: rounding ties
+      v.push_back(p / 2 * 3 + d);  // odd multiples of half powers: rounding ties
       v.push_back(-(p / 2 * 3) + d);
     }
   }
@@ -106,9 +107,9 @@ TEST(FixedPoint, LegacyFormsMatchGemmlowp) {
   for (int i = 0; i < 1000000; ++i) {
     const int32_t x = any(rng), m = q31(rng);
     const int right = i % 32;
-    ASSERT_EQ(multiplyByQuantizedMultiplierSmallerThanOne(x, m, right),
-              gemmlowp::RoundingDivideByPOT(gemmlowp::SaturatingRoundingDoublingHighMul(x, m),
-                                            right));
+    ASSERT_EQ(
+        multiplyByQuantizedMultiplierSmallerThanOne(x, m, right),
+        gemmlowp::RoundingDivideByPOT(gemmlowp::SaturatingRoundingDoublingHighMul(x, m), right));
     const int left = i % 8;
     const int32_t small = x >> 8;  // fits after the left shift
     ASSERT_EQ(multiplyByQuantizedMultiplierGreaterThanOne(small, m, left),
@@ -128,7 +129,7 @@ TEST(QuantParams, QuantizeMultiplierIsFrexpRounded) {
   check(0.75, 3 << 29, 0);
   check(1.0 - std::ldexp(1.0, -40), 1 << 30, 1);  // rounds up to 1.0: renormalized
   check(std::ldexp(1.0, -31), 1 << 30, -30);
-  check(std::ldexp(1.0, -33), 0, 0);              // exponent below -31: flushed to zero
+  check(std::ldexp(1.0, -33), 0, 0);  // exponent below -31: flushed to zero
   // real = multiplier * 2^(shift - 31) within half a unit of the 31-bit mantissa.
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> mantissa(0.5, 1.0);
