@@ -2,7 +2,8 @@
 // map, per-level DENSE or SPARSE_CSR with segments and indices, up to 8 levels) into its
 // dense form in memory. It only moves elements (8, 16 or 32 bits), so any element type works.
 //
-// One operation, all from a descriptor in memory (docs/rtl-datapath.md has the layout):
+// One operation (the DENSIFY command): the metadata comes from a descriptor in memory
+// (docs/rtl-datapath.md has the layout), the buffers and the element size from the command:
 //   1. load    the descriptor (header + one 8-word record per level);
 //   2. check   ranks, traversal order, block map, formats, sizes; compute the dense shape,
 //              its element count and each level's weight (dense offset per coordinate step);
@@ -25,10 +26,14 @@ module nnc_densify
   input  logic         clk_i,
   input  logic         rst_ni,
 
-  // Control: start_i is taken while idle; err_o is valid with done_o and held until the
-  // next start.
+  // Control: start_i and the operands are taken while idle; err_o is valid with done_o and
+  // held until the next start.
   input  logic         start_i,
   input  logic [31:0]  desc_addr_i,    // byte address of the descriptor
+  input  logic [31:0]  values_addr_i,  // byte address of the stored values
+  input  logic [31:0]  out_addr_i,     // byte address of the dense output
+  input  logic [31:0]  out_bytes_i,    // output size: must be the dense size exactly
+  input  elem_size_e   elem_size_i,    // Elem8/16/32 (code 3 is an error)
   output logic         busy_o,
   output logic         done_o,         // one-cycle pulse
   output densify_err_e err_o,
@@ -78,9 +83,9 @@ module nnc_densify
   logic [6:0]   word_d, word_q;         // descriptor word being loaded
   logic [31:0]  levels_d, levels_q;     // n + k
   logic [31:0]  nblk_d, nblk_q;         // k
-  logic [31:0]  esize_d, esize_q;
+  elem_size_e   esize_d, esize_q;
   logic [31:0]  val_addr_d, val_addr_q, val_cnt_d, val_cnt_q;
-  logic [31:0]  out_addr_d, out_addr_q, out_cnt_d, out_cnt_q;
+  logic [31:0]  out_addr_d, out_addr_q, out_cnt_d, out_cnt_q, out_bytes_d, out_bytes_q;
   logic [31:0]  fill_d, fill_q;
   per_level_t   trav_d, trav_q, fmt_d, fmt_q, dim_d, dim_q, bmap_d, bmap_q;
   per_level_t   seg_addr_d, seg_addr_q, seg_cnt_d, seg_cnt_q;
@@ -219,24 +224,20 @@ module nnc_densify
   // Descriptor word -> field.
   function automatic void store_word(
       input logic [6:0] w, input logic [31:0] v,
-      inout logic [31:0] levels, inout logic [31:0] nblk, inout logic [31:0] esize,
-      inout logic [31:0] val_addr, inout logic [31:0] val_cnt, inout logic [31:0] out_addr,
-      inout logic [31:0] out_cnt, inout logic [31:0] fill,
+      inout logic [31:0] levels, inout logic [31:0] nblk, inout logic [31:0] val_cnt,
+      inout logic [31:0] fill,
       inout per_level_t trav, inout per_level_t fmt, inout per_level_t dim, inout per_level_t bmap,
       inout per_level_t seg_addr, inout per_level_t seg_cnt, inout per_level_t idx_addr,
       inout per_level_t idx_cnt);
     logic [5:0] lw;
     lw = 6'(w - 7'd8);
     if (w < 7'd8) begin
-      unique case (w[2:0])
-        3'd0: levels   = v;
-        3'd1: nblk     = v;
-        3'd2: esize    = v;
-        3'd3: val_addr = v;
-        3'd4: val_cnt  = v;
-        3'd5: out_addr = v;
-        3'd6: out_cnt  = v;
-        default: fill  = v;
+      // Words 4..7 are reserved (never read).
+      unique case (w[1:0])
+        2'd0: levels  = v;
+        2'd1: nblk    = v;
+        2'd2: val_cnt = v;
+        default: fill = v;
       endcase
     end else begin
       unique case (lw[2:0])
@@ -270,6 +271,7 @@ module nnc_densify
     val_cnt_d  = val_cnt_q;
     out_addr_d = out_addr_q;
     out_cnt_d  = out_cnt_q;
+    out_bytes_d = out_bytes_q;
     fill_d     = fill_q;
     trav_d     = trav_q;
     fmt_d      = fmt_q;
@@ -296,7 +298,7 @@ module nnc_densify
 
     rd_req_valid_o = 1'b0;
     wr_req_valid_o = 1'b0;
-    wr_req_addr_o  = out_addr_q + (cnt_q << esize_q[1:0]);
+    wr_req_addr_o  = out_addr_q + (cnt_q << esize_q);
     wr_req_data_o  = fill_q;
     done_o         = 1'b0;
     rsp            = rd_rsp_data_i;
@@ -304,17 +306,27 @@ module nnc_densify
     unique case (state_q)
       StIdle: begin
         if (start_i) begin
-          desc_d    = desc_addr_i;
-          err_d     = DensifyOk;
-          written_d = '0;
-          word_d    = '0;
+          desc_d      = desc_addr_i;
+          val_addr_d  = values_addr_i;
+          out_addr_d  = out_addr_i;
+          out_bytes_d = out_bytes_i;
+          out_cnt_d   = out_bytes_i >> elem_size_i;
+          esize_d     = elem_size_i;
+          err_d       = DensifyOk;
+          written_d   = '0;
+          word_d      = '0;
           // Unloaded level records must not look valid to the checks.
-          levels_d  = '0;
-          nblk_d    = '0;
-          rd_kind_d = RdDesc;
-          rd_addr_d = desc_addr_i;
-          rd_size_d = Elem32;
-          state_d   = StRdReq;
+          levels_d    = '0;
+          nblk_d      = '0;
+          if (!(elem_size_i inside {Elem8, Elem16, Elem32})) begin
+            err_d   = DensifyErrElemSize;
+            state_d = StDone;
+          end else begin
+            rd_kind_d = RdDesc;
+            rd_addr_d = desc_addr_i;
+            rd_size_d = Elem32;
+            state_d   = StRdReq;
+          end
         end
       end
 
@@ -331,22 +343,20 @@ module nnc_densify
           end else begin
             unique case (rd_kind_q)
               RdDesc: begin
-                store_word(word_q, rsp, levels_d, nblk_d, esize_d, val_addr_d, val_cnt_d,
-                           out_addr_d, out_cnt_d, fill_d, trav_d, fmt_d, dim_d, bmap_d,
+                store_word(word_q, rsp, levels_d, nblk_d, val_cnt_d, fill_d, trav_d, fmt_d,
+                           dim_d, bmap_d,
                            seg_addr_d, seg_cnt_d, idx_addr_d, idx_cnt_d);
-                if (word_q == 7'd7 &&
+                if (word_q == 7'd3 &&
                     (levels_q == '0 || levels_q > 32'(MaxLevels) || nblk_q >= levels_q ||
                      {nblk_q, 1'b0} > {1'b0, levels_q})) begin
                   err_d   = DensifyErrRank;
                   state_d = StDone;
-                end else if (word_q == 7'd7 && esize_q > 32'd2) begin
-                  err_d   = DensifyErrElemSize;
-                  state_d = StDone;
-                end else if (word_q >= 7'd7 && word_q == last_word) begin
+                end else if (word_q >= 7'd8 && word_q == last_word) begin
                   state_d = StCheck;
                 end else begin
-                  word_d    = word_q + 7'd1;
-                  rd_addr_d = desc_q + {23'd0, word_q + 7'd1, 2'd0};
+                  // The header's reserved words 4..7 are skipped.
+                  word_d    = word_q == 7'd3 ? 7'd8 : word_q + 7'd1;
+                  rd_addr_d = desc_q + {23'd0, word_d, 2'd0};
                   state_d   = StRdReq;
                 end
               end
@@ -452,7 +462,7 @@ module nnc_densify
         if (!shape_ok) begin
           err_d   = DensifyErrDimension;
           state_d = StDone;
-        end else if ({32'd0, out_cnt_q} != shape_elems) begin
+        end else if ({32'd0, out_bytes_q} != shape_elems << esize_q) begin
           err_d   = DensifyErrOutput;
           state_d = StDone;
         end else begin
@@ -552,8 +562,8 @@ module nnc_densify
           end else begin
             off_d     = coord_off[31:0];
             rd_kind_d = RdVal;
-            rd_addr_d = val_addr_q + (pos_q[lvl_q] << esize_q[1:0]);
-            rd_size_d = elem_size_e'(esize_q[1:0]);
+            rd_addr_d = val_addr_q + (pos_q[lvl_q] << esize_q);
+            rd_size_d = esize_q;
             state_d   = StRdReq;
           end
         end else begin
@@ -565,7 +575,7 @@ module nnc_densify
 
       StWrite: begin
         wr_req_valid_o = 1'b1;
-        wr_req_addr_o  = out_addr_q + (off_q << esize_q[1:0]);
+        wr_req_addr_o  = out_addr_q + (off_q << esize_q);
         wr_req_data_o  = val_q;
         if (wr_req_ready_i) begin
           pos_d[lvl_q] = pos_q[lvl_q] + 32'd1;
@@ -612,6 +622,7 @@ module nnc_densify
     val_cnt_q  <= val_cnt_d;
     out_addr_q <= out_addr_d;
     out_cnt_q  <= out_cnt_d;
+    out_bytes_q <= out_bytes_d;
     fill_q     <= fill_d;
     trav_q     <= trav_d;
     fmt_q      <= fmt_d;
@@ -642,7 +653,7 @@ module nnc_densify
   assign written_o     = written_q;
   assign rd_req_addr_o = rd_addr_q;
   assign rd_req_size_o = rd_size_q;
-  assign wr_req_size_o = elem_size_e'(esize_q[1:0]);
+  assign wr_req_size_o = esize_q;
 
   // --- Assertions ---------------------------------------------------------------------------
 `ifndef SYNTHESIS

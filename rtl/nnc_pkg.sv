@@ -23,7 +23,8 @@ package nnc_pkg;
 
   // --- Densify unit -------------------------------------------------------------------------
   localparam int unsigned DensifyMaxRank = 8;   // levels, block levels included
-  // Descriptor layout in 32-bit words (docs/rtl-datapath.md): a header, then one record per level.
+  // Descriptor layout in 32-bit words (docs/rtl-datapath.md): an 8-word header (4 used, 4
+  // reserved), then one 8-word record per level.
   localparam int unsigned DensifyHdrWords   = 8;
   localparam int unsigned DensifyLevelWords = 8;
 
@@ -34,21 +35,25 @@ package nnc_pkg;
     Elem32 = 2'd2
   } elem_size_e;
 
-  // Result of a densify operation; anything but DensifyOk means the walk stopped early and
-  // nothing outside [out_addr, out_addr + out_count * size) was written.
+  // Result of a densify operation; anything but DensifyOk means the operation stopped early,
+  // and nothing outside [out_addr, out_addr + out_bytes) was written. Every code but Bus is
+  // found before the first write.
   typedef enum logic [3:0] {
     DensifyOk           = 4'd0,
-    DensifyErrRank      = 4'd1,  // rank 0 or > 8, or block rank > rank
-    DensifyErrElemSize  = 4'd2,  // element size code 3
-    DensifyErrTraversal = 4'd3,  // traversal order not a permutation of 0..rank-1
-    DensifyErrBlockMap  = 4'd4,  // block map entry out of range or not increasing
-    DensifyErrFormat    = 4'd5,  // dim format neither DENSE (0) nor SPARSE_CSR (1)
-    DensifyErrDimension = 4'd6,  // a dimension <= 0, or the dense shape overflows 32 bits
-    DensifyErrSegment   = 4'd7,  // segments decreasing, or segment array too short
-    DensifyErrIndex     = 4'd8,  // index >= dimension (or < 0), or indices array too short
-    DensifyErrValues    = 4'd9,  // more stored values walked than the values array holds
-    DensifyErrOutput    = 4'd10, // dense offset >= output element count
-    DensifyErrBus       = 4'd11  // a memory read or write answered with an error
+    DensifyErrRank      = 4'd1,  // levels 0 or > 8, block levels >= levels or > the rank
+    DensifyErrElemSize  = 4'd2,  // element size code 3 in the command
+    DensifyErrTraversal = 4'd3,  // grid part not a permutation of [0,n), block part of [n,n+k)
+    DensifyErrBlockMap  = 4'd4,  // block map entry outside [0,n) or not strictly increasing
+    DensifyErrFormat    = 4'd5,  // format neither DENSE (0) nor SPARSE_CSR (1), or a DENSE
+                                 // level with segments/indices
+    DensifyErrDimension = 4'd6,  // a level size < 1, or the dense tensor > 2^31 elements
+    DensifyErrSegment   = 4'd7,  // segments: count != positions + 1, first != 0, decreasing,
+                                 // last != indices count
+    DensifyErrIndex     = 4'd8,  // index outside [0, size), or more positions than dense
+                                 // elements (repeated indices)
+    DensifyErrValues    = 4'd9,  // values count != positions of the last level
+    DensifyErrOutput    = 4'd10, // output size != dense size in bytes (or an offset beyond it)
+    DensifyErrBus       = 4'd11  // a read answered with an error
   } densify_err_e;
 
 endpackage

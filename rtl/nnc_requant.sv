@@ -2,15 +2,18 @@
 // fixed-point formulas, bit for bit) -> + output zero point -> activation clamp -> saturation
 // to the output type. Five-stage pipeline; the whole pipeline stalls when the output is held.
 //
-// Per lane:   sum   = sat32(acc + bias)             (acc: int48, or an int32 sign-extended)
+// Per lane:   sum   = wrap32(acc + bias)            int32 accumulators (as the reference)
+//                   = sat32(acc + bias)             int48 accumulators (in_acc_wide_i)
 //             left  = max(shift, 0), right = max(-shift, 0)
 //             x     = wrap32(sum << left)
-//             h     = SRDHM(x, multiplier)          round(x*m / 2^31), ties away from zero
-//             r     = RDBPOT(h, right)              round(h / 2^right), ties away from zero
+//             h     = SRDHM(x, multiplier)          x*m / 2^31 to nearest, ties toward +inf
+//                                                   (gemmlowp's nudge, then truncation)
+//             r     = RDBPOT(h, right)              h / 2^right to nearest, ties away from 0
 //             y     = clamp(clamp(r + zp, act_min, act_max), type_min, type_max)
-// The reference adds in int32 where C++ would overflow (undefined); the unit saturates
-// instead (acc + bias) or adds exactly (r + zp, 33 bits), which is identical whenever the
-// reference's arithmetic is defined.
+// (docs/quantization.md derives the rounding of both steps.)
+// r + zp is added exactly (33 bits) before the clamps; the reference's int32 addition
+// agrees wherever it does not overflow. Int48 sums have no reference (NNAPI accumulates in
+// int32), so they saturate into the int32 the fixed-point steps take.
 module nnc_requant
   import nnc_pkg::*;
 #(
@@ -24,6 +27,7 @@ module nnc_requant
   input  logic                             in_valid_i,
   output logic                             in_ready_o,
   input  logic [Lanes-1:0][AccWidth-1:0]   in_acc_i,    // signed
+  input  logic                             in_acc_wide_i, // int48 accumulators (else bits 31:0)
   input  logic [Lanes-1:0][31:0]           in_bias_i,   // signed
   input  logic [Lanes-1:0][31:0]           in_mult_i,   // signed Q31
   input  logic [Lanes-1:0][5:0]            in_shift_i,  // signed, -31..+31
@@ -49,6 +53,7 @@ module nnc_requant
   logic              out_valid_d, out_valid_q;
 
   typedef struct packed {
+    logic        acc_wide;
     logic [31:0] zp;
     logic [31:0] act_min;
     logic [31:0] act_max;
@@ -65,8 +70,8 @@ module nnc_requant
     if (en) begin
       valid_d     = {valid_q[Stages-2:0], in_valid_i};
       out_valid_d = valid_q[Stages-1];
-      cfg_d[0]    = '{zp: in_zp_i, act_min: in_act_min_i, act_max: in_act_max_i,
-                      out_type: in_out_type_i};
+      cfg_d[0]    = '{acc_wide: in_acc_wide_i, zp: in_zp_i, act_min: in_act_min_i,
+                      act_max: in_act_max_i, out_type: in_out_type_i};
       for (int unsigned s = 1; s < Stages; s++) cfg_d[s] = cfg_q[s-1];
     end
   end
@@ -111,13 +116,16 @@ module nnc_requant
     // Output.
     logic signed [31:0]         out_d, out_q;
 
-    // Stage 1 -> 2: saturating bias add, then the wrapping left shift.
+    // Stage 1 -> 2: bias add (wrapping for int32, saturating for int48), then the wrapping
+    // left shift.
     logic signed [AccWidth:0]   sum_wide;
     logic signed [31:0]         sum_sat;
     logic [5:0]                 left, right;
     always_comb begin
       sum_wide = {s1_acc_q[AccWidth-1], s1_acc_q} + {{(AccWidth - 31){s1_bias_q[31]}}, s1_bias_q};
-      if (sum_wide > (AccWidth+1)'(signed'(32'sh7fff_ffff))) begin
+      if (!cfg_q[0].acc_wide) begin
+        sum_sat = s1_acc_q[31:0] + s1_bias_q;
+      end else if (sum_wide > (AccWidth+1)'(signed'(32'sh7fff_ffff))) begin
         sum_sat = 32'sh7fff_ffff;
       end else if (sum_wide < (AccWidth+1)'(signed'(32'sh8000_0000))) begin
         sum_sat = 32'sh8000_0000;

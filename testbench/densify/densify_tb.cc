@@ -61,8 +61,9 @@ struct Job {
   std::vector<uint8_t> values;
   int esize = 0;              // log2 bytes
   uint32_t fill = 0;
-  // Descriptor fields that normally follow from the above; corruptions override them.
-  uint32_t levels = 0, nblk = 0, esizeField = 0, valCnt = 0, outCnt = 0;
+  // Descriptor and command fields that normally follow from the above; corruptions
+  // override them.
+  uint32_t levels = 0, nblk = 0, esizeField = 0, valCnt = 0, outBytes = 0;
   std::vector<uint32_t> segCnt, idxCnt;
   int failRead = -1;          // index of the read that answers with a bus error
   std::string what;           // for messages
@@ -72,7 +73,7 @@ struct Job {
     nblk = static_cast<uint32_t>(f.blockMap.size());
     esizeField = static_cast<uint32_t>(esize);
     valCnt = static_cast<uint32_t>(values.size() >> esize);
-    outCnt = static_cast<uint32_t>(denseElements);
+    outBytes = static_cast<uint32_t>(denseElements << esize);
     segCnt.assign(levels, 0);
     idxCnt.assign(levels, 0);
     for (size_t l = 0; l < levels; ++l) {
@@ -108,7 +109,7 @@ RefResult reference(const Job& j) {
     r.error = "values count";
     return r;
   }
-  if (w->denseElements() != j.outCnt) {
+  if ((w->denseElements() << j.esize) != j.outBytes) {
     r.error = "output count";
     return r;
   }
@@ -130,6 +131,7 @@ class Memory {
     uint32_t addr, size;
     bool writable;
     std::string name;
+    bool readable = true;
   };
 
   void reset(std::mt19937_64& rng) {
@@ -138,14 +140,16 @@ class Memory {
     regions_.clear();
   }
   uint32_t alloc(uint32_t size, uint32_t align, bool writable, std::string name,
-                 std::mt19937_64& rng) {
+                 std::mt19937_64& rng, bool gap = true) {
     next_ = (next_ + align - 1) / align * align;
     const uint32_t off = next_;
-    next_ += size + static_cast<uint32_t>(rng() % 4) * align;  // random gaps
+    next_ += size + (gap ? static_cast<uint32_t>(rng() % 4) * align : 0);  // random gaps
     if (next_ > bytes_.size()) bytes_.resize(next_ + 4096, 0xa5);
     regions_.push_back({kBase + off, size, writable, std::move(name)});
     return kBase + off;
   }
+  // Marks the last region as one the unit must not touch at all.
+  void forbidLast() { regions_.back().readable = false; }
   void put(uint32_t addr, const void* p, size_t n) {
     std::memcpy(&bytes_[addr - kBase], p, n);
   }
@@ -229,10 +233,14 @@ class Harness {
     // the descriptor's bounds.
     const uint32_t nlev = std::min<uint32_t>(j.levels, 8);
     const uint32_t descWords = 8 + 8 * nlev;
-    const uint32_t desc = mem_.alloc(descWords * 4, 4, false, "descriptor", rng_);
+    // Descriptor: header words 0..3, reserved words 4..7 (never read), level records.
+    const uint32_t desc = mem_.alloc(16, 4, false, "descriptor header", rng_, false);
+    mem_.alloc(16, 4, false, "descriptor reserved", rng_, false);
+    mem_.forbidLast();
+    if (nlev) mem_.alloc(32 * nlev, 4, false, "descriptor levels", rng_);
     const uint32_t vals = mem_.alloc(std::max<uint32_t>(1, j.valCnt) * es, es, false, "values", rng_);
     mem_.put(vals, j.values.data(), std::min<size_t>(j.values.size(), size_t{j.valCnt} * es));
-    const uint32_t outBytes = j.outCnt * es;
+    const uint32_t outBytes = j.outBytes;
     const uint32_t out = mem_.alloc(std::max<uint32_t>(outBytes, 1), es, true, "output", rng_);
     std::vector<uint32_t> segA(8, 0), idxA(8, 0);
     auto segCnt = [&](uint32_t l) { return l < j.segCnt.size() ? j.segCnt[l] : 0u; };
@@ -246,7 +254,7 @@ class Harness {
       mem_.put(segA[l], seg.data(), 4 * std::min<size_t>(seg.size(), segCnt(l)));
       mem_.put(idxA[l], idx.data(), 4 * std::min<size_t>(idx.size(), idxCnt(l)));
     }
-    const uint32_t hdr[8] = {j.levels, j.nblk, j.esizeField, vals, j.valCnt, out, j.outCnt, j.fill};
+    const uint32_t hdr[8] = {j.levels, j.nblk, j.valCnt, j.fill, 0, 0, 0, 0};
     for (int i = 0; i < 8; ++i) mem_.put32(desc + 4 * i, hdr[i]);
     for (uint32_t l = 0; l < nlev; ++l) {
       auto at = [&](size_t i, const std::vector<int32_t>& v) { return i < v.size() ? static_cast<uint32_t>(v[i]) : 0u; };
@@ -260,8 +268,12 @@ class Harness {
     // Start.
     dut_->start_i = 1;
     dut_->desc_addr_i = desc;
+    dut_->values_addr_i = vals;
+    dut_->out_addr_i = out;
+    dut_->out_bytes_i = j.outBytes;
+    dut_->elem_size_i = static_cast<uint8_t>(j.esizeField);
     const uint64_t start = cycles_;
-    const uint64_t limit = start + 20000 + 40ull * (descWords + j.outCnt + j.valCnt) +
+    const uint64_t limit = start + 20000 + 40ull * (descWords + j.outBytes + j.valCnt) +
                            40ull * std::accumulate(j.idxCnt.begin(), j.idxCnt.end(), uint64_t{0}) +
                            40ull * std::accumulate(j.segCnt.begin(), j.segCnt.end(), uint64_t{0});
     struct Pending { uint64_t due; uint32_t data; bool err; };
@@ -290,7 +302,7 @@ class Harness {
         const uint32_t a = dut_->rd_req_addr_o;
         const Memory::Region* r = mem_.find(a, n);
         uint32_t data = 0xdeadbeef;
-        if (!r || r->writable) {
+        if (!r || r->writable || !r->readable) {
           violation(o, "read of " + std::to_string(n) + " bytes at 0x" + hex(a) + " outside the described arrays");
         } else {
           data = mem_.read(a, n);
@@ -496,7 +508,7 @@ int corrupt(Job& j, int kind, Generator& g) {
       return kErrRank;
     case 1:
       j.esizeField = 3;
-      j.what += ", element size code 3";
+      j.what += ", element size code 3 in the command";
       return kErrElemSize;
     case 2: {  // traversal order
       const int p = level(0, levels);
@@ -598,10 +610,12 @@ int corrupt(Job& j, int kind, Generator& g) {
       }
       j.what += ", values count off by one";
       return kErrValues;
-    case 9:  // output count
-      j.outCnt += j.outCnt == 0 || g.pick(2) ? 1 : -1;
-      j.what += ", output count off by one";
+    case 9: {  // output size: a byte or an element too many or too few
+      const uint32_t d = g.pick(2) ? 1u : (1u << j.esize);
+      j.outBytes = g.pick(2) ? j.outBytes + d : j.outBytes - d;
+      j.what += ", output size off by " + std::to_string(d);
       return kErrOutput;
+    }
     case 10: {  // a repeated index: the reference rejects it, the unit does not look
       for (int l : sparse) {
         const auto& seg = j.f.segments[l];
@@ -616,7 +630,7 @@ int corrupt(Job& j, int kind, Generator& g) {
     }
     default:  // a bus error on one of the reads
       // Every job reads its descriptor and each value once: the failing read exists.
-      j.failRead = static_cast<int>(g.pick(8 + 8 * j.levels + j.valCnt));
+      j.failRead = static_cast<int>(g.pick(4 + 8 * j.levels + j.valCnt));
       j.what += ", bus error on read " + std::to_string(j.failRead);
       return kErrBus;
   }

@@ -1,7 +1,8 @@
 // Testbench `requant`: the requant unit (rtl/nnc_requant.sv) against the reference's
 // fixed-point primitives (ops/quant/fixed_point.h), bit for bit, on seeded random beats that
 // favour edge values (INT32_MIN/MAX, int48 extremes, every shift, zero and INT32_MIN
-// multipliers, empty and inverted activation ranges), with random stalls on both sides.
+// multipliers, empty and inverted activation ranges), int32 (wrapping bias add, garbage in
+// bits 47:32) and int48 (saturating) accumulators, with random stalls on both sides.
 #include <algorithm>
 #include <cstdint>
 #include <deque>
@@ -48,7 +49,7 @@ uint64_t getBits(const Wide& w, unsigned lsb, unsigned width) {
 }
 
 struct Lane {
-  int64_t acc;  // int48 (int32 accumulators come sign-extended)
+  int64_t acc;  // int48; in int32 mode only bits 31:0 count
   int32_t bias, mult;
   int shift;
 };
@@ -56,13 +57,18 @@ struct Beat {
   Lane lane[kLanes];
   int32_t zp, actMin, actMax;
   int outType;
+  bool accWide;
 };
 
 // The unit's contract in terms of the reference primitives (see nnc_requant.sv's header).
 int32_t model(const Lane& l, const Beat& b) {
   namespace q = ops::quant;
-  int64_t sum = l.acc + l.bias;
-  sum = std::min<int64_t>(std::max<int64_t>(sum, INT32_MIN), INT32_MAX);
+  int64_t sum;
+  if (b.accWide) {
+    sum = std::min<int64_t>(std::max<int64_t>(l.acc + l.bias, INT32_MIN), INT32_MAX);
+  } else {  // the reference's int32 accumulator: wrapping
+    sum = static_cast<int32_t>(static_cast<uint32_t>(l.acc) + static_cast<uint32_t>(l.bias));
+  }
   const int32_t scaled = q::multiplyByQuantizedMultiplier(static_cast<int32_t>(sum), l.mult, l.shift);
   int64_t y = static_cast<int64_t>(scaled) + b.zp;
   y = y < b.actMin ? b.actMin : (y > b.actMax ? b.actMax : y);  // fixed_point.h's clamp order
@@ -79,6 +85,7 @@ class Generator {
     Beat b;
     for (auto& l : b.lane) l = lane();
     b.outType = static_cast<int>(pick(4));
+    b.accWide = pick(2);
     static const int32_t lo[] = {0, -128, -32768, INT32_MIN}, hi[] = {255, 127, 32767, INT32_MAX};
     switch (pick(8)) {
       case 0: b.zp = int32(); break;
@@ -225,6 +232,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
     dut->in_act_min_i = static_cast<uint32_t>(next.actMin);
     dut->in_act_max_i = static_cast<uint32_t>(next.actMax);
     dut->in_out_type_i = static_cast<uint8_t>(next.outType);
+    dut->in_acc_wide_i = next.accWide;
     dut->eval();
 
     if (dut->out_valid_o && ready) {
@@ -242,7 +250,8 @@ TestbenchResult run(const TestbenchOptions& opt) {
             if (firstMismatches.size() < 4) {
               const Lane& ln = b.lane[l];
               std::ostringstream m;
-              m << "beat " << received << " lane " << l << ": acc=" << ln.acc << " bias=" << ln.bias
+              m << "beat " << received << " lane " << l << ": acc=" << ln.acc
+                << (b.accWide ? "(int48)" : "(int32)") << " bias=" << ln.bias
                 << " mult=" << ln.mult << " shift=" << ln.shift << " zp=" << b.zp << " act=["
                 << b.actMin << "," << b.actMax << "] " << kOutTypeName[b.outType] << " -> got "
                 << got << ", want " << want;
