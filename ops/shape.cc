@@ -5,8 +5,15 @@
 namespace nncosim::ops {
 
 uint64_t Shape::elements() const {
+  // Saturates instead of wrapping, so size checks downstream cannot be fooled by a
+  // huge computed shape.
+  constexpr uint64_t kCap = uint64_t{1} << 40;
   uint64_t n = 1;
-  for (uint32_t d : dimensions) n *= d;
+  for (uint32_t d : dimensions) {
+    if (d == 0) return 0;
+    if (n > kCap / d) return kCap;
+    n *= d;
+  }
   return n;
 }
 

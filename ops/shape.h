@@ -20,7 +20,7 @@ struct Shape {
 
   uint32_t rank() const { return static_cast<uint32_t>(dimensions.size()); }
   uint32_t dim(size_t i) const { return dimensions.at(i); }
-  // Number of elements (1 for scalars and rank-0 tensors).
+  // Number of elements (1 for scalars and rank-0 tensors), saturating at 2^40.
   uint64_t elements() const;
   uint64_t bytes() const { return elements() * hal::elementSize(type); }
   static Shape of(const hal::Operand& o);
