@@ -14,11 +14,12 @@ package nnc_pkg;
 
   // --- Requant unit -------------------------------------------------------------------------
   // Element type of the requantized output: the unit saturates to this range.
-  typedef enum logic [1:0] {
-    OutU8  = 2'd0,
-    OutI8  = 2'd1,
-    OutI16 = 2'd2,
-    OutI32 = 2'd3
+  typedef enum logic [2:0] {
+    OutU8  = 3'd0,
+    OutI8  = 3'd1,
+    OutI16 = 3'd2,
+    OutI32 = 3'd3,
+    OutU16 = 3'd4
   } out_type_e;
 
   // --- Densify unit -------------------------------------------------------------------------

@@ -173,6 +173,7 @@ module nnc_requant
         OutU8:   begin tmin = 33'sd0;      tmax = 33'sd255;   end
         OutI8:   begin tmin = -33'sd128;   tmax = 33'sd127;   end
         OutI16:  begin tmin = -33'sd32768; tmax = 33'sd32767; end
+        OutU16:  begin tmin = 33'sd0;      tmax = 33'sd65535; end
         default: begin tmin = 33'(signed'(32'sh8000_0000)); tmax = 33'sd2147483647; end
       endcase
       typed = act_clamped < tmin ? tmin : (act_clamped > tmax ? tmax : act_clamped);

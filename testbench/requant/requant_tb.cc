@@ -24,8 +24,11 @@ namespace {
 constexpr int kLanes = 16;     // nnc_requant's default Lanes
 constexpr int kAccWidth = 48;  // nnc_pkg::AccWidth
 
-enum OutType : int { kOutU8 = 0, kOutI8 = 1, kOutI16 = 2, kOutI32 = 3 };
-const char* kOutTypeName[] = {"u8", "i8", "i16", "i32"};
+enum OutType : int { kOutU8 = 0, kOutI8 = 1, kOutI16 = 2, kOutI32 = 3, kOutU16 = 4 };  // out_type_e
+constexpr int kOutTypes = 5;
+const char* kOutTypeName[] = {"u8", "i8", "i16", "i32", "u16"};
+const int64_t kTypeMin[] = {0, -128, -32768, INT32_MIN, 0};
+const int64_t kTypeMax[] = {255, 127, 32767, INT32_MAX, 65535};
 
 // Writes `width` bits of v at bit `lsb` of a Verilator wide port (array of 32-bit words).
 template <typename Wide>
@@ -72,8 +75,7 @@ int32_t model(const Lane& l, const Beat& b) {
   const int32_t scaled = q::multiplyByQuantizedMultiplier(static_cast<int32_t>(sum), l.mult, l.shift);
   int64_t y = static_cast<int64_t>(scaled) + b.zp;
   y = y < b.actMin ? b.actMin : (y > b.actMax ? b.actMax : y);  // fixed_point.h's clamp order
-  static const int64_t lo[] = {0, -128, -32768, INT32_MIN}, hi[] = {255, 127, 32767, INT32_MAX};
-  y = y < lo[b.outType] ? lo[b.outType] : (y > hi[b.outType] ? hi[b.outType] : y);
+  y = y < kTypeMin[b.outType] ? kTypeMin[b.outType] : (y > kTypeMax[b.outType] ? kTypeMax[b.outType] : y);
   return static_cast<int32_t>(y);
 }
 
@@ -84,9 +86,10 @@ class Generator {
   Beat beat() {
     Beat b;
     for (auto& l : b.lane) l = lane();
-    b.outType = static_cast<int>(pick(4));
+    b.outType = static_cast<int>(pick(kOutTypes));
     b.accWide = pick(2);
-    static const int32_t lo[] = {0, -128, -32768, INT32_MIN}, hi[] = {255, 127, 32767, INT32_MAX};
+    const int64_t* lo = kTypeMin;
+    const int64_t* hi = kTypeMax;
     switch (pick(8)) {
       case 0: b.zp = int32(); break;
       case 1: b.zp = edge32(); break;
@@ -111,8 +114,8 @@ class Generator {
         b.actMax = INT32_MAX;
         break;
       default:
-        b.actMin = lo[b.outType];
-        b.actMax = hi[b.outType];
+        b.actMin = static_cast<int32_t>(lo[b.outType]);
+        b.actMax = static_cast<int32_t>(hi[b.outType]);
     }
     return b;
   }
