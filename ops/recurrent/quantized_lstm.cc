@@ -121,10 +121,15 @@ Status checkShapes(const OperationContext& ctx, QuantizedLstmParams* p) {
     return hal::fail("input ", kInputLayerNorm, " (input layer norm) must be omitted with CIFG");
   if (!none && !(fco && (p->cifg || has(ctx, kInputLayerNorm))))
     return hal::fail("layer norm weights (inputs 20-23) must be all present or all omitted");
-  for (size_t i : {kCellClip, kProjectionClip, kInputIntermediateScale, kInputIntermediateScale + 1,
-                   kInputIntermediateScale + 2, kInputIntermediateScale + 3, kHiddenStateZeroPoint,
-                   kHiddenStateScale})
-    NNC_TRY(checkPresent(ctx, i, "scalar parameter"));
+  const char* const kScalarNames[] = {"cell_clip",
+                                      "projection_clip",
+                                      "input_intermediate_scale",
+                                      "forget_intermediate_scale",
+                                      "cell_intermediate_scale",
+                                      "output_intermediate_scale",
+                                      "hidden_state_zero_point",
+                                      "hidden_state_scale"};
+  for (size_t k = 0; k < 8; ++k) NNC_TRY(checkPresent(ctx, kCellClip + k, kScalarNames[k]));
   return Status::Ok();
 }
 
