@@ -229,32 +229,49 @@ TEST(Quantized16BitLstm, RejectsInputScaleOtherThanOneOver128) {
   EXPECT_ERROR_HAS(m.run(), "input 0 (input): expected scale 1/128");
 }
 
-TEST(QuantizedLstm, RejectsCellStateScaleThatIsNotAPowerOfTwo) {
-  OneOp m;
+// A CIFG QUANTIZED_LSTM without layer norm: 2 inputs, 2 units, 2 outputs.
+std::string runQuantizedLstm(OneOp& m, float cellScale, int32_t forgetBias) {
   constexpr OperandType kI8 = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
   constexpr OperandType kW = OperandType::TENSOR_QUANT8_SYMM;
   constexpr OperandType kI16 = OperandType::TENSOR_QUANT16_SYMM;
-  std::vector<uint32_t> in{m.input<int8_t>(kI8, {1, 2}, {1, 2}, 0.0078125f, 0)};
+  constexpr OperandType kI32 = OperandType::TENSOR_INT32;
+  std::vector<uint32_t> in{m.input<int8_t>(kI8, {1, 2}, {64, -32}, 0.0078125f, 0)};
   in.push_back(m.omitted(kW));
-  for (int k = 0; k < 3; ++k) in.push_back(m.input<int8_t>(kW, {2, 2}, {1, 2, 3, 4}, 0.01f, 0));
-  in.push_back(m.omitted(kW));
-  for (int k = 0; k < 3; ++k) in.push_back(m.input<int8_t>(kW, {2, 2}, {1, 2, 3, 4}, 0.01f, 0));
-  for (int k = 0; k < 3; ++k) in.push_back(m.omitted(kI16));
-  in.push_back(m.omitted(OperandType::TENSOR_INT32));
   for (int k = 0; k < 3; ++k)
-    in.push_back(m.input<int32_t>(OperandType::TENSOR_INT32, {2}, {0, 0}));
+    in.push_back(m.input<int8_t>(kW, {2, 2}, {10, 20, -30, 40}, 0.01f, 0));
   in.push_back(m.omitted(kW));
-  in.push_back(m.omitted(OperandType::TENSOR_INT32));
-  in.push_back(m.input<int8_t>(kI8, {1, 2}, {0, 0}, 0.0078125f, 0));
-  in.push_back(m.input<int16_t>(kI16, {1, 2}, {0, 0}, 0.001f, 0));  // not 2^-n
+  for (int k = 0; k < 3; ++k) in.push_back(m.input<int8_t>(kW, {2, 2}, {5, -5, 7, 9}, 0.01f, 0));
+  for (int k = 0; k < 3; ++k) in.push_back(m.omitted(kI16));
+  in.push_back(m.omitted(kI32));
+  in.push_back(m.input<int32_t>(kI32, {2}, {forgetBias, forgetBias}));
+  for (int k = 0; k < 2; ++k) in.push_back(m.input<int32_t>(kI32, {2}, {0, 0}));
+  in.push_back(m.omitted(kW));
+  in.push_back(m.omitted(kI32));
+  in.push_back(m.input<int8_t>(kI8, {1, 2}, {3, -3}, 0.0078125f, 0));
+  in.push_back(m.input<int16_t>(kI16, {1, 2}, {8000, -8000}, cellScale, 0));
   for (int k = 0; k < 4; ++k) in.push_back(m.omitted(kI16));
   for (float v : {0.0f, 0.0f, 0.007f, 0.007f, 0.007f, 0.007f}) in.push_back(m.f32(v));
   in.push_back(m.i32(0));
-  in.push_back(m.f32(0.007f));
+  in.push_back(m.f32(0.0078125f));
   m.op(OperationType::QUANTIZED_LSTM, in,
-       {m.output(kI8, {1, 2}, 0.0078125f, 0), m.output(kI16, {1, 2}, 0.001f, 0),
+       {m.output(kI8, {1, 2}, 0.0078125f, 0), m.output(kI16, {1, 2}, cellScale, 0),
         m.output(kI8, {1, 2}, 0.0078125f, 0)});
-  EXPECT_ERROR_HAS(m.run(), "power of two");
+  return m.run();
+}
+
+TEST(QuantizedLstm, RejectsCellStateScaleThatIsNotAPowerOfTwo) {
+  OneOp m;
+  EXPECT_ERROR_HAS(runQuantizedLstm(m, 0.001f, 0), "power of two");
+}
+
+TEST(QuantizedLstm, GateBiasesApplyWithoutLayerNorm) {
+  // NNAPI's CPU path drops the gate biases when there is no layer norm; the spec (bias
+  // in the input x weights scale) and TFLite add them to the gate products.
+  OneOp a, b;
+  ASSERT_EQ(runQuantizedLstm(a, 1.0f / 32768, 0), "");
+  ASSERT_EQ(runQuantizedLstm(b, 1.0f / 32768, 200000), "");
+  EXPECT_NE(a.result<int16_t>(1), b.result<int16_t>(1));
+  EXPECT_EQ(a.result<int8_t>(0), a.result<int8_t>(2));
 }
 
 }  // namespace
