@@ -1,0 +1,80 @@
+// CompiledStep: one NPU step (one model operation) as the compiler hands it to a runtime:
+// a command stream, the device buffers it addresses, and how model operands map onto them.
+//
+// Addresses: the compiler lays the step's buffers out in a step-local DRAM space starting
+// at kStepLocalBase (never 0, so a null address stays recognisable). Every DRAM address in
+// the commands (DMA dram_addr, DENSIFY desc/values/out addresses) and in constant contents
+// (the words listed in addressWords) points into exactly one buffer, so a runtime may
+// place each buffer anywhere: relocate() rebases the commands, relocatedContents() the
+// constants.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "driver/compiler/layout.h"
+#include "firmware/isa_generated.h"
+#include "hal/capabilities.h"
+#include "hal/operation_type.h"
+#include "hal/result.h"
+
+namespace nncosim::driver {
+
+inline constexpr uint64_t kStepLocalBase = 0x1000;
+inline constexpr uint64_t kDeviceAlignment = 64;
+
+enum class BufferRole { kInput, kOutput, kConstant, kScratch };
+const char* toString(BufferRole r);
+
+struct StepBuffer {
+  std::string name;
+  BufferRole role = BufferRole::kScratch;
+  uint64_t bytes = 0;
+  uint64_t localAddress = 0;       // in the step-local space
+  std::vector<uint8_t> contents;   // kConstant: the device bytes
+  std::vector<uint32_t> addressWords;  // byte offsets in contents of 32-bit DRAM addresses
+};
+
+// A model operand (main subgraph index) bound to a device buffer through a layout.
+struct Binding {
+  uint32_t operand = 0;
+  size_t buffer = 0;
+  TensorLayout layout;
+};
+
+// What the plan looks like, for run reports (docs/driver.md explains the fields).
+struct StepReport {
+  std::string operation;            // "CONV_2D #3"
+  std::string mapping;              // how the op maps onto the array
+  hal::ExecutionPreference preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
+  std::string weightMode;           // "resident" / "streamed" / "-"
+  uint32_t bufferSlots = 0;         // INP/WGT/PRM slots (2 = double buffered)
+  uint32_t outSlots = 0;            // OUT slots
+  uint32_t ocTiles = 0, pixelTiles = 0, phases = 0, steps = 0, kChunk = 0;
+  uint64_t gemms = 0, macs = 0, usefulMacs = 0;
+  uint64_t dmaLoads = 0, dmaStores = 0, loadBytes = 0, storeBytes = 0;
+  uint64_t commands = 0;
+  uint64_t estimatedCycles = 0;     // filled in when the step runs on the interpreter
+  std::string describe() const;
+};
+
+struct CompiledStep {
+  uint32_t operation = 0;  // index in the main subgraph
+  hal::OperationType type = hal::OperationType::ADD;
+  std::vector<firmware::Command> commands;  // ends with END; step-local addresses
+  std::vector<StepBuffer> buffers;
+  std::vector<Binding> inputs;   // operands the runtime writes before the job
+  std::vector<Binding> outputs;  // operands the runtime reads after it
+  uint64_t localBytes = 0;       // extent of the step-local space
+  StepReport report;
+};
+
+// The commands with every DRAM address rebased: buffer i at address placement[i].
+hal::Result<std::vector<firmware::Command>> relocate(const CompiledStep& step,
+                                                     const std::vector<uint64_t>& placement);
+// A constant buffer's contents with its address words rebased.
+hal::Result<std::vector<uint8_t>> relocatedContents(const CompiledStep& step, size_t buffer,
+                                                    const std::vector<uint64_t>& placement);
+
+}  // namespace nncosim::driver

@@ -1,0 +1,247 @@
+#include "driver/compiler/gemm_engine.h"
+
+#include <algorithm>
+
+namespace nncosim::driver {
+
+using firmware::Buffer;
+
+PlanOptions PlanOptions::forPreference(hal::ExecutionPreference p) {
+  PlanOptions o;
+  switch (p) {
+    case hal::ExecutionPreference::FAST_SINGLE_ANSWER:
+      // Latency: everything double-buffered, and short phases so that the first
+      // weights arrive quickly and later weight loads hide behind computation.
+      o.bufferSlots = 2;
+      o.outSlots = 2;
+      o.maxTilesPerPhase = 4;
+      break;
+    case hal::ExecutionPreference::SUSTAINED_SPEED:
+      // Throughput at a steady DRAM load: double-buffered, phases as long as half the
+      // buffers allow, so activations are gathered as few times as possible.
+      o.bufferSlots = 2;
+      o.outSlots = 2;
+      o.maxTilesPerPhase = 0;
+      break;
+    case hal::ExecutionPreference::LOW_POWER:
+      // Energy: one slot per buffer (no overlap, half the live SRAM) and whole-buffer
+      // phases, the fewest DRAM bytes and round trips.
+      o.bufferSlots = 1;
+      o.outSlots = 1;
+      o.maxTilesPerPhase = 0;
+      break;
+  }
+  return o;
+}
+
+void contiguousLoad(Buffer buffer, uint32_t bufAddr, uint32_t dramAddr, uint64_t bytes,
+                    std::vector<firmware::DmaLoad>& out) {
+  constexpr uint32_t kRow = 32768;  // count0 is 16 bits: rows of 32 KiB
+  while (bytes > 0) {
+    firmware::DmaLoad d;
+    d.bufId = buffer;
+    d.dramAddr = dramAddr;
+    d.bufAddr = bufAddr;
+    if (bytes <= 65535) {
+      d.count0 = static_cast<uint32_t>(bytes);
+      bytes = 0;
+    } else {
+      const uint64_t rows = std::min<uint64_t>(bytes / kRow, 65535);
+      d.count0 = kRow;
+      d.count1 = static_cast<uint32_t>(rows);
+      d.dramStride1 = kRow;
+      d.bufStride1 = kRow;
+      bytes -= rows * kRow;
+      dramAddr += static_cast<uint32_t>(rows * kRow);
+      bufAddr += static_cast<uint32_t>(rows * kRow);
+    }
+    out.push_back(d);
+  }
+}
+
+namespace {
+
+struct Phase {
+  uint32_t q0, q1;
+};
+
+uint64_t loadBytes(const firmware::DmaLoad& d) { return uint64_t{d.count0} * d.count1 * d.count2; }
+uint64_t storeBytes(const firmware::DmaStore& d) { return uint64_t{d.count0} * d.count1 * d.count2; }
+
+}  // namespace
+
+hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const NpuConfig& npu,
+                                                     const PlanOptions& options, uint32_t tag,
+                                                     StepReport& report) {
+  const uint32_t R = npu.rows, C = npu.cols;
+  const uint32_t Q = static_cast<uint32_t>(spec.tileDepth.size());
+  if (Q == 0 || spec.tileGroup.size() != Q) return hal::fail("GEMM plan: no channel tiles");
+  const uint32_t D = std::max<uint32_t>(1, options.bufferSlots);
+  const uint32_t Do = std::max<uint32_t>(1, options.outSlots);
+  // Slot sizes, 64-byte aligned so slots start on bus and bank boundaries.
+  auto slot = [](uint32_t bytes, uint32_t n) { return (bytes / n) & ~63u; };
+  const uint32_t inpSlot = slot(npu.inpBytes, D);
+  const uint32_t wgtSlot = slot(npu.wgtBytes, D);
+  const uint32_t prmSlot = slot(npu.prmBytes, D);
+  const uint32_t outSlot = slot(npu.outBytes, Do);
+  const uint32_t tileAcc = R * C * 4;
+  const uint32_t tileOut = R * C;  // 8-bit outputs
+  const uint32_t accTiles = npu.accBytes / tileAcc;
+  const uint32_t unit = std::max<uint32_t>(1, spec.kUnit);
+  const uint32_t prmTile = prmTileBytes(C);
+
+  // The deepest k chunk an INP slot (and the GEMM's 16-bit k) holds.
+  uint32_t kMax = std::min<uint32_t>(65535, inpSlot / R);
+  kMax -= kMax % unit;
+  if (kMax == 0)
+    return hal::fail("GEMM plan: ", unit, " taps per input channel do not fit an INP slot of ",
+                     inpSlot, " bytes");
+
+  std::vector<uint64_t> offset(Q + 1, 0);  // byte offset of tile q in the weight image
+  uint32_t maxDepth = 0;
+  for (uint32_t q = 0; q < Q; ++q) {
+    offset[q + 1] = offset[q] + uint64_t{spec.tileDepth[q]} * C;
+    maxDepth = std::max(maxDepth, spec.tileDepth[q]);
+  }
+  const bool resident = uint64_t{maxDepth} * C <= wgtSlot;
+  // Streamed weights: each step also holds a k chunk of every tile of the phase.
+  uint32_t kChunk = kMax;
+  uint32_t streamTiles = 0;
+  if (!resident) {
+    if (uint64_t{kChunk} * C > wgtSlot) {
+      kChunk = wgtSlot / C;
+      kChunk -= kChunk % unit;
+    }
+    if (kChunk == 0)
+      return hal::fail("GEMM plan: ", unit, " taps per input channel do not fit a WGT slot");
+    streamTiles = std::max<uint32_t>(1, wgtSlot / (kChunk * C));
+  }
+
+  // Phases: greedy runs of channel tiles under every capacity limit.
+  const uint32_t cap = options.maxTilesPerPhase ? options.maxTilesPerPhase : Q;
+  const uint32_t prmTiles = prmSlot / prmTile;
+  const uint32_t outTiles = outSlot / tileOut;
+  const uint32_t tileLimit = std::min({cap, accTiles, prmTiles, outTiles});
+  if (tileLimit == 0) return hal::fail("GEMM plan: ACC/PRM/OUT too small for one channel tile");
+  std::vector<Phase> phases;
+  for (uint32_t q0 = 0; q0 < Q;) {
+    uint32_t q1 = q0 + 1;
+    while (q1 < Q && q1 - q0 < tileLimit) {
+      if (resident) {
+        if (offset[q1 + 1] - offset[q0] > wgtSlot) break;
+      } else {
+        if (q1 - q0 >= streamTiles || spec.tileGroup[q1] != spec.tileGroup[q0]) break;
+      }
+      ++q1;
+    }
+    phases.push_back({q0, q1});
+    q0 = q1;
+  }
+
+  StepStream ss(D, Do);
+  uint32_t phaseCount = 0;
+  for (const GemmProblem& P : spec.problems) {
+    for (const Phase& ph : phases) {
+      const uint32_t resSlot = phaseCount++ % D;
+      bool phaseLoads = true;
+      for (uint32_t p = 0; p < P.rowTiles; ++p) {
+        const uint32_t m = P.rowsOf(p);
+        for (uint32_t g0 = ph.q0; g0 < ph.q1;) {
+          uint32_t g1 = g0 + 1;
+          while (g1 < ph.q1 && spec.tileGroup[g1] == spec.tileGroup[g0]) ++g1;
+          const uint32_t K = spec.tileDepth[g0];
+          for (uint32_t k0 = 0; k0 < K; k0 += kChunk) {
+            const uint32_t k1 = std::min(K, k0 + kChunk);
+            const uint32_t s = ss.nextStepSlot();
+            ss.beginStep();
+            std::vector<firmware::DmaLoad> loads;
+            if (phaseLoads) {
+              contiguousLoad(Buffer::kPrm, resSlot * prmSlot, spec.prmImage + ph.q0 * prmTile,
+                             uint64_t{ph.q1 - ph.q0} * prmTile, loads);
+              if (resident)
+                contiguousLoad(Buffer::kWgt, resSlot * wgtSlot,
+                               static_cast<uint32_t>(P.weightImage + offset[ph.q0]),
+                               offset[ph.q1] - offset[ph.q0], loads);
+              phaseLoads = false;
+            }
+            P.loadA(p, spec.tileGroup[g0], k0, k1, s * inpSlot, loads);
+            if (!resident)
+              for (uint32_t q = g0; q < g1; ++q)
+                contiguousLoad(Buffer::kWgt, s * wgtSlot + (q - g0) * kChunk * C,
+                               static_cast<uint32_t>(P.weightImage + offset[q] + uint64_t{k0} * C),
+                               uint64_t{k1 - k0} * C, loads);
+            for (const firmware::DmaLoad& d : loads) {
+              ss.load(d);
+              ++report.dmaLoads;
+              report.loadBytes += loadBytes(d);
+            }
+            for (uint32_t q = g0; q < g1; ++q) {
+              firmware::Gemm g;
+              g.mode = firmware::GemmMode::kInt8;
+              g.aSigned = spec.aSigned;
+              g.bSigned = spec.bSigned;
+              g.accumulate = k0 > 0;
+              g.m = m;
+              g.n = std::min(C, spec.channels - q * C);
+              g.k = k1 - k0;
+              g.inpAddr = s * inpSlot;
+              g.wgtAddr = resident
+                              ? static_cast<uint32_t>(resSlot * wgtSlot + offset[q] - offset[ph.q0] +
+                                                      uint64_t{k0} * C)
+                              : s * wgtSlot + (q - g0) * kChunk * C;
+              g.accAddr = (q - ph.q0) * tileAcc;
+              g.aZp = spec.aZp;
+              g.bZp = spec.bZp;
+              ss.compute(firmware::Command{{}, g});
+              ++report.gemms;
+              report.macs += uint64_t{g.m} * g.n * g.k;
+            }
+            if (k1 < K) continue;
+            const uint32_t o = ss.nextOutSlot();
+            ss.beginOutput();
+            for (uint32_t q = g0; q < g1; ++q) {
+              firmware::RequantStore r;
+              r.outWidth = firmware::ElemWidth::kW8;
+              r.outSigned = spec.outSigned;
+              r.perChannel = spec.perChannel;
+              r.outZp = spec.outZp;
+              r.accAddr = (q - ph.q0) * tileAcc;
+              r.rows = m;
+              r.outAddr = o * outSlot + (q - g0) * tileOut;
+              r.biasEn = spec.biasEn;
+              const uint32_t prm = resSlot * prmSlot + (q - ph.q0) * prmTile;
+              r.biasAddr = prm;
+              r.multAddr = prm + 4 * C;
+              r.shiftAddr = prm + 8 * C;
+              r.clampMin = spec.clampMin;
+              r.clampMax = spec.clampMax;
+              ss.requant(r);
+              std::vector<firmware::DmaStore> stores;
+              P.storeOut(p, q, r.outAddr, stores);
+              for (const firmware::DmaStore& d : stores) {
+                ss.store(d);
+                ++report.dmaStores;
+                report.storeBytes += storeBytes(d);
+              }
+            }
+          }
+          g0 = g1;
+        }
+      }
+    }
+  }
+  std::vector<firmware::Command> commands = ss.finish(tag);
+  report.weightMode = resident ? "resident" : "streamed";
+  report.bufferSlots = D;
+  report.outSlots = Do;
+  report.ocTiles = Q;
+  report.pixelTiles = spec.problems.empty() ? 0 : spec.problems[0].rowTiles;
+  report.phases = static_cast<uint32_t>(phases.size() * spec.problems.size());
+  report.steps = static_cast<uint32_t>(ss.stepCount());
+  report.kChunk = kChunk;
+  report.usefulMacs = spec.usefulMacs;
+  report.commands = commands.size();
+  return commands;
+}
+
+}  // namespace nncosim::driver

@@ -1,0 +1,700 @@
+#include "driver/compiler/isa_interpreter.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <sstream>
+
+#include "driver/compiler/densify_descriptor.h"
+#include "ops/densify/densify_walker.h"
+#include "ops/quant/fixed_point.h"
+
+namespace nncosim::driver {
+
+using firmware::Buffer;
+using firmware::Command;
+using firmware::ErrCode;
+
+hal::Status DramModel::write(uint64_t address, const void* data, size_t length) {
+  if (!contains(address, length))
+    return hal::fail("DRAM write of ", length, " bytes at 0x", std::hex, address,
+                     " is outside [0x", base_, ", 0x", base_ + bytes_.size(), ")");
+  if (length) std::memcpy(at(address), data, length);
+  return hal::Status::Ok();
+}
+
+hal::Status DramModel::read(uint64_t address, void* data, size_t length) const {
+  if (!contains(address, length))
+    return hal::fail("DRAM read of ", length, " bytes at 0x", std::hex, address,
+                     " is outside [0x", base_, ", 0x", base_ + bytes_.size(), ")");
+  if (length) std::memcpy(data, at(address), length);
+  return hal::Status::Ok();
+}
+
+std::string InterpreterCounters::describe() const {
+  std::ostringstream os;
+  os << cycles << " cycles; busy/stall load " << loadBusy << "/" << loadStall << ", compute "
+     << computeBusy << "/" << computeStall << ", store " << storeBusy << "/" << storeStall
+     << "; DMA read " << dmaReadBytes << " B, written " << dmaWriteBytes << " B; " << macs
+     << " MACs; " << commands << " commands";
+  return os.str();
+}
+
+std::string InterpreterResult::describe() const {
+  std::ostringstream os;
+  if (completed) {
+    os << "completed: " << counters.describe();
+  } else {
+    os << "error " << firmware::toString(error) << " at command " << errCommand << " (info "
+       << errInfo << "): " << message;
+  }
+  for (const auto& r : races) os << "\n  race: " << r;
+  for (const auto& t : tokenLeaks) os << "\n  token leak: " << t;
+  return os.str();
+}
+
+namespace {
+
+constexpr int kLoadQ = 0, kComputeQ = 1, kStoreQ = 2, kNumQ = 3;
+// Token counters: load->compute, compute->load, compute->store, store->compute.
+constexpr int kL2C = 0, kC2L = 1, kC2S = 2, kS2C = 3, kNumCh = 4;
+const char* kChannelName[kNumCh] = {"load->compute", "compute->load", "compute->store",
+                                    "store->compute"};
+const char* kQueueName[kNumQ] = {"load", "compute", "store"};
+constexpr uint32_t kTokenMax = 255;
+constexpr int kDramSpace = 5;  // access spaces 0..4 are the buffers
+
+using Clock = std::array<uint64_t, kNumQ>;
+
+// The counters a queue pops/pushes for its prev/next flags (-1: none).
+int prevPopChannel(int q) { return q == kComputeQ ? kL2C : q == kStoreQ ? kC2S : -1; }
+int nextPopChannel(int q) { return q == kLoadQ ? kC2L : q == kComputeQ ? kS2C : -1; }
+int prevPushChannel(int q) { return q == kComputeQ ? kC2L : q == kStoreQ ? kS2C : -1; }
+int nextPushChannel(int q) { return q == kLoadQ ? kL2C : q == kComputeQ ? kC2S : -1; }
+
+std::vector<int> popChannels(int q, const firmware::Deps& d) {
+  std::vector<int> ch;
+  if (d.popPrev && prevPopChannel(q) >= 0) ch.push_back(prevPopChannel(q));
+  if (d.popNext && nextPopChannel(q) >= 0) ch.push_back(nextPopChannel(q));
+  return ch;
+}
+std::vector<int> pushChannels(int q, const firmware::Deps& d) {
+  std::vector<int> ch;
+  if (d.pushPrev && prevPushChannel(q) >= 0) ch.push_back(prevPushChannel(q));
+  if (d.pushNext && nextPushChannel(q) >= 0) ch.push_back(nextPushChannel(q));
+  return ch;
+}
+
+uint32_t widthBytes(firmware::ElemWidth w) {
+  switch (w) {
+    case firmware::ElemWidth::kW8: return 1;
+    case firmware::ElemWidth::kW16: return 2;
+    case firmware::ElemWidth::kW32: return 4;
+  }
+  return 1;
+}
+
+int32_t readElem(const uint8_t* p, uint32_t bytes, bool isSigned) {
+  if (bytes == 1) return isSigned ? int32_t{static_cast<int8_t>(p[0])} : int32_t{p[0]};
+  const uint16_t v = static_cast<uint16_t>(p[0] | (p[1] << 8));
+  return isSigned ? int32_t{static_cast<int16_t>(v)} : int32_t{v};
+}
+
+int32_t readI32(const uint8_t* p) {
+  uint32_t v = 0;
+  for (int b = 0; b < 4; ++b) v |= uint32_t{p[b]} << (8 * b);
+  return static_cast<int32_t>(v);
+}
+void writeI32(uint8_t* p, int32_t value) {
+  const auto v = static_cast<uint32_t>(value);
+  for (int b = 0; b < 4; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));
+}
+
+// One memory access of a command, for the race check: [lo, hi) in one space.
+struct Access {
+  int space;
+  uint64_t lo, hi;
+  bool write;
+};
+
+struct Fault {
+  ErrCode code = ErrCode::kNone;
+  uint32_t info = 0;
+  std::string message;
+};
+
+// A recorded access: who, when (its queue's clock component), where.
+struct Recorded {
+  int queue;
+  uint64_t time;
+  size_t command;
+  Access access;
+};
+
+class Machine {
+ public:
+  Machine(const NpuConfig& config, DramModel& dram, const CostModel& cost,
+          std::array<std::vector<uint8_t>, 5>& buffers, const std::vector<Command>& stream)
+      : config_(config), dram_(dram), cost_(cost), buffers_(buffers), stream_(stream) {}
+
+  InterpreterResult run();
+
+ private:
+  struct QueueState {
+    std::deque<size_t> pending;
+    bool busy = false;
+    bool effectDone = false;
+    size_t current = 0;
+    uint64_t end = 0;
+    Clock epoch{};
+  };
+
+  uint64_t duration(const Command& c) const;
+  // Executes a command's effect; fills `accesses`.
+  Fault execute(const Command& c, std::vector<Access>& accesses);
+  Fault dmaLoad(const firmware::DmaLoad& d, std::vector<Access>& accesses);
+  Fault dmaStore(const firmware::DmaStore& d, std::vector<Access>& accesses);
+  Fault gemm(const firmware::Gemm& g, std::vector<Access>& accesses);
+  Fault requant(const firmware::RequantStore& r, std::vector<Access>& accesses);
+  Fault densify(const firmware::Densify& d, std::vector<Access>& accesses);
+  Fault checkBuffer(Buffer b, uint64_t lo, uint64_t hi, const char* what) const;
+  void checkRaces(int queue, const Clock& epoch, size_t command, const std::vector<Access>& acc);
+  void prune();
+
+  const NpuConfig& config_;
+  DramModel& dram_;
+  const CostModel& cost_;
+  std::array<std::vector<uint8_t>, 5>& buffers_;
+  const std::vector<Command>& stream_;
+
+  InterpreterResult result_;
+  std::array<uint32_t, kNumCh> tokens_{};
+  std::array<std::deque<Clock>, kNumCh> tokenClocks_;
+  std::array<Clock, kNumQ> clocks_{};
+  std::vector<Recorded> recorded_;
+  size_t sincePrune_ = 0;
+};
+
+uint64_t Machine::duration(const Command& c) const {
+  auto dma = [&](uint32_t c0, uint32_t c1, uint32_t c2, firmware::ElemWidth w) {
+    const uint64_t rows = uint64_t{c1} * c2;
+    const uint64_t bytes = rows * c0 * widthBytes(w);
+    return cost_.dramLatency + rows * cost_.dmaRowCycles +
+           (bytes + cost_.busBytesPerCycle - 1) / cost_.busBytesPerCycle;
+  };
+  if (auto* d = std::get_if<firmware::DmaLoad>(&c.args))
+    return dma(d->count0, d->count1, d->count2, d->elemWidth);
+  if (auto* d = std::get_if<firmware::DmaStore>(&c.args))
+    return dma(d->count0, d->count1, d->count2, d->elemWidth);
+  if (auto* g = std::get_if<firmware::Gemm>(&c.args)) return uint64_t{g->k} + cost_.gemmOverhead;
+  if (auto* r = std::get_if<firmware::RequantStore>(&c.args))
+    return uint64_t{r->rows} + cost_.requantOverhead;
+  if (auto* d = std::get_if<firmware::Densify>(&c.args))
+    return cost_.dramLatency * 4 + d->outSize / cost_.busBytesPerCycle + 64;
+  return 1;
+}
+
+Fault Machine::checkBuffer(Buffer b, uint64_t lo, uint64_t hi, const char* what) const {
+  const uint64_t size = config_.bufferBytes(b);
+  if (hi > size || lo > hi) {
+    Fault f;
+    f.code = ErrCode::kDmaOob;
+    f.info = static_cast<uint32_t>(b);
+    std::ostringstream os;
+    os << what << " footprint [" << lo << ", " << hi << ") exceeds the "
+       << firmware::toString(b) << " buffer (" << size << " bytes)";
+    f.message = os.str();
+    return f;
+  }
+  return {};
+}
+
+// The buffer-side footprint of a 3-D transfer, [lo, hi).
+struct Footprint {
+  uint64_t lo, hi;
+};
+Footprint bufFootprint(uint32_t addr, uint32_t c0, uint32_t c1, uint32_t c2, uint32_t s1,
+                       uint32_t s2, uint32_t eb) {
+  const uint64_t last = uint64_t{addr} + uint64_t{c2 - 1} * s2 + uint64_t{c1 - 1} * s1;
+  // Rows may overlap or be out of order (stride 0); the first row starts lowest.
+  return {addr, last + uint64_t{c0} * eb};
+}
+
+Fault Machine::dmaLoad(const firmware::DmaLoad& d, std::vector<Access>& accesses) {
+  const uint32_t eb = widthBytes(d.elemWidth);
+  const uint64_t rowBytes = uint64_t{d.count0} * eb;
+  const Footprint fp =
+      bufFootprint(d.bufAddr, d.count0, d.count1, d.count2, d.bufStride1, d.bufStride2, eb);
+  if (Fault f = checkBuffer(d.bufId, fp.lo, fp.hi, "DMA_LOAD"); f.code != ErrCode::kNone) return f;
+  // DRAM rows: addresses wrap modulo 2^32 (the field width).
+  uint64_t dlo = std::numeric_limits<uint64_t>::max(), dhi = 0;
+  for (uint32_t z = 0; z < d.count2; ++z)
+    for (uint32_t y = 0; y < d.count1; ++y) {
+      const uint64_t a = (uint64_t{d.dramAddr} + uint64_t{z} * d.dramStride2 +
+                          uint64_t{y} * d.dramStride1) & 0xFFFFFFFFull;
+      if (!dram_.contains(a, rowBytes)) {
+        Fault f;
+        f.code = ErrCode::kBusError;
+        f.info = 3;  // DECERR: no slave at that address
+        std::ostringstream os;
+        os << "DMA_LOAD reads " << rowBytes << " bytes at 0x" << std::hex << a
+           << ", outside DRAM";
+        f.message = os.str();
+        return f;
+      }
+      dlo = std::min(dlo, a);
+      dhi = std::max(dhi, a + rowBytes);
+    }
+  std::vector<uint8_t>& buf = buffers_[static_cast<size_t>(d.bufId)];
+  for (uint32_t z = 0; z < d.count2; ++z)
+    for (uint32_t y = 0; y < d.count1; ++y) {
+      const uint64_t a = (uint64_t{d.dramAddr} + uint64_t{z} * d.dramStride2 +
+                          uint64_t{y} * d.dramStride1) & 0xFFFFFFFFull;
+      const uint64_t b = uint64_t{d.bufAddr} + uint64_t{z} * d.bufStride2 + uint64_t{y} * d.bufStride1;
+      std::memcpy(buf.data() + b, dram_.at(a), rowBytes);
+    }
+  result_.counters.dmaReadBytes += rowBytes * d.count1 * d.count2;
+  accesses.push_back({kDramSpace, dlo, dhi, false});
+  accesses.push_back({static_cast<int>(d.bufId), fp.lo, fp.hi, true});
+  return {};
+}
+
+Fault Machine::dmaStore(const firmware::DmaStore& d, std::vector<Access>& accesses) {
+  const uint32_t eb = widthBytes(d.elemWidth);
+  const uint64_t rowBytes = uint64_t{d.count0} * eb;
+  const Footprint fp =
+      bufFootprint(d.bufAddr, d.count0, d.count1, d.count2, d.bufStride1, d.bufStride2, eb);
+  if (Fault f = checkBuffer(d.bufId, fp.lo, fp.hi, "DMA_STORE"); f.code != ErrCode::kNone) return f;
+  uint64_t dlo = std::numeric_limits<uint64_t>::max(), dhi = 0;
+  for (uint32_t z = 0; z < d.count2; ++z)
+    for (uint32_t y = 0; y < d.count1; ++y) {
+      const uint64_t a = (uint64_t{d.dramAddr} + uint64_t{z} * d.dramStride2 +
+                          uint64_t{y} * d.dramStride1) & 0xFFFFFFFFull;
+      if (!dram_.contains(a, rowBytes)) {
+        Fault f;
+        f.code = ErrCode::kBusError;
+        f.info = 3;
+        std::ostringstream os;
+        os << "DMA_STORE writes " << rowBytes << " bytes at 0x" << std::hex << a
+           << ", outside DRAM";
+        f.message = os.str();
+        return f;
+      }
+      dlo = std::min(dlo, a);
+      dhi = std::max(dhi, a + rowBytes);
+    }
+  const std::vector<uint8_t>& buf = buffers_[static_cast<size_t>(d.bufId)];
+  for (uint32_t z = 0; z < d.count2; ++z)
+    for (uint32_t y = 0; y < d.count1; ++y) {
+      const uint64_t a = (uint64_t{d.dramAddr} + uint64_t{z} * d.dramStride2 +
+                          uint64_t{y} * d.dramStride1) & 0xFFFFFFFFull;
+      const uint64_t b = uint64_t{d.bufAddr} + uint64_t{z} * d.bufStride2 + uint64_t{y} * d.bufStride1;
+      std::memcpy(dram_.at(a), buf.data() + b, rowBytes);
+    }
+  result_.counters.dmaWriteBytes += rowBytes * d.count1 * d.count2;
+  accesses.push_back({static_cast<int>(d.bufId), fp.lo, fp.hi, false});
+  accesses.push_back({kDramSpace, dlo, dhi, true});
+  return {};
+}
+
+Fault Machine::gemm(const firmware::Gemm& g, std::vector<Access>& accesses) {
+  const uint32_t eb = g.mode == firmware::GemmMode::kInt16 ? 2 : 1;
+  const uint32_t R = config_.rows, C = config_.cols;
+  // Full-lane footprints (R activation lanes, C weight lanes per k step; m rows of C
+  // accumulators), the conservative reading of "checks their footprints".
+  const uint64_t inpHi = uint64_t{g.inpAddr} + uint64_t{g.k} * R * eb;
+  const uint64_t wgtHi = uint64_t{g.wgtAddr} + uint64_t{g.k} * C * eb;
+  const uint64_t accHi = uint64_t{g.accAddr} + uint64_t{g.m} * C * 4;
+  if (Fault f = checkBuffer(Buffer::kInp, g.inpAddr, inpHi, "GEMM"); f.code != ErrCode::kNone) return f;
+  if (Fault f = checkBuffer(Buffer::kWgt, g.wgtAddr, wgtHi, "GEMM"); f.code != ErrCode::kNone) return f;
+  if (Fault f = checkBuffer(Buffer::kAcc, g.accAddr, accHi, "GEMM"); f.code != ErrCode::kNone) return f;
+  const uint8_t* inp = buffers_[0].data() + g.inpAddr;
+  const uint8_t* wgt = buffers_[1].data() + g.wgtAddr;
+  uint8_t* acc = buffers_[2].data() + g.accAddr;
+  int64_t sum[16][16] = {};
+  for (uint32_t t = 0; t < g.k; ++t) {
+    int64_t a[16], b[16];
+    for (uint32_t i = 0; i < g.m; ++i) a[i] = readElem(inp + (size_t{t} * R + i) * eb, eb, g.aSigned) - int64_t{g.aZp};
+    for (uint32_t j = 0; j < g.n; ++j) b[j] = readElem(wgt + (size_t{t} * C + j) * eb, eb, g.bSigned) - int64_t{g.bZp};
+    for (uint32_t i = 0; i < g.m; ++i)
+      for (uint32_t j = 0; j < g.n; ++j) sum[i][j] += a[i] * b[j];
+  }
+  for (uint32_t i = 0; i < g.m; ++i)
+    for (uint32_t j = 0; j < g.n; ++j) {
+      uint8_t* p = acc + (size_t{i} * C + j) * 4;
+      const int64_t base = g.accumulate ? readI32(p) : 0;
+      // The ACC words are int32: the sum wraps modulo 2^32.
+      writeI32(p, static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(base + sum[i][j]))));
+    }
+  result_.counters.macs += uint64_t{g.m} * g.n * g.k;
+  accesses.push_back({0, g.inpAddr, inpHi, false});
+  accesses.push_back({1, g.wgtAddr, wgtHi, false});
+  accesses.push_back({2, g.accAddr, accHi, true});  // accumulate reads too; a write covers it
+  return {};
+}
+
+Fault Machine::requant(const firmware::RequantStore& r, std::vector<Access>& accesses) {
+  const uint32_t C = config_.cols;
+  const uint32_t ob = widthBytes(r.outWidth);
+  const uint64_t accHi = uint64_t{r.accAddr} + uint64_t{r.rows} * C * 4;
+  const uint64_t outHi = uint64_t{r.outAddr} + uint64_t{r.rows} * C * ob;
+  const uint32_t perParam = r.perChannel ? C : 1;
+  if (Fault f = checkBuffer(Buffer::kAcc, r.accAddr, accHi, "REQUANT_STORE"); f.code != ErrCode::kNone) return f;
+  if (Fault f = checkBuffer(Buffer::kOut, r.outAddr, outHi, "REQUANT_STORE"); f.code != ErrCode::kNone) return f;
+  if (r.biasEn)
+    if (Fault f = checkBuffer(Buffer::kPrm, r.biasAddr, uint64_t{r.biasAddr} + 4 * C, "REQUANT_STORE bias");
+        f.code != ErrCode::kNone)
+      return f;
+  if (Fault f = checkBuffer(Buffer::kPrm, r.multAddr, uint64_t{r.multAddr} + 4 * perParam, "REQUANT_STORE multipliers");
+      f.code != ErrCode::kNone)
+    return f;
+  if (Fault f = checkBuffer(Buffer::kPrm, r.shiftAddr, uint64_t{r.shiftAddr} + perParam, "REQUANT_STORE shifts");
+      f.code != ErrCode::kNone)
+    return f;
+  const uint8_t* prm = buffers_[4].data();
+  // Saturation range of the output type.
+  int64_t lo, hi;
+  if (ob == 4) {
+    lo = r.outSigned ? std::numeric_limits<int32_t>::min() : 0;
+    hi = r.outSigned ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int32_t>::max();
+  } else {
+    const int bits = 8 * static_cast<int>(ob);
+    lo = r.outSigned ? -(int64_t{1} << (bits - 1)) : 0;
+    hi = r.outSigned ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
+  }
+  for (uint32_t row = 0; row < r.rows; ++row)
+    for (uint32_t j = 0; j < C; ++j) {
+      const uint32_t pj = r.perChannel ? j : 0;
+      int32_t x = readI32(buffers_[2].data() + r.accAddr + (size_t{row} * C + j) * 4);
+      if (r.biasEn)
+        x = static_cast<int32_t>(static_cast<uint32_t>(x) +
+                                 static_cast<uint32_t>(readI32(prm + r.biasAddr + 4 * j)));
+      const int32_t mult = readI32(prm + r.multAddr + 4 * pj);
+      const int shift = static_cast<int8_t>(prm[r.shiftAddr + pj]);
+      const int32_t scaled = ops::quant::multiplyByQuantizedMultiplier(x, mult, shift);
+      // The zero point add wraps like the reference's int32 arithmetic (ops/conv).
+      int64_t y = static_cast<int32_t>(static_cast<uint32_t>(scaled) + static_cast<uint32_t>(r.outZp));
+      y = std::max<int64_t>(std::min<int64_t>(y, r.clampMax), r.clampMin);
+      y = std::max(std::min(y, hi), lo);
+      uint8_t* p = buffers_[3].data() + r.outAddr + (size_t{row} * C + j) * ob;
+      const auto v = static_cast<uint32_t>(static_cast<int32_t>(y));
+      for (uint32_t b = 0; b < ob; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));
+    }
+  accesses.push_back({2, r.accAddr, accHi, false});
+  accesses.push_back({3, r.outAddr, outHi, true});
+  accesses.push_back({4, 0, config_.prmBytes, false});
+  return {};
+}
+
+Fault Machine::densify(const firmware::Densify& d, std::vector<Access>& accesses) {
+  auto meta = [](DensifyError e, const std::string& why) {
+    Fault f;
+    f.code = ErrCode::kDensifyMeta;
+    f.info = static_cast<uint32_t>(e);
+    f.message = "DENSIFY: " + why;
+    return f;
+  };
+  auto bus = [](uint64_t a) {
+    Fault f;
+    f.code = ErrCode::kBusError;
+    f.info = 3;
+    std::ostringstream os;
+    os << "DENSIFY accesses 0x" << std::hex << a << ", outside DRAM";
+    f.message = os.str();
+    return f;
+  };
+  auto word = [&](uint64_t a, uint32_t* v) {
+    if (!dram_.contains(a, 4)) return false;
+    *v = static_cast<uint32_t>(readI32(dram_.at(a)));
+    return true;
+  };
+  uint32_t hdr[kDensifyHeaderWords];
+  for (uint32_t i = 0; i < kDensifyHeaderWords; ++i)
+    if (!word(uint64_t{d.descAddr} + 4 * i, &hdr[i])) return bus(uint64_t{d.descAddr} + 4 * i);
+  const uint32_t levels = hdr[0], blocks = hdr[1], esize = hdr[2];
+  if (levels == 0 || levels > kDensifyMaxLevels || blocks >= levels || 2 * blocks > levels)
+    return meta(DensifyError::kRank, "bad level counts");
+  if (esize > 2) return meta(DensifyError::kElemSize, "element size code > 2");
+  if ((1u << esize) != widthBytes(d.elemWidth))
+    return meta(DensifyError::kElemSize, "descriptor element size differs from the command's");
+  uint64_t hi = uint64_t{d.descAddr} + 4 * (kDensifyHeaderWords + kDensifyLevelWords * levels);
+  ops::SparseFormat f;
+  for (uint32_t l = 0; l < levels; ++l) {
+    uint32_t w[kDensifyLevelWords];
+    const uint64_t base = uint64_t{d.descAddr} + 4 * (kDensifyHeaderWords + kDensifyLevelWords * l);
+    for (uint32_t i = 0; i < kDensifyLevelWords; ++i)
+      if (!word(base + 4 * i, &w[i])) return bus(base + 4 * i);
+    f.traversalOrder.push_back(static_cast<int32_t>(w[0]));
+    f.dimFormat.push_back(static_cast<int32_t>(w[1]));
+    f.dimensions.push_back(static_cast<int32_t>(w[2]));
+    if (l < blocks) f.blockMap.push_back(static_cast<int32_t>(w[3]));
+    if (w[1] == 0 && (w[5] != 0 || w[7] != 0))
+      return meta(DensifyError::kFormat, "a DENSE level has arrays");
+    auto readArray = [&](uint32_t addr, uint32_t count, std::vector<int32_t>* out) -> bool {
+      out->resize(count);
+      for (uint32_t i = 0; i < count; ++i) {
+        uint32_t v;
+        if (!word(uint64_t{addr} + 4 * i, &v)) return false;
+        (*out)[i] = static_cast<int32_t>(v);
+      }
+      if (count) hi = std::max(hi, uint64_t{addr} + 4 * count);
+      return true;
+    };
+    f.segments.emplace_back();
+    f.indices.emplace_back();
+    if (!readArray(w[4], w[5], &f.segments.back())) return bus(w[4]);
+    if (!readArray(w[6], w[7], &f.indices.back())) return bus(w[6]);
+  }
+  auto walker = ops::DensifyWalker::create(f);
+  if (!walker.ok()) return meta(DensifyError::kSegment, walker.error());
+  const uint32_t eb = 1u << esize;
+  if (walker->numValues() != hdr[4])
+    return meta(DensifyError::kValues, "the metadata stores " + std::to_string(walker->numValues()) +
+                                           " values, the descriptor says " + std::to_string(hdr[4]));
+  const uint64_t outCount = hdr[6];
+  if (walker->denseElements() > outCount)
+    return meta(DensifyError::kOutput, "dense tensor larger than the output count");
+  // The command's out_size bounds every write (docs/isa.md).
+  const uint64_t outBytes = std::min<uint64_t>(outCount * eb, d.outSize);
+  if (!dram_.contains(d.outAddr, outBytes)) return bus(d.outAddr);
+  if (!dram_.contains(d.valuesAddr, uint64_t{hdr[4]} * eb)) return bus(d.valuesAddr);
+  uint8_t* out = dram_.at(d.outAddr);
+  const uint8_t* values = dram_.at(d.valuesAddr);
+  for (uint64_t i = 0; i < outBytes / eb; ++i)
+    for (uint32_t b = 0; b < eb; ++b) out[i * eb + b] = static_cast<uint8_t>(hdr[7] >> (8 * b));
+  bool overflow = false;
+  walker->forEach([&](uint64_t v, uint64_t offset) {
+    if ((offset + 1) * eb > outBytes) {
+      overflow = true;
+      return;
+    }
+    std::memcpy(out + offset * eb, values + v * eb, eb);
+  });
+  if (overflow) return meta(DensifyError::kOutput, "a value lands beyond out_size");
+  result_.counters.dmaReadBytes += (hi - d.descAddr) + uint64_t{hdr[4]} * eb;
+  result_.counters.dmaWriteBytes += outBytes;
+  accesses.push_back({kDramSpace, d.descAddr, hi, false});
+  accesses.push_back({kDramSpace, d.valuesAddr, d.valuesAddr + uint64_t{hdr[4]} * eb, false});
+  accesses.push_back({kDramSpace, d.outAddr, d.outAddr + outBytes, true});
+  return {};
+}
+
+Fault Machine::execute(const Command& c, std::vector<Access>& accesses) {
+  if (auto* d = std::get_if<firmware::DmaLoad>(&c.args)) return dmaLoad(*d, accesses);
+  if (auto* d = std::get_if<firmware::DmaStore>(&c.args)) return dmaStore(*d, accesses);
+  if (auto* g = std::get_if<firmware::Gemm>(&c.args)) return gemm(*g, accesses);
+  if (auto* r = std::get_if<firmware::RequantStore>(&c.args)) return requant(*r, accesses);
+  if (auto* d = std::get_if<firmware::Densify>(&c.args)) return densify(*d, accesses);
+  return {};  // SYNC
+}
+
+void Machine::checkRaces(int queue, const Clock& epoch, size_t command,
+                         const std::vector<Access>& accesses) {
+  for (const Access& a : accesses) {
+    for (const Recorded& r : recorded_) {
+      if (r.queue == queue || r.access.space != a.space) continue;
+      if (!(a.write || r.access.write)) continue;
+      if (a.hi <= r.access.lo || r.access.hi <= a.lo) continue;
+      if (epoch[r.queue] >= r.time) continue;  // ordered by a chain of tokens
+      if (result_.races.size() < 20) {
+        std::ostringstream os;
+        const char* space = a.space == kDramSpace ? "DRAM" : firmware::toString(static_cast<Buffer>(a.space));
+        os << "command " << command << " (" << kQueueName[queue] << ") "
+           << (a.write ? "writes" : "reads") << " " << space << " [" << a.lo << ", " << a.hi
+           << ") while command " << r.command << " (" << kQueueName[r.queue] << ") "
+           << (r.access.write ? "writes" : "reads") << " [" << r.access.lo << ", " << r.access.hi
+           << ") unordered";
+        result_.races.push_back(os.str());
+      }
+    }
+  }
+  for (const Access& a : accesses) recorded_.push_back({queue, epoch[queue], command, a});
+  if (++sincePrune_ >= 64) prune();
+}
+
+// Drops accesses every other queue has synchronised past: no later access can race them.
+void Machine::prune() {
+  sincePrune_ = 0;
+  recorded_.erase(std::remove_if(recorded_.begin(), recorded_.end(),
+                                 [&](const Recorded& r) {
+                                   for (int q = 0; q < kNumQ; ++q)
+                                     if (q != r.queue && clocks_[q][r.queue] < r.time) return false;
+                                   return true;
+                                 }),
+                  recorded_.end());
+}
+
+InterpreterResult Machine::run() {
+  std::array<QueueState, kNumQ> queues;
+  InterpreterCounters& k = result_.counters;
+  uint64_t now = 0;
+  size_t pc = 0;
+  uint64_t nextFetch = cost_.dramLatency;
+  const size_t n = stream_.size();
+  auto fail = [&](size_t command, const Fault& f) {
+    result_.completed = false;
+    result_.error = f.code;
+    result_.errInfo = f.info;
+    result_.errCommand = command;
+    result_.message = f.message;
+    k.cycles = now;
+    return result_;
+  };
+  auto queueIndex = [](const Command& c) {
+    switch (firmware::queueOf(c)) {
+      case firmware::QueueOf::kLoad: return kLoadQ;
+      case firmware::QueueOf::kCompute: return kComputeQ;
+      case firmware::QueueOf::kStore: return kStoreQ;
+      default: return -1;
+    }
+  };
+  auto drained = [&]() {
+    for (const QueueState& q : queues)
+      if (q.busy || !q.pending.empty()) return false;
+    return true;
+  };
+
+  for (;;) {
+    // Settle everything that can happen at `now`.
+    for (bool changed = true; changed;) {
+      changed = false;
+      // Completions: effect, then the pushes (stalling on a full counter).
+      for (int q = 0; q < kNumQ; ++q) {
+        QueueState& s = queues[q];
+        if (!s.busy || s.end > now) continue;
+        const Command& c = stream_[s.current];
+        if (!s.effectDone) {
+          std::vector<Access> accesses;
+          Fault f = execute(c, accesses);
+          if (f.code != ErrCode::kNone) return fail(s.current, f);
+          checkRaces(q, s.epoch, s.current, accesses);
+          s.effectDone = true;
+        }
+        const std::vector<int> pushes = pushChannels(q, c.deps);
+        bool full = false;
+        for (int ch : pushes) full = full || tokens_[ch] >= kTokenMax;
+        if (full) continue;
+        for (int ch : pushes) {
+          ++tokens_[ch];
+          tokenClocks_[ch].push_back(clocks_[q]);
+        }
+        s.busy = false;
+        changed = true;
+      }
+      // Dispatch in stream order.
+      while (pc < n && nextFetch <= now) {
+        const Command& c = stream_[pc];
+        if (hal::Status st = firmware::validate(c); !st.ok()) {
+          Fault f;
+          f.code = ErrCode::kBadField;
+          f.message = st.error();
+          return fail(pc, f);
+        }
+        if (std::holds_alternative<firmware::End>(c.args)) {
+          if (!drained()) break;
+          for (int ch = 0; ch < kNumCh; ++ch)
+            if (tokens_[ch] != 0) {
+              result_.tokenLeaks.push_back("END at command " + std::to_string(pc) + ": " +
+                                           std::to_string(tokens_[ch]) + " tokens left in " +
+                                           kChannelName[ch]);
+            }
+          // END is a full barrier: everything before it happens before everything after.
+          Clock merged{};
+          for (const Clock& c2 : clocks_)
+            for (int i = 0; i < kNumQ; ++i) merged[i] = std::max(merged[i], c2[i]);
+          clocks_.fill(merged);
+          prune();
+        } else {
+          const int q = queueIndex(c);
+          if (queues[q].pending.size() >= cost_.queueDepth) break;
+          queues[q].pending.push_back(pc);
+        }
+        ++pc;
+        ++k.commands;
+        k.dmaReadBytes += firmware::kCommandBytes;
+        nextFetch = now + cost_.fetchCycles;
+        changed = true;
+      }
+      // Starts: an idle queue takes its head command once its tokens are there.
+      for (int q = 0; q < kNumQ; ++q) {
+        QueueState& s = queues[q];
+        if (s.busy || s.pending.empty()) continue;
+        const Command& c = stream_[s.pending.front()];
+        const std::vector<int> pops = popChannels(q, c.deps);
+        bool ready = true;
+        for (int ch : pops) ready = ready && tokens_[ch] > 0;
+        if (!ready) continue;
+        for (int ch : pops) {
+          --tokens_[ch];
+          const Clock& tc = tokenClocks_[ch].front();
+          for (int i = 0; i < kNumQ; ++i) clocks_[q][i] = std::max(clocks_[q][i], tc[i]);
+          tokenClocks_[ch].pop_front();
+        }
+        ++clocks_[q][q];
+        s.epoch = clocks_[q];
+        s.current = s.pending.front();
+        s.pending.pop_front();
+        s.busy = true;
+        s.effectDone = false;
+        s.end = now + duration(c);
+        changed = true;
+      }
+    }
+    if (pc == n && drained()) break;
+
+    // Advance to the next event.
+    uint64_t next = std::numeric_limits<uint64_t>::max();
+    for (const QueueState& s : queues)
+      if (s.busy && s.end > now) next = std::min(next, s.end);
+    if (pc < n && nextFetch > now) next = std::min(next, nextFetch);
+    if (next == std::numeric_limits<uint64_t>::max()) {
+      Fault f;
+      f.code = ErrCode::kWatchdog;
+      std::ostringstream os;
+      os << "deadlock: no queue can progress (tokens";
+      for (int ch = 0; ch < kNumCh; ++ch) os << " " << kChannelName[ch] << "=" << tokens_[ch];
+      os << "; waiting heads:";
+      for (int q = 0; q < kNumQ; ++q)
+        if (!queues[q].pending.empty())
+          os << " " << kQueueName[q] << "@" << queues[q].pending.front();
+      os << ")";
+      f.message = os.str();
+      size_t oldest = pc;
+      for (const QueueState& s : queues)
+        if (!s.pending.empty()) oldest = std::min(oldest, s.pending.front());
+      return fail(oldest, f);
+    }
+    const uint64_t dt = next - now;
+    uint64_t* busy[kNumQ] = {&k.loadBusy, &k.computeBusy, &k.storeBusy};
+    uint64_t* stall[kNumQ] = {&k.loadStall, &k.computeStall, &k.storeStall};
+    for (int q = 0; q < kNumQ; ++q) {
+      const QueueState& s = queues[q];
+      if (s.busy) {
+        *busy[q] += dt;
+        if (q == kComputeQ && std::holds_alternative<firmware::Densify>(stream_[s.current].args))
+          k.densifyBusy += dt;
+      } else if (!s.pending.empty()) {
+        *stall[q] += dt;
+      }
+    }
+    now = next;
+  }
+  k.cycles = now;
+  result_.completed = true;
+  return result_;
+}
+
+}  // namespace
+
+IsaInterpreter::IsaInterpreter(const NpuConfig& config, DramModel& dram, const CostModel& cost)
+    : config_(config), dram_(dram), cost_(cost) {
+  for (int b = 0; b < 5; ++b) buffers_[b].assign(config_.bufferBytes(static_cast<Buffer>(b)), 0);
+}
+
+InterpreterResult IsaInterpreter::run(const std::vector<Command>& commands) {
+  Machine m(config_, dram_, cost_, buffers_, commands);
+  return m.run();
+}
+
+}  // namespace nncosim::driver

@@ -1,0 +1,110 @@
+// IsaInterpreter: a functional and roughly timed model of the NPU command-stream ISA
+// (docs/isa.md), executing streams on a byte-array DRAM and the five on-chip buffers.
+//
+// Why it exists: the compiler's streams can be checked bit for bit against the software
+// reference before the RTL NPU and the SoC exist, and later it is the oracle that tells a
+// compiler bug from an RTL bug.
+//
+// What it models, as docs/isa.md defines it:
+//  - every command is checked with the generated decoder rules first (bad_field);
+//  - the dispatcher hands commands in stream order to three in-order queues (load,
+//    compute, store) of `queueDepth` entries; END waits for all three to drain;
+//  - the four dependency-token counters (saturating at 255; a push into a full counter
+//    stalls the pushing queue); a command pops before it starts and pushes when it has
+//    completed;
+//  - DMA_LOAD / DMA_STORE (3-D strides, byte granular), GEMM (int8/int16, zero points,
+//    accumulate, wrapping int32 ACC), REQUANT_STORE (ops/quant fixed point, clamp,
+//    saturation), DENSIFY (the densify unit's descriptor, walked by ops' DensifyWalker),
+//    SYNC and END; footprint checks (dma_oob) before anything moves; DRAM accesses outside
+//    the DRAM model fail with bus_error.
+//
+// Beyond the hardware it checks the stream's discipline: a data race (two queues touching
+// overlapping bytes, one of them writing, with no chain of tokens ordering them) is
+// reported, as are tokens left in the counters when a job ends (they would leak into the
+// next job). Durations come from a small cost model; the cycle counts are estimates, not
+// the RTL's.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "driver/compiler/npu_config.h"
+#include "firmware/isa_generated.h"
+#include "hal/result.h"
+
+namespace nncosim::driver {
+
+// Device DRAM as a byte array at a bus address.
+class DramModel {
+ public:
+  DramModel(uint64_t base, uint64_t bytes) : base_(base), bytes_(bytes) {}
+  uint64_t base() const { return base_; }
+  uint64_t size() const { return bytes_.size(); }
+  bool contains(uint64_t address, uint64_t length) const {
+    return address >= base_ && length <= bytes_.size() && address - base_ <= bytes_.size() - length;
+  }
+  // Bounds-checked copies; errors name the address range.
+  hal::Status write(uint64_t address, const void* data, size_t length);
+  hal::Status read(uint64_t address, void* data, size_t length) const;
+  uint8_t* at(uint64_t address) { return bytes_.data() + (address - base_); }
+  const uint8_t* at(uint64_t address) const { return bytes_.data() + (address - base_); }
+
+ private:
+  uint64_t base_;
+  std::vector<uint8_t> bytes_;
+};
+
+// Command durations in NPU cycles (a rough model for plan comparisons, not the RTL's).
+struct CostModel {
+  uint32_t dramLatency = 40;       // first beat of a DMA command
+  uint32_t busBytesPerCycle = 16;  // AXI data width
+  uint32_t dmaRowCycles = 1;       // per contiguous row (one burst request)
+  uint32_t gemmOverhead = 8;       // systolic fill/drain beyond k cycles
+  uint32_t requantOverhead = 6;    // pipeline depth beyond one row per cycle
+  uint32_t fetchCycles = 2;        // one 32-byte command over the 16-byte bus
+  uint32_t queueDepth = 8;         // commands each queue holds
+};
+
+struct InterpreterCounters {
+  uint64_t cycles = 0;
+  uint64_t loadBusy = 0, loadStall = 0, computeBusy = 0, computeStall = 0, storeBusy = 0,
+           storeStall = 0, densifyBusy = 0;
+  uint64_t dmaReadBytes = 0, dmaWriteBytes = 0, macs = 0;
+  uint64_t commands = 0;
+  std::string describe() const;
+};
+
+struct InterpreterResult {
+  bool completed = false;  // every END reached without error
+  firmware::ErrCode error = firmware::ErrCode::kNone;
+  uint32_t errInfo = 0;
+  size_t errCommand = 0;  // stream index of the faulting command
+  std::string message;    // empty when completed
+  InterpreterCounters counters;
+  std::vector<std::string> races;        // unordered conflicting accesses (stream bugs)
+  std::vector<std::string> tokenLeaks;   // counters non-zero at an END
+  bool clean() const { return completed && races.empty() && tokenLeaks.empty(); }
+  std::string describe() const;
+};
+
+class IsaInterpreter {
+ public:
+  IsaInterpreter(const NpuConfig& config, DramModel& dram, const CostModel& cost = {});
+
+  // Runs the stream to its end (the last command should be END). The on-chip buffers
+  // keep their contents between calls, like the hardware's SRAMs.
+  InterpreterResult run(const std::vector<firmware::Command>& commands);
+
+  // Direct buffer access for tests.
+  std::vector<uint8_t>& buffer(firmware::Buffer b) { return buffers_[static_cast<size_t>(b)]; }
+
+ private:
+  NpuConfig config_;
+  DramModel& dram_;
+  CostModel cost_;
+  std::array<std::vector<uint8_t>, 5> buffers_;
+};
+
+}  // namespace nncosim::driver

@@ -1,0 +1,205 @@
+#include "driver/compiler/lowering.h"
+
+#include "driver/compiler/lowering_internal.h"
+#include "hal/operand.h"
+#include "ops/executor.h"
+#include "ops/registry.h"
+
+namespace nncosim::driver {
+namespace internal {
+
+OpView::OpView(const hal::Model& model, uint32_t operationIndex,
+               const std::vector<ops::Shape>& shapes)
+    : model_(model),
+      op_(model.main.operations.at(operationIndex)),
+      operands_(ops::bindConstants(model, model.main)),
+      ctx_(model, op_, operands_, /*executing=*/false) {
+  for (size_t i = 0; i < operands_.size() && i < shapes.size(); ++i) operands_[i].shape = shapes[i];
+}
+
+bool OpView::isConstant(size_t i) const {
+  if (i >= op_.inputs.size()) return false;
+  const hal::Operand& o = model_.main.operands.at(op_.inputs[i]);
+  return o.lifetime == hal::OperandLifeTime::CONSTANT_COPY ||
+         o.lifetime == hal::OperandLifeTime::CONSTANT_POOL;
+}
+
+const uint8_t* OpView::constantBytes(size_t i) const {
+  return isConstant(i) ? model_.constantData(model_.main.operands.at(op_.inputs[i])) : nullptr;
+}
+
+hal::Status OpView::check() const {
+  const ops::OperationDef* def = ops::operationTable().find(op_.type);
+  if (!def) return hal::fail("no reference implementation");
+  NNC_TRY(def->validate(ctx_));
+  auto known = [](const ops::Shape& s) {
+    if (!hal::isTensor(s.type)) return true;
+    if (s.dimensions.empty()) return false;
+    for (uint32_t d : s.dimensions)
+      if (d == 0) return false;
+    return true;
+  };
+  for (size_t i = 0; i < op_.inputs.size(); ++i) {
+    if (ctx_.isOmitted(i)) continue;
+    if (!known(ctx_.inputShape(i)))
+      return hal::fail("input ", i, " has unknown or empty dimensions ",
+                       ops::toString(ctx_.inputShape(i).dimensions));
+  }
+  for (size_t i = 0; i < op_.outputs.size(); ++i)
+    if (!known(ctx_.outputShape(i)))
+      return hal::fail("output ", i, " has unknown or empty dimensions ",
+                       ops::toString(ctx_.outputShape(i).dimensions));
+  return hal::Status::Ok();
+}
+
+StepBuilder::StepBuilder(const hal::Model& model, uint32_t operationIndex) : model_(model) {
+  step_.operation = operationIndex;
+  step_.type = model.main.operations.at(operationIndex).type;
+}
+
+size_t StepBuilder::addBuffer(const std::string& name, BufferRole role, uint64_t bytes) {
+  StepBuffer b;
+  b.name = name;
+  b.role = role;
+  // Never empty: every buffer has an address that relocation can recognise.
+  b.bytes = bytes ? bytes : 1;
+  step_.buffers.push_back(std::move(b));
+  return step_.buffers.size() - 1;
+}
+
+size_t StepBuilder::addConstant(const std::string& name, std::vector<uint8_t> contents) {
+  const size_t i = addBuffer(name, BufferRole::kConstant, contents.size());
+  step_.buffers[i].contents = std::move(contents);
+  step_.buffers[i].contents.resize(step_.buffers[i].bytes, 0);
+  return i;
+}
+
+hal::Result<size_t> StepBuilder::bindInput(uint32_t operand, const TensorLayout& layout,
+                                           const std::string& name) {
+  const hal::Operand& o = model_.main.operands.at(operand);
+  const ops::Shape s = ops::Shape::of(o);
+  if (o.lifetime == hal::OperandLifeTime::CONSTANT_COPY ||
+      o.lifetime == hal::OperandLifeTime::CONSTANT_POOL) {
+    const uint8_t* p = model_.constantData(o);
+    std::vector<uint8_t> raw(p, p + o.location.length);
+    auto packed = packTensor(layout, raw);
+    if (!packed.ok()) return hal::fail(name, ": ", packed.error());
+    return addConstant(name, std::move(*packed));
+  }
+  const uint64_t bytes = layout.deviceBytes(s.bytes());
+  const size_t i = addBuffer(name, BufferRole::kInput, bytes);
+  step_.inputs.push_back(Binding{operand, i, layout});
+  return i;
+}
+
+size_t StepBuilder::bindOutput(uint32_t operand, const TensorLayout& layout, uint64_t bytes,
+                               const std::string& name) {
+  const size_t i = addBuffer(name, BufferRole::kOutput, bytes);
+  step_.outputs.push_back(Binding{operand, i, layout});
+  return i;
+}
+
+hal::Status StepBuilder::layout() {
+  uint64_t at = kStepLocalBase;
+  for (StepBuffer& b : step_.buffers) {
+    b.localAddress = at;
+    at += (b.bytes + kDeviceAlignment - 1) & ~(kDeviceAlignment - 1);
+  }
+  if (at > 0xFFFFFFFFull)
+    return hal::fail("the step needs ", at - kStepLocalBase,
+                     " bytes of device memory, beyond the ISA's 32-bit DRAM addresses");
+  step_.localBytes = at - kStepLocalBase;
+  return hal::Status::Ok();
+}
+
+std::string operationName(const hal::Model& model, uint32_t operationIndex) {
+  return std::string(hal::toString(model.main.operations.at(operationIndex).type)) + " #" +
+         std::to_string(operationIndex);
+}
+
+void putI32(std::vector<uint8_t>& bytes, size_t at, int32_t v) {
+  const auto u = static_cast<uint32_t>(v);
+  for (int b = 0; b < 4; ++b) bytes[at + b] = static_cast<uint8_t>(u >> (8 * b));
+}
+
+std::vector<uint8_t> prmImage(uint32_t channels, uint32_t cols, const int32_t* bias,
+                              const std::vector<int32_t>& multipliers,
+                              const std::vector<int32_t>& shifts) {
+  const uint32_t tiles = (channels + cols - 1) / cols;
+  const uint32_t tileBytes = prmTileBytes(cols);
+  std::vector<uint8_t> out(size_t{tiles} * tileBytes, 0);
+  for (uint32_t c = 0; c < channels; ++c) {
+    const size_t base = size_t{c / cols} * tileBytes;
+    const uint32_t j = c % cols;
+    putI32(out, base + 4 * j, bias ? bias[c] : 0);
+    putI32(out, base + 4 * cols + 4 * j, multipliers[c]);
+    out[base + 8 * cols + j] = static_cast<uint8_t>(static_cast<int8_t>(shifts[c]));
+  }
+  return out;
+}
+
+}  // namespace internal
+
+std::vector<ops::Shape> declaredShapes(const hal::Model& model) {
+  std::vector<ops::Shape> shapes;
+  shapes.reserve(model.main.operands.size());
+  for (const hal::Operand& o : model.main.operands) shapes.push_back(ops::Shape::of(o));
+  return shapes;
+}
+
+hal::Status npuSupport(const hal::Model& model, uint32_t operationIndex,
+                       const std::vector<ops::Shape>& shapes, const NpuConfig& npu) {
+  if (operationIndex >= model.main.operations.size())
+    return hal::fail("operation ", operationIndex, " does not exist");
+  const hal::OperationType type = model.main.operations[operationIndex].type;
+  switch (type) {
+    case hal::OperationType::CONV_2D:
+    case hal::OperationType::DEPTHWISE_CONV_2D:
+    case hal::OperationType::GROUPED_CONV_2D:
+    case hal::OperationType::FULLY_CONNECTED:
+    case hal::OperationType::BATCH_MATMUL:
+    case hal::OperationType::DENSIFY:
+      break;
+    default:
+      return hal::fail(hal::toString(type), " has no NPU mapping");
+  }
+  internal::OpView v(model, operationIndex, shapes);
+  NNC_TRY(v.check());
+  switch (type) {
+    case hal::OperationType::FULLY_CONNECTED: return internal::fullyConnectedSupport(v);
+    case hal::OperationType::BATCH_MATMUL: return internal::batchMatmulSupport(v);
+    case hal::OperationType::DENSIFY: return internal::densifySupport(v);
+    default: return internal::convSupport(v);
+  }
+}
+
+hal::Result<CompiledStep> lowerOperation(const hal::Model& model, uint32_t operationIndex,
+                                         const std::vector<ops::Shape>& shapes,
+                                         const LoweringOptions& options) {
+  if (hal::Status st = npuSupport(model, operationIndex, shapes, options.npu); !st.ok())
+    return hal::fail(internal::operationName(model, operationIndex), ": not NPU-eligible: ",
+                     st.error());
+  internal::OpView v(model, operationIndex, shapes);
+  hal::Result<CompiledStep> step = hal::Error{"unreachable"};
+  switch (model.main.operations[operationIndex].type) {
+    case hal::OperationType::FULLY_CONNECTED:
+      step = internal::lowerFullyConnected(model, operationIndex, v, options);
+      break;
+    case hal::OperationType::BATCH_MATMUL:
+      step = internal::lowerBatchMatmul(model, operationIndex, v, options);
+      break;
+    case hal::OperationType::DENSIFY:
+      step = internal::lowerDensify(model, operationIndex, v, options);
+      break;
+    default:
+      step = internal::lowerConv(model, operationIndex, v, options);
+      break;
+  }
+  if (!step.ok())
+    return hal::fail(internal::operationName(model, operationIndex), ": ", step.error());
+  step->report.operation = internal::operationName(model, operationIndex);
+  step->report.preference = options.preference;
+  return step;
+}
+
+}  // namespace nncosim::driver

@@ -1,0 +1,50 @@
+// Lowering: one NPU-eligible operation of a model -> CompiledStep (command stream, device
+// buffers, operand bindings).
+//
+// MAC array (docs/driver.md has the pictures):
+//   CONV_2D, GROUPED_CONV_2D, DEPTHWISE_CONV_2D  im2col GEMM: output pixels on the array
+//       rows, output channels on the columns. DMA_LOAD gathers, per filter tap, the
+//       pixels of a row tile from the planar padded input (layout.h kConvInput). Grouped
+//       and depthwise channel tiles use a block-diagonal weight tile: column j only sees
+//       its own group's input channels, the other weights are the filter zero point (so
+//       they add exactly 0). A depthwise tile thus computes 16 channels x 16 pixels per
+//       GEMM instead of leaving 15 of 16 columns idle.
+//   FULLY_CONNECTED   batch rows x units; BATCH_MATMUL   rows x columns per batch.
+//   Requantization uses ops/conv's ConvQuantParams (the reference's own derivation), so
+//   results are bit-exact.
+// Densify unit: DENSIFY of any element type, one DENSIFY command.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "driver/compiler/compiled_step.h"
+#include "driver/compiler/gemm_engine.h"
+#include "driver/compiler/npu_config.h"
+#include "hal/capabilities.h"
+#include "hal/model.h"
+#include "hal/result.h"
+#include "ops/shape.h"
+
+namespace nncosim::driver {
+
+struct LoweringOptions {
+  NpuConfig npu;
+  hal::ExecutionPreference preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
+  uint32_t tag = 1;  // END tag of the job
+};
+
+// The model's declared shapes of the main subgraph's operands.
+std::vector<ops::Shape> declaredShapes(const hal::Model& model);
+
+// Ok when main-subgraph operation `operationIndex` can run on the NPU with the operand
+// shapes `shapes` (one per operand; this operation's must be fully specified); else the
+// reason it stays on the CPU.
+hal::Status npuSupport(const hal::Model& model, uint32_t operationIndex,
+                       const std::vector<ops::Shape>& shapes, const NpuConfig& npu = {});
+
+hal::Result<CompiledStep> lowerOperation(const hal::Model& model, uint32_t operationIndex,
+                                         const std::vector<ops::Shape>& shapes,
+                                         const LoweringOptions& options);
+
+}  // namespace nncosim::driver

@@ -1,0 +1,90 @@
+// Helpers shared by the per-operation lowerings (not part of the public API).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "driver/compiler/compiled_step.h"
+#include "driver/compiler/lowering.h"
+#include "hal/model.h"
+#include "ops/operation.h"
+
+namespace nncosim::driver::internal {
+
+// The operation's context over the given shapes, with constants bound: the reference's
+// own geometry and parameter code runs on it.
+class OpView {
+ public:
+  OpView(const hal::Model& model, uint32_t operationIndex, const std::vector<ops::Shape>& shapes);
+  OpView(const OpView&) = delete;  // ctx_ refers to operands_
+  OpView& operator=(const OpView&) = delete;
+  const hal::Operation& op() const { return op_; }
+  const ops::OperationContext& ctx() const { return ctx_; }
+  const ops::Shape& inShape(size_t i) const { return ctx_.inputShape(i); }
+  const ops::Shape& outShape(size_t i) const { return ctx_.outputShape(i); }
+  uint32_t inOperand(size_t i) const { return op_.inputs.at(i); }
+  uint32_t outOperand(size_t i) const { return op_.outputs.at(i); }
+  bool isConstant(size_t i) const;
+  // The bytes of constant input i (nullptr if not constant).
+  const uint8_t* constantBytes(size_t i) const;
+  // Runs the operation's validate (signature) and checks every tensor operand of the
+  // operation is fully specified.
+  hal::Status check() const;
+
+ private:
+  const hal::Model& model_;
+  const hal::Operation& op_;
+  std::vector<ops::RuntimeOperand> operands_;
+  ops::OperationContext ctx_;
+};
+
+// Builds a CompiledStep's buffers in the step-local address space.
+class StepBuilder {
+ public:
+  StepBuilder(const hal::Model& model, uint32_t operationIndex);
+  size_t addBuffer(const std::string& name, BufferRole role, uint64_t bytes);
+  size_t addConstant(const std::string& name, std::vector<uint8_t> contents);
+  // Operand `operand` through `layout`: a packed constant buffer when the operand is a
+  // constant, else an input buffer plus a binding the runtime fills.
+  hal::Result<size_t> bindInput(uint32_t operand, const TensorLayout& layout,
+                                const std::string& name);
+  size_t bindOutput(uint32_t operand, const TensorLayout& layout, uint64_t bytes,
+                    const std::string& name);
+  // Assigns step-local addresses (call once, after every buffer is added).
+  hal::Status layout();
+  uint32_t address(size_t buffer) const {
+    return static_cast<uint32_t>(step_.buffers.at(buffer).localAddress);
+  }
+  CompiledStep& step() { return step_; }
+
+ private:
+  const hal::Model& model_;
+  CompiledStep step_;
+};
+
+std::string operationName(const hal::Model& model, uint32_t operationIndex);
+
+// Per-operation lowerings and support checks.
+hal::Status convSupport(const OpView& v);
+hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, const OpView& v,
+                                    const LoweringOptions& options);
+hal::Status fullyConnectedSupport(const OpView& v);
+hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t index,
+                                              const OpView& v, const LoweringOptions& options);
+hal::Status batchMatmulSupport(const OpView& v);
+hal::Result<CompiledStep> lowerBatchMatmul(const hal::Model& model, uint32_t index,
+                                           const OpView& v, const LoweringOptions& options);
+hal::Status densifySupport(const OpView& v);
+hal::Result<CompiledStep> lowerDensify(const hal::Model& model, uint32_t index, const OpView& v,
+                                       const LoweringOptions& options);
+
+// The PRM image of a GEMM layer: per channel tile of C lanes, C int32 biases, C int32
+// multipliers, C int8 shifts (lanes past `channels` are 0).
+std::vector<uint8_t> prmImage(uint32_t channels, uint32_t cols, const int32_t* bias,
+                              const std::vector<int32_t>& multipliers,
+                              const std::vector<int32_t>& shifts);
+
+void putI32(std::vector<uint8_t>& bytes, size_t at, int32_t v);
+
+}  // namespace nncosim::driver::internal

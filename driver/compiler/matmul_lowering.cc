@@ -1,0 +1,312 @@
+// FULLY_CONNECTED and BATCH_MATMUL on the MAC array: plain GEMMs.
+//
+//   FULLY_CONNECTED  A = input [batch][K] (rows on the array rows), B = weights [units][K]
+//                    (units on the columns), out [batch][units] stored row by row.
+//   BATCH_MATMUL     per batch: A = lhs (rows), B = rhs (columns); adj_x / adj_y only change
+//                    how the host packs the operand images (layout.h kMatrixImage), and a
+//                    broadcast rhs is one image read by several batches.
+//
+// Both operands are packed k-major in DRAM (constants at compile time, runtime operands
+// by the host before the job), so every DMA_LOAD is one contiguous run.
+#include <algorithm>
+#include <cstring>
+
+#include "driver/compiler/lowering_internal.h"
+#include "ops/conv/conv_common.h"
+#include "ops/conv/conv_params.h"
+
+namespace nncosim::driver::internal {
+namespace {
+
+using hal::OperandType;
+
+bool isQuant8(OperandType t) {
+  return t == OperandType::TENSOR_QUANT8_ASYMM || t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+}
+
+// Channel tiles of a plain GEMM: all the same depth, one A group.
+void plainTiles(uint32_t channels, uint32_t depth, uint32_t C, GemmSpec& spec) {
+  const uint32_t Q = (channels + C - 1) / C;
+  spec.channels = channels;
+  spec.tileDepth.assign(Q, depth);
+  spec.tileGroup.assign(Q, 0);
+  spec.kUnit = 1;
+}
+
+// A from a matrix image (lane tiles of R, k-major) at `image`.
+void loadImageA(uint64_t image, uint32_t depth, uint32_t R, uint32_t p, uint32_t k0, uint32_t k1,
+                uint32_t inpAddr, std::vector<firmware::DmaLoad>& out) {
+  contiguousLoad(firmware::Buffer::kInp, inpAddr,
+                 static_cast<uint32_t>(image + (uint64_t{p} * depth + k0) * R),
+                 uint64_t{k1 - k0} * R, out);
+}
+
+// Rows [p*R, p*R + m) x channels [q*C, q*C + n) of a row-major [rows][channels] output.
+firmware::DmaStore storeRows(uint64_t out, uint32_t rows, uint32_t channels, uint32_t R,
+                             uint32_t C, uint32_t p, uint32_t q, uint32_t outAddr) {
+  firmware::DmaStore d;
+  d.bufId = firmware::Buffer::kOut;
+  d.bufAddr = outAddr;
+  d.dramAddr = static_cast<uint32_t>(out + (uint64_t{p} * R) * channels + uint64_t{q} * C);
+  d.count0 = std::min(C, channels - q * C);
+  d.count1 = std::min(R, rows - p * R);
+  d.dramStride1 = channels;
+  d.bufStride1 = C;
+  return d;
+}
+
+void setRequant(const ops::conv::ConvQuantParams& qp, OperandType inType, OperandType wType,
+                OperandType outType, GemmSpec& spec) {
+  spec.aSigned = inType == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  spec.bSigned = wType != OperandType::TENSOR_QUANT8_ASYMM;
+  spec.aZp = qp.inputZeroPoint;
+  spec.bZp = qp.filterZeroPoint;
+  spec.perChannel = qp.perChannel();
+  spec.outSigned = outType == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  spec.outZp = qp.outputZeroPoint;
+  spec.clampMin = qp.activationMin;
+  spec.clampMax = qp.activationMax;
+}
+
+struct FcShape {
+  uint32_t batches, inputSize, units;
+};
+
+hal::Result<FcShape> fcShape(const OpView& v) {
+  const ops::Shape& in = v.inShape(0);
+  const ops::Shape& w = v.inShape(1);
+  if (w.rank() != 2) return hal::fail("weights must be rank 2");
+  FcShape s{0, w.dim(1), w.dim(0)};
+  if (s.inputSize == 0 || in.elements() % s.inputSize != 0)
+    return hal::fail("input size does not divide the input's elements");
+  s.batches = static_cast<uint32_t>(in.elements() / s.inputSize);
+  if (v.outShape(0).elements() != uint64_t{s.batches} * s.units)
+    return hal::fail("output shape ", ops::toString(v.outShape(0).dimensions), " is not [",
+                     s.batches, ", ", s.units, "]");
+  return s;
+}
+
+// BATCH_MATMUL geometry, as the reference derives it.
+struct MatmulShape {
+  uint32_t batches = 1, rows = 0, cols = 0, depth = 0;
+  bool adjX = false, adjY = false;
+  std::vector<uint32_t> lhsBatch, rhsBatch;
+  uint32_t rhsMatrices = 1;
+  uint32_t rhsIndex(uint32_t batch) const {
+    uint32_t index = 0, rest = batch, stride = 1;
+    for (size_t d = lhsBatch.size(); d-- > 0;) {
+      const uint32_t coord = rest % lhsBatch[d];
+      rest /= lhsBatch[d];
+      index += (rhsBatch[d] == 1 ? 0 : coord) * stride;
+      stride *= rhsBatch[d];
+    }
+    return index;
+  }
+};
+
+hal::Result<MatmulShape> matmulShape(const OpView& v) {
+  const ops::Shape& lhs = v.inShape(0);
+  const ops::Shape& rhs = v.inShape(1);
+  if (!v.isConstant(2) || !v.isConstant(3)) return hal::fail("adj_x / adj_y are not constants");
+  if (lhs.rank() != rhs.rank() || lhs.rank() < 2 || lhs.rank() > 4)
+    return hal::fail("lhs and rhs ranks must be equal and 2..4");
+  MatmulShape s;
+  s.adjX = v.ctx().scalar<uint8_t>(2) != 0;
+  s.adjY = v.ctx().scalar<uint8_t>(3) != 0;
+  const uint32_t r = lhs.rank();
+  s.rows = s.adjX ? lhs.dim(r - 1) : lhs.dim(r - 2);
+  s.depth = s.adjX ? lhs.dim(r - 2) : lhs.dim(r - 1);
+  s.cols = s.adjY ? rhs.dim(r - 2) : rhs.dim(r - 1);
+  const uint32_t rhsDepth = s.adjY ? rhs.dim(r - 1) : rhs.dim(r - 2);
+  if (s.depth != rhsDepth || s.rows == 0 || s.cols == 0 || s.depth == 0)
+    return hal::fail("inner dimensions differ or are 0");
+  for (uint32_t d = 0; d + 2 < r; ++d) {
+    if (lhs.dim(d) != rhs.dim(d) && rhs.dim(d) != 1)
+      return hal::fail("batch dimension ", d, " does not broadcast");
+    s.lhsBatch.push_back(lhs.dim(d));
+    s.rhsBatch.push_back(rhs.dim(d));
+    s.batches *= lhs.dim(d);
+    s.rhsMatrices *= rhs.dim(d);
+  }
+  if (v.outShape(0).elements() != uint64_t{s.batches} * s.rows * s.cols)
+    return hal::fail("output shape ", ops::toString(v.outShape(0).dimensions),
+                     " disagrees with the product");
+  return s;
+}
+
+}  // namespace
+
+hal::Status fullyConnectedSupport(const OpView& v) {
+  const OperandType t = v.inShape(0).type;
+  if (!isQuant8(t))
+    return hal::fail("input type ", hal::toString(t),
+                     ": the MAC array is integer (TENSOR_QUANT8_ASYMM[_SIGNED] only)");
+  if (!v.isConstant(1)) return hal::fail("the weights are not a constant");
+  if (!v.isConstant(2)) return hal::fail("the bias is not a constant");
+  if (!v.isConstant(3)) return hal::fail("the fused activation is not a constant");
+  auto s = fcShape(v);
+  if (!s.ok()) return hal::Error{s.error()};
+  if (s->batches == 0) return hal::fail("empty batch: nothing to compute");
+  auto q = ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2),
+                                          v.outShape(0), v.ctx().scalar<int32_t>(3), s->units);
+  if (!q.ok()) return hal::Error{q.error()};
+  return hal::Status::Ok();
+}
+
+hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t index,
+                                              const OpView& v, const LoweringOptions& options) {
+  auto sr = fcShape(v);
+  if (!sr.ok()) return hal::Error{sr.error()};
+  const FcShape s = *sr;
+  auto qr = ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2),
+                                           v.outShape(0), v.ctx().scalar<int32_t>(3), s.units);
+  if (!qr.ok()) return hal::Error{qr.error()};
+  const ops::conv::ConvQuantParams& qp = *qr;
+  const uint32_t R = options.npu.rows, C = options.npu.cols;
+
+  TensorLayout a;  // input rows on the array rows
+  a.kind = TensorLayout::Kind::kMatrixImage;
+  a.matrices = 1;
+  a.lanes = s.batches;
+  a.depth = s.inputSize;
+  a.laneTile = R;
+  a.lanesMajor = true;
+  a.fill = static_cast<uint8_t>(qp.inputZeroPoint);
+  TensorLayout b = a;  // units on the columns
+  b.lanes = s.units;
+  b.laneTile = C;
+  b.fill = static_cast<uint8_t>(qp.filterZeroPoint);
+
+  std::vector<int32_t> bias(s.units), mult(s.units), shift(s.units);
+  std::memcpy(bias.data(), v.constantBytes(2), size_t{s.units} * 4);
+  for (uint32_t u = 0; u < s.units; ++u) {
+    mult[u] = qp.multiplier(u).multiplier;
+    shift[u] = qp.multiplier(u).shift;
+  }
+
+  StepBuilder sb(model, index);
+  auto aBuf = sb.bindInput(v.inOperand(0), a, "input");
+  if (!aBuf.ok()) return hal::Error{aBuf.error()};
+  auto bBuf = sb.bindInput(v.inOperand(1), b, "weights");
+  if (!bBuf.ok()) return hal::Error{bBuf.error()};
+  const size_t pBuf = sb.addConstant("requant parameters", prmImage(s.units, C, bias.data(), mult, shift));
+  const size_t oBuf = sb.bindOutput(v.outOperand(0), TensorLayout{}, uint64_t{s.batches} * s.units, "output");
+  NNC_TRY(sb.layout());
+
+  const uint64_t aImage = sb.address(*aBuf), out = sb.address(oBuf);
+  GemmProblem prob;
+  prob.weightImage = sb.address(*bBuf);
+  prob.rowTiles = (s.batches + R - 1) / R;
+  prob.rowsOf = [s, R](uint32_t p) { return std::min(R, s.batches - p * R); };
+  prob.loadA = [=](uint32_t p, uint32_t, uint32_t k0, uint32_t k1, uint32_t inpAddr,
+                   std::vector<firmware::DmaLoad>& o) {
+    loadImageA(aImage, s.inputSize, R, p, k0, k1, inpAddr, o);
+  };
+  prob.storeOut = [=](uint32_t p, uint32_t q, uint32_t outAddr, std::vector<firmware::DmaStore>& o) {
+    o.push_back(storeRows(out, s.batches, s.units, R, C, p, q, outAddr));
+  };
+
+  GemmSpec spec;
+  plainTiles(s.units, s.inputSize, C, spec);
+  spec.usefulMacs = uint64_t{s.batches} * s.units * s.inputSize;
+  setRequant(qp, v.inShape(0).type, v.inShape(1).type, v.outShape(0).type, spec);
+  spec.prmImage = sb.address(pBuf);
+  spec.biasEn = true;
+  spec.problems.push_back(std::move(prob));
+
+  CompiledStep& step = sb.step();
+  auto commands = emitGemm(spec, options.npu, PlanOptions::forPreference(options.preference),
+                           options.tag, step.report);
+  if (!commands.ok()) return hal::Error{commands.error()};
+  step.commands = std::move(*commands);
+  step.report.mapping = "GEMM, batch rows x units, depth " + std::to_string(s.inputSize);
+  return std::move(step);
+}
+
+hal::Status batchMatmulSupport(const OpView& v) {
+  const OperandType t = v.inShape(0).type;
+  if (t != OperandType::TENSOR_QUANT8_ASYMM_SIGNED)
+    return hal::fail("input type ", hal::toString(t),
+                     ": the MAC array runs BATCH_MATMUL on TENSOR_QUANT8_ASYMM_SIGNED only");
+  auto s = matmulShape(v);
+  if (!s.ok()) return hal::Error{s.error()};
+  auto q = ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), nullptr, v.outShape(0),
+                                          ops::quant::kActNone, 1);
+  if (!q.ok()) return hal::Error{q.error()};
+  return hal::Status::Ok();
+}
+
+hal::Result<CompiledStep> lowerBatchMatmul(const hal::Model& model, uint32_t index,
+                                           const OpView& v, const LoweringOptions& options) {
+  auto sr = matmulShape(v);
+  if (!sr.ok()) return hal::Error{sr.error()};
+  const MatmulShape s = *sr;
+  auto qr = ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), nullptr, v.outShape(0),
+                                           ops::quant::kActNone, 1);
+  if (!qr.ok()) return hal::Error{qr.error()};
+  const ops::conv::ConvQuantParams& qp = *qr;
+  const uint32_t R = options.npu.rows, C = options.npu.cols;
+
+  TensorLayout a;
+  a.kind = TensorLayout::Kind::kMatrixImage;
+  a.matrices = s.batches;
+  a.lanes = s.rows;
+  a.depth = s.depth;
+  a.laneTile = R;
+  a.lanesMajor = !s.adjX;  // lhs [rows][K], or [K][rows] when adjoint
+  a.fill = static_cast<uint8_t>(qp.inputZeroPoint);
+  TensorLayout b = a;
+  b.matrices = s.rhsMatrices;
+  b.lanes = s.cols;
+  b.laneTile = C;
+  b.lanesMajor = s.adjY;  // rhs [K][cols], or [cols][K] when adjoint
+  b.fill = static_cast<uint8_t>(qp.filterZeroPoint);
+
+  const std::vector<int32_t> mult(s.cols, qp.multiplier(0).multiplier);
+  const std::vector<int32_t> shift(s.cols, qp.multiplier(0).shift);
+
+  StepBuilder sb(model, index);
+  auto aBuf = sb.bindInput(v.inOperand(0), a, "lhs");
+  if (!aBuf.ok()) return hal::Error{aBuf.error()};
+  auto bBuf = sb.bindInput(v.inOperand(1), b, "rhs");
+  if (!bBuf.ok()) return hal::Error{bBuf.error()};
+  const size_t pBuf = sb.addConstant("requant parameters", prmImage(s.cols, C, nullptr, mult, shift));
+  const uint64_t outMatrix = uint64_t{s.rows} * s.cols;
+  const size_t oBuf = sb.bindOutput(v.outOperand(0), TensorLayout{}, outMatrix * s.batches, "output");
+  NNC_TRY(sb.layout());
+
+  GemmSpec spec;
+  plainTiles(s.cols, s.depth, C, spec);
+  spec.usefulMacs = uint64_t{s.batches} * s.rows * s.cols * s.depth;
+  setRequant(qp, v.inShape(0).type, v.inShape(1).type, v.outShape(0).type, spec);
+  spec.prmImage = sb.address(pBuf);
+  spec.biasEn = false;
+  const uint64_t aImages = sb.address(*aBuf), bImages = sb.address(*bBuf), out = sb.address(oBuf);
+  for (uint32_t batch = 0; batch < s.batches; ++batch) {
+    GemmProblem prob;
+    prob.weightImage = static_cast<uint32_t>(bImages + s.rhsIndex(batch) * b.matrixImageBytes());
+    prob.rowTiles = (s.rows + R - 1) / R;
+    prob.rowsOf = [s, R](uint32_t p) { return std::min(R, s.rows - p * R); };
+    const uint64_t aImage = aImages + batch * a.matrixImageBytes();
+    prob.loadA = [=](uint32_t p, uint32_t, uint32_t k0, uint32_t k1, uint32_t inpAddr,
+                     std::vector<firmware::DmaLoad>& o) {
+      loadImageA(aImage, s.depth, R, p, k0, k1, inpAddr, o);
+    };
+    const uint64_t outAt = out + batch * outMatrix;
+    prob.storeOut = [=](uint32_t p, uint32_t q, uint32_t outAddr, std::vector<firmware::DmaStore>& o) {
+      o.push_back(storeRows(outAt, s.rows, s.cols, R, C, p, q, outAddr));
+    };
+    spec.problems.push_back(std::move(prob));
+  }
+
+  CompiledStep& step = sb.step();
+  auto commands = emitGemm(spec, options.npu, PlanOptions::forPreference(options.preference),
+                           options.tag, step.report);
+  if (!commands.ok()) return hal::Error{commands.error()};
+  step.commands = std::move(*commands);
+  step.report.mapping = "GEMM per batch (" + std::to_string(s.batches) + "), rows x columns, depth " +
+                        std::to_string(s.depth) + (s.adjX ? ", adj_x" : "") + (s.adjY ? ", adj_y" : "");
+  return std::move(step);
+}
+
+}  // namespace nncosim::driver::internal

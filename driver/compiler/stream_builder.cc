@@ -1,0 +1,105 @@
+#include "driver/compiler/stream_builder.h"
+
+#include <cassert>
+
+namespace nncosim::driver {
+
+using firmware::Command;
+
+void StepStream::beginStep() { steps_.emplace_back(); }
+
+void StepStream::load(const firmware::DmaLoad& d) {
+  assert(!steps_.empty());
+  steps_.back().loads.push_back(d);
+}
+
+void StepStream::compute(const Command& c) {
+  assert(!steps_.empty());
+  steps_.back().computes.push_back(c);
+}
+
+void StepStream::beginOutput() {
+  assert(!steps_.empty());
+  steps_.back().outputs.emplace_back();
+  ++events_;
+}
+
+void StepStream::requant(const firmware::RequantStore& r) {
+  steps_.back().outputs.back().requants.push_back(r);
+}
+
+void StepStream::store(const firmware::DmaStore& s) {
+  steps_.back().outputs.back().stores.push_back(s);
+}
+
+std::vector<Command> StepStream::finish(uint32_t tag) const {
+  const size_t S = steps_.size();
+  uint32_t E = 0;
+  for (const Step& s : steps_) E += static_cast<uint32_t>(s.outputs.size());
+
+  // Per step, its commands per queue with the flags set.
+  std::vector<std::vector<Command>> loads(S), computes(S), stores(S);
+  uint32_t e = 0;
+  for (size_t s = 0; s < S; ++s) {
+    const Step& st = steps_[s];
+    // Load queue.
+    std::vector<Command>& L = loads[s];
+    for (const firmware::DmaLoad& d : st.loads) L.push_back(Command{{}, d});
+    if (L.empty()) L.push_back(Command{{}, firmware::Sync{firmware::Queue::kLoad}});
+    if (s >= slots_) L.front().deps.popNext = true;
+    L.back().deps.pushNext = true;
+
+    // Compute queue: the step's computes, then each output's REQUANTs.
+    std::vector<Command>& C = computes[s];
+    for (const Command& c : st.computes) C.push_back(c);
+    std::vector<std::vector<Command>>& Sx = stores;
+    for (const Output& o : st.outputs) {
+      const size_t first = C.size();
+      for (const firmware::RequantStore& r : o.requants) C.push_back(Command{{}, r});
+      if (C.size() == first) C.push_back(Command{{}, firmware::Sync{firmware::Queue::kCompute}});
+      if (e >= outSlots_) C[first].deps.popNext = true;
+      C.back().deps.pushNext = true;
+      // Store queue.
+      const size_t sfirst = Sx[s].size();
+      for (const firmware::DmaStore& d : o.stores) Sx[s].push_back(Command{{}, d});
+      if (Sx[s].size() == sfirst) Sx[s].push_back(Command{{}, firmware::Sync{firmware::Queue::kStore}});
+      Sx[s][sfirst].deps.popPrev = true;
+      if (e + outSlots_ < E) Sx[s].back().deps.pushPrev = true;
+      ++e;
+    }
+    if (C.empty()) C.push_back(Command{{}, firmware::Sync{firmware::Queue::kCompute}});
+    C.front().deps.popPrev = true;
+    if (s + slots_ < S) C.back().deps.pushPrev = true;
+  }
+
+  // Software-pipelined emission: loads run slots - 1 steps ahead of the computes.
+  std::vector<Command> out;
+  const size_t ahead = slots_ - 1;
+  for (size_t s = 0; s < ahead && s < S; ++s) out.insert(out.end(), loads[s].begin(), loads[s].end());
+  for (size_t s = 0; s < S; ++s) {
+    const std::vector<Command> none;
+    const std::vector<Command>& L = s + ahead < S ? loads[s + ahead] : none;
+    const std::vector<Command>& C = computes[s];
+    // Interleave proportionally: after each compute command, the loads due by then.
+    // Without lookahead the step's own loads must all come first.
+    size_t li = 0;
+    if (ahead == 0) {
+      out.insert(out.end(), L.begin(), L.end());
+      li = L.size();
+    }
+    for (size_t ci = 0; ci < C.size(); ++ci) {
+      const size_t due = (L.size() * ci) / C.size();
+      while (li < due) out.push_back(L[li++]);
+      out.push_back(C[ci]);
+    }
+    while (li < L.size()) out.push_back(L[li++]);
+    out.insert(out.end(), stores[s].begin(), stores[s].end());
+  }
+  firmware::End end;
+  end.irq = true;
+  end.tag = tag & 0xFFFF;
+  out.push_back(Command{{}, end});
+  return out;
+}
+
+}  // namespace nncosim::driver

@@ -1,0 +1,71 @@
+// StepStream: builds a command stream from "steps" and sets every dependency token, so
+// that the tiling code only says what each step loads, computes and stores.
+//
+// A step owns buffer slot s mod D of every double-buffered region (D = bufferSlots): its
+// loads fill that slot, its computes read it. An output event owns OUT slot e mod Do.
+// The protocol (docs/isa.md "Queues and dependency tokens"; docs/driver.md draws it):
+//
+//   load queue     step s: first load pops compute->load (s >= D: slot free again),
+//                          last load pushes load->compute (slot full)
+//   compute queue  step s: first command pops load->compute; last command pushes
+//                          compute->load (s + D < steps: someone will wait for it)
+//                  event e: first REQUANT pops store->compute (e >= Do: OUT slot free),
+//                          last REQUANT pushes compute->store
+//   store queue    event e: first store pops compute->store, last store pushes
+//                          store->compute (e + Do < events)
+//
+// A step without loads or computes gets a SYNC carrying its flags, so every push has
+// exactly one pop and a job ends with all counters at zero (tokens never leak into the
+// next job). Commands are emitted software-pipelined: the loads of step s + D - 1 are
+// interleaved with the computes of step s, so a shallow queue never keeps the dispatcher
+// from feeding the other queues; every pop's matching push precedes it in the stream,
+// which makes the stream deadlock-free for any queue depth.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "firmware/isa_generated.h"
+
+namespace nncosim::driver {
+
+class StepStream {
+ public:
+  StepStream(uint32_t bufferSlots, uint32_t outSlots)
+      : slots_(bufferSlots ? bufferSlots : 1), outSlots_(outSlots ? outSlots : 1) {}
+
+  uint32_t slots() const { return slots_; }
+  uint32_t outSlots() const { return outSlots_; }
+  // Slots of the step / event about to be opened.
+  uint32_t nextStepSlot() const { return static_cast<uint32_t>(steps_.size() % slots_); }
+  uint32_t nextOutSlot() const { return static_cast<uint32_t>(events_ % outSlots_); }
+
+  // Opens a step; the calls below add to it until the next beginStep.
+  void beginStep();
+  void load(const firmware::DmaLoad& d);
+  void compute(const firmware::Command& c);  // GEMM (or DENSIFY)
+  // An output event of the current step: REQUANTs then the stores of their rows.
+  void beginOutput();
+  void requant(const firmware::RequantStore& r);
+  void store(const firmware::DmaStore& s);
+
+  size_t stepCount() const { return steps_.size(); }
+  // The whole stream, ending with END(tag).
+  std::vector<firmware::Command> finish(uint32_t tag) const;
+
+ private:
+  struct Output {
+    std::vector<firmware::RequantStore> requants;
+    std::vector<firmware::DmaStore> stores;
+  };
+  struct Step {
+    std::vector<firmware::DmaLoad> loads;
+    std::vector<firmware::Command> computes;
+    std::vector<Output> outputs;
+  };
+  uint32_t slots_, outSlots_;
+  std::vector<Step> steps_;
+  uint32_t events_ = 0;
+};
+
+}  // namespace nncosim::driver
