@@ -383,7 +383,9 @@ Fault Machine::requant(const firmware::RequantStore& r, std::vector<Access>& acc
     }
   accesses.push_back({2, r.accAddr, accHi, false});
   accesses.push_back({3, r.outAddr, outHi, true});
-  accesses.push_back({4, 0, config_.prmBytes, false});
+  if (r.biasEn) accesses.push_back({4, r.biasAddr, uint64_t{r.biasAddr} + 4 * C, false});
+  accesses.push_back({4, r.multAddr, uint64_t{r.multAddr} + 4 * perParam, false});
+  accesses.push_back({4, r.shiftAddr, uint64_t{r.shiftAddr} + perParam, false});
   return {};
 }
 

@@ -1,0 +1,296 @@
+// Lowering + ISA interpreter == the ops reference, bit for bit, over many random layers:
+// shapes, strides, padding (explicit and implicit), dilation, NCHW, zero points, per-tensor
+// and per-channel scales, fused activations, uint8 and int8, groups and depth
+// multipliers; on the real buffer sizes and on a tiny NPU that forces multi-phase,
+// streamed-weight and k-chunked plans; under every execution preference.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <sstream>
+
+#include "ops/conv/conv_common.h"
+#include "tests/driver/compiler_test_util.h"
+
+namespace nncosim::driver::test {
+namespace {
+
+constexpr OperandType kU8 = OperandType::TENSOR_QUANT8_ASYMM;
+constexpr OperandType kS8 = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+constexpr OperandType kI32 = OperandType::TENSOR_INT32;
+constexpr OperandType kPerChannel = OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+
+enum class Kind { kConv, kDepthwise, kGrouped };
+
+struct Rng {
+  std::mt19937 g;
+  explicit Rng(uint32_t seed) : g(seed) {}
+  int32_t range(int32_t lo, int32_t hi) { return std::uniform_int_distribution<int32_t>(lo, hi)(g); }
+  float real(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(g); }
+  bool coin(double p = 0.5) { return std::bernoulli_distribution(p)(g); }
+  template <typename T>
+  std::vector<T> values(size_t n, int32_t lo, int32_t hi) {
+    std::vector<T> v(n);
+    for (T& x : v) x = static_cast<T>(range(lo, hi));
+    return v;
+  }
+};
+
+struct Case {
+  std::string what;
+  hal::Model model;
+  std::vector<hal::TensorValue> inputs;
+};
+
+// A random quantized convolution of `kind` that the reference accepts.
+Case randomConv(Rng& r, Kind kind) {
+  OneOpModel m;
+  std::ostringstream what;
+  const bool isSigned = r.coin();
+  const OperandType t = isSigned ? kS8 : kU8;
+  const int32_t qlo = isSigned ? -128 : 0, qhi = isSigned ? 127 : 255;
+  const bool perChannel = r.coin(0.4);
+  const uint32_t batches = r.coin(0.8) ? 1 : 2;
+  uint32_t groups = 1, multiplier = 1, inC, outC;
+  switch (kind) {
+    case Kind::kConv:
+      inC = r.range(1, 40);
+      outC = r.range(1, 40);
+      break;
+    case Kind::kDepthwise:
+      inC = r.range(1, 40);
+      multiplier = r.coin(0.6) ? 1 : r.range(2, 4);
+      outC = inC * multiplier;
+      break;
+    case Kind::kGrouped:
+      groups = r.range(1, 6);
+      inC = groups * r.range(1, 8);
+      outC = groups * r.range(1, 12);
+      break;
+  }
+  const uint32_t fh = r.range(1, 5), fw = r.range(1, 5);
+  const int32_t sh = r.range(1, 3), sw = r.range(1, 3);
+  const bool dilated = kind != Kind::kGrouped && r.coin(0.3);
+  const int32_t dh = dilated ? r.range(1, 3) : 1, dw = dilated ? r.range(1, 3) : 1;
+  const uint32_t effH = (fh - 1) * dh + 1, effW = (fw - 1) * dw + 1;
+  const uint32_t inH = r.range(std::max<int32_t>(1, effH - 2), effH + 14);
+  const uint32_t inW = r.range(std::max<int32_t>(1, effW - 2), effW + 24);
+  const bool explicitPad = r.coin();
+  int32_t pl = 0, pr = 0, pt = 0, pb = 0, scheme = r.coin() ? ops::conv::kPaddingSame : ops::conv::kPaddingValid;
+  if (explicitPad) {
+    pl = r.range(0, effW - 1);
+    pr = r.range(0, effW - 1);
+    pt = r.range(0, effH - 1);
+    pb = r.range(0, effH - 1);
+  } else {
+    ops::conv::explicitPadding(inW, sw, dw, fw, scheme, false, &pl, &pr);
+    ops::conv::explicitPadding(inH, sh, dh, fh, scheme, false, &pt, &pb);
+  }
+  const int64_t outW = ops::conv::convOutSize(inW, fw, sw, dw, pl, pr);
+  const int64_t outH = ops::conv::convOutSize(inH, fh, sh, dh, pt, pb);
+  // Grow the input until the output is not empty.
+  if (outW <= 0 || outH <= 0) return randomConv(r, kind);
+  const bool nchw = (kind == Kind::kGrouped || r.coin(0.25)) ? r.coin(0.3) : false;
+  const int32_t activation = r.range(0, 3);
+
+  const float inScale = r.real(0.005f, 0.1f);
+  const int32_t inZp = r.range(qlo, qhi);
+  const int32_t outZp = r.range(qlo, qhi);
+  const uint32_t filterIn = kind == Kind::kConv ? inC : kind == Kind::kGrouped ? inC / groups : 1;
+  const uint32_t k = filterIn * fh * fw;
+  std::vector<uint32_t> filterDims =
+      kind == Kind::kDepthwise ? std::vector<uint32_t>{1, fh, fw, outC}
+                               : std::vector<uint32_t>{outC, fh, fw, filterIn};
+  const size_t filterCount = size_t{outC} * fh * fw * filterIn;
+
+  std::vector<uint32_t> inDims = nchw ? std::vector<uint32_t>{batches, inC, inH, inW}
+                                      : std::vector<uint32_t>{batches, inH, inW, inC};
+  const uint32_t in = isSigned
+      ? m.input(t, inDims, r.values<int8_t>(size_t{batches} * inH * inW * inC, -128, 127), inScale, inZp)
+      : m.input(t, inDims, r.values<uint8_t>(size_t{batches} * inH * inW * inC, 0, 255), inScale, inZp);
+  uint32_t filter;
+  float biasScale;
+  float filterScale = r.real(0.002f, 0.05f);
+  std::vector<float> channelScales;
+  if (perChannel) {
+    for (uint32_t c = 0; c < outC; ++c) channelScales.push_back(r.real(0.002f, 0.05f));
+    filter = m.constant(kPerChannel, filterDims, r.values<int8_t>(filterCount, -127, 127), 0.0f, 0);
+    m.channelQuant(filter, channelScales, kind == Kind::kDepthwise ? 3 : 0);
+    biasScale = inScale * channelScales[0];
+  } else {
+    const int32_t fzp = r.range(qlo, qhi);
+    filter = isSigned ? m.constant(t, filterDims, r.values<int8_t>(filterCount, -128, 127), filterScale, fzp)
+                      : m.constant(t, filterDims, r.values<uint8_t>(filterCount, 0, 255), filterScale, fzp);
+    biasScale = inScale * filterScale;
+  }
+  // The output scale keeps most multipliers below 1 but sometimes above.
+  const float typical = inScale * (perChannel ? channelScales[0] : filterScale) * std::sqrt(float(k)) * 60.0f;
+  const float outScale = typical * r.real(0.2f, 3.0f);
+  const int32_t biasRange = r.coin(0.2) ? 1 << 20 : 3000;
+  const uint32_t bias = m.constant(kI32, {outC}, r.values<int32_t>(outC, -biasRange, biasRange), biasScale, 0);
+
+  std::vector<uint32_t> args = {in, filter, bias};
+  if (explicitPad) {
+    for (int32_t v : {pl, pr, pt, pb}) args.push_back(m.i32(v));
+  } else {
+    args.push_back(m.i32(scheme));
+  }
+  args.push_back(m.i32(sw));
+  args.push_back(m.i32(sh));
+  if (kind == Kind::kDepthwise) args.push_back(m.i32(multiplier));
+  if (kind == Kind::kGrouped) args.push_back(m.i32(groups));
+  args.push_back(m.i32(activation));
+  const bool layoutFlag = kind == Kind::kGrouped || nchw || dilated || r.coin(0.3);
+  if (layoutFlag) args.push_back(m.flag(nchw));
+  if (dilated) {
+    args.push_back(m.i32(dw));
+    args.push_back(m.i32(dh));
+  }
+  std::vector<uint32_t> outDims = nchw ? std::vector<uint32_t>{batches, outC, uint32_t(outH), uint32_t(outW)}
+                                       : std::vector<uint32_t>{batches, uint32_t(outH), uint32_t(outW), outC};
+  const uint32_t out = m.output(t, outDims, outScale, outZp);
+  const OperationType type = kind == Kind::kConv        ? OperationType::CONV_2D
+                             : kind == Kind::kDepthwise ? OperationType::DEPTHWISE_CONV_2D
+                                                        : OperationType::GROUPED_CONV_2D;
+  m.op(type, args, {out});
+  what << hal::toString(type) << (isSigned ? " s8" : " u8") << (perChannel ? " per-channel" : "")
+       << " in " << ops::toString(inDims) << " filter " << fh << "x" << fw << " out C " << outC
+       << " stride " << sh << "x" << sw << " dilation " << dh << "x" << dw << " pad t" << pt << " b"
+       << pb << " l" << pl << " r" << pr << (explicitPad ? " explicit" : " implicit") << " act "
+       << activation << (nchw ? " NCHW" : "") << " groups " << groups << " mult " << multiplier;
+  Case c{what.str(), m.build(), m.inputs()};
+  return c;
+}
+
+Case randomFullyConnected(Rng& r) {
+  OneOpModel m;
+  const bool isSigned = r.coin();
+  const OperandType t = isSigned ? kS8 : kU8;
+  const int32_t qlo = isSigned ? -128 : 0, qhi = isSigned ? 127 : 255;
+  const uint32_t batches = r.range(1, 40), inputSize = r.range(1, 300), units = r.range(1, 50);
+  const float inScale = r.real(0.005f, 0.1f), wScale = r.real(0.002f, 0.05f);
+  const float outScale = inScale * wScale * std::sqrt(float(inputSize)) * 60.0f * r.real(0.2f, 3.0f);
+  // Rank 2 or a rank-4 input flattened by the operation.
+  std::vector<uint32_t> inDims = r.coin(0.7) ? std::vector<uint32_t>{batches, inputSize}
+                                            : std::vector<uint32_t>{batches, 1, 1, inputSize};
+  const size_t n = size_t{batches} * inputSize;
+  const uint32_t in = isSigned ? m.input(t, inDims, r.values<int8_t>(n, -128, 127), inScale, r.range(qlo, qhi))
+                               : m.input(t, inDims, r.values<uint8_t>(n, 0, 255), inScale, r.range(qlo, qhi));
+  const size_t wn = size_t{units} * inputSize;
+  const uint32_t w = isSigned ? m.constant(t, {units, inputSize}, r.values<int8_t>(wn, -128, 127), wScale, r.range(qlo, qhi))
+                              : m.constant(t, {units, inputSize}, r.values<uint8_t>(wn, 0, 255), wScale, r.range(qlo, qhi));
+  const uint32_t bias = m.constant(kI32, {units}, r.values<int32_t>(units, -5000, 5000), inScale * wScale, 0);
+  const int32_t activation = r.range(0, 3);
+  const uint32_t out = m.output(t, {batches, units}, outScale, r.range(qlo, qhi));
+  m.op(OperationType::FULLY_CONNECTED, {in, w, bias, m.i32(activation)}, {out});
+  std::ostringstream what;
+  what << "FULLY_CONNECTED " << (isSigned ? "s8" : "u8") << " batches " << batches << " in "
+       << inputSize << " units " << units << " act " << activation;
+  return Case{what.str(), m.build(), m.inputs()};
+}
+
+Case randomBatchMatmul(Rng& r) {
+  OneOpModel m;
+  const uint32_t rank = r.range(2, 4);
+  std::vector<uint32_t> batch;
+  for (uint32_t d = 0; d + 2 < rank; ++d) batch.push_back(r.range(1, 3));
+  const uint32_t rows = r.range(1, 35), depth = r.range(1, 70), cols = r.range(1, 35);
+  const bool adjX = r.coin(), adjY = r.coin();
+  std::vector<uint32_t> lhsDims = batch, rhsDims = batch;
+  for (uint32_t& d : rhsDims)
+    if (r.coin(0.3)) d = 1;  // broadcast
+  lhsDims.push_back(adjX ? depth : rows);
+  lhsDims.push_back(adjX ? rows : depth);
+  rhsDims.push_back(adjY ? cols : depth);
+  rhsDims.push_back(adjY ? depth : cols);
+  size_t ln = 1, rn = 1;
+  for (uint32_t d : lhsDims) ln *= d;
+  for (uint32_t d : rhsDims) rn *= d;
+  const float ls = r.real(0.005f, 0.1f), rs = r.real(0.005f, 0.1f);
+  const uint32_t lhs = m.input(kS8, lhsDims, r.values<int8_t>(ln, -128, 127), ls, r.range(-128, 127));
+  const bool rhsConst = r.coin(0.3);
+  const uint32_t rhs = rhsConst ? m.constant(kS8, rhsDims, r.values<int8_t>(rn, -128, 127), rs, r.range(-128, 127))
+                                : m.input(kS8, rhsDims, r.values<int8_t>(rn, -128, 127), rs, r.range(-128, 127));
+  std::vector<uint32_t> outDims = batch;
+  outDims.push_back(rows);
+  outDims.push_back(cols);
+  const float os = ls * rs * std::sqrt(float(depth)) * 60.0f * r.real(0.2f, 3.0f);
+  const uint32_t out = m.output(kS8, outDims, os, r.range(-128, 127));
+  m.op(OperationType::BATCH_MATMUL, {lhs, rhs, m.flag(adjX), m.flag(adjY)}, {out});
+  std::ostringstream what;
+  what << "BATCH_MATMUL lhs " << ops::toString(lhsDims) << " rhs " << ops::toString(rhsDims)
+       << (rhsConst ? " (constant)" : "") << " adj " << adjX << adjY;
+  return Case{what.str(), m.build(), m.inputs()};
+}
+
+// Runs one case on the reference and the NPU path; "" when bit-exact.
+std::string check(const Case& c, const LoweringOptions& options, NpuRun* keep = nullptr) {
+  std::vector<hal::TensorValue> want;
+  const std::string err = referenceRun(c.model, c.inputs, want);
+  if (!err.empty()) return "reference: " + err;
+  NpuRun got = npuRun(c.model, c.inputs, options);
+  if (!got.error.empty()) return got.error;
+  if (got.outputs.size() != want.size()) return "output count differs";
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (got.outputs[i].size() != want[i].bytes.size()) return "output size differs";
+    for (size_t b = 0; b < want[i].bytes.size(); ++b)
+      if (got.outputs[i][b] != want[i].bytes[b]) {
+        std::ostringstream os;
+        os << "byte " << b << " of " << want[i].bytes.size() << ": npu " << int{got.outputs[i][b]}
+           << ", reference " << int{want[i].bytes[b]};
+        return os.str();
+      }
+  }
+  if (keep) *keep = std::move(got);
+  return "";
+}
+
+struct Tally {
+  int checked = 0, exact = 0;
+};
+
+void runMany(const char* name, int count, uint32_t seed, const std::function<Case(Rng&)>& make) {
+  Rng r(seed);
+  Tally tally;
+  const hal::ExecutionPreference prefs[] = {hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                            hal::ExecutionPreference::SUSTAINED_SPEED,
+                                            hal::ExecutionPreference::LOW_POWER};
+  for (int i = 0; i < count; ++i) {
+    Case c = make(r);
+    LoweringOptions o;
+    o.preference = prefs[i % 3];
+    if (i % 4 == 3) o.npu = tinyNpu();
+    const std::string err = check(c, o);
+    ++tally.checked;
+    if (err.empty()) {
+      ++tally.exact;
+    } else {
+      ADD_FAILURE() << name << " case " << i << " (" << c.what << ", "
+                    << hal::toString(o.preference) << (i % 4 == 3 ? ", tiny NPU" : "") << "): " << err;
+    }
+  }
+  std::printf("[ %s ] %d random layers, %d bit-exact\n", name, tally.checked, tally.exact);
+}
+
+TEST(Lowering, RandomConv2DIsBitExact) {
+  runMany("CONV_2D", 120, 11, [](Rng& r) { return randomConv(r, Kind::kConv); });
+}
+
+TEST(Lowering, RandomDepthwiseConv2DIsBitExact) {
+  runMany("DEPTHWISE_CONV_2D", 120, 12, [](Rng& r) { return randomConv(r, Kind::kDepthwise); });
+}
+
+TEST(Lowering, RandomGroupedConv2DIsBitExact) {
+  runMany("GROUPED_CONV_2D", 80, 13, [](Rng& r) { return randomConv(r, Kind::kGrouped); });
+}
+
+TEST(Lowering, RandomFullyConnectedIsBitExact) {
+  runMany("FULLY_CONNECTED", 80, 14, randomFullyConnected);
+}
+
+TEST(Lowering, RandomBatchMatmulIsBitExact) {
+  runMany("BATCH_MATMUL", 80, 15, randomBatchMatmul);
+}
+
+}  // namespace
+}  // namespace nncosim::driver::test
