@@ -87,9 +87,11 @@ module nnc_dma
   input  logic [31:0]           aux_req_addr_i,     // beat aligned
   input  logic [BusBits-1:0]    aux_req_wdata_i,
   input  logic [BusBytes-1:0]   aux_req_wstrb_i,
-  output logic                  aux_rsp_valid_o,    // no backpressure
-  output logic [BusBits-1:0]    aux_rsp_rdata_o,
-  output logic [1:0]            aux_rsp_resp_o,
+  output logic                  aux_rrsp_valid_o,   // read data; no backpressure
+  output logic [BusBits-1:0]    aux_rrsp_data_o,
+  output logic [1:0]            aux_rrsp_resp_o,
+  output logic                  aux_brsp_valid_o,   // write response; no backpressure
+  output logic [1:0]            aux_brsp_resp_o,
 
   // AXI4 master
   output logic                  m_axi_awvalid_o,
@@ -736,9 +738,11 @@ module nnc_dma
   assign r_aux = m_axi_rvalid_i && m_axi_rid_i == IdAux;
   assign b_aux = m_axi_bvalid_i && m_axi_bid_i == IdAux;
   assign aux_req_ready_o = aux_ar_gnt || aux_aw_gnt;
-  assign aux_rsp_valid_o = r_aux || b_aux;
-  assign aux_rsp_rdata_o = m_axi_rdata_i;
-  assign aux_rsp_resp_o  = r_aux ? m_axi_rresp_i : m_axi_bresp_i;
+  assign aux_rrsp_valid_o = r_aux;
+  assign aux_rrsp_data_o  = m_axi_rdata_i;
+  assign aux_rrsp_resp_o  = m_axi_rresp_i;
+  assign aux_brsp_valid_o = b_aux;
+  assign aux_brsp_resp_o  = m_axi_bresp_i;
 
   // R is accepted for fetch and aux at once, for the load engine when the buffer takes it.
   assign m_axi_rready_o = !(m_axi_rid_i == IdDma) || ld_stop_q || m_axi_rresp_i != RespOkay ||

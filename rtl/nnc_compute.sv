@@ -1,0 +1,759 @@
+// Compute unit of the NPU: executes the compute queue's GEMM, REQUANT_STORE and DENSIFY
+// commands on the datapath blocks (nnc_mac_array, nnc_requant, nnc_densify).
+//
+// GEMM: streams k beats from INP and WGT (one line each per cycle) into the MAC array; the
+// array's drained rows go to ACC through a two-stage read-add-write (accumulate) or a plain
+// write. GEMMs overlap: the next one streams while the previous one drains, which is what
+// keeps the array busy for back-to-back tiles. REQUANT_STORE and DENSIFY wait until the
+// unit is empty (they read what GEMMs wrote), so completions stay in command order.
+//
+// REQUANT_STORE: loads the bias/multiplier/shift vectors from PRM, streams ACC rows through
+// nnc_requant and writes the packed rows to OUT. The requant unit runs with the int32 output
+// type and an activation range intersected with the output type's range:
+// sat(clamp(y, lo, hi)) == clamp(y, clamp(lo, tmin, tmax), clamp(hi, tmin, tmax)), which
+// covers the unsigned 16-bit output nnc_requant has no type for. (An unsigned 32-bit
+// output saturates to [0, 2^31 - 1].)
+//
+// DENSIFY: runs nnc_densify on the memory through nnc_dma's aux client (one aligned beat per
+// access; an element access that would straddle two beats answers an error), and waits for
+// its posted writes to be acknowledged before completing.
+//
+// Every command's buffer footprint is checked before it starts (ErrCodeDmaOob, ERR_INFO =
+// buffer id); a failed check completes the command at once with the error.
+module nnc_compute
+  import nnc_isa_pkg::*;
+  import nnc_pkg::*;
+#(
+  parameter int unsigned Rows     = 16,
+  parameter int unsigned Cols     = 16,
+  parameter int unsigned BusBytes = 16,
+  parameter int unsigned InpBytes = 262144,
+  parameter int unsigned WgtBytes = 262144,
+  parameter int unsigned AccBytes = 65536,
+  parameter int unsigned OutBytes = 65536,
+  parameter int unsigned PrmBytes = 4096,
+  localparam int unsigned BusBits = BusBytes * 8
+) (
+  input  logic                   clk_i,
+  input  logic                   rst_ni,
+
+  // Commands from the compute queue
+  input  logic                   cmd_valid_i,
+  output logic                   cmd_ready_o,
+  input  cmd_t                   cmd_i,
+  output logic                   done_o,      // pulse, in command order
+  output logic                   err_o,
+  output err_code_e              err_code_o,
+  output logic [31:0]            err_addr_o,  // bus address (bus errors)
+  output logic [31:0]            err_info_o,
+
+  // Buffers (this unit has priority on every port it uses)
+  output logic                   inp_re_o,
+  output logic [BufAddrBits-1:0] inp_raddr_o,
+  input  logic [Rows*16-1:0]     inp_rdata_i,
+  output logic                   wgt_re_o,
+  output logic [BufAddrBits-1:0] wgt_raddr_o,
+  input  logic [Cols*16-1:0]     wgt_rdata_i,
+  output logic                   acc_re_o,
+  output logic [BufAddrBits-1:0] acc_raddr_o,
+  input  logic [Cols*32-1:0]     acc_rdata_i,
+  output logic                   acc_we_o,
+  output logic [BufAddrBits-1:0] acc_waddr_o,
+  output logic [Cols*32-1:0]     acc_wdata_o,
+  output logic [Cols*4-1:0]      acc_wbe_o,
+  output logic                   out_we_o,
+  output logic [BufAddrBits-1:0] out_waddr_o,
+  output logic [Cols*32-1:0]     out_wdata_o,
+  output logic [Cols*4-1:0]      out_wbe_o,
+  output logic                   prm_re_o,
+  output logic [BufAddrBits-1:0] prm_raddr_o,
+  input  logic [Cols*32-1:0]     prm_rdata_i,
+
+  // Memory for the densify unit (nnc_dma aux client)
+  output logic                   aux_req_valid_o,
+  input  logic                   aux_req_ready_i,
+  output logic                   aux_req_write_o,
+  output logic [31:0]            aux_req_addr_o,
+  output logic [BusBits-1:0]     aux_req_wdata_o,
+  output logic [BusBytes-1:0]    aux_req_wstrb_o,
+  input  logic                   aux_rrsp_valid_i,
+  input  logic [BusBits-1:0]     aux_rrsp_data_i,
+  input  logic [1:0]             aux_rrsp_resp_i,
+  input  logic                   aux_brsp_valid_i,
+  input  logic [1:0]             aux_brsp_resp_i,
+
+  // Events
+  output logic                   densify_busy_o,
+  output logic                   densify_stall_o,
+  output logic [15:0]            macs_o,
+  output logic                   progress_o
+);
+
+  localparam int unsigned TileFifo = 4;       // GEMM tiles in flight
+  localparam int unsigned OpFifo   = 4;       // operand / accumulator rows in flight
+  localparam int unsigned TPtrW    = $clog2(TileFifo);
+  localparam int unsigned OPtrW    = $clog2(OpFifo);
+  localparam int unsigned BeatBits = $clog2(BusBytes);
+  localparam int unsigned RowIdxW  = Rows > 1 ? $clog2(Rows) : 1;
+  localparam logic [39:0] AccRowBytes = 40'(Cols * 4);
+
+  typedef logic [BufAddrBits-1:0] baddr_t;
+
+  // =========================================================================================
+  // Command decode and footprint checks
+  // =========================================================================================
+  opcode_e        c_op;
+  gemm_t          c_g;
+  requant_store_t c_r;
+  densify_t       c_d;
+  logic           c_is_gemm, c_oob;
+  buffer_e        c_oob_buf;
+
+  assign c_op      = opcode_e'(cmd_i[7:0]);
+  assign c_g       = gemm_t'(cmd_i);
+  assign c_r       = requant_store_t'(cmd_i);
+  assign c_d       = densify_t'(cmd_i);
+  assign c_is_gemm = c_op == OpcodeGemm;
+
+  function automatic logic over(logic [39:0] end_byte, int unsigned size);
+    return end_byte > 40'(size);
+  endfunction
+
+  always_comb begin
+    logic [39:0] eb, ob;
+    c_oob     = 1'b0;
+    c_oob_buf = BufferInp;
+    eb        = c_g.mode == GemmModeInt16 ? 40'd2 : 40'd1;
+    ob        = 40'd1 << c_r.out_width;
+    unique case (c_op)
+      OpcodeGemm: begin
+        if (over(40'(c_g.inp_addr) + 40'(c_g.k) * 40'(Rows) * eb, InpBytes)) begin
+          c_oob = 1'b1;
+          c_oob_buf = BufferInp;
+        end else if (over(40'(c_g.wgt_addr) + 40'(c_g.k) * 40'(Cols) * eb, WgtBytes)) begin
+          c_oob = 1'b1;
+          c_oob_buf = BufferWgt;
+        end else if (over(40'(c_g.acc_addr) + 40'(8'(c_g.m - 8'd1)) * AccRowBytes +
+                          40'(c_g.n) * 40'd4, AccBytes)) begin
+          c_oob = 1'b1;
+          c_oob_buf = BufferAcc;
+        end
+      end
+      OpcodeRequantStore: begin
+        if (over(40'(c_r.acc_addr) + 40'(c_r.rows) * AccRowBytes, AccBytes)) begin
+          c_oob = 1'b1;
+          c_oob_buf = BufferAcc;
+        end else if (over(40'(c_r.out_addr) + 40'(c_r.rows) * 40'(Cols) * ob, OutBytes)) begin
+          c_oob = 1'b1;
+          c_oob_buf = BufferOut;
+        end else if ((c_r.bias_en && over(40'(c_r.bias_addr) + 40'(Cols * 4), PrmBytes)) ||
+                     over(40'(c_r.mult_addr) + (c_r.per_channel ? 40'(Cols * 4) : 40'd4), PrmBytes) ||
+                     over(40'(c_r.shift_addr) + (c_r.per_channel ? 40'(Cols) : 40'd1), PrmBytes)) begin
+          c_oob = 1'b1;
+          c_oob_buf = BufferPrm;
+        end
+      end
+      default: ;
+    endcase
+  end
+
+  // =========================================================================================
+  // GEMM: tiles in flight, operand streaming
+  // =========================================================================================
+  typedef struct packed {
+    baddr_t     acc_addr;
+    logic [7:0] m;
+    logic [7:0] n;
+    logic       accumulate;
+  } tile_t;
+
+  tile_t            tiles_q [TileFifo];
+  logic [TPtrW-1:0] t_wr_q, t_st1_q, t_rd_q;  // push / first drain stage / pop
+  logic [TPtrW:0]   t_cnt_q;
+
+  // Streaming state of the GEMM being read out of INP/WGT
+  logic              s_active_q;
+  logic [15:0]       s_left_q;
+  baddr_t            s_inp_q, s_wgt_q;
+  logic              s_wide_q, s_asg_q, s_bsg_q;
+  logic signed [16:0] s_azp_q, s_bzp_q;
+  logic [15:0]       s_mn_q;
+
+  // Operand FIFO (buffer read data -> MAC array)
+  typedef struct packed {
+    logic [Rows-1:0][15:0] act;
+    logic [Cols-1:0][15:0] wgt;
+    logic                  last;
+    logic                  wide;
+    logic                  asg;
+    logic                  bsg;
+    logic signed [16:0]    azp;
+    logic signed [16:0]    bzp;
+  } beat_t;
+
+  beat_t            of_q [OpFifo];
+  logic [OPtrW-1:0] of_wr_q, of_rd_q;
+  logic [OPtrW:0]   of_cnt_q;
+  logic             g_pend_q;      // INP/WGT read issued last cycle
+  logic             g_pend_last_q;
+  logic             g_issue, g_last, mac_in_fire;
+
+  assign g_issue = s_active_q && (32'(of_cnt_q) + 32'(g_pend_q) < OpFifo);
+  assign g_last  = s_left_q == 16'd1;
+
+  // MAC array
+  logic                         mac_in_ready, mac_out_valid, mac_out_last, mac_idle;
+  logic [RowIdxW-1:0]           mac_out_row;
+  logic [Cols-1:0][AccWidth-1:0] mac_out_acc;
+  logic [Rows-1:0][15:0]        of_act;
+  logic [Cols-1:0][15:0]        of_wgt;
+
+  assign of_act = of_q[of_rd_q].act;
+  assign of_wgt = of_q[of_rd_q].wgt;
+
+  nnc_mac_array #(
+    .Rows(Rows),
+    .Cols(Cols)
+  ) u_mac_array (
+    .clk_i,
+    .rst_ni,
+    .in_valid_i      (of_cnt_q != '0),
+    .in_ready_o      (mac_in_ready),
+    .in_last_i       (of_q[of_rd_q].last),
+    .in_act_i        (of_act),
+    .in_wgt_i        (of_wgt),
+    .in_wide_i       (of_q[of_rd_q].wide),
+    .in_act_signed_i (of_q[of_rd_q].asg),
+    .in_wgt_signed_i (of_q[of_rd_q].bsg),
+    .in_act_zp_i     (of_q[of_rd_q].azp),
+    .in_wgt_zp_i     (of_q[of_rd_q].bzp),
+    .out_valid_o     (mac_out_valid),
+    .out_ready_i     (1'b1),
+    .out_row_o       (mac_out_row),
+    .out_last_o      (mac_out_last),
+    .out_acc_o       (mac_out_acc),
+    .idle_o          (mac_idle)
+  );
+
+  assign mac_in_fire = of_cnt_q != '0 && mac_in_ready;
+
+  // Unpacks one INP/WGT line into lanes (int8 lanes in bits 7:0).
+  function automatic logic [Rows-1:0][15:0] unpack_act(logic [Rows*16-1:0] line, logic wide);
+    logic [Rows-1:0][15:0] a;
+    for (int unsigned r = 0; r < Rows; r++) a[r] = wide ? line[16*r +: 16] : {8'd0, line[8*r +: 8]};
+    return a;
+  endfunction
+  function automatic logic [Cols-1:0][15:0] unpack_wgt(logic [Cols*16-1:0] line, logic wide);
+    logic [Cols-1:0][15:0] w;
+    for (int unsigned c = 0; c < Cols; c++) w[c] = wide ? line[16*c +: 16] : {8'd0, line[8*c +: 8]};
+    return w;
+  endfunction
+
+  // Drain: stage 1 takes a row from the array (and reads ACC to accumulate), stage 2 writes.
+  logic                  d1_valid_q, d1_last_q, d1_write_q, d1_accum_q;
+  logic [Cols-1:0][31:0] d1_acc_q;
+  baddr_t                d1_addr_q;
+  logic [Cols*4-1:0]     d1_be_q;
+  tile_t                 st1_tile;
+  logic                  st1_write;
+  baddr_t                st1_addr;
+  logic                  tile_done;
+
+  assign st1_tile  = tiles_q[t_st1_q];
+  assign st1_write = 8'(mac_out_row) < st1_tile.m;
+  assign st1_addr  = st1_tile.acc_addr + baddr_t'(32'(mac_out_row) * Cols * 4);
+  assign tile_done = d1_valid_q && d1_last_q;
+
+  function automatic logic [Cols*4-1:0] lane_be(logic [7:0] n);
+    logic [Cols*4-1:0] be;
+    for (int unsigned c = 0; c < Cols; c++) be[4*c +: 4] = {4{8'(c) < n}};
+    return be;
+  endfunction
+
+  // =========================================================================================
+  // REQUANT_STORE
+  // =========================================================================================
+  typedef enum logic [1:0] {RqIdle, RqParam, RqStream} rq_state_e;
+  rq_state_e             rq_state_q;
+  requant_store_t        rq_q;
+  logic [2:0]            rq_pstep_q;
+  logic [Cols-1:0][31:0] rq_bias_q, rq_mult_q;
+  logic [Cols-1:0][5:0]  rq_shift_q;
+  logic [31:0]           rq_lo_q, rq_hi_q;
+  logic [11:0]           rq_issued_q, rq_written_q;
+  logic                  rq_pend_q;      // ACC read issued last cycle
+  logic [Cols-1:0][31:0] rf_q [OpFifo];  // accumulator rows waiting for the requant unit
+  logic [OPtrW-1:0]      rf_wr_q, rf_rd_q;
+  logic [OPtrW:0]        rf_cnt_q;
+  logic                  rq_issue, rq_in_ready, rq_out_valid, rq_last_write;
+  logic [Cols-1:0][31:0] rq_out_data;
+  logic [Cols-1:0][AccWidth-1:0] rq_in_acc;
+
+  assign rq_issue = rq_state_q == RqStream && rq_issued_q < rq_q.rows &&
+                    (32'(rf_cnt_q) + 32'(rq_pend_q) < OpFifo);
+
+  always_comb begin
+    for (int unsigned c = 0; c < Cols; c++) begin
+      rq_in_acc[c] = AccWidth'(signed'(rf_q[rf_rd_q][c]));
+    end
+  end
+
+  nnc_requant #(
+    .Lanes(Cols)
+  ) u_requant (
+    .clk_i,
+    .rst_ni,
+    .in_valid_i    (rf_cnt_q != '0),
+    .in_ready_o    (rq_in_ready),
+    .in_acc_i      (rq_in_acc),
+    .in_acc_wide_i (1'b0),  // ACC holds int32: acc + bias wraps, as the reference
+    .in_bias_i     (rq_bias_q),
+    .in_mult_i     (rq_mult_q),
+    .in_shift_i    (rq_shift_q),
+    .in_zp_i       (32'(signed'(rq_q.out_zp))),
+    .in_act_min_i  (rq_lo_q),
+    .in_act_max_i  (rq_hi_q),
+    .in_out_type_i (OutI32),
+    .out_valid_o   (rq_out_valid),
+    .out_ready_i   (1'b1),
+    .out_data_o    (rq_out_data)
+  );
+
+  assign rq_last_write = rq_out_valid && rq_written_q + 12'd1 == rq_q.rows;
+
+  // Output type range and the clamp range intersected with it.
+  function automatic logic signed [31:0] clamp32(logic signed [31:0] x, logic signed [31:0] lo,
+                                                 logic signed [31:0] hi);
+    if (x < lo) return lo;
+    if (x > hi) return hi;
+    return x;
+  endfunction
+  logic signed [31:0] t_min, t_max;
+  always_comb begin
+    unique case ({c_r.out_width, c_r.out_signed})
+      {ElemWidthW8, 1'b1}:  begin t_min = -32'sd128;   t_max = 32'sd127;   end
+      {ElemWidthW8, 1'b0}:  begin t_min = 32'sd0;      t_max = 32'sd255;   end
+      {ElemWidthW16, 1'b1}: begin t_min = -32'sd32768; t_max = 32'sd32767; end
+      {ElemWidthW16, 1'b0}: begin t_min = 32'sd0;      t_max = 32'sd65535; end
+      {ElemWidthW32, 1'b1}: begin t_min = 32'sh8000_0000; t_max = 32'sh7fff_ffff; end
+      default:              begin t_min = 32'sd0;      t_max = 32'sh7fff_ffff; end
+    endcase
+  end
+
+  // Packs a row of int32 results into the output width.
+  function automatic logic [Cols*32-1:0] pack_out(logic [Cols-1:0][31:0] d, elem_width_e w);
+    logic [Cols*32-1:0] o;
+    o = '0;
+    for (int unsigned c = 0; c < Cols; c++) begin
+      unique case (w)
+        ElemWidthW8:  o[8*c +: 8]   = d[c][7:0];
+        ElemWidthW16: o[16*c +: 16] = d[c][15:0];
+        default:      o[32*c +: 32] = d[c];
+      endcase
+    end
+    return o;
+  endfunction
+
+  // =========================================================================================
+  // DENSIFY and its memory adapter
+  // =========================================================================================
+  logic         ds_active_q, ds_start, ds_busy, ds_done;
+  densify_err_e ds_err;
+  logic [31:0]  ds_written;
+  logic         ds_finished_q;   // the unit is done, waiting for write responses
+  densify_err_e ds_err_q;
+  logic         ds_rd_valid, ds_rd_ready, ds_wr_valid, ds_wr_ready;
+  logic [31:0]  ds_rd_addr, ds_wr_addr, ds_wr_data;
+  elem_size_e   ds_rd_size, ds_wr_size;
+  logic         ds_rsp_valid, ds_rsp_err;
+  logic [31:0]  ds_rsp_data;
+  logic         rd_wait_q, rd_bad_q;           // a read is out / a straddling read answers next
+  logic [BeatBits-1:0] rd_ofs_q;
+  elem_size_e   rd_size_q;
+  logic [31:0]  rd_addr_q;
+  logic [15:0]  wr_out_q;                      // writes awaiting their response
+  logic         bus_err_q;
+  logic [31:0]  bus_err_addr_q;
+  logic [1:0]   bus_err_resp_q;
+  logic         rd_straddle, rd_go, wr_go;
+  logic [31:0]  c_d_out_addr_q;
+
+  assign ds_start = cmd_valid_i && cmd_ready_o && c_op == OpcodeDensify;
+
+  nnc_densify u_densify (
+    .clk_i,
+    .rst_ni,
+    .start_i        (ds_start),
+    .desc_addr_i    (c_d.desc_addr),
+    .values_addr_i  (c_d.values_addr),
+    .out_addr_i     (c_d.out_addr),
+    .out_bytes_i    (c_d.out_size),
+    .elem_size_i    (elem_size_e'(c_d.elem_width)),
+    .busy_o         (ds_busy),
+    .done_o         (ds_done),
+    .err_o          (ds_err),
+    .written_o      (ds_written),
+    .rd_req_valid_o (ds_rd_valid),
+    .rd_req_ready_i (ds_rd_ready),
+    .rd_req_addr_o  (ds_rd_addr),
+    .rd_req_size_o  (ds_rd_size),
+    .rd_rsp_valid_i (ds_rsp_valid),
+    .rd_rsp_data_i  (ds_rsp_data),
+    .rd_rsp_err_i   (ds_rsp_err),
+    .wr_req_valid_o (ds_wr_valid),
+    .wr_req_ready_i (ds_wr_ready),
+    .wr_req_addr_o  (ds_wr_addr),
+    .wr_req_size_o  (ds_wr_size),
+    .wr_req_data_o  (ds_wr_data)
+  );
+
+  function automatic logic [3:0] size_mask(elem_size_e s);
+    unique case (s)
+      Elem8:   return 4'b0001;
+      Elem16:  return 4'b0011;
+      default: return 4'b1111;
+    endcase
+  endfunction
+  function automatic logic [BeatBits:0] size_bytes(elem_size_e s);
+    unique case (s)
+      Elem8:   return (BeatBits+1)'(1);
+      Elem16:  return (BeatBits+1)'(2);
+      default: return (BeatBits+1)'(4);
+    endcase
+  endfunction
+
+  // Reads go first; a read that would straddle two beats is answered with an error.
+  assign rd_straddle = (BeatBits+1)'(ds_rd_addr[BeatBits-1:0]) + size_bytes(ds_rd_size) >
+                       (BeatBits+1)'(BusBytes);
+  assign rd_go  = ds_rd_valid && !rd_wait_q && !rd_bad_q && !rd_straddle;
+  assign wr_go  = ds_wr_valid && !rd_go;
+  assign aux_req_valid_o = rd_go || wr_go;
+  assign aux_req_write_o = !rd_go;
+  assign aux_req_addr_o  = rd_go ? {ds_rd_addr[31:BeatBits], BeatBits'(0)}
+                                 : {ds_wr_addr[31:BeatBits], BeatBits'(0)};
+  assign aux_req_wdata_o = BusBits'(ds_wr_data) << (8 * ds_wr_addr[BeatBits-1:0]);
+  assign aux_req_wstrb_o = BusBytes'(size_mask(ds_wr_size)) << ds_wr_addr[BeatBits-1:0];
+  assign ds_rd_ready     = (rd_go && aux_req_ready_i) ||
+                           (ds_rd_valid && rd_straddle && !rd_wait_q && !rd_bad_q);
+  assign ds_wr_ready     = wr_go && aux_req_ready_i;
+  assign ds_rsp_valid    = (rd_wait_q && aux_rrsp_valid_i) || rd_bad_q;
+  assign ds_rsp_err      = rd_bad_q || aux_rrsp_resp_i != 2'b00;
+  logic [3:0] rd_mask;
+  assign rd_mask         = size_mask(rd_size_q);
+  assign ds_rsp_data     = 32'(aux_rrsp_data_i >> (8 * rd_ofs_q)) &
+                           {{8{rd_mask[3]}}, {8{rd_mask[2]}}, {8{rd_mask[1]}}, {8{rd_mask[0]}}};
+
+  // =========================================================================================
+  // Acceptance, completion, errors
+  // =========================================================================================
+  logic err_pend_q;
+  buffer_e err_buf_q;
+  logic all_idle;
+  logic ds_complete;
+
+  assign all_idle    = t_cnt_q == '0 && !s_active_q && rq_state_q == RqIdle && !ds_active_q &&
+                       !err_pend_q;
+  assign cmd_ready_o = (c_is_gemm && !c_oob)
+      ? (!s_active_q && 32'(t_cnt_q) < TileFifo && rq_state_q == RqIdle && !ds_active_q &&
+         !err_pend_q)
+      : all_idle;
+  assign ds_complete = ds_active_q && ds_finished_q && wr_out_q == '0;
+
+  always_comb begin
+    done_o     = 1'b0;
+    err_o      = 1'b0;
+    err_code_o = ErrCodeNone;
+    err_addr_o = '0;
+    err_info_o = '0;
+    if (err_pend_q) begin
+      done_o     = 1'b1;
+      err_o      = 1'b1;
+      err_code_o = ErrCodeDmaOob;
+      err_info_o = 32'(err_buf_q);
+    end else if (tile_done || rq_last_write) begin
+      done_o = 1'b1;
+    end else if (ds_complete) begin
+      done_o = 1'b1;
+      if (bus_err_q) begin
+        err_o      = 1'b1;
+        err_code_o = ErrCodeBusError;
+        err_addr_o = bus_err_addr_q;
+        err_info_o = 32'(bus_err_resp_q);
+      end else if (ds_err_q != DensifyOk) begin
+        err_o      = 1'b1;
+        err_code_o = ErrCodeDensifyMeta;
+        err_info_o = 32'(ds_err_q);
+      end
+    end
+  end
+
+  // =========================================================================================
+  // Buffer ports
+  // =========================================================================================
+  always_comb begin
+    inp_re_o    = g_issue;
+    inp_raddr_o = s_inp_q;
+    wgt_re_o    = g_issue;
+    wgt_raddr_o = s_wgt_q;
+    // ACC reads: the drain's accumulate reads, or the requant stream (never both).
+    acc_re_o    = (mac_out_valid && st1_write && st1_tile.accumulate) || rq_issue;
+    acc_raddr_o = rq_issue ? rq_q.acc_addr + baddr_t'(32'(rq_issued_q) * Cols * 4) : st1_addr;
+    acc_we_o    = d1_valid_q && d1_write_q;
+    acc_waddr_o = d1_addr_q;
+    for (int unsigned c = 0; c < Cols; c++) begin
+      acc_wdata_o[32*c +: 32] = d1_acc_q[c] + (d1_accum_q ? acc_rdata_i[32*c +: 32] : 32'd0);
+    end
+    acc_wbe_o   = d1_be_q;
+    out_we_o    = rq_out_valid;
+    out_waddr_o = rq_q.out_addr + baddr_t'((32'(rq_written_q) * Cols) << rq_q.out_width);
+    out_wdata_o = pack_out(rq_out_data, rq_q.out_width);
+    unique case (rq_q.out_width)
+      ElemWidthW8:  out_wbe_o = (Cols*4)'({Cols{1'b1}});
+      ElemWidthW16: out_wbe_o = (Cols*4)'({(2*Cols){1'b1}});
+      default:      out_wbe_o = {(Cols*4){1'b1}};
+    endcase
+    prm_re_o    = rq_state_q == RqParam && rq_pstep_q < 3'd3;
+    unique case (rq_pstep_q)
+      3'd0:    prm_raddr_o = rq_q.bias_addr;
+      3'd1:    prm_raddr_o = rq_q.mult_addr;
+      default: prm_raddr_o = rq_q.shift_addr;
+    endcase
+  end
+
+  // =========================================================================================
+  // State
+  // =========================================================================================
+  logic cmd_fire;
+  assign cmd_fire = cmd_valid_i && cmd_ready_o;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      t_wr_q         <= '0;
+      t_st1_q        <= '0;
+      t_rd_q         <= '0;
+      t_cnt_q        <= '0;
+      s_active_q     <= 1'b0;
+      s_left_q       <= '0;
+      s_inp_q        <= '0;
+      s_wgt_q        <= '0;
+      s_wide_q       <= 1'b0;
+      s_asg_q        <= 1'b0;
+      s_bsg_q        <= 1'b0;
+      s_azp_q        <= '0;
+      s_bzp_q        <= '0;
+      s_mn_q         <= '0;
+      of_wr_q        <= '0;
+      of_rd_q        <= '0;
+      of_cnt_q       <= '0;
+      g_pend_q       <= 1'b0;
+      g_pend_last_q  <= 1'b0;
+      d1_valid_q     <= 1'b0;
+      d1_last_q      <= 1'b0;
+      d1_write_q     <= 1'b0;
+      d1_accum_q     <= 1'b0;
+      d1_addr_q      <= '0;
+      d1_be_q        <= '0;
+      d1_acc_q       <= '0;
+      rq_state_q     <= RqIdle;
+      rq_q           <= '0;
+      rq_pstep_q     <= '0;
+      rq_bias_q      <= '0;
+      rq_mult_q      <= '0;
+      rq_shift_q     <= '0;
+      rq_lo_q        <= '0;
+      rq_hi_q        <= '0;
+      rq_issued_q    <= '0;
+      rq_written_q   <= '0;
+      rq_pend_q      <= 1'b0;
+      rf_wr_q        <= '0;
+      rf_rd_q        <= '0;
+      rf_cnt_q       <= '0;
+      ds_active_q    <= 1'b0;
+      ds_finished_q  <= 1'b0;
+      ds_err_q       <= DensifyOk;
+      rd_wait_q      <= 1'b0;
+      rd_bad_q       <= 1'b0;
+      rd_ofs_q       <= '0;
+      rd_size_q      <= Elem8;
+      rd_addr_q      <= '0;
+      wr_out_q       <= '0;
+      bus_err_q      <= 1'b0;
+      bus_err_addr_q <= '0;
+      bus_err_resp_q <= '0;
+      err_pend_q     <= 1'b0;
+      err_buf_q      <= BufferInp;
+    end else begin
+      // --- accept ---
+      err_pend_q <= 1'b0;
+      if (cmd_fire) begin
+        if (c_oob) begin
+          err_pend_q <= 1'b1;
+          err_buf_q  <= c_oob_buf;
+        end else begin
+          unique case (c_op)
+            OpcodeGemm: begin
+              s_active_q <= 1'b1;
+              s_left_q   <= c_g.k;
+              s_inp_q    <= c_g.inp_addr;
+              s_wgt_q    <= c_g.wgt_addr;
+              s_wide_q   <= c_g.mode == GemmModeInt16;
+              s_asg_q    <= c_g.a_signed;
+              s_bsg_q    <= c_g.b_signed;
+              s_azp_q    <= 17'(c_g.a_zp);
+              s_bzp_q    <= 17'(c_g.b_zp);
+              s_mn_q     <= 16'(c_g.m) * 16'(c_g.n);
+              t_wr_q     <= t_wr_q + 1'b1;
+            end
+            OpcodeRequantStore: begin
+              rq_state_q   <= RqParam;
+              rq_q         <= c_r;
+              rq_pstep_q   <= '0;
+              rq_issued_q  <= '0;
+              rq_written_q <= '0;
+              rq_lo_q      <= clamp32(c_r.clamp_min, t_min, t_max);
+              rq_hi_q      <= clamp32(c_r.clamp_max, t_min, t_max);
+            end
+            OpcodeDensify: begin
+              ds_active_q   <= 1'b1;
+              ds_finished_q <= 1'b0;
+              bus_err_q     <= 1'b0;
+            end
+            default: ;
+          endcase
+        end
+      end
+
+      // --- GEMM streaming ---
+      if (g_issue) begin
+        s_left_q <= s_left_q - 16'd1;
+        s_inp_q  <= s_inp_q + baddr_t'(s_wide_q ? 2 * Rows : Rows);
+        s_wgt_q  <= s_wgt_q + baddr_t'(s_wide_q ? 2 * Cols : Cols);
+        if (g_last) s_active_q <= 1'b0;
+      end
+      g_pend_q      <= g_issue;
+      g_pend_last_q <= g_issue && g_last;
+      if (g_pend_q) of_wr_q <= of_wr_q + 1'b1;
+      if (mac_in_fire) of_rd_q <= of_rd_q + 1'b1;
+      of_cnt_q <= of_cnt_q + (OPtrW+1)'(g_pend_q) - (OPtrW+1)'(mac_in_fire);
+
+      // --- drain ---
+      d1_valid_q <= mac_out_valid;
+      if (mac_out_valid) begin
+        d1_last_q  <= mac_out_last;
+        d1_write_q <= st1_write;
+        d1_accum_q <= st1_tile.accumulate;
+        d1_addr_q  <= st1_addr;
+        d1_be_q    <= lane_be(st1_tile.n);
+        for (int unsigned c = 0; c < Cols; c++) d1_acc_q[c] <= mac_out_acc[c][31:0];
+        if (mac_out_last) t_st1_q <= t_st1_q + 1'b1;
+      end
+      if (tile_done) t_rd_q <= t_rd_q + 1'b1;
+      t_cnt_q <= t_cnt_q + (TPtrW+1)'(cmd_fire && c_is_gemm && !c_oob) - (TPtrW+1)'(tile_done);
+
+      // --- requant ---
+      if (rq_state_q == RqParam) begin
+        rq_pstep_q <= rq_pstep_q + 3'd1;
+        for (int unsigned c = 0; c < Cols; c++) begin
+          if (rq_pstep_q == 3'd1) rq_bias_q[c] <= rq_q.bias_en ? prm_rdata_i[32*c +: 32] : 32'd0;
+          if (rq_pstep_q == 3'd2) begin
+            rq_mult_q[c] <= rq_q.per_channel ? prm_rdata_i[32*c +: 32] : prm_rdata_i[31:0];
+          end
+          if (rq_pstep_q == 3'd3) begin
+            rq_shift_q[c] <= rq_q.per_channel ? prm_rdata_i[8*c +: 6] : prm_rdata_i[5:0];
+          end
+        end
+        if (rq_pstep_q == 3'd3) rq_state_q <= RqStream;
+      end
+      if (rq_issue) rq_issued_q <= rq_issued_q + 12'd1;
+      rq_pend_q <= rq_issue;
+      if (rq_pend_q) rf_wr_q <= rf_wr_q + 1'b1;
+      if (rf_cnt_q != '0 && rq_in_ready) rf_rd_q <= rf_rd_q + 1'b1;
+      rf_cnt_q <= rf_cnt_q + (OPtrW+1)'(rq_pend_q) - (OPtrW+1)'(rf_cnt_q != '0 && rq_in_ready);
+      if (rq_out_valid) rq_written_q <= rq_written_q + 12'd1;
+      if (rq_last_write) rq_state_q <= RqIdle;
+
+      // --- densify ---
+      if (ds_done) begin
+        ds_finished_q <= 1'b1;
+        ds_err_q      <= ds_err;
+      end
+      if (ds_complete) ds_active_q <= 1'b0;
+      if (rd_go && aux_req_ready_i) begin
+        rd_wait_q <= 1'b1;
+        rd_ofs_q  <= ds_rd_addr[BeatBits-1:0];
+        rd_size_q <= ds_rd_size;
+        rd_addr_q <= ds_rd_addr;
+      end
+      if (rd_wait_q && aux_rrsp_valid_i) begin
+        rd_wait_q <= 1'b0;
+        if (aux_rrsp_resp_i != 2'b00 && !bus_err_q) begin
+          bus_err_q      <= 1'b1;
+          bus_err_addr_q <= rd_addr_q;
+          bus_err_resp_q <= aux_rrsp_resp_i;
+        end
+      end
+      rd_bad_q <= ds_rd_valid && rd_straddle && !rd_wait_q && !rd_bad_q;
+      wr_out_q <= wr_out_q + 16'(wr_go && aux_req_ready_i) - 16'(aux_brsp_valid_i);
+      if (aux_brsp_valid_i && aux_brsp_resp_i != 2'b00 && !bus_err_q) begin
+        bus_err_q      <= 1'b1;
+        bus_err_addr_q <= c_d_out_addr_q;
+        bus_err_resp_q <= aux_brsp_resp_i;
+      end
+    end
+  end
+
+  // The densify output address, for write errors (the unit posts its writes).
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      c_d_out_addr_q <= '0;
+    end else if (ds_start) begin
+      c_d_out_addr_q <= c_d.out_addr;
+    end
+  end
+
+  // Storage without reset (guarded by the counters): tiles, operand and accumulator FIFOs.
+  always_ff @(posedge clk_i) begin
+    if (cmd_fire && c_is_gemm && !c_oob) begin
+      tiles_q[t_wr_q] <= '{acc_addr: c_g.acc_addr, m: c_g.m, n: c_g.n, accumulate: c_g.accumulate};
+    end
+    if (g_pend_q) begin
+      of_q[of_wr_q] <= '{act: unpack_act(inp_rdata_i, s_wide_q), wgt: unpack_wgt(wgt_rdata_i, s_wide_q),
+                         last: g_pend_last_q, wide: s_wide_q, asg: s_asg_q, bsg: s_bsg_q,
+                         azp: s_azp_q, bzp: s_bzp_q};
+    end
+    if (rq_pend_q) rf_q[rf_wr_q] <= acc_rdata_i;
+  end
+
+  // =========================================================================================
+  // Events
+  // =========================================================================================
+  assign macs_o          = g_issue ? s_mn_q : 16'd0;
+  assign densify_busy_o  = ds_busy;
+  assign densify_stall_o = ds_busy && ((ds_rd_valid && !ds_rd_ready) || rd_wait_q ||
+                                       (ds_wr_valid && !ds_wr_ready));
+  assign progress_o      = cmd_fire || g_issue || mac_in_fire || mac_out_valid || rq_issue ||
+                           rq_out_valid || (aux_req_valid_o && aux_req_ready_i) ||
+                           aux_rrsp_valid_i || aux_brsp_valid_i || ds_busy;
+
+  // Outputs that only matter in some configurations.
+  logic unused_compute;
+  assign unused_compute = ^{ds_written, mac_idle, ds_wr_size};
+  // Each command struct view is read only for its own fields (header, reserved bits unused).
+  logic unused_cmd_views;
+  assign unused_cmd_views = ^{c_g, c_d, rq_q};
+
+  // =========================================================================================
+  // Assertions
+  // =========================================================================================
+  // pragma translate_off
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+    end else begin
+      assert (!(mac_out_valid && t_cnt_q == '0)) else $error("nnc_compute: drained row with no tile");
+      assert (!(rq_out_valid && rq_state_q != RqStream)) else $error("nnc_compute: stray requant row");
+      assert (!(tile_done && (rq_last_write || ds_complete))) else $error("nnc_compute: two completions");
+    end
+  end
+  // pragma translate_on
+
+endmodule

@@ -1,0 +1,507 @@
+// The NPU: register file (AXI4-Lite slave), command processor, DMA (the AXI4 master),
+// compute unit (MAC array, requant, densify) and the five on-chip buffers.
+//
+// Buffer ports: every buffer has one read and one write port. The compute unit has priority
+// on each port it uses (its pipelines cannot stall on a buffer); the DMA takes a port in
+// the cycles the compute unit leaves it free, through its ready signals. Read data comes
+// back one cycle after the request, so each side takes the data of its own read.
+module nnc_npu_top
+  import nnc_isa_pkg::*;
+#(
+  parameter int unsigned Rows     = ArrayRows,
+  parameter int unsigned Cols     = ArrayCols,
+  parameter int unsigned BusBytes = AxiDataBytes,
+  parameter int unsigned InpBytes = 262144,
+  parameter int unsigned WgtBytes = 262144,
+  parameter int unsigned AccBytes = 65536,
+  parameter int unsigned OutBytes = 65536,
+  parameter int unsigned PrmBytes = 4096,
+  localparam int unsigned BusBits = BusBytes * 8
+) (
+  input  logic                clk_i,
+  input  logic                rst_ni,
+
+  // Registers: AXI4-Lite slave
+  input  logic                s_axil_awvalid_i,
+  output logic                s_axil_awready_o,
+  input  logic [11:0]         s_axil_awaddr_i,
+  input  logic                s_axil_wvalid_i,
+  output logic                s_axil_wready_o,
+  input  logic [31:0]         s_axil_wdata_i,
+  input  logic [3:0]          s_axil_wstrb_i,
+  output logic                s_axil_bvalid_o,
+  input  logic                s_axil_bready_i,
+  output logic [1:0]          s_axil_bresp_o,
+  input  logic                s_axil_arvalid_i,
+  output logic                s_axil_arready_o,
+  input  logic [11:0]         s_axil_araddr_i,
+  output logic                s_axil_rvalid_o,
+  input  logic                s_axil_rready_i,
+  output logic [31:0]         s_axil_rdata_o,
+  output logic [1:0]          s_axil_rresp_o,
+
+  // Memory: AXI4 master
+  output logic                m_axi_awvalid_o,
+  input  logic                m_axi_awready_i,
+  output logic [1:0]          m_axi_awid_o,
+  output logic [31:0]         m_axi_awaddr_o,
+  output logic [7:0]          m_axi_awlen_o,
+  output logic [2:0]          m_axi_awsize_o,
+  output logic [1:0]          m_axi_awburst_o,
+  output logic                m_axi_wvalid_o,
+  input  logic                m_axi_wready_i,
+  output logic [BusBits-1:0]  m_axi_wdata_o,
+  output logic [BusBytes-1:0] m_axi_wstrb_o,
+  output logic                m_axi_wlast_o,
+  input  logic                m_axi_bvalid_i,
+  output logic                m_axi_bready_o,
+  input  logic [1:0]          m_axi_bid_i,
+  input  logic [1:0]          m_axi_bresp_i,
+  output logic                m_axi_arvalid_o,
+  input  logic                m_axi_arready_i,
+  output logic [1:0]          m_axi_arid_o,
+  output logic [31:0]         m_axi_araddr_o,
+  output logic [7:0]          m_axi_arlen_o,
+  output logic [2:0]          m_axi_arsize_o,
+  output logic [1:0]          m_axi_arburst_o,
+  input  logic                m_axi_rvalid_i,
+  output logic                m_axi_rready_o,
+  input  logic [1:0]          m_axi_rid_i,
+  input  logic [BusBits-1:0]  m_axi_rdata_i,
+  input  logic [1:0]          m_axi_rresp_i,
+  input  logic                m_axi_rlast_i,
+
+  output logic                irq_o
+);
+
+  localparam int unsigned InpLine = Rows * 2;
+  localparam int unsigned WgtLine = Cols * 2;
+  localparam int unsigned WideLine = Cols * 4;  // ACC, OUT, PRM
+
+  // =========================================================================================
+  // Register file <-> command processor
+  // =========================================================================================
+  logic        soft_reset, doorbell;
+  logic [31:0] ring_base, ring_size, ring_tail, watchdog;
+  logic        st_idle, st_busy, st_done, st_error;
+  logic [7:0]  err_code;
+  logic [31:0] err_addr, err_info, ring_head;
+  logic [15:0] last_tag;
+  logic        irq_done, irq_error;
+  logic [2:0]  ev_busy, ev_stall;
+  logic        ds_busy, ds_stall;
+  logic [15:0] rd_bytes, wr_bytes, macs;
+
+  nnc_regfile #(
+    .Rows       (Rows),
+    .Cols       (Cols),
+    .BufKibLog2 ($clog2(InpBytes / 1024))
+  ) u_regfile (
+    .clk_i,
+    .rst_ni,
+    .s_axil_awvalid_i,
+    .s_axil_awready_o,
+    .s_axil_awaddr_i,
+    .s_axil_wvalid_i,
+    .s_axil_wready_o,
+    .s_axil_wdata_i,
+    .s_axil_wstrb_i,
+    .s_axil_bvalid_o,
+    .s_axil_bready_i,
+    .s_axil_bresp_o,
+    .s_axil_arvalid_i,
+    .s_axil_arready_o,
+    .s_axil_araddr_i,
+    .s_axil_rvalid_o,
+    .s_axil_rready_i,
+    .s_axil_rdata_o,
+    .s_axil_rresp_o,
+    .soft_reset_o       (soft_reset),
+    .doorbell_o         (doorbell),
+    .ring_base_o        (ring_base),
+    .ring_size_o        (ring_size),
+    .ring_tail_o        (ring_tail),
+    .watchdog_o         (watchdog),
+    .st_idle_i          (st_idle),
+    .st_busy_i          (st_busy),
+    .st_done_i          (st_done),
+    .st_error_i         (st_error),
+    .err_code_i         (err_code),
+    .err_addr_i         (err_addr),
+    .err_info_i         (err_info),
+    .ring_head_i        (ring_head),
+    .last_tag_i         (last_tag),
+    .irq_done_i         (irq_done),
+    .irq_error_i        (irq_error),
+    .ev_load_busy_i     (ev_busy[0]),
+    .ev_load_stall_i    (ev_stall[0]),
+    .ev_compute_busy_i  (ev_busy[1]),
+    .ev_compute_stall_i (ev_stall[1]),
+    .ev_store_busy_i    (ev_busy[2]),
+    .ev_store_stall_i   (ev_stall[2]),
+    .ev_densify_busy_i  (ds_busy),
+    .ev_densify_stall_i (ds_stall),
+    .ev_rd_bytes_i      (rd_bytes),
+    .ev_wr_bytes_i      (wr_bytes),
+    .ev_macs_i          (macs),
+    .irq_o
+  );
+
+  // =========================================================================================
+  // Command processor <-> units
+  // =========================================================================================
+  logic             fetch_req_valid, fetch_req_ready, fetch_rsp_valid;
+  logic [31:0]      fetch_req_addr;
+  cmd_t             fetch_rsp_cmd;
+  logic [1:0]       fetch_rsp_resp;
+  logic [2:0]       unit_valid, unit_ready, unit_done, unit_err;
+  cmd_t [2:0]       unit_cmd;
+  err_code_e [2:0]  unit_err_code;
+  logic [2:0][31:0] unit_err_addr, unit_err_info;
+  logic             abort, dma_progress, cp_progress;
+  logic             ld_busy, st_busy_dma;
+
+  nnc_cmd_proc u_cmd_proc (
+    .clk_i,
+    .rst_ni,
+    .soft_reset_i      (soft_reset),
+    .doorbell_i        (doorbell),
+    .ring_base_i       (ring_base),
+    .ring_size_i       (ring_size),
+    .ring_tail_i       (ring_tail),
+    .watchdog_i        (watchdog),
+    .st_idle_o         (st_idle),
+    .st_busy_o         (st_busy),
+    .st_done_o         (st_done),
+    .st_error_o        (st_error),
+    .err_code_o        (err_code),
+    .err_addr_o        (err_addr),
+    .err_info_o        (err_info),
+    .ring_head_o       (ring_head),
+    .last_tag_o        (last_tag),
+    .irq_done_o        (irq_done),
+    .irq_error_o       (irq_error),
+    .fetch_req_valid_o (fetch_req_valid),
+    .fetch_req_ready_i (fetch_req_ready),
+    .fetch_req_addr_o  (fetch_req_addr),
+    .fetch_rsp_valid_i (fetch_rsp_valid),
+    .fetch_rsp_cmd_i   (fetch_rsp_cmd),
+    .fetch_rsp_resp_i  (fetch_rsp_resp),
+    .unit_valid_o      (unit_valid),
+    .unit_ready_i      (unit_ready),
+    .unit_cmd_o        (unit_cmd),
+    .unit_done_i       (unit_done),
+    .unit_err_i        (unit_err),
+    .unit_err_code_i   (unit_err_code),
+    .unit_err_addr_i   (unit_err_addr),
+    .unit_err_info_i   (unit_err_info),
+    .abort_o           (abort),
+    .progress_i        (dma_progress || cp_progress),
+    .ev_busy_o         (ev_busy),
+    .ev_stall_o        (ev_stall)
+  );
+
+  // =========================================================================================
+  // DMA
+  // =========================================================================================
+  logic                   bw_valid, bw_ready, br_valid, br_ready;
+  buffer_e                bw_buf, br_buf;
+  logic [BufAddrBits-1:0] bw_addr, br_addr;
+  logic [BusBits-1:0]     bw_data, br_data;
+  logic [BusBytes-1:0]    bw_be;
+  logic                   aux_req_valid, aux_req_ready, aux_req_write;
+  logic [31:0]            aux_req_addr;
+  logic [BusBits-1:0]     aux_req_wdata, aux_rrsp_data;
+  logic [BusBytes-1:0]    aux_req_wstrb;
+  logic                   aux_rrsp_valid, aux_brsp_valid;
+  logic [1:0]             aux_rrsp_resp, aux_brsp_resp;
+
+  nnc_dma #(
+    .BusBytes (BusBytes),
+    .InpBytes (InpBytes),
+    .WgtBytes (WgtBytes),
+    .AccBytes (AccBytes),
+    .OutBytes (OutBytes),
+    .PrmBytes (PrmBytes)
+  ) u_dma (
+    .clk_i,
+    .rst_ni,
+    .abort_i           (abort),
+    .fetch_req_valid_i (fetch_req_valid),
+    .fetch_req_ready_o (fetch_req_ready),
+    .fetch_req_addr_i  (fetch_req_addr),
+    .fetch_rsp_valid_o (fetch_rsp_valid),
+    .fetch_rsp_cmd_o   (fetch_rsp_cmd),
+    .fetch_rsp_resp_o  (fetch_rsp_resp),
+    .ld_valid_i        (unit_valid[0]),
+    .ld_ready_o        (unit_ready[0]),
+    .ld_cmd_i          (unit_cmd[0]),
+    .ld_done_o         (unit_done[0]),
+    .ld_err_o          (unit_err[0]),
+    .ld_err_code_o     (unit_err_code[0]),
+    .ld_err_addr_o     (unit_err_addr[0]),
+    .ld_err_info_o     (unit_err_info[0]),
+    .ld_busy_o         (ld_busy),
+    .st_valid_i        (unit_valid[2]),
+    .st_ready_o        (unit_ready[2]),
+    .st_cmd_i          (unit_cmd[2]),
+    .st_done_o         (unit_done[2]),
+    .st_err_o          (unit_err[2]),
+    .st_err_code_o     (unit_err_code[2]),
+    .st_err_addr_o     (unit_err_addr[2]),
+    .st_err_info_o     (unit_err_info[2]),
+    .st_busy_o         (st_busy_dma),
+    .bw_valid_o        (bw_valid),
+    .bw_ready_i        (bw_ready),
+    .bw_buf_o          (bw_buf),
+    .bw_addr_o         (bw_addr),
+    .bw_data_o         (bw_data),
+    .bw_be_o           (bw_be),
+    .br_valid_o        (br_valid),
+    .br_ready_i        (br_ready),
+    .br_buf_o          (br_buf),
+    .br_addr_o         (br_addr),
+    .br_data_i         (br_data),
+    .aux_req_valid_i   (aux_req_valid),
+    .aux_req_ready_o   (aux_req_ready),
+    .aux_req_write_i   (aux_req_write),
+    .aux_req_addr_i    (aux_req_addr),
+    .aux_req_wdata_i   (aux_req_wdata),
+    .aux_req_wstrb_i   (aux_req_wstrb),
+    .aux_rrsp_valid_o  (aux_rrsp_valid),
+    .aux_rrsp_data_o   (aux_rrsp_data),
+    .aux_rrsp_resp_o   (aux_rrsp_resp),
+    .aux_brsp_valid_o  (aux_brsp_valid),
+    .aux_brsp_resp_o   (aux_brsp_resp),
+    .m_axi_awvalid_o,
+    .m_axi_awready_i,
+    .m_axi_awid_o,
+    .m_axi_awaddr_o,
+    .m_axi_awlen_o,
+    .m_axi_awsize_o,
+    .m_axi_awburst_o,
+    .m_axi_wvalid_o,
+    .m_axi_wready_i,
+    .m_axi_wdata_o,
+    .m_axi_wstrb_o,
+    .m_axi_wlast_o,
+    .m_axi_bvalid_i,
+    .m_axi_bready_o,
+    .m_axi_bid_i,
+    .m_axi_bresp_i,
+    .m_axi_arvalid_o,
+    .m_axi_arready_i,
+    .m_axi_arid_o,
+    .m_axi_araddr_o,
+    .m_axi_arlen_o,
+    .m_axi_arsize_o,
+    .m_axi_arburst_o,
+    .m_axi_rvalid_i,
+    .m_axi_rready_o,
+    .m_axi_rid_i,
+    .m_axi_rdata_i,
+    .m_axi_rresp_i,
+    .m_axi_rlast_i,
+    .rd_bytes_o        (rd_bytes),
+    .wr_bytes_o        (wr_bytes),
+    .progress_o        (dma_progress)
+  );
+
+  // =========================================================================================
+  // Compute
+  // =========================================================================================
+  logic                   inp_re, wgt_re, acc_re, acc_we, out_we, prm_re;
+  logic [BufAddrBits-1:0] inp_raddr, wgt_raddr, acc_raddr, acc_waddr, out_waddr, prm_raddr;
+  logic [Rows*16-1:0]     inp_rdata;
+  logic [Cols*16-1:0]     wgt_rdata;
+  logic [Cols*32-1:0]     acc_rdata, acc_wdata, out_wdata, prm_rdata;
+  logic [Cols*4-1:0]      acc_wbe, out_wbe;
+
+  nnc_compute #(
+    .Rows     (Rows),
+    .Cols     (Cols),
+    .BusBytes (BusBytes),
+    .InpBytes (InpBytes),
+    .WgtBytes (WgtBytes),
+    .AccBytes (AccBytes),
+    .OutBytes (OutBytes),
+    .PrmBytes (PrmBytes)
+  ) u_compute (
+    .clk_i,
+    .rst_ni,
+    .cmd_valid_i     (unit_valid[1]),
+    .cmd_ready_o     (unit_ready[1]),
+    .cmd_i           (unit_cmd[1]),
+    .done_o          (unit_done[1]),
+    .err_o           (unit_err[1]),
+    .err_code_o      (unit_err_code[1]),
+    .err_addr_o      (unit_err_addr[1]),
+    .err_info_o      (unit_err_info[1]),
+    .inp_re_o        (inp_re),
+    .inp_raddr_o     (inp_raddr),
+    .inp_rdata_i     (inp_rdata),
+    .wgt_re_o        (wgt_re),
+    .wgt_raddr_o     (wgt_raddr),
+    .wgt_rdata_i     (wgt_rdata),
+    .acc_re_o        (acc_re),
+    .acc_raddr_o     (acc_raddr),
+    .acc_rdata_i     (acc_rdata),
+    .acc_we_o        (acc_we),
+    .acc_waddr_o     (acc_waddr),
+    .acc_wdata_o     (acc_wdata),
+    .acc_wbe_o       (acc_wbe),
+    .out_we_o        (out_we),
+    .out_waddr_o     (out_waddr),
+    .out_wdata_o     (out_wdata),
+    .out_wbe_o       (out_wbe),
+    .prm_re_o        (prm_re),
+    .prm_raddr_o     (prm_raddr),
+    .prm_rdata_i     (prm_rdata),
+    .aux_req_valid_o (aux_req_valid),
+    .aux_req_ready_i (aux_req_ready),
+    .aux_req_write_o (aux_req_write),
+    .aux_req_addr_o  (aux_req_addr),
+    .aux_req_wdata_o (aux_req_wdata),
+    .aux_req_wstrb_o (aux_req_wstrb),
+    .aux_rrsp_valid_i (aux_rrsp_valid),
+    .aux_rrsp_data_i (aux_rrsp_data),
+    .aux_rrsp_resp_i (aux_rrsp_resp),
+    .aux_brsp_valid_i (aux_brsp_valid),
+    .aux_brsp_resp_i (aux_brsp_resp),
+    .densify_busy_o  (ds_busy),
+    .densify_stall_o (ds_stall),
+    .macs_o          (macs),
+    .progress_o      (cp_progress)
+  );
+
+  // =========================================================================================
+  // Buffers and their port arbitration
+  // =========================================================================================
+  // Per buffer: does the compute unit use the read / write port this cycle?
+  logic [4:0] cp_rd, cp_wr;
+  assign cp_rd = {prm_re, 1'b0, acc_re, wgt_re, inp_re};   // index = buffer id
+  assign cp_wr = {1'b0, out_we, acc_we, 1'b0, 1'b0};
+
+  assign br_ready = !cp_rd[br_buf];
+  assign bw_ready = !cp_wr[bw_buf];
+
+  logic    dma_rd_q;   // the DMA read a buffer last cycle
+  buffer_e dma_rd_buf_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      dma_rd_q     <= 1'b0;
+      dma_rd_buf_q <= BufferInp;
+    end else begin
+      dma_rd_q     <= br_valid && br_ready;
+      dma_rd_buf_q <= br_buf;
+    end
+  end
+
+  // One buffer: compute port (priority) or the DMA, read data to both sides.
+  logic [InpLine*8-1:0]  inp_rd;
+  logic [WgtLine*8-1:0]  wgt_rd;
+  logic [WideLine*8-1:0] acc_rd, out_rd, prm_rd;
+
+  logic dma_w_inp, dma_w_wgt, dma_w_acc, dma_w_out, dma_w_prm;
+  logic dma_r_inp, dma_r_wgt, dma_r_acc, dma_r_out, dma_r_prm;
+  assign dma_w_inp = bw_valid && bw_buf == BufferInp;
+  assign dma_w_wgt = bw_valid && bw_buf == BufferWgt;
+  assign dma_w_acc = bw_valid && bw_buf == BufferAcc && !acc_we;
+  assign dma_w_out = bw_valid && bw_buf == BufferOut && !out_we;
+  assign dma_w_prm = bw_valid && bw_buf == BufferPrm;
+  assign dma_r_inp = br_valid && br_buf == BufferInp && !inp_re;
+  assign dma_r_wgt = br_valid && br_buf == BufferWgt && !wgt_re;
+  assign dma_r_acc = br_valid && br_buf == BufferAcc && !acc_re;
+  assign dma_r_out = br_valid && br_buf == BufferOut;
+  assign dma_r_prm = br_valid && br_buf == BufferPrm && !prm_re;
+
+  nnc_buffer #(.SizeBytes(InpBytes), .LineBytes(InpLine)) u_inp (
+    .clk_i,
+    .we_i    (dma_w_inp),
+    .waddr_i (bw_addr[$clog2(InpBytes)-1:0]),
+    .wdata_i ((InpLine*8)'(bw_data)),
+    .wbe_i   (InpLine'(bw_be)),
+    .re_i    (inp_re || dma_r_inp),
+    .raddr_i (inp_re ? inp_raddr[$clog2(InpBytes)-1:0] : br_addr[$clog2(InpBytes)-1:0]),
+    .rdata_o (inp_rd)
+  );
+  nnc_buffer #(.SizeBytes(WgtBytes), .LineBytes(WgtLine)) u_wgt (
+    .clk_i,
+    .we_i    (dma_w_wgt),
+    .waddr_i (bw_addr[$clog2(WgtBytes)-1:0]),
+    .wdata_i ((WgtLine*8)'(bw_data)),
+    .wbe_i   (WgtLine'(bw_be)),
+    .re_i    (wgt_re || dma_r_wgt),
+    .raddr_i (wgt_re ? wgt_raddr[$clog2(WgtBytes)-1:0] : br_addr[$clog2(WgtBytes)-1:0]),
+    .rdata_o (wgt_rd)
+  );
+  nnc_buffer #(.SizeBytes(AccBytes), .LineBytes(WideLine)) u_acc (
+    .clk_i,
+    .we_i    (acc_we || dma_w_acc),
+    .waddr_i (acc_we ? acc_waddr[$clog2(AccBytes)-1:0] : bw_addr[$clog2(AccBytes)-1:0]),
+    .wdata_i (acc_we ? acc_wdata : (WideLine*8)'(bw_data)),
+    .wbe_i   (acc_we ? acc_wbe : WideLine'(bw_be)),
+    .re_i    (acc_re || dma_r_acc),
+    .raddr_i (acc_re ? acc_raddr[$clog2(AccBytes)-1:0] : br_addr[$clog2(AccBytes)-1:0]),
+    .rdata_o (acc_rd)
+  );
+  nnc_buffer #(.SizeBytes(OutBytes), .LineBytes(WideLine)) u_out (
+    .clk_i,
+    .we_i    (out_we || dma_w_out),
+    .waddr_i (out_we ? out_waddr[$clog2(OutBytes)-1:0] : bw_addr[$clog2(OutBytes)-1:0]),
+    .wdata_i (out_we ? out_wdata : (WideLine*8)'(bw_data)),
+    .wbe_i   (out_we ? out_wbe : WideLine'(bw_be)),
+    .re_i    (dma_r_out),
+    .raddr_i (br_addr[$clog2(OutBytes)-1:0]),
+    .rdata_o (out_rd)
+  );
+  nnc_buffer #(.SizeBytes(PrmBytes), .LineBytes(WideLine)) u_prm (
+    .clk_i,
+    .we_i    (dma_w_prm),
+    .waddr_i (bw_addr[$clog2(PrmBytes)-1:0]),
+    .wdata_i ((WideLine*8)'(bw_data)),
+    .wbe_i   (WideLine'(bw_be)),
+    .re_i    (prm_re || dma_r_prm),
+    .raddr_i (prm_re ? prm_raddr[$clog2(PrmBytes)-1:0] : br_addr[$clog2(PrmBytes)-1:0]),
+    .rdata_o (prm_rd)
+  );
+
+  assign inp_rdata = inp_rd;
+  assign wgt_rdata = wgt_rd;
+  assign acc_rdata = acc_rd;
+  assign prm_rdata = prm_rd;
+
+  always_comb begin
+    unique case (dma_rd_buf_q)
+      BufferInp: br_data = inp_rd[BusBits-1:0];
+      BufferWgt: br_data = wgt_rd[BusBits-1:0];
+      BufferAcc: br_data = acc_rd[BusBits-1:0];
+      BufferOut: br_data = out_rd[BusBits-1:0];
+      default:   br_data = prm_rd[BusBits-1:0];
+    endcase
+  end
+
+  // Address bits above a buffer's size and the units' status outputs that only feed asserts.
+  logic unused_top;
+  assign unused_top = ^{bw_addr, br_addr, inp_raddr, wgt_raddr, acc_raddr, acc_waddr, out_waddr,
+                        prm_raddr, ld_busy, st_busy_dma, dma_rd_q, out_rd[WideLine*8-1:BusBits],
+                        inp_rd[InpLine*8-1:BusBits], wgt_rd[WgtLine*8-1:BusBits]};
+
+  // =========================================================================================
+  // Assertions
+  // =========================================================================================
+  // pragma translate_off
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+    end else begin
+      assert (!(bw_valid && bw_ready && (bw_buf == BufferAcc && acc_we)))
+        else $error("nnc_npu_top: ACC write port granted twice");
+    end
+  end
+  initial begin
+    assert (BusBytes <= InpLine && BusBytes <= WgtLine)
+      else $error("nnc_npu_top: a bus beat must fit a buffer line");
+  end
+  // pragma translate_on
+
+endmodule

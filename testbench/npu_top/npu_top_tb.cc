@@ -1,0 +1,744 @@
+// Testbenches `npu_top` and `bench_gemm`: the whole NPU (rtl/nnc_npu_top.sv) driven like a
+// driver would: command streams built with the C++ encoder (firmware/) are written into a
+// ring in a C++ AXI memory model, the host programs the registers over AXI4-Lite, rings the
+// doorbell and waits for the interrupt.
+//
+// npu_top, per iteration: a random GEMM tile (int8 or int16, signed or unsigned, zero
+// points, K split into accumulating GEMMs, per-tensor or per-channel requant to 8/16/32-bit
+// outputs) loaded with strided DMA, requantized and stored, checked against the C++
+// reference (ops/quant); a DENSIFY of a random CSR matrix; and in turn one fault: a corrupt
+// command, a dependency deadlock (watchdog), a DMA bus error, bad densify metadata; each
+// followed by a soft reset.
+//
+// bench_gemm: an int8 GEMM M x 1024 x 256 (M = 16 x iterations, default 256) with operands
+// resident on chip: cycles against the ideal M*K*N / (R*C), and simulated cycles per second.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "Vnnc_npu_top.h"
+#include "firmware/isa_generated.h"
+#include "firmware/job.h"
+#include "ops/quant/fixed_point.h"
+#include "testbench/dma/axi_mem_model.h"
+#include "testbench/testbench.h"
+#include "verilated.h"
+#include "verilated_fst_c.h"
+
+namespace nncosim::testbench {
+namespace {
+
+using namespace nncosim::firmware;
+
+constexpr unsigned kBus = 16;
+constexpr uint32_t kR = kArrayRows, kC = kArrayCols;
+constexpr uint32_t kRingBase = 0x1000;
+
+class Npu {
+ public:
+  Npu(const TestbenchOptions& opt, size_t dramBytes, uint64_t seed) : mem_(dramBytes, kBus, seed) {
+    ctx_.traceEverOn(!opt.wavesPath.empty());
+    top_ = std::make_unique<Vnnc_npu_top>(&ctx_);
+    if (!opt.wavesPath.empty()) {
+      trace_ = std::make_unique<VerilatedFstC>();
+      top_->trace(trace_.get(), 99);
+      trace_->open(opt.wavesPath.c_str());
+    }
+    top_->rst_ni = 0;
+    top_->clk_i = 0;
+    top_->eval();
+    for (int i = 0; i < 3; ++i) step();
+    top_->rst_ni = 1;
+  }
+  ~Npu() {
+    if (trace_) trace_->close();
+    top_->final();
+  }
+
+  AxiMemModel& mem() { return mem_; }
+  Vnnc_npu_top& top() { return *top_; }
+  uint64_t cycle() const { return cycle_; }
+
+  void step() {
+    top_->clk_i = 0;
+    top_->eval();
+    if (trace_) trace_->dump(ctx_.time());
+    ctx_.timeInc(1);
+    mem_.drive(*top_);
+    top_->s_axil_awvalid_i = awPending_;
+    top_->s_axil_awaddr_i = liteAddr_;
+    top_->s_axil_wvalid_i = wPending_;
+    top_->s_axil_wdata_i = liteData_;
+    top_->s_axil_wstrb_i = 0xF;
+    top_->s_axil_bready_i = 1;
+    top_->s_axil_arvalid_i = arPending_;
+    top_->s_axil_araddr_i = liteAddr_;
+    top_->s_axil_rready_i = 1;
+    top_->eval();
+    mem_.sample(*top_);
+    if (awPending_ && top_->s_axil_awready_o) awPending_ = false;
+    if (wPending_ && top_->s_axil_wready_o) wPending_ = false;
+    if (bWait_ && top_->s_axil_bvalid_o) {
+      bWait_ = false;
+      liteResp_ = top_->s_axil_bresp_o;
+    }
+    if (arPending_ && top_->s_axil_arready_o) arPending_ = false;
+    if (rWait_ && top_->s_axil_rvalid_o) {
+      rWait_ = false;
+      liteData_ = top_->s_axil_rdata_o;
+      liteResp_ = top_->s_axil_rresp_o;
+    }
+    top_->clk_i = 1;
+    top_->eval();
+    if (trace_) trace_->dump(ctx_.time());
+    ctx_.timeInc(1);
+    ++cycle_;
+  }
+
+  // AXI4-Lite register accesses (blocking).
+  void write(uint32_t addr, uint32_t value) {
+    liteAddr_ = addr;
+    liteData_ = value;
+    awPending_ = wPending_ = bWait_ = true;
+    while (bWait_) step();
+  }
+  uint32_t read(uint32_t addr) {
+    liteAddr_ = addr;
+    arPending_ = rWait_ = true;
+    while (rWait_) step();
+    return liteData_;
+  }
+  uint32_t lastResp() const { return liteResp_; }
+
+  void setupRing(uint32_t slots, uint32_t watchdog) {
+    slots_ = slots;
+    tail_ = 0;
+    write(reg::kRingBase, kRingBase);
+    write(reg::kRingSize, slots);
+    write(reg::kWatchdog, watchdog);
+    write(reg::kCtrl, reg::kCtrlIrqEn);
+  }
+  // Writes commands at the tail (the ring must have room), then TAIL and the doorbell.
+  hal::Status submit(const std::vector<Command>& cmds) {
+    auto enc = encodeStream(cmds);
+    NNC_TRY(enc);
+    return submitWords(*enc);
+  }
+  hal::Status submitWords(const std::vector<CommandWords>& words) {
+    const std::vector<uint8_t> bytes = toBytes(words);
+    for (size_t i = 0; i < words.size(); ++i) {
+      const uint64_t a = ringSlotAddress(kRingBase, tail_);
+      std::copy(bytes.begin() + static_cast<long>(i * kCommandBytes),
+                bytes.begin() + static_cast<long>((i + 1) * kCommandBytes), mem_.mem().begin() + static_cast<long>(a));
+      tail_ = (tail_ + 1) % slots_;
+    }
+    write(reg::kRingTail, tail_);
+    write(reg::kDoorbell, 1);
+    return hal::Status::Ok();
+  }
+  uint32_t slotAddress(uint32_t slot) const { return static_cast<uint32_t>(ringSlotAddress(kRingBase, slot)); }
+  uint32_t tail() const { return tail_; }
+  uint32_t slots() const { return slots_; }
+  // Steps until the interrupt line rises; false on timeout.
+  bool waitIrq(uint64_t maxCycles) {
+    const uint64_t end = cycle_ + maxCycles;
+    while (!top_->irq_o) {
+      if (cycle_ >= end) return false;
+      step();
+    }
+    return true;
+  }
+  void softReset() {
+    write(reg::kCtrl, reg::kCtrlSoftReset | reg::kCtrlIrqEn);
+    for (int i = 0; i < 1000 && !(read(reg::kStatus) & reg::kStatusIdle); ++i) step();
+    write(reg::kIrqStatus, 0x3);
+    tail_ = 0;
+    write(reg::kRingTail, 0);
+  }
+
+ private:
+  VerilatedContext ctx_;
+  std::unique_ptr<Vnnc_npu_top> top_;
+  std::unique_ptr<VerilatedFstC> trace_;
+  AxiMemModel mem_;
+  uint64_t cycle_ = 0;
+  bool awPending_ = false, wPending_ = false, bWait_ = false, arPending_ = false, rWait_ = false;
+  uint32_t liteAddr_ = 0, liteData_ = 0, liteResp_ = 0;
+  uint32_t slots_ = 1, tail_ = 0;
+};
+
+struct Failures {
+  void fail(const std::string& s) {
+    ++count;
+    if (first.size() < 3) first.push_back(s);
+  }
+  uint64_t count = 0;
+  std::vector<std::string> first;
+};
+
+void put32(std::vector<uint8_t>& m, uint64_t a, uint32_t v) {
+  for (int b = 0; b < 4; ++b) m[a + b] = static_cast<uint8_t>(v >> (8 * b));
+}
+void putN(std::vector<uint8_t>& m, uint64_t a, int64_t v, int bytes) {
+  for (int b = 0; b < bytes; ++b) m[a + b] = static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * b));
+}
+int64_t getN(const std::vector<uint8_t>& m, uint64_t a, int bytes, bool isSigned) {
+  uint64_t v = 0;
+  for (int b = 0; b < bytes; ++b) v |= uint64_t{m[a + b]} << (8 * b);
+  if (isSigned && bytes < 8) {
+    const uint64_t s = uint64_t{1} << (8 * bytes - 1);
+    return static_cast<int64_t>(v ^ s) - static_cast<int64_t>(s);
+  }
+  return static_cast<int64_t>(v);
+}
+
+DmaLoad load(Buffer buf, ElemWidth ew, uint32_t dram, uint32_t s1, uint32_t s2, uint32_t baddr, uint32_t bs1,
+             uint32_t bs2, uint32_t c0, uint32_t c1, uint32_t c2) {
+  DmaLoad l;
+  l.bufId = buf;
+  l.elemWidth = ew;
+  l.dramAddr = dram;
+  l.dramStride1 = s1;
+  l.dramStride2 = s2;
+  l.bufAddr = baddr;
+  l.bufStride1 = bs1;
+  l.bufStride2 = bs2;
+  l.count0 = c0;
+  l.count1 = c1;
+  l.count2 = c2;
+  return l;
+}
+Command cmd(CommandArgs a, bool popPrev = false, bool popNext = false, bool pushPrev = false, bool pushNext = false) {
+  Command c{Deps{}, a};
+  c.deps.popPrev = popPrev;
+  c.deps.popNext = popNext;
+  c.deps.pushPrev = pushPrev;
+  c.deps.pushNext = pushNext;
+  return c;
+}
+
+std::string errText(Npu& npu) {
+  std::ostringstream os;
+  os << "STATUS=0x" << std::hex << npu.read(reg::kStatus) << " ERR_CODE=" << std::dec << npu.read(reg::kErrCode)
+     << " ERR_ADDR=0x" << std::hex << npu.read(reg::kErrAddr) << " ERR_INFO=0x" << npu.read(reg::kErrInfo);
+  return os.str();
+}
+
+// --- GEMM + requant + store ----------------------------------------------------------------
+constexpr uint32_t kA = 0x10000, kB = 0x20000, kP = 0x30000, kO = 0x40000;
+
+void gemmCase(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs) {
+  auto rnd = [&](int64_t a, int64_t b) { return a + static_cast<int64_t>(rng() % static_cast<uint64_t>(b - a + 1)); };
+  const uint32_t M = static_cast<uint32_t>(rnd(1, kR)), N = static_cast<uint32_t>(rnd(1, kC));
+  const bool wide = rng() % 5 == 0;
+  const uint32_t K = static_cast<uint32_t>(wide ? rnd(1, 40) : rnd(1, 300));
+  const int eb = wide ? 2 : 1;
+  const bool as = rng() % 2, bs = rng() % 2;
+  auto elemRange = [&](bool s) { return wide ? (s ? std::pair<int64_t, int64_t>{-32768, 32767} : std::pair<int64_t, int64_t>{0, 65535})
+                                             : (s ? std::pair<int64_t, int64_t>{-128, 127} : std::pair<int64_t, int64_t>{0, 255}); };
+  const auto ar = elemRange(as), br = elemRange(bs);
+  const int32_t azp = static_cast<int32_t>(wide ? rnd(-3, 3) : rnd(ar.first, ar.second));
+  const int32_t bzp = static_cast<int32_t>(wide ? rnd(-3, 3) : rnd(br.first, br.second));
+  std::vector<int64_t> A(M * K), B(K * N);
+  auto& m = npu.mem().mem();
+  for (uint32_t i = 0; i < M; ++i) {
+    for (uint32_t t = 0; t < K; ++t) {
+      A[i * K + t] = rnd(ar.first, ar.second);
+      putN(m, kA + (i * K + t) * eb, A[i * K + t], eb);
+    }
+  }
+  for (uint32_t t = 0; t < K; ++t) {
+    for (uint32_t j = 0; j < N; ++j) {
+      B[t * N + j] = rnd(br.first, br.second);
+      putN(m, kB + (t * N + j) * eb, B[t * N + j], eb);
+    }
+  }
+  // Requant parameters.
+  const bool perChannel = rng() % 2;
+  const ElemWidth ow = static_cast<ElemWidth>(rng() % 3);
+  const bool os = rng() % 2;
+  const int ob = 1 << static_cast<int>(ow);
+  int64_t tmin, tmax;
+  if (ow == ElemWidth::kW8) {
+    tmin = os ? -128 : 0;
+    tmax = os ? 127 : 255;
+  } else if (ow == ElemWidth::kW16) {
+    tmin = os ? -32768 : 0;
+    tmax = os ? 32767 : 65535;
+  } else {
+    tmin = os ? INT32_MIN : 0;
+    tmax = INT32_MAX;
+  }
+  const bool biasEn = rng() % 4 != 0;
+  int32_t bias[kC], mult[kC];
+  int shift[kC];
+  for (uint32_t j = 0; j < kC; ++j) {
+    bias[j] = static_cast<int32_t>(rnd(-100000, 100000));
+    mult[j] = static_cast<int32_t>(rnd(int64_t{1} << 30, (int64_t{1} << 31) - 1));
+    shift[j] = static_cast<int>(rng() % 8 == 0 ? rnd(-31, 30) : rnd(-16, 0));
+    put32(m, kP + 4 * j, static_cast<uint32_t>(bias[j]));
+    put32(m, kP + 64 + 4 * j, static_cast<uint32_t>(mult[j]));
+    m[kP + 128 + j] = static_cast<uint8_t>(shift[j]);
+  }
+  const int32_t outZp = static_cast<int32_t>(ow == ElemWidth::kW32 ? 0 : rnd(std::max<int64_t>(tmin, -32768), std::min<int64_t>(tmax, 32767)));
+  int32_t cmin = static_cast<int32_t>(std::max<int64_t>(tmin, INT32_MIN)), cmax = static_cast<int32_t>(tmax);
+  if (rng() % 2) {
+    int64_t a = rnd(std::max<int64_t>(tmin, -100000), std::min<int64_t>(tmax, 100000));
+    int64_t b = rnd(std::max<int64_t>(tmin, -100000), std::min<int64_t>(tmax, 100000));
+    cmin = static_cast<int32_t>(std::min(a, b));
+    cmax = static_cast<int32_t>(std::max(a, b));
+  }
+  // Reference.
+  std::vector<int64_t> want(M * N);
+  for (uint32_t i = 0; i < M; ++i) {
+    for (uint32_t j = 0; j < N; ++j) {
+      int64_t s = 0;
+      for (uint32_t t = 0; t < K; ++t) s += (A[i * K + t] - azp) * (B[t * N + j] - bzp);
+      const int32_t acc = static_cast<int32_t>(static_cast<uint32_t>(s));
+      const uint32_t jj = perChannel ? j : 0;
+      const int32_t x = static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(biasEn ? bias[j] : 0));
+      int64_t y = int64_t{ops::quant::multiplyByQuantizedMultiplier(x, mult[jj], shift[jj])} + outZp;
+      y = std::min<int64_t>(std::max<int64_t>(y, cmin), cmax);
+      y = std::min<int64_t>(std::max<int64_t>(y, tmin), tmax);
+      want[i * N + j] = y;
+    }
+  }
+  // Output area poisoned so that unwritten bytes show.
+  std::fill(m.begin() + kO, m.begin() + kO + M * N * ob + 64, 0xA5);
+
+  // Command stream: A gathered k-major into INP, B into WGT, parameters into PRM; GEMM(s),
+  // REQUANT_STORE, DMA_STORE, END.
+  const ElemWidth ew = wide ? ElemWidth::kW16 : ElemWidth::kW8;
+  const uint32_t inpAddr = static_cast<uint32_t>(rnd(0, 64)) * 32, wgtAddr = static_cast<uint32_t>(rnd(0, 64)) * 32;
+  const uint32_t accAddr = static_cast<uint32_t>(rnd(0, 32)) * 64, outAddr = static_cast<uint32_t>(rnd(0, 32)) * 64;
+  std::vector<Command> s;
+  s.push_back(cmd(load(Buffer::kInp, ew, kA, eb, K * eb, inpAddr, kR * eb, eb, 1, K, M)));
+  s.push_back(cmd(load(Buffer::kWgt, ew, kB, N * eb, 0, wgtAddr, kC * eb, 0, N, K, 1)));
+  s.push_back(cmd(load(Buffer::kPrm, ElemWidth::kW8, kP, 0, 0, 0, 0, 0, 144, 1, 1), false, false, false, true));
+  const uint32_t k1 = K > 1 && rng() % 2 ? static_cast<uint32_t>(rnd(1, K - 1)) : K;
+  Gemm g;
+  g.mode = wide ? GemmMode::kInt16 : GemmMode::kInt8;
+  g.aSigned = as;
+  g.bSigned = bs;
+  g.m = M;
+  g.n = N;
+  g.aZp = azp;
+  g.bZp = bzp;
+  g.inpAddr = inpAddr;
+  g.wgtAddr = wgtAddr;
+  g.accAddr = accAddr;
+  g.k = k1;
+  s.push_back(cmd(g, true));
+  if (k1 < K) {
+    g.accumulate = true;
+    g.inpAddr = inpAddr + k1 * kR * eb;
+    g.wgtAddr = wgtAddr + k1 * kC * eb;
+    g.k = K - k1;
+    s.push_back(cmd(g));
+  }
+  RequantStore r;
+  r.outWidth = ow;
+  r.outSigned = os;
+  r.perChannel = perChannel;
+  r.outZp = outZp;
+  r.accAddr = accAddr;
+  r.rows = M;
+  r.outAddr = outAddr;
+  r.biasEn = biasEn;
+  r.biasAddr = 0;
+  r.multAddr = 64;
+  r.shiftAddr = 128;
+  r.clampMin = cmin;
+  r.clampMax = cmax;
+  s.push_back(cmd(r, false, false, false, true));
+  DmaStore st;
+  st.bufId = Buffer::kOut;
+  st.elemWidth = ow;
+  st.dramAddr = kO;
+  st.dramStride1 = N * ob;
+  st.bufAddr = outAddr;
+  st.bufStride1 = kC * ob;
+  st.count0 = N;
+  st.count1 = M;
+  s.push_back(cmd(st, true));
+  End e;
+  e.irq = true;
+  e.tag = static_cast<uint16_t>(rng());
+  s.push_back(cmd(e));
+
+  std::ostringstream what;
+  what << "GEMM M=" << M << " K=" << K << " (split " << k1 << ") N=" << N << (wide ? " int16" : " int8") << " as=" << as
+       << " bs=" << bs << " azp=" << azp << " bzp=" << bzp << " out w" << ob * 8 << (os ? "s" : "u")
+       << (perChannel ? " per-channel" : " per-tensor");
+  if (auto st2 = npu.submit(s); !st2.ok()) {
+    f.fail(what.str() + ": " + st2.error());
+    return;
+  }
+  if (!npu.waitIrq(400000)) {
+    f.fail(what.str() + ": no interrupt; " + errText(npu));
+    npu.softReset();
+    return;
+  }
+  const uint32_t irq = npu.read(reg::kIrqStatus);
+  npu.write(reg::kIrqStatus, irq);
+  if (irq != reg::kIrqStatusDone || npu.read(reg::kLastTag) != e.tag) {
+    f.fail(what.str() + ": IRQ_STATUS=" + std::to_string(irq) + "; " + errText(npu));
+    npu.softReset();
+    return;
+  }
+  for (uint32_t i = 0; i < M; ++i) {
+    for (uint32_t j = 0; j < N; ++j) {
+      const int64_t got = getN(m, kO + (i * N + j) * ob, ob, os);
+      if (got != want[i * N + j]) {
+        f.fail(what.str() + ": out[" + std::to_string(i) + "][" + std::to_string(j) + "] = " + std::to_string(got) +
+               ", want " + std::to_string(want[i * N + j]));
+        return;
+      }
+    }
+  }
+  if (m[kO + M * N * ob] != 0xA5) f.fail(what.str() + ": wrote past the output");
+  macs += uint64_t{M} * N * K;
+}
+
+// --- DENSIFY -----------------------------------------------------------------------------------
+constexpr uint32_t kDesc = 0x50000, kSeg = 0x51000, kIdx = 0x52000, kVal = 0x53000, kDense = 0x60000;
+
+// A CSR matrix (DENSE rows, SPARSE_CSR columns). corrupt: one index out of range.
+void densifyCase(Npu& npu, std::mt19937_64& rng, Failures& f, bool corrupt) {
+  auto& m = npu.mem().mem();
+  const uint32_t rows = 1 + static_cast<uint32_t>(rng() % 20), cols = 1 + static_cast<uint32_t>(rng() % 30);
+  const int eb = 1 << (rng() % 3);
+  std::vector<int64_t> dense(rows * cols, 0);
+  std::vector<uint32_t> seg{0}, idx;
+  std::vector<int64_t> vals;
+  for (uint32_t r = 0; r < rows; ++r) {
+    for (uint32_t c = 0; c < cols; ++c) {
+      if (rng() % 3 == 0) {
+        const int64_t v = static_cast<int64_t>(rng() % (uint64_t{1} << (8 * eb - 1))) + 1;
+        dense[r * cols + c] = v;
+        idx.push_back(c);
+        vals.push_back(v);
+      }
+    }
+    seg.push_back(static_cast<uint32_t>(idx.size()));
+  }
+  if (corrupt && idx.empty()) {
+    // Needs one stored value to corrupt.
+    idx.push_back(0);
+    vals.push_back(1);
+    for (size_t r = 1; r < seg.size(); ++r) seg[r] = 1;
+    dense[0] = 1;
+  }
+  if (corrupt) idx[rng() % idx.size()] = cols;
+  const uint32_t desc[24] = {2, 0, static_cast<uint32_t>(vals.size()), 0, 0, 0, 0, 0,
+                             0, 0, rows, 0, 0, 0, 0, 0,
+                             1, 1, cols, 0, kSeg, static_cast<uint32_t>(seg.size()), kIdx, static_cast<uint32_t>(idx.size())};
+  for (int w = 0; w < 24; ++w) put32(m, kDesc + 4 * w, desc[w]);
+  for (size_t i = 0; i < seg.size(); ++i) put32(m, kSeg + 4 * i, seg[i]);
+  for (size_t i = 0; i < idx.size(); ++i) put32(m, kIdx + 4 * i, idx[i]);
+  for (size_t i = 0; i < vals.size(); ++i) putN(m, kVal + i * eb, vals[i], eb);
+  std::fill(m.begin() + kDense, m.begin() + kDense + rows * cols * eb + 16, 0xC3);
+
+  Densify d;
+  d.elemWidth = static_cast<ElemWidth>(eb == 1 ? 0 : eb == 2 ? 1 : 2);
+  d.descAddr = kDesc;
+  d.valuesAddr = kVal;
+  d.outAddr = kDense;
+  d.outSize = rows * cols * eb;
+  End e;
+  e.irq = true;
+  const uint32_t slot = npu.tail();
+  if (auto s = npu.submit({cmd(d), cmd(e)}); !s.ok()) {
+    f.fail("densify submit: " + s.error());
+    return;
+  }
+  const std::string what = "DENSIFY " + std::to_string(rows) + "x" + std::to_string(cols) + " eb=" + std::to_string(eb) +
+                           (corrupt ? " (corrupt index)" : "");
+  if (!npu.waitIrq(400000)) {
+    f.fail(what + ": no interrupt; " + errText(npu));
+    npu.softReset();
+    return;
+  }
+  const uint32_t irq = npu.read(reg::kIrqStatus);
+  if (corrupt) {
+    if (irq != reg::kIrqStatusError || npu.read(reg::kErrCode) != static_cast<uint32_t>(ErrCode::kDensifyMeta) ||
+        npu.read(reg::kErrInfo) != 8 || npu.read(reg::kErrAddr) != npu.slotAddress(slot)) {
+      f.fail(what + ": want densify_meta / index error; " + errText(npu));
+    }
+    for (uint32_t i = 0; i < rows * cols * eb + 16; ++i) {
+      if (m[kDense + i] != 0xC3) {
+        f.fail(what + ": bad metadata wrote the output");
+        break;
+      }
+    }
+    npu.softReset();
+    return;
+  }
+  npu.write(reg::kIrqStatus, irq);
+  if (irq != reg::kIrqStatusDone) {
+    f.fail(what + ": " + errText(npu));
+    npu.softReset();
+    return;
+  }
+  for (uint32_t i = 0; i < rows * cols; ++i) {
+    if (getN(m, kDense + i * eb, eb, false) != dense[i]) {
+      f.fail(what + ": element " + std::to_string(i) + " = " + std::to_string(getN(m, kDense + i * eb, eb, false)) +
+             ", want " + std::to_string(dense[i]));
+      return;
+    }
+  }
+  if (m[kDense + rows * cols * eb] != 0xC3) f.fail(what + ": wrote past the output");
+}
+
+// --- Faults ----------------------------------------------------------------------------------
+void faultCase(Npu& npu, std::mt19937_64& rng, Failures& f, int kind) {
+  const uint32_t slot0 = npu.tail();
+  End e;
+  e.irq = true;
+  uint32_t wantCode = 0, wantAddr = 0, wantInfo = 0;
+  std::string what;
+  const uint64_t t0 = npu.cycle();
+  uint32_t wd = 0;
+  if (kind == 0) {
+    // A GEMM whose k is 0 (out of range): bad_field at its slot, bit of k.
+    Gemm g;
+    CommandWords w = encode(Command{Deps{}, g});
+    w[4] &= ~0xFFFFu;
+    DmaLoad l = load(Buffer::kInp, ElemWidth::kW8, kA, 0, 0, 0, 0, 0, 16, 1, 1);
+    std::vector<CommandWords> words{encode(cmd(l)), w, encode(cmd(e))};
+    (void)npu.submitWords(words);
+    what = "corrupt command";
+    wantCode = static_cast<uint32_t>(ErrCode::kBadField);
+    wantAddr = npu.slotAddress((slot0 + 1) % npu.slots());
+    wantInfo = static_cast<uint32_t>(check(w).bit);
+  } else if (kind == 1) {
+    // A GEMM that waits for a load that never comes: watchdog.
+    wd = 500 + static_cast<uint32_t>(rng() % 500);
+    npu.write(reg::kWatchdog, wd);
+    Gemm g;
+    (void)npu.submit({cmd(g, true), cmd(e)});
+    what = "dependency deadlock";
+    wantCode = static_cast<uint32_t>(ErrCode::kWatchdog);
+    wantAddr = npu.slotAddress(slot0);
+  } else if (kind == 2) {
+    // A load from beyond the end of DRAM: bus error at the first beat past it.
+    const uint32_t end = static_cast<uint32_t>(npu.mem().mem().size());
+    const uint32_t a = end - 32 - static_cast<uint32_t>(rng() % 32);
+    (void)npu.submit({cmd(load(Buffer::kWgt, ElemWidth::kW8, a, 0, 0, 0, 0, 0, 100, 1, 1)), cmd(e)});
+    what = "DMA load past DRAM";
+    wantCode = static_cast<uint32_t>(ErrCode::kBusError);
+    wantAddr = end;
+    wantInfo = AxiMemModel::kDecErr;
+  } else {
+    // A buffer footprint past the end of ACC: dma_oob naming the buffer.
+    DmaStore s;
+    s.bufId = Buffer::kAcc;
+    s.dramAddr = kO;
+    s.bufAddr = 65536 - 8;
+    s.count0 = 16;
+    (void)npu.submit({cmd(s), cmd(e)});
+    what = "store past ACC";
+    wantCode = static_cast<uint32_t>(ErrCode::kDmaOob);
+    wantAddr = npu.slotAddress(slot0);
+    wantInfo = static_cast<uint32_t>(Buffer::kAcc);
+  }
+  if (!npu.waitIrq(200000)) {
+    f.fail(what + ": no interrupt; " + errText(npu));
+  } else {
+    const uint32_t irq = npu.read(reg::kIrqStatus), st = npu.read(reg::kStatus);
+    const uint32_t code = npu.read(reg::kErrCode), addr = npu.read(reg::kErrAddr), info = npu.read(reg::kErrInfo);
+    if (irq != reg::kIrqStatusError || !(st & reg::kStatusError) || code != wantCode || addr != wantAddr ||
+        (kind != 1 && info != wantInfo)) {
+      std::ostringstream os;
+      os << what << ": IRQ_STATUS=" << irq << " STATUS=0x" << std::hex << st << " ERR_CODE=" << std::dec << code
+         << " ERR_ADDR=0x" << std::hex << addr << " ERR_INFO=0x" << info << ", want code " << std::dec << wantCode
+         << " addr 0x" << std::hex << wantAddr << " info 0x" << wantInfo;
+      f.fail(os.str());
+    }
+    if (kind == 1 && npu.cycle() - t0 < wd) f.fail(what + ": watchdog fired early");
+  }
+  npu.softReset();
+  if (kind == 1) npu.write(reg::kWatchdog, 100000);
+  if (!(npu.read(reg::kStatus) & reg::kStatusIdle) || npu.read(reg::kErrCode) != 0 || npu.read(reg::kRingHead) != 0) {
+    f.fail(what + ": soft reset did not return to idle; " + errText(npu));
+  }
+}
+
+TestbenchResult finish(TestbenchResult res, const Failures& f, const std::string& okSummary) {
+  res.mismatches = f.count;
+  res.passed = f.count == 0;
+  if (res.passed) {
+    res.summary = okSummary;
+  } else {
+    std::ostringstream os;
+    os << f.first.front();
+    for (size_t i = 1; i < f.first.size(); ++i) os << "; " << f.first[i];
+    res.summary = os.str();
+  }
+  return res;
+}
+
+TestbenchResult runNpuTop(const TestbenchOptions& opt) {
+  TestbenchResult res;
+  res.seed = opt.seed;
+  const uint64_t iterations = opt.iterations ? opt.iterations : 40;
+  std::mt19937_64 rng(opt.seed);
+  Npu npu(opt, 1 << 20, rng());
+  Failures f;
+  npu.mem().setTiming(80, 1, 6);
+
+  // Identification registers.
+  if (npu.read(reg::kId) != reg::kIdValue) f.fail("ID register");
+  if (npu.read(reg::kVersion) != kIsaVersion) f.fail("VERSION register");
+  if (npu.read(reg::kConfig) != (kArrayRows | kArrayCols << 8 | 8u << 16)) f.fail("CONFIG register");
+  npu.read(0xFF0);
+  if (npu.lastResp() != 2) f.fail("a read of an unmapped register must answer SLVERR");
+  npu.setupRing(64, 100000);
+
+  uint64_t macs = 0, gemms = 0, densifies = 0, faults = 0;
+  const uint64_t c0 = npu.cycle();
+  for (uint64_t it = 0; it < iterations && f.first.size() < 3; ++it) {
+    const uint64_t before = f.count;
+    gemmCase(npu, rng, f, macs);
+    ++gemms;
+    densifyCase(npu, rng, f, false);
+    ++densifies;
+    switch (it % 5) {
+      case 0: faultCase(npu, rng, f, 0); break;
+      case 1: faultCase(npu, rng, f, 1); break;
+      case 2: faultCase(npu, rng, f, 2); break;
+      case 3: faultCase(npu, rng, f, 3); break;
+      default: densifyCase(npu, rng, f, true); break;
+    }
+    ++faults;
+    if (f.count != before) break;
+    res.iterations = it + 1;
+  }
+  for (const auto& v : npu.mem().violations()) f.fail("AXI protocol: " + v);
+  const uint32_t perfCycles = npu.read(reg::kPerfCycles), perfMacs = npu.read(reg::kPerfMacs);
+  res.cycles = npu.cycle();
+  std::ostringstream os;
+  os << gemms << " GEMM+requant tiles (" << macs << " MACs) exact vs ops/quant, " << densifies
+     << " densify jobs, " << faults << " faults (bad field, watchdog, bus error, dma_oob, bad metadata) with the "
+     << "documented error; " << (npu.cycle() - c0) << " cycles (PERF_CYCLES " << perfCycles << ", PERF_MACS " << perfMacs
+     << ")";
+  return finish(res, f, os.str());
+}
+
+// --- bench_gemm --------------------------------------------------------------------------------
+TestbenchResult runBenchGemm(const TestbenchOptions& opt) {
+  TestbenchResult res;
+  res.seed = opt.seed;
+  const uint32_t mTiles = static_cast<uint32_t>(opt.iterations ? std::min<uint64_t>(opt.iterations, 16) : 16);
+  const uint32_t M = mTiles * kR, K = 1024, N = 256, nTiles = N / kC;
+  constexpr uint32_t kAIn = 0x100000, kBIn = 0x200000, kAccOut = 0x300000;
+  std::mt19937_64 rng(opt.seed);
+  Npu npu(opt, 4 << 20, rng());
+  npu.mem().setTiming(100, 1, 2);
+  Failures f;
+  auto& m = npu.mem().mem();
+  // Operands, laid out by the "compiler" as the buffers want them: INP tile i k-major
+  // (element (r, t) at i*K*R + t*R + r), WGT tile j (element (t, c) at j*K*C + t*C + c).
+  std::vector<int8_t> A(M * K), B(K * N);
+  for (auto& v : A) v = static_cast<int8_t>(rng());
+  for (auto& v : B) v = static_cast<int8_t>(rng());
+  for (uint32_t i = 0; i < M; ++i) {
+    for (uint32_t t = 0; t < K; ++t) m[kAIn + (i / kR) * K * kR + t * kR + i % kR] = static_cast<uint8_t>(A[i * K + t]);
+  }
+  for (uint32_t t = 0; t < K; ++t) {
+    for (uint32_t j = 0; j < N; ++j) m[kBIn + (j / kC) * K * kC + t * kC + j % kC] = static_cast<uint8_t>(B[t * N + j]);
+  }
+  npu.setupRing(1024, 0);
+  End e;
+  e.irq = true;
+  // Job 1: operands into the buffers.
+  const uint32_t aBytes = M * K, bBytes = K * N;
+  (void)npu.submit({cmd(load(Buffer::kInp, ElemWidth::kW32, kAIn, aBytes / 4, 0, 0, aBytes / 4, 0, aBytes / 16, 4, 1)),
+                    cmd(load(Buffer::kWgt, ElemWidth::kW32, kBIn, bBytes / 4, 0, 0, bBytes / 4, 0, bBytes / 16, 4, 1)),
+                    cmd(e)});
+  if (!npu.waitIrq(2000000)) {
+    f.fail("operand load did not finish; " + errText(npu));
+    return finish(res, f, "");
+  }
+  npu.write(reg::kIrqStatus, 3);
+  // Job 2: the GEMM tiles, results cycling through the 64 ACC tiles.
+  std::vector<Command> tiles;
+  for (uint32_t i = 0; i < mTiles; ++i) {
+    for (uint32_t j = 0; j < nTiles; ++j) {
+      Gemm g;
+      g.aSigned = g.bSigned = true;
+      g.m = kR;
+      g.n = kC;
+      g.k = K;
+      g.inpAddr = i * K * kR;
+      g.wgtAddr = j * K * kC;
+      g.accAddr = ((i * nTiles + j) % 64) * kR * kC * 4;
+      tiles.push_back(cmd(g));
+    }
+  }
+  tiles.push_back(cmd(e));
+  npu.write(reg::kCtrl, reg::kCtrlIrqEn | reg::kCtrlPerfClear);
+  const uint64_t c0 = npu.cycle();
+  const auto w0 = std::chrono::steady_clock::now();
+  (void)npu.submit(tiles);
+  const bool ok = npu.waitIrq(100000000);
+  const auto w1 = std::chrono::steady_clock::now();
+  const uint64_t cycles = npu.cycle() - c0;
+  if (!ok || npu.read(reg::kIrqStatus) != reg::kIrqStatusDone) {
+    f.fail("GEMM job did not finish; " + errText(npu));
+    return finish(res, f, "");
+  }
+  const uint32_t busy = npu.read(reg::kPerfComputeBusy), perfMacs = npu.read(reg::kPerfMacs);
+  npu.write(reg::kIrqStatus, 3);
+  // Job 3: the last 64 tiles' results out of ACC, checked against C++.
+  const uint32_t accTiles = std::min<uint32_t>(64, mTiles * nTiles);
+  DmaStore st;
+  st.bufId = Buffer::kAcc;
+  st.elemWidth = ElemWidth::kW32;
+  st.dramAddr = kAccOut;
+  st.count0 = 64 * kR * kC;
+  (void)npu.submit({cmd(st), cmd(e)});
+  if (!npu.waitIrq(2000000)) f.fail("ACC store did not finish; " + errText(npu));
+  for (uint32_t tIdx = mTiles * nTiles - accTiles; tIdx < mTiles * nTiles && f.first.empty(); ++tIdx) {
+    const uint32_t ti = tIdx / nTiles, tj = tIdx % nTiles, slot = tIdx % 64;
+    for (uint32_t r = 0; r < kR; ++r) {
+      for (uint32_t c = 0; c < kC; ++c) {
+        int32_t s = 0;
+        for (uint32_t t = 0; t < K; ++t) s += int32_t{A[(ti * kR + r) * K + t]} * int32_t{B[t * N + tj * kC + c]};
+        const int64_t got = getN(m, kAccOut + (slot * kR * kC + r * kC + c) * 4, 4, true);
+        if (got != s) {
+          f.fail("tile (" + std::to_string(ti) + "," + std::to_string(tj) + ") [" + std::to_string(r) + "][" +
+                 std::to_string(c) + "] = " + std::to_string(got) + ", want " + std::to_string(s));
+          break;
+        }
+      }
+    }
+  }
+  const double ideal = double(M) * K * N / (kR * kC);
+  const double secs = std::chrono::duration<double>(w1 - w0).count();
+  res.cycles = npu.cycle();
+  res.iterations = mTiles * nTiles;
+  std::ostringstream os;
+  os.precision(4);
+  os << "int8 GEMM " << M << "x" << K << "x" << N << " on " << kR << "x" << kC << ": " << cycles << " cycles, ideal "
+     << uint64_t(ideal) << ", utilization " << 100.0 * ideal / double(cycles) << "% (compute busy " << busy
+     << ", PERF_MACS " << perfMacs << "); " << double(cycles) / secs / 1e6 << " M simulated cycles/s (" << secs
+     << " s); last " << accTiles << " tiles exact";
+  return finish(res, f, os.str());
+}
+
+static TestbenchRegistrar regTop{TestbenchDef{
+    "npu_top", "Whole NPU: GEMM+requant tiles vs ops/quant, DENSIFY, and faults through the job protocol",
+    &runNpuTop, 8}};
+static TestbenchRegistrar regBench{TestbenchDef{
+    "bench_gemm", "Benchmark: int8 GEMM (16*iterations)x1024x256 resident on chip: utilization and cycles/s",
+    &runBenchGemm, 2}};
+
+}  // namespace
+}  // namespace nncosim::testbench
