@@ -239,6 +239,7 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
   report.phases = static_cast<uint32_t>(phases.size() * spec.problems.size());
   report.steps = static_cast<uint32_t>(ss.stepCount());
   report.kChunk = kChunk;
+  report.depth = maxDepth;
   report.usefulMacs = spec.usefulMacs;
   report.commands = commands.size();
   return commands;

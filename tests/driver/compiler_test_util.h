@@ -109,8 +109,8 @@ inline NpuRun npuRun(const hal::Model& model, const std::vector<hal::TensorValue
 // A small NPU whose buffers force every multi-phase, streamed and chunked path.
 inline NpuConfig tinyNpu() {
   NpuConfig c;
-  c.inpBytes = 2048;
-  c.wgtBytes = 2048;
+  c.inpBytes = 1024;  // k chunks of 32 (double-buffered) with resident weights up to 128 deep
+  c.wgtBytes = 4096;
   c.accBytes = 4096;
   c.outBytes = 1024;
   c.prmBytes = 640;
