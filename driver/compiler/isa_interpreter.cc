@@ -20,7 +20,7 @@ hal::Status DramModel::write(uint64_t address, const void* data, size_t length) 
   if (!contains(address, length))
     return hal::fail("DRAM write of ", length, " bytes at 0x", std::hex, address,
                      " is outside [0x", base_, ", 0x", base_ + bytes_.size(), ")");
-  if (length) std::memcpy(at(address), data, length);
+  if (length) std::memcpy(at(address, length), data, length);
   return hal::Status::Ok();
 }
 
@@ -28,7 +28,7 @@ hal::Status DramModel::read(uint64_t address, void* data, size_t length) const {
   if (!contains(address, length))
     return hal::fail("DRAM read of ", length, " bytes at 0x", std::hex, address,
                      " is outside [0x", base_, ", 0x", base_ + bytes_.size(), ")");
-  if (length) std::memcpy(data, at(address), length);
+  if (length) std::memcpy(data, at(address, length), length);
   return hal::Status::Ok();
 }
 
@@ -252,7 +252,7 @@ Fault Machine::dmaLoad(const firmware::DmaLoad& d, std::vector<Access>& accesses
       const uint64_t a = (uint64_t{d.dramAddr} + uint64_t{z} * d.dramStride2 +
                           uint64_t{y} * d.dramStride1) & 0xFFFFFFFFull;
       const uint64_t b = uint64_t{d.bufAddr} + uint64_t{z} * d.bufStride2 + uint64_t{y} * d.bufStride1;
-      std::memcpy(buf.data() + b, dram_.at(a), rowBytes);
+      std::memcpy(buf.data() + b, dram_.at(a, rowBytes), rowBytes);
     }
   result_.counters.dmaReadBytes += rowBytes * d.count1 * d.count2;
   accesses.push_back({kDramSpace, dlo, dhi, false});
@@ -290,7 +290,7 @@ Fault Machine::dmaStore(const firmware::DmaStore& d, std::vector<Access>& access
       const uint64_t a = (uint64_t{d.dramAddr} + uint64_t{z} * d.dramStride2 +
                           uint64_t{y} * d.dramStride1) & 0xFFFFFFFFull;
       const uint64_t b = uint64_t{d.bufAddr} + uint64_t{z} * d.bufStride2 + uint64_t{y} * d.bufStride1;
-      std::memcpy(dram_.at(a), buf.data() + b, rowBytes);
+      std::memcpy(dram_.at(a, rowBytes), buf.data() + b, rowBytes);
     }
   result_.counters.dmaWriteBytes += rowBytes * d.count1 * d.count2;
   accesses.push_back({static_cast<int>(d.bufId), fp.lo, fp.hi, false});
@@ -408,7 +408,7 @@ Fault Machine::densify(const firmware::Densify& d, std::vector<Access>& accesses
   };
   auto word = [&](uint64_t a, uint32_t* v) {
     if (!dram_.contains(a, 4)) return false;
-    *v = static_cast<uint32_t>(readI32(dram_.at(a)));
+    *v = static_cast<uint32_t>(readI32(dram_.at(a, 4)));
     return true;
   };
   uint32_t hdr[kDensifyHeaderWords];
@@ -461,8 +461,12 @@ Fault Machine::densify(const firmware::Densify& d, std::vector<Access>& accesses
   const uint64_t outBytes = std::min<uint64_t>(outCount * eb, d.outSize);
   if (!dram_.contains(d.outAddr, outBytes)) return bus(d.outAddr);
   if (!dram_.contains(d.valuesAddr, uint64_t{hdr[4]} * eb)) return bus(d.valuesAddr);
-  uint8_t* out = dram_.at(d.outAddr);
-  const uint8_t* values = dram_.at(d.valuesAddr);
+  // Grow the backing store for both ranges before taking pointers (growing moves it).
+  const uint64_t valueBytes = uint64_t{hdr[4]} * eb;
+  dram_.at(d.outAddr, outBytes);
+  dram_.at(d.valuesAddr, valueBytes);
+  uint8_t* out = dram_.at(d.outAddr, outBytes);
+  const uint8_t* values = dram_.at(d.valuesAddr, valueBytes);
   for (uint64_t i = 0; i < outBytes / eb; ++i)
     for (uint32_t b = 0; b < eb; ++b) out[i * eb + b] = static_cast<uint8_t>(hdr[7] >> (8 * b));
   bool overflow = false;

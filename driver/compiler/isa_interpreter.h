@@ -25,6 +25,7 @@
 // the RTL's.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -36,24 +37,30 @@
 
 namespace nncosim::driver {
 
-// Device DRAM as a byte array at a bus address.
+// Device DRAM as a byte array at a bus address. Backing memory grows on first touch (a
+// large simulated DRAM costs nothing until used); untouched bytes read as zero.
 class DramModel {
  public:
-  DramModel(uint64_t base, uint64_t bytes) : base_(base), bytes_(bytes) {}
+  DramModel(uint64_t base, uint64_t bytes) : base_(base), size_(bytes) {}
   uint64_t base() const { return base_; }
-  uint64_t size() const { return bytes_.size(); }
+  uint64_t size() const { return size_; }
   bool contains(uint64_t address, uint64_t length) const {
-    return address >= base_ && length <= bytes_.size() && address - base_ <= bytes_.size() - length;
+    return address >= base_ && length <= size_ && address - base_ <= size_ - length;
   }
   // Bounds-checked copies; errors name the address range.
   hal::Status write(uint64_t address, const void* data, size_t length);
   hal::Status read(uint64_t address, void* data, size_t length) const;
-  uint8_t* at(uint64_t address) { return bytes_.data() + (address - base_); }
-  const uint8_t* at(uint64_t address) const { return bytes_.data() + (address - base_); }
+  // [address, address + length) must be inside (contains()).
+  uint8_t* at(uint64_t address, uint64_t length = 1) const {
+    const uint64_t end = address - base_ + length;
+    if (end > bytes_.size()) bytes_.resize(std::max<uint64_t>(end, std::min(size_, 2 * bytes_.size())));
+    return bytes_.data() + (address - base_);
+  }
 
  private:
   uint64_t base_;
-  std::vector<uint8_t> bytes_;
+  uint64_t size_;
+  mutable std::vector<uint8_t> bytes_;
 };
 
 // Command durations in NPU cycles (a rough model for plan comparisons, not the RTL's).

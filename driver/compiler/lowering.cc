@@ -40,7 +40,8 @@ hal::Status OpView::check() const {
     return true;
   };
   for (size_t i = 0; i < op_.inputs.size(); ++i) {
-    if (ctx_.isOmitted(i)) continue;
+    // A constant's shape is exact even with a zero dimension (an empty array).
+    if (ctx_.isOmitted(i) || isConstant(i)) continue;
     if (!known(ctx_.inputShape(i)))
       return hal::fail("input ", i, " has unknown or empty dimensions ",
                        ops::toString(ctx_.inputShape(i).dimensions));

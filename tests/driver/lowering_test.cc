@@ -282,23 +282,23 @@ void runMany(const char* name, int count, uint32_t seed, const std::function<Cas
 }
 
 TEST(Lowering, RandomConv2DIsBitExact) {
-  runMany("CONV_2D", 120, 11, [](Rng& r) { return randomConv(r, Kind::kConv); });
+  runMany("CONV_2D", 600, 11, [](Rng& r) { return randomConv(r, Kind::kConv); });
 }
 
 TEST(Lowering, RandomDepthwiseConv2DIsBitExact) {
-  runMany("DEPTHWISE_CONV_2D", 120, 12, [](Rng& r) { return randomConv(r, Kind::kDepthwise); });
+  runMany("DEPTHWISE_CONV_2D", 600, 12, [](Rng& r) { return randomConv(r, Kind::kDepthwise); });
 }
 
 TEST(Lowering, RandomGroupedConv2DIsBitExact) {
-  runMany("GROUPED_CONV_2D", 80, 13, [](Rng& r) { return randomConv(r, Kind::kGrouped); });
+  runMany("GROUPED_CONV_2D", 400, 13, [](Rng& r) { return randomConv(r, Kind::kGrouped); });
 }
 
 TEST(Lowering, RandomFullyConnectedIsBitExact) {
-  runMany("FULLY_CONNECTED", 80, 14, randomFullyConnected);
+  runMany("FULLY_CONNECTED", 400, 14, randomFullyConnected);
 }
 
 TEST(Lowering, RandomBatchMatmulIsBitExact) {
-  runMany("BATCH_MATMUL", 80, 15, randomBatchMatmul);
+  runMany("BATCH_MATMUL", 400, 15, randomBatchMatmul);
 }
 
 }  // namespace
