@@ -26,6 +26,7 @@
 //   ...
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include "driver/compiler/lowering_internal.h"
 #include "ops/conv/conv_args.h"
@@ -208,9 +209,10 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
   }
 
   const uint64_t row = in.rowBytes(), plane = in.planeBytes(), image = in.imageBytes();
-  // The taps of a filter row are evenly spaced in DRAM when every tap falls in the same
-  // W phase: then one DMA covers the whole filter row.
-  const bool rowLinear = fw > 1 && (sw == 1 || dw % sw == 0);
+  // Taps of a filter row in the same W phase are evenly spaced in DRAM: fx, fx + step,
+  // ... (step = sw / gcd(dw, sw)) sit step*dw/sw bytes apart, so one DMA row-set covers
+  // them all (one DMA per filter row when the stride divides the dilation).
+  const uint32_t tapStep = sw / std::gcd(dw, sw);
   auto dramAt = [=](const RowTile& rt, uint32_t ic, uint32_t fy, uint32_t fx) {
     const uint64_t col = uint64_t{fx} * dw;
     return inBase + rt.b * image + uint64_t{ic} * plane + (uint64_t{rt.oy0} * sh + uint64_t{fy} * dh) * row +
@@ -230,17 +232,19 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
     for (uint32_t c0 = 0; c0 < icCount; c0 += kMaxPlanes) {
       const uint32_t planes = std::min(kMaxPlanes, icCount - c0);
       for (uint32_t fy = 0; fy < fh; ++fy) {
-        const bool merge = rowLinear && rt.nr == 1;
-        for (uint32_t fx = 0; fx < (merge ? 1u : fw); ++fx) {
+        // Single-row tiles merge the taps of a phase into the row dimension; multi-row
+        // tiles need it for the output rows.
+        const bool merge = rt.nr == 1 && fw > 1;
+        for (uint32_t fx = 0; fx < (merge ? std::min(tapStep, fw) : fw); ++fx) {
           firmware::DmaLoad d;
           d.bufId = firmware::Buffer::kInp;
           d.dramAddr = static_cast<uint32_t>(dramAt(rt, icFirst + c0, fy, fx));
           d.bufAddr = static_cast<uint32_t>(inpAddr + (uint64_t{c0} * taps + uint64_t{fy} * fw + fx) * R);
           d.count0 = rt.nc;
           if (merge) {
-            d.count1 = fw;
-            d.dramStride1 = dw / sw;
-            d.bufStride1 = R;
+            d.count1 = (fw - fx + tapStep - 1) / tapStep;
+            d.dramStride1 = tapStep * dw / sw;
+            d.bufStride1 = tapStep * R;
           } else {
             d.count1 = rt.nr;
             d.dramStride1 = static_cast<uint32_t>(sh * row);
@@ -255,21 +259,14 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
     }
   };
   const uint32_t outC = g.outC, outW = g.outW, outH = g.outH;
-  prob.storeOut = [=](uint32_t p, uint32_t q, uint32_t outAddr, std::vector<firmware::DmaStore>& out) {
+  const NpuConfig npu = options.npu;
+  prob.storeOut = [=](uint32_t p, uint32_t q0, uint32_t q1, uint32_t outAddr,
+                      std::vector<firmware::DmaStore>& out) {
+    // The tile's pixels are consecutive NHWC pixels (one row segment, or whole rows).
     const RowTile& rt = tiles[p];
-    firmware::DmaStore d;
-    d.bufId = firmware::Buffer::kOut;
-    d.bufAddr = outAddr;
-    d.dramAddr = static_cast<uint32_t>(
-        outBase + ((uint64_t{rt.b} * outH + rt.oy0) * outW + rt.ox0) * outC + uint64_t{q} * C);
-    d.count0 = std::min(C, outC - q * C);
-    d.count1 = rt.nc;
-    d.dramStride1 = outC;
-    d.bufStride1 = C;
-    d.count2 = rt.nr;
-    d.dramStride2 = outW * outC;
-    d.bufStride2 = rt.nc * C;
-    out.push_back(d);
+    const uint64_t dram =
+        outBase + ((uint64_t{rt.b} * outH + rt.oy0) * outW + rt.ox0) * outC + uint64_t{q0} * C;
+    storeTiles(dram, outC, rt.nr * rt.nc, q0, q1, outC, npu, outAddr, out);
   };
 
   GemmSpec spec;

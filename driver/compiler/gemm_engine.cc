@@ -59,6 +59,40 @@ void contiguousLoad(Buffer buffer, uint32_t bufAddr, uint32_t dramAddr, uint64_t
   }
 }
 
+void storeTiles(uint64_t dram, uint32_t rowStride, uint32_t m, uint32_t q0, uint32_t q1,
+                uint32_t channels, const NpuConfig& npu, uint32_t outAddr,
+                std::vector<firmware::DmaStore>& out) {
+  const uint32_t R = npu.rows, C = npu.cols;
+  // Tiles [q0, qFull) have all C channels; a last tile may have fewer.
+  const uint32_t qFull = std::min(q1, channels / C);
+  firmware::DmaStore d;
+  d.bufId = Buffer::kOut;
+  if (qFull > q0) {
+    d.bufAddr = outAddr;
+    d.dramAddr = static_cast<uint32_t>(dram);
+    d.count0 = C;
+    d.count1 = qFull - q0;  // tiles: R*C bytes apart in OUT, C channels apart in DRAM
+    d.bufStride1 = R * C;
+    d.dramStride1 = C;
+    d.count2 = m;           // rows
+    d.bufStride2 = C;
+    d.dramStride2 = rowStride;
+    out.push_back(d);
+  }
+  for (uint32_t q = std::max(q0, qFull); q < q1; ++q) {
+    d.bufAddr = outAddr + (q - q0) * R * C;
+    d.dramAddr = static_cast<uint32_t>(dram + uint64_t{q - q0} * C);
+    d.count0 = channels - q * C;
+    d.count1 = m;
+    d.bufStride1 = C;
+    d.dramStride1 = rowStride;
+    d.count2 = 1;
+    d.bufStride2 = 0;
+    d.dramStride2 = 0;
+    out.push_back(d);
+  }
+}
+
 namespace {
 
 struct Phase {
@@ -216,13 +250,13 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
               r.clampMin = spec.clampMin;
               r.clampMax = spec.clampMax;
               ss.requant(r);
-              std::vector<firmware::DmaStore> stores;
-              P.storeOut(p, q, r.outAddr, stores);
-              for (const firmware::DmaStore& d : stores) {
-                ss.store(d);
-                ++report.dmaStores;
-                report.storeBytes += storeBytes(d);
-              }
+            }
+            std::vector<firmware::DmaStore> stores;
+            P.storeOut(p, g0, g1, o * outSlot, stores);
+            for (const firmware::DmaStore& d : stores) {
+              ss.store(d);
+              ++report.dmaStores;
+              report.storeBytes += storeBytes(d);
             }
           }
           g0 = g1;

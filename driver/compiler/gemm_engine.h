@@ -63,9 +63,10 @@ struct GemmProblem {
   std::function<void(uint32_t p, uint32_t g, uint32_t k0, uint32_t k1, uint32_t inpAddr,
                       std::vector<firmware::DmaLoad>&)>
       loadA;
-  // DMA_STOREs of the output rows of row tile p, channel tile q, from OUT at outAddr
-  // (row i of the tile at outAddr + i*C bytes).
-  std::function<void(uint32_t p, uint32_t q, uint32_t outAddr, std::vector<firmware::DmaStore>&)>
+  // DMA_STOREs of the output rows of row tile p, channel tiles [q0, q1), from OUT: row i
+  // of tile q at outAddr + (q - q0)*R*C + i*C bytes.
+  std::function<void(uint32_t p, uint32_t q0, uint32_t q1, uint32_t outAddr,
+                     std::vector<firmware::DmaStore>&)>
       storeOut;
 };
 
@@ -89,6 +90,14 @@ struct GemmSpec {
 hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const NpuConfig& npu,
                                                      const PlanOptions& options, uint32_t tag,
                                                      StepReport& report);
+
+// Stores m output rows x channel tiles [q0, q1) (as storeOut lays them out in OUT) to
+// DRAM, where output row i, channel c is at dram + i*rowStride + (c - q0*C): the full
+// 16-channel tiles in one 3-D DMA_STORE (channels x tiles x rows), a partial last tile in
+// another.
+void storeTiles(uint64_t dram, uint32_t rowStride, uint32_t m, uint32_t q0, uint32_t q1,
+                uint32_t channels, const NpuConfig& npu, uint32_t outAddr,
+                std::vector<firmware::DmaStore>& out);
 
 // Splits a contiguous DRAM -> buffer copy into DMA_LOADs (count0 is 16 bits).
 void contiguousLoad(firmware::Buffer buffer, uint32_t bufAddr, uint32_t dramAddr, uint64_t bytes,

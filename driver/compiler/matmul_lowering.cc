@@ -41,20 +41,6 @@ void loadImageA(uint64_t image, uint32_t depth, uint32_t R, uint32_t p, uint32_t
                  uint64_t{k1 - k0} * R, out);
 }
 
-// Rows [p*R, p*R + m) x channels [q*C, q*C + n) of a row-major [rows][channels] output.
-firmware::DmaStore storeRows(uint64_t out, uint32_t rows, uint32_t channels, uint32_t R,
-                             uint32_t C, uint32_t p, uint32_t q, uint32_t outAddr) {
-  firmware::DmaStore d;
-  d.bufId = firmware::Buffer::kOut;
-  d.bufAddr = outAddr;
-  d.dramAddr = static_cast<uint32_t>(out + (uint64_t{p} * R) * channels + uint64_t{q} * C);
-  d.count0 = std::min(C, channels - q * C);
-  d.count1 = std::min(R, rows - p * R);
-  d.dramStride1 = channels;
-  d.bufStride1 = C;
-  return d;
-}
-
 void setRequant(const ops::conv::ConvQuantParams& qp, OperandType inType, OperandType wType,
                 OperandType outType, GemmSpec& spec) {
   spec.aSigned = inType == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
@@ -202,8 +188,11 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
                    std::vector<firmware::DmaLoad>& o) {
     loadImageA(aImage, s.inputSize, R, p, k0, k1, inpAddr, o);
   };
-  prob.storeOut = [=](uint32_t p, uint32_t q, uint32_t outAddr, std::vector<firmware::DmaStore>& o) {
-    o.push_back(storeRows(out, s.batches, s.units, R, C, p, q, outAddr));
+  const NpuConfig npu = options.npu;
+  prob.storeOut = [=](uint32_t p, uint32_t q0, uint32_t q1, uint32_t outAddr,
+                      std::vector<firmware::DmaStore>& o) {
+    storeTiles(out + (uint64_t{p} * R) * s.units + uint64_t{q0} * C, s.units,
+               std::min(R, s.batches - p * R), q0, q1, s.units, npu, outAddr, o);
   };
 
   GemmSpec spec;
@@ -293,8 +282,10 @@ hal::Result<CompiledStep> lowerBatchMatmul(const hal::Model& model, uint32_t ind
       loadImageA(aImage, s.depth, R, p, k0, k1, inpAddr, o);
     };
     const uint64_t outAt = out + batch * outMatrix;
-    prob.storeOut = [=](uint32_t p, uint32_t q, uint32_t outAddr, std::vector<firmware::DmaStore>& o) {
-      o.push_back(storeRows(outAt, s.rows, s.cols, R, C, p, q, outAddr));
+    prob.storeOut = [=](uint32_t p, uint32_t q0, uint32_t q1, uint32_t outAddr,
+                        std::vector<firmware::DmaStore>& o) {
+      storeTiles(outAt + (uint64_t{p} * R) * s.cols + uint64_t{q0} * C, s.cols,
+                 std::min(R, s.rows - p * R), q0, q1, s.cols, options.npu, outAddr, o);
     };
     spec.problems.push_back(std::move(prob));
   }
