@@ -28,6 +28,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "driver/compiler/isa_interpreter.h"
 #include "driver/compiler/lowering_internal.h"
 #include "ops/conv/conv_args.h"
 #include "ops/conv/conv_common.h"
@@ -65,6 +66,9 @@ ChannelGroups groupsOf(ConvKind kind, const ops::conv::ConvGeometry& g) {
     default: return {g.inC, g.outC};
   }
 }
+
+// Taps fx, fx + step, ... of a filter row share a W phase (stride sw, dilation dw).
+uint32_t tapStepOf(uint32_t sw, uint32_t dw) { return sw / std::gcd(dw, sw); }
 
 // A row tile: nr output rows x nc output columns of image b (nr > 1 only when nc = outW).
 struct RowTile {
@@ -126,7 +130,54 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
     tileGroup[q] = static_cast<uint32_t>(groupFirstIc.size() - 1);
   }
 
-  // Weight image: per tile, [t][C], block-diagonal for grouped/depthwise tiles.
+  // Shifted windows: the taps of a filter row that share a W phase read the same pixels
+  // shifted by (fx*dw) div sw. Loading those pixels once per channel (runs of at most R
+  // bytes, R apart in INP) lets one GEMM per tap read them through a byte-shifted
+  // inp_addr, with t = input channel: the input is loaded ~fw times less often, at the
+  // price of fh*fw shorter GEMMs and R - span pixels per row tile.
+  struct PhaseTaps {
+    uint32_t phase = 0, minShift = UINT32_MAX, maxShift = 0;
+  };
+  std::vector<PhaseTaps> phaseTaps;
+  std::vector<uint32_t> tapPhase(fw);  // index into phaseTaps
+  for (uint32_t p = 0; p < sw; ++p) {
+    PhaseTaps pt;
+    pt.phase = p;
+    for (uint32_t fx = 0; fx < fw; ++fx) {
+      if ((fx * dw) % sw != p) continue;
+      pt.minShift = std::min(pt.minShift, fx * dw / sw);
+      pt.maxShift = std::max(pt.maxShift, fx * dw / sw);
+      tapPhase[fx] = static_cast<uint32_t>(phaseTaps.size());
+    }
+    if (pt.minShift != UINT32_MAX) phaseTaps.push_back(pt);
+  }
+  uint32_t span = 0;
+  for (const PhaseTaps& pt : phaseTaps) span = std::max(span, pt.maxShift - pt.minShift);
+  const PlanOptions planOptions = PlanOptions::forPreference(options.preference);
+  const uint32_t maxDepth = *std::max_element(tileDepth.begin(), tileDepth.end());
+  const uint32_t shiftedPixels = std::min(g.outW, span < R ? R - span : 0);
+  bool shifted = fw > 1 && phaseTaps.size() * fh < taps && 2 * shiftedPixels >= std::min(R, g.outW) &&
+                 maxDepth <= maxSingleChunkDepth(options.npu, planOptions, taps);
+  if (shifted) {
+    // Cycles per output pixel of one A group, from the interpreter's default cost model:
+    // the slower of loading and computing a row tile.
+    const CostModel cost;
+    const double ic = tileIcCount[0];
+    const double groupTiles = std::min<double>(4, Q / static_cast<double>(groupFirstIc.size()));
+    const double mc = g.outW >= R ? R : double(R / g.outW) * g.outW;
+    const double dmasPerRow = g.outW >= R ? std::min(tapStepOf(sw, dw), fw) : fw;
+    const double loadC = fh * dmasPerRow * cost.dramLatency + ic * taps * (mc > R / 2 ? 1 : 2) +
+                         ic * taps * mc / cost.busBytesPerCycle;
+    const double computeC = groupTiles * (ic * taps + cost.gemmOverhead + mc + cost.requantOverhead);
+    const double ms = shiftedPixels;
+    const double loadS = phaseTaps.size() * (cost.dramLatency + ic * fh) +
+                         ic * fh * phaseTaps.size() * (ms + span) / cost.busBytesPerCycle;
+    const double computeS = groupTiles * (taps * (ic + cost.gemmOverhead) + ms + cost.requantOverhead);
+    shifted = std::max(loadS, computeS) / ms < std::max(loadC, computeC) / mc;
+  }
+
+  // Weight image: per tile, [t][C], block-diagonal for grouped/depthwise tiles. Classic
+  // t = (ic_rel, fy, fx); shifted windows t = (fy, fx, ic_rel): each tap's rows adjacent.
   const uint8_t* filter = v.constantBytes(1);
   const auto fillB = static_cast<uint8_t>(qp.filterZeroPoint);
   std::vector<uint64_t> offset(Q + 1, 0);
@@ -137,7 +188,8 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
       const uint32_t ic = tileIcLo[q] + icRel;
       for (uint32_t fy = 0; fy < fh; ++fy)
         for (uint32_t fx = 0; fx < fw; ++fx) {
-          const uint64_t t = (uint64_t{icRel} * fh + fy) * fw + fx;
+          const uint64_t t = shifted ? (uint64_t{fy} * fw + fx) * tileIcCount[q] + icRel
+                                     : (uint64_t{icRel} * fh + fy) * fw + fx;
           for (uint32_t j = 0; j < C; ++j) {
             const uint32_t oc = q * C + j;
             if (oc >= g.outC) break;
@@ -198,7 +250,11 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
   // Row tiles: 16 pixels of a row, or whole rows when a row is shorter than R.
   std::vector<RowTile> tiles;
   for (uint32_t b = 0; b < g.batches; ++b) {
-    if (g.outW >= R) {
+    if (shifted) {
+      for (uint32_t oy = 0; oy < g.outH; ++oy)
+        for (uint32_t ox = 0; ox < g.outW; ox += shiftedPixels)
+          tiles.push_back({b, oy, 1, ox, std::min(shiftedPixels, g.outW - ox)});
+    } else if (g.outW >= R) {
       for (uint32_t oy = 0; oy < g.outH; ++oy)
         for (uint32_t ox = 0; ox < g.outW; ox += R) tiles.push_back({b, oy, 1, ox, std::min(R, g.outW - ox)});
     } else {
@@ -212,7 +268,7 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
   // Taps of a filter row in the same W phase are evenly spaced in DRAM: fx, fx + step,
   // ... (step = sw / gcd(dw, sw)) sit step*dw/sw bytes apart, so one DMA row-set covers
   // them all (one DMA per filter row when the stride divides the dilation).
-  const uint32_t tapStep = sw / std::gcd(dw, sw);
+  const uint32_t tapStep = tapStepOf(sw, dw);
   auto dramAt = [=](const RowTile& rt, uint32_t ic, uint32_t fy, uint32_t fx) {
     const uint64_t col = uint64_t{fx} * dw;
     return inBase + rt.b * image + uint64_t{ic} * plane + (uint64_t{rt.oy0} * sh + uint64_t{fy} * dh) * row +
@@ -228,6 +284,28 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
     const RowTile& rt = tiles[p];
     const uint32_t icFirst = groupFirstIc[gid] + k0 / taps;
     const uint32_t icCount = (k1 - k0) / taps;
+    if (shifted) {
+      // Per W phase: for every input channel (R apart) and filter row (icCount*R apart),
+      // the run of pixels its taps read, in one DMA.
+      for (size_t pi = 0; pi < phaseTaps.size(); ++pi) {
+        const PhaseTaps& pt = phaseTaps[pi];
+        firmware::DmaLoad d;
+        d.bufId = firmware::Buffer::kInp;
+        d.dramAddr = static_cast<uint32_t>(inBase + rt.b * image + uint64_t{icFirst} * plane +
+                                           uint64_t{rt.oy0} * sh * row + uint64_t{pt.phase} * in.phaseWidth +
+                                           rt.ox0 + pt.minShift);
+        d.bufAddr = static_cast<uint32_t>(inpAddr + pi * fh * icCount * R);
+        d.count0 = rt.nc + pt.maxShift - pt.minShift;
+        d.count1 = icCount;
+        d.dramStride1 = static_cast<uint32_t>(plane);
+        d.bufStride1 = R;
+        d.count2 = fh;
+        d.dramStride2 = static_cast<uint32_t>(dh * row);
+        d.bufStride2 = icCount * R;
+        out.push_back(d);
+      }
+      return;
+    }
     constexpr uint32_t kMaxPlanes = 4095;  // count2 is 12 bits
     for (uint32_t c0 = 0; c0 < icCount; c0 += kMaxPlanes) {
       const uint32_t planes = std::min(kMaxPlanes, icCount - c0);
@@ -258,6 +336,23 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
       }
     }
   };
+  if (shifted) {
+    // One GEMM per tap: t = input channel, A through the byte-shifted window.
+    prob.gemms = [=](uint32_t, uint32_t q, uint32_t, uint32_t, uint32_t inpAddr, uint32_t wgtAddr,
+                     const firmware::Gemm& proto, std::vector<firmware::Gemm>& out) {
+      const uint32_t icCount = tileIcCount[q];
+      for (uint32_t fy = 0; fy < fh; ++fy)
+        for (uint32_t fx = 0; fx < fw; ++fx) {
+          const PhaseTaps& pt = phaseTaps[tapPhase[fx]];
+          firmware::Gemm x = proto;
+          x.k = icCount;
+          x.inpAddr = inpAddr + (tapPhase[fx] * fh + fy) * icCount * R + (fx * dw / sw - pt.minShift);
+          x.wgtAddr = wgtAddr + (fy * fw + fx) * icCount * C;
+          x.accumulate = proto.accumulate || fy + fx > 0;
+          out.push_back(x);
+        }
+    };
+  }
   const uint32_t outC = g.outC, outW = g.outW, outH = g.outH;
   const NpuConfig npu = options.npu;
   prob.storeOut = [=](uint32_t p, uint32_t q0, uint32_t q1, uint32_t outAddr,
@@ -293,8 +388,8 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
                            options.tag, step.report);
   if (!commands.ok()) return hal::Error{commands.error()};
   step.commands = std::move(*commands);
-  std::string mapping = "im2col GEMM, pixels x channels, filter " + std::to_string(fh) + "x" +
-                        std::to_string(fw);
+  std::string mapping = std::string(shifted ? "shifted-window GEMMs (one per tap)" : "im2col GEMM") +
+                        ", pixels x channels, filter " + std::to_string(fh) + "x" + std::to_string(fw);
   if (kind == ConvKind::kDepthwise)
     mapping += ", block-diagonal depthwise tiles (" + std::to_string(std::min(C, g.outC)) +
                " channels per GEMM)";

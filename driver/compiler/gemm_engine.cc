@@ -93,6 +93,14 @@ void storeTiles(uint64_t dram, uint32_t rowStride, uint32_t m, uint32_t q0, uint
   }
 }
 
+uint32_t maxSingleChunkDepth(const NpuConfig& npu, const PlanOptions& options, uint32_t kUnit) {
+  const uint32_t D = std::max<uint32_t>(1, options.bufferSlots);
+  const uint32_t inpSlot = (npu.inpBytes / D) & ~63u, wgtSlot = (npu.wgtBytes / D) & ~63u;
+  uint32_t kMax = std::min<uint32_t>(65535, inpSlot / npu.rows);
+  kMax -= kMax % std::max<uint32_t>(1, kUnit);
+  return std::min(kMax, wgtSlot / npu.cols);
+}
+
 namespace {
 
 struct Phase {
@@ -211,6 +219,7 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
             }
             for (uint32_t q = g0; q < g1; ++q) {
               firmware::Gemm g;
+              std::vector<firmware::Gemm> gemms;
               g.mode = firmware::GemmMode::kInt8;
               g.aSigned = spec.aSigned;
               g.bSigned = spec.bSigned;
@@ -226,9 +235,16 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
               g.accAddr = (q - ph.q0) * tileAcc;
               g.aZp = spec.aZp;
               g.bZp = spec.bZp;
-              ss.compute(firmware::Command{{}, g});
-              ++report.gemms;
-              report.macs += uint64_t{g.m} * g.n * g.k;
+              if (P.gemms) {
+                P.gemms(p, q, k0, k1, g.inpAddr, g.wgtAddr, g, gemms);
+              } else {
+                gemms.push_back(g);
+              }
+              for (const firmware::Gemm& x : gemms) {
+                ss.compute(firmware::Command{{}, x});
+                ++report.gemms;
+                report.macs += uint64_t{x.m} * x.n * x.k;
+              }
             }
             if (k1 < K) continue;
             const uint32_t o = ss.nextOutSlot();

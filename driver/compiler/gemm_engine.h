@@ -63,6 +63,13 @@ struct GemmProblem {
   std::function<void(uint32_t p, uint32_t g, uint32_t k0, uint32_t k1, uint32_t inpAddr,
                       std::vector<firmware::DmaLoad>&)>
       loadA;
+  // Optional: the GEMMs of row tile p, channel tile q for reduction range [k0, k1), given
+  // the A chunk at inpAddr and the tile's weights for k0 at wgtAddr (`proto` has every
+  // other field set). Default: one GEMM over the range. Lowerings with several GEMMs per
+  // chunk (one per filter tap) set accumulate on all but the first when proto's is clear.
+  std::function<void(uint32_t p, uint32_t q, uint32_t k0, uint32_t k1, uint32_t inpAddr,
+                     uint32_t wgtAddr, const firmware::Gemm& proto, std::vector<firmware::Gemm>&)>
+      gemms;
   // DMA_STOREs of the output rows of row tile p, channel tiles [q0, q1), from OUT: row i
   // of tile q at outAddr + (q - q0)*R*C + i*C bytes.
   std::function<void(uint32_t p, uint32_t q0, uint32_t q1, uint32_t outAddr,
@@ -85,6 +92,10 @@ struct GemmSpec {
   int32_t outZp = 0, clampMin = 0, clampMax = 0;
   std::vector<GemmProblem> problems;
 };
+
+// The deepest channel tile whose whole reduction fits one k chunk with its weights
+// resident, for these options (lowerings with chunk-dependent layouts check it).
+uint32_t maxSingleChunkDepth(const NpuConfig& npu, const PlanOptions& options, uint32_t kUnit);
 
 // Plans and emits the whole operation; fills the report's tiling fields.
 hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const NpuConfig& npu,

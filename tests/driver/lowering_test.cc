@@ -247,7 +247,7 @@ std::string check(const Case& c, const LoweringOptions& options, NpuRun* keep = 
 
 struct Tally {
   int checked = 0, exact = 0;
-  int streamed = 0, multiPhase = 0, chunked = 0;
+  int streamed = 0, multiPhase = 0, chunked = 0, shifted = 0;
 };
 
 void runMany(const char* name, int count, uint32_t seed, const std::function<Case(Rng&)>& make) {
@@ -270,13 +270,15 @@ void runMany(const char* name, int count, uint32_t seed, const std::function<Cas
       tally.streamed += rep.weightMode == "streamed";
       tally.multiPhase += rep.phases > 1;
       tally.chunked += rep.kChunk < rep.depth;
+      tally.shifted += rep.mapping.find("shifted") != std::string::npos;
     } else {
       ADD_FAILURE() << name << " case " << i << " (" << c.what << ", "
                     << hal::toString(o.preference) << (i % 4 == 3 ? ", tiny NPU" : "") << "): " << err;
     }
   }
-  std::printf("[ %s ] %d random layers, %d bit-exact (%d streamed weights, %d multi-phase, %d k-chunked)\n",
-              name, tally.checked, tally.exact, tally.streamed, tally.multiPhase, tally.chunked);
+  std::printf("[ %s ] %d random layers, %d bit-exact (%d streamed weights, %d multi-phase, %d k-chunked, "
+              "%d shifted-window)\n",
+              name, tally.checked, tally.exact, tally.streamed, tally.multiPhase, tally.chunked, tally.shifted);
   // The tiny NPU must have exercised the plans the real buffers rarely need.
   EXPECT_GT(tally.multiPhase, 0) << name;
 }
