@@ -246,3 +246,22 @@ TEST(StepStream, TokensBalanceForAnyShapeAndQueueDepth) {
 
 }  // namespace
 }  // namespace nncosim::driver
+
+namespace nncosim::driver {
+namespace {
+
+TEST(NpuConfig, FromTheConfigRegister) {
+  // 16 x 16 array, 2^8 KiB INP/WGT: the RTL's default.
+  auto c = NpuConfig::fromConfigRegister(16u | 16u << 8 | 8u << 16);
+  ASSERT_TRUE(c.ok()) << c.error();
+  EXPECT_EQ(c->inpBytes, 256u << 10);
+  EXPECT_EQ(c->wgtBytes, 256u << 10);
+  EXPECT_EQ(c->rows, 16u);
+  EXPECT_EQ(c->accBytes, NpuConfig{}.accBytes);
+  EXPECT_FALSE(NpuConfig::fromConfigRegister(32u | 16u << 8 | 8u << 16).ok());  // m is <= 16
+  EXPECT_FALSE(NpuConfig::fromConfigRegister(16u | 16u << 8 | 11u << 16).ok());  // > 20-bit
+  EXPECT_NE(NpuConfig{}.describe().find("INP 256 KiB"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nncosim::driver
