@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/backends.h"
 #include "cli/options.h"
 #include "driver/backend/reference_backend.h"
 #include "driver/conformance/report.h"
@@ -25,7 +26,8 @@ int cmdConformance(const Args& args) {
   size_t maxFailures = 40;
   double timeout = 120;
   desc.add_options()("paths", po::value(&paths)->multitoken(), "vector files or folders")(
-      "backend", po::value(&backend)->default_value("ref"), "ref (software reference)")(
+      "backend", po::value(&backend)->default_value("ref"),
+      "ref (software reference), isa (driver on the ISA interpreter), sim (driver on the simulated SoC)")(
       "filter", po::value(&filter), "ECMAScript regex on FILE:TEST; only matching tests run")(
       "jobs,j", po::value(&jobs)->default_value(jobs), "worker processes (0: run in this process)")(
       "shard", po::value(&shard), "K/N: run the K-th (1-based) of N disjoint, stable slices of the files")(
@@ -40,8 +42,9 @@ int cmdConformance(const Args& args) {
   po::variables_map vm;
   int exit = 0;
   const char* usage =
-      "nncosim conformance PATH... [--backend ref] [--filter REGEX] [--jobs N] [--shard K/N] "
+      "nncosim conformance PATH... [--backend ref|isa|sim] [--filter REGEX] [--jobs N] [--shard K/N] "
       "[--json FILE] [--junit FILE] [--floor FILE]";
+  (void)0;
   if (!parseOptions(args, usage, desc, pos, vm, &exit)) return exit;
   if (paths.empty()) {
     std::cerr << "nncosim conformance: no vector path given\nusage: " << usage << "\n";
@@ -68,13 +71,19 @@ int cmdConformance(const Args& args) {
     std::cerr << "nncosim conformance: --filter: bad regex '" << filter << "': " << e.what() << "\n";
     return kExitUsage;
   }
-  driver::BackendFactory factory;
-  if (backend == "ref") {
-    factory = [] { return std::make_unique<driver::ReferenceBackend>(); };
-  } else {
-    std::cerr << "nncosim conformance: unknown backend '" << backend << "' (available: ref)\n";
+  if (!backendExists(backend)) {
+    std::cerr << "nncosim conformance: unknown backend '" << backend << "' (available: " << backendNames() << ")\n";
     return kExitUsage;
   }
+  // Each worker process builds its own backend (the simulated SoC elaborates once per process).
+  driver::BackendFactory factory = [backend]() -> std::unique_ptr<driver::Backend> {
+    auto b = makeBackend(backend, BackendOptions{});
+    if (!b) {
+      std::fprintf(stderr, "nncosim conformance: %s\n", b.error().c_str());
+      std::exit(kExitFailure);
+    }
+    return std::move(*b);
+  };
   for (const auto& p : paths)
     if (::access(p.c_str(), R_OK) != 0) {
       std::cerr << "nncosim conformance: " << p << ": cannot read\n";
