@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "driver/compiler/isa_interpreter.h"
+
 namespace nncosim::driver {
 
 using firmware::Buffer;
@@ -10,11 +12,12 @@ PlanOptions PlanOptions::forPreference(hal::ExecutionPreference p) {
   PlanOptions o;
   switch (p) {
     case hal::ExecutionPreference::FAST_SINGLE_ANSWER:
-      // Latency: everything double-buffered, and short phases so that the first
-      // weights arrive quickly and later weight loads hide behind computation.
+      // Latency: everything double-buffered; emitGemmFor then tries shorter phases (the
+      // first weights arrive sooner and later weight loads hide behind computation, for
+      // more DRAM traffic) and keeps the fastest plan.
       o.bufferSlots = 2;
       o.outSlots = 2;
-      o.maxTilesPerPhase = 4;
+      o.maxTilesPerPhase = 0;
       break;
     case hal::ExecutionPreference::SUSTAINED_SPEED:
       // Throughput at a steady DRAM load: double-buffered, phases as long as half the
@@ -293,6 +296,40 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
   report.usefulMacs = spec.usefulMacs;
   report.commands = commands.size();
   return commands;
+}
+
+hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, const NpuConfig& npu,
+                                                        hal::ExecutionPreference preference,
+                                                        uint32_t tag, StepReport& report) {
+  const PlanOptions base = PlanOptions::forPreference(preference);
+  std::vector<uint32_t> caps = {base.maxTilesPerPhase};
+  if (preference == hal::ExecutionPreference::FAST_SINGLE_ANSWER) {
+    const uint32_t tiles = static_cast<uint32_t>(spec.tileDepth.size());
+    for (uint32_t cap : {8u, 4u, 2u})
+      if (cap < tiles) caps.push_back(cap);
+  }
+  hal::Result<std::vector<firmware::Command>> best = hal::Error{"no plan"};
+  StepReport bestReport;
+  uint64_t bestCycles = 0;
+  for (uint32_t cap : caps) {
+    PlanOptions o = base;
+    o.maxTilesPerPhase = cap;
+    StepReport r = report;
+    auto commands = emitGemm(spec, npu, o, tag, r);
+    if (!commands.ok()) return commands;
+    const InterpreterResult est = IsaInterpreter::estimate(npu, *commands);
+    if (!est.completed) return hal::fail("plan estimate failed: ", est.describe());
+    const uint64_t cycles = est.counters.cycles;
+    if (!best.ok() || cycles < bestCycles ||
+        (cycles == bestCycles && r.loadBytes < bestReport.loadBytes)) {
+      best = std::move(commands);
+      bestReport = r;
+      bestCycles = cycles;
+    }
+  }
+  report = bestReport;
+  report.estimatedCycles = bestCycles;
+  return best;
 }
 
 }  // namespace nncosim::driver

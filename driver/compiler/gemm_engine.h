@@ -51,6 +51,7 @@ struct PlanOptions {
   uint32_t bufferSlots = 2;      // 2 = double-buffered INP/WGT/PRM
   uint32_t outSlots = 2;         // 2 = double-buffered OUT
   uint32_t maxTilesPerPhase = 0; // 0 = as many as fit
+  // The base options of a preference (FAST_SINGLE_ANSWER then searches phase sizes).
   static PlanOptions forPreference(hal::ExecutionPreference p);
 };
 
@@ -101,6 +102,13 @@ uint32_t maxSingleChunkDepth(const NpuConfig& npu, const PlanOptions& options, u
 hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const NpuConfig& npu,
                                                      const PlanOptions& options, uint32_t tag,
                                                      StepReport& report);
+
+// The plan for a preference: FAST_SINGLE_ANSWER emits candidates with several phase sizes
+// and keeps the one with the fewest estimated cycles (IsaInterpreter::estimate); the
+// others emit their base options. Sets report.estimatedCycles.
+hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, const NpuConfig& npu,
+                                                        hal::ExecutionPreference preference,
+                                                        uint32_t tag, StepReport& report);
 
 // Stores m output rows x channel tiles [q0, q1) (as storeOut lays them out in OUT) to
 // DRAM, where output row i, channel c is at dram + i*rowStride + (c - q0*C): the full

@@ -135,8 +135,10 @@ struct Recorded {
 class Machine {
  public:
   Machine(const NpuConfig& config, DramModel& dram, const CostModel& cost,
-          std::array<std::vector<uint8_t>, 5>& buffers, const std::vector<Command>& stream)
-      : config_(config), dram_(dram), cost_(cost), buffers_(buffers), stream_(stream) {}
+          std::array<std::vector<uint8_t>, 5>& buffers, const std::vector<Command>& stream,
+          bool timingOnly = false)
+      : config_(config), dram_(dram), cost_(cost), buffers_(buffers), stream_(stream),
+        timingOnly_(timingOnly) {}
 
   InterpreterResult run();
 
@@ -167,6 +169,7 @@ class Machine {
   const CostModel& cost_;
   std::array<std::vector<uint8_t>, 5>& buffers_;
   const std::vector<Command>& stream_;
+  const bool timingOnly_;
 
   InterpreterResult result_;
   std::array<uint32_t, kNumCh> tokens_{};
@@ -411,6 +414,14 @@ Fault Machine::densify(const firmware::Densify& d, std::vector<Access>& accesses
     *v = static_cast<uint32_t>(readI32(dram_.at(a, 4)));
     return true;
   };
+  // Single-beat reads: an element straddling a bus beat is a densify bus fault.
+  auto straddles = [](uint64_t base, uint64_t count, uint32_t elem) {
+    if (base % elem == 0 || count == 0) return false;
+    for (uint64_t i = 0; i < std::min<uint64_t>(count, firmware::kAxiDataBytes); ++i)
+      if ((base + i * elem) % firmware::kAxiDataBytes + elem > firmware::kAxiDataBytes) return true;
+    return false;
+  };
+  if (straddles(d.descAddr, 1, 4)) return meta(DensifyError::kBus, "misaligned descriptor");
   uint32_t hdr[kDensifyHeaderWords];
   for (uint32_t i = 0; i < kDensifyHeaderWords; ++i)
     if (!word(uint64_t{d.descAddr} + 4 * i, &hdr[i])) return bus(uint64_t{d.descAddr} + 4 * i);
@@ -443,6 +454,8 @@ Fault Machine::densify(const firmware::Densify& d, std::vector<Access>& accesses
       if (count) hi = std::max(hi, uint64_t{addr} + 4 * count);
       return true;
     };
+    if (straddles(w[4], w[5], 4) || straddles(w[6], w[7], 4))
+      return meta(DensifyError::kBus, "a segments/indices array straddles a bus beat");
     f.segments.emplace_back();
     f.indices.emplace_back();
     if (!readArray(w[4], w[5], &f.segments.back())) return bus(w[4]);
@@ -451,6 +464,8 @@ Fault Machine::densify(const firmware::Densify& d, std::vector<Access>& accesses
   auto walker = ops::DensifyWalker::create(f);
   if (!walker.ok()) return meta(DensifyError::kSegment, walker.error());
   const uint32_t eb = 1u << esize;
+  if (straddles(d.valuesAddr, hdr[4], eb) || straddles(d.outAddr, hdr[6], eb))
+    return meta(DensifyError::kBus, "the values or the output straddle a bus beat");
   if (walker->numValues() != hdr[4])
     return meta(DensifyError::kValues, "the metadata stores " + std::to_string(walker->numValues()) +
                                            " values, the descriptor says " + std::to_string(hdr[4]));
@@ -570,6 +585,17 @@ InterpreterResult Machine::run() {
         QueueState& s = queues[q];
         if (!s.busy || s.end > now) continue;
         const Command& c = stream_[s.current];
+        if (!s.effectDone && timingOnly_) {
+          s.effectDone = true;
+          if (auto* g = std::get_if<firmware::Gemm>(&c.args)) k.macs += uint64_t{g->m} * g->n * g->k;
+          auto rows = [](uint32_t c0, uint32_t c1, uint32_t c2, firmware::ElemWidth w) {
+            return uint64_t{c0} * c1 * c2 * widthBytes(w);
+          };
+          if (auto* d = std::get_if<firmware::DmaLoad>(&c.args))
+            k.dmaReadBytes += rows(d->count0, d->count1, d->count2, d->elemWidth);
+          if (auto* d = std::get_if<firmware::DmaStore>(&c.args))
+            k.dmaWriteBytes += rows(d->count0, d->count1, d->count2, d->elemWidth);
+        }
         if (!s.effectDone) {
           std::vector<Access> accesses;
           Fault f = execute(c, accesses);
@@ -580,7 +606,13 @@ InterpreterResult Machine::run() {
         const std::vector<int> pushes = pushChannels(q, c.deps);
         bool full = false;
         for (int ch : pushes) full = full || tokens_[ch] >= kTokenMax;
-        if (full) continue;
+        if (full) {
+          // docs/isa.md: a program must never have more than 255 tokens outstanding.
+          if (result_.tokenLeaks.empty() || result_.tokenLeaks.back().find("overflow") == std::string::npos)
+            result_.tokenLeaks.push_back("token overflow: command " + std::to_string(s.current) +
+                                         " pushes beyond 255 outstanding tokens");
+          continue;
+        }
         for (int ch : pushes) {
           ++tokens_[ch];
           tokenClocks_[ch].push_back(clocks_[q]);
@@ -666,10 +698,8 @@ InterpreterResult Machine::run() {
           os << " " << kQueueName[q] << "@" << queues[q].pending.front();
       os << ")";
       f.message = os.str();
-      size_t oldest = pc;
-      for (const QueueState& s : queues)
-        if (!s.pending.empty()) oldest = std::min(oldest, s.pending.front());
-      return fail(oldest, f);
+      // ERR_ADDR names the most recently dispatched command (docs/isa.md).
+      return fail(pc > 0 ? pc - 1 : 0, f);
     }
     const uint64_t dt = next - now;
     uint64_t* busy[kNumQ] = {&k.loadBusy, &k.computeBusy, &k.storeBusy};
@@ -700,6 +730,15 @@ IsaInterpreter::IsaInterpreter(const NpuConfig& config, DramModel& dram, const C
 
 InterpreterResult IsaInterpreter::run(const std::vector<Command>& commands) {
   Machine m(config_, dram_, cost_, buffers_, commands);
+  return m.run();
+}
+
+InterpreterResult IsaInterpreter::estimate(const NpuConfig& config,
+                                           const std::vector<Command>& commands,
+                                           const CostModel& cost) {
+  DramModel none(0, 0);
+  std::array<std::vector<uint8_t>, 5> buffers;
+  Machine m(config, none, cost, buffers, commands, /*timingOnly=*/true);
   return m.run();
 }
 

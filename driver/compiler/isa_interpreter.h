@@ -9,9 +9,9 @@
 //  - every command is checked with the generated decoder rules first (bad_field);
 //  - the dispatcher hands commands in stream order to three in-order queues (load,
 //    compute, store) of `queueDepth` entries; END waits for all three to drain;
-//  - the four dependency-token counters (saturating at 255; a push into a full counter
-//    stalls the pushing queue); a command pops before it starts and pushes when it has
-//    completed;
+//  - the four dependency-token counters; a command pops before it starts and pushes
+//    when it has completed (a push beyond 255 outstanding tokens is a stream error: the
+//    8-bit counters cannot hold it);
 //  - DMA_LOAD / DMA_STORE (3-D strides, byte granular), GEMM (int8/int16, zero points,
 //    accumulate, wrapping int32 ACC), REQUANT_STORE (ops/quant fixed point, clamp,
 //    saturation), DENSIFY (the densify unit's descriptor, walked by ops' DensifyWalker),
@@ -68,10 +68,10 @@ struct CostModel {
   uint32_t dramLatency = 40;       // first beat of a DMA command
   uint32_t busBytesPerCycle = 16;  // AXI data width
   uint32_t dmaRowCycles = 1;       // per contiguous row (one burst request)
-  uint32_t gemmOverhead = 8;       // systolic fill/drain beyond k cycles
+  uint32_t gemmOverhead = 2;       // beyond k cycles (back-to-back tiles overlap their drain)
   uint32_t requantOverhead = 6;    // pipeline depth beyond one row per cycle
   uint32_t fetchCycles = 2;        // one 32-byte command over the 16-byte bus
-  uint32_t queueDepth = 8;         // commands each queue holds
+  uint32_t queueDepth = 4;         // commands each queue holds (rtl/nnc_cmd_proc: 4)
 };
 
 struct InterpreterCounters {
@@ -91,7 +91,7 @@ struct InterpreterResult {
   std::string message;    // empty when completed
   InterpreterCounters counters;
   std::vector<std::string> races;        // unordered conflicting accesses (stream bugs)
-  std::vector<std::string> tokenLeaks;   // counters non-zero at an END
+  std::vector<std::string> tokenLeaks;   // counters non-zero at an END, or over 255
   bool clean() const { return completed && races.empty() && tokenLeaks.empty(); }
   std::string describe() const;
 };
@@ -103,6 +103,12 @@ class IsaInterpreter {
   // Runs the stream to its end (the last command should be END). The on-chip buffers
   // keep their contents between calls, like the hardware's SRAMs.
   InterpreterResult run(const std::vector<firmware::Command>& commands);
+
+  // The cycle estimate alone: dispatch, queues, tokens and durations, without moving any
+  // data (no DRAM needed, no race checks). For the compiler's plan choices.
+  static InterpreterResult estimate(const NpuConfig& config,
+                                    const std::vector<firmware::Command>& commands,
+                                    const CostModel& cost = {});
 
   // Direct buffer access for tests.
   std::vector<uint8_t>& buffer(firmware::Buffer b) { return buffers_[static_cast<size_t>(b)]; }

@@ -80,17 +80,18 @@ std::vector<Command> StepStream::finish(uint32_t tag) const {
     const std::vector<Command> none;
     const std::vector<Command>& L = s + ahead < S ? loads[s + ahead] : none;
     const std::vector<Command>& C = computes[s];
-    // Interleave proportionally: after each compute command, the loads due by then.
-    // Without lookahead the step's own loads must all come first.
+    // One for one, starting with the compute that pops this step's data: the dispatcher
+    // feeds both queues in stream order, so with shallow queues the next step's loads must
+    // come early, not after the whole step's computes. Without lookahead the step's own
+    // loads must all come first.
     size_t li = 0;
     if (ahead == 0) {
       out.insert(out.end(), L.begin(), L.end());
       li = L.size();
     }
     for (size_t ci = 0; ci < C.size(); ++ci) {
-      const size_t due = (L.size() * ci) / C.size();
-      while (li < due) out.push_back(L[li++]);
       out.push_back(C[ci]);
+      if (li < L.size()) out.push_back(L[li++]);
     }
     while (li < L.size()) out.push_back(L[li++]);
     out.insert(out.end(), stores[s].begin(), stores[s].end());

@@ -17,9 +17,9 @@
 // A step without loads or computes gets a SYNC carrying its flags, so every push has
 // exactly one pop and a job ends with all counters at zero (tokens never leak into the
 // next job). Commands are emitted software-pipelined: the loads of step s + D - 1 are
-// interleaved with the computes of step s, so a shallow queue never keeps the dispatcher
-// from feeding the other queues; every pop's matching push precedes it in the stream,
-// which makes the stream deadlock-free for any queue depth.
+// interleaved one for one with the computes of step s, so a shallow queue never keeps the
+// dispatcher from feeding the other queues; every pop's matching push precedes it in the
+// stream, which makes the stream deadlock-free for any queue depth.
 #pragma once
 
 #include <cstdint>

@@ -73,6 +73,7 @@ struct NpuRun {
   std::vector<std::vector<uint8_t>> outputs;
   CompiledStep step;
   JobStats stats;
+  uint64_t estimatedCycles = 0;  // the compiler's timing-only estimate
 };
 
 // Lowers operation 0 of a one-operation model and runs it on a strict interpreter device.
@@ -102,6 +103,7 @@ inline NpuRun npuRun(const hal::Model& model, const std::vector<hal::TensorValue
     return r;
   }
   r.stats = *stats;
+  r.estimatedCycles = r.step.report.estimatedCycles;
   r.step.report.estimatedCycles = stats->cycles;
   return r;
 }

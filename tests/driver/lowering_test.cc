@@ -267,6 +267,8 @@ void runMany(const char* name, int count, uint32_t seed, const std::function<Cas
     if (err.empty()) {
       ++tally.exact;
       const StepReport& rep = run.step.report;
+      // Timing does not depend on data or addresses: the compile-time estimate is exact.
+      EXPECT_EQ(run.estimatedCycles, run.stats.cycles) << name << " case " << i;
       tally.streamed += rep.weightMode == "streamed";
       tally.multiPhase += rep.phases > 1;
       tally.chunked += rep.kChunk < rep.depth;
