@@ -536,6 +536,28 @@ void faultCase(Npu& npu, std::mt19937_64& rng, Failures& f, int kind) {
     wantCode = static_cast<uint32_t>(ErrCode::kBusError);
     wantAddr = end;
     wantInfo = AxiMemModel::kDecErr;
+  } else if (kind == 4) {
+    // A soft reset while a long load and a long store are moving data: the engines finish
+    // the bursts they started (the AXI model checks every W beat arrives), then the NPU is
+    // idle with HEAD 0 and the next job runs normally.
+    DmaStore s;
+    s.bufId = Buffer::kInp;
+    s.elemWidth = ElemWidth::kW32;
+    s.dramAddr = 0x80000;
+    s.count0 = 8192;
+    s.count1 = 2;
+    s.dramStride1 = 32768;
+    s.bufStride1 = 32768;
+    (void)npu.submit({cmd(load(Buffer::kWgt, ElemWidth::kW32, 0x10000, 32768, 0, 0, 32768, 0, 8192, 2, 1)), cmd(s),
+                      cmd(e)});
+    for (uint64_t i = 0, n = 100 + rng() % 1500; i < n; ++i) npu.step();
+    npu.softReset();
+    for (int i = 0; i < 2000 && !npu.mem().idle(); ++i) npu.step();
+    if (!npu.mem().idle()) f.fail("soft reset during DMA: bus transactions left hanging");
+    if (!(npu.read(reg::kStatus) & reg::kStatusIdle) || npu.read(reg::kRingHead) != 0 || npu.top().irq_o) {
+      f.fail("soft reset during DMA did not return to idle; " + errText(npu));
+    }
+    return;
   } else {
     // A buffer footprint past the end of ACC: dma_oob naming the buffer.
     DmaStore s;
@@ -610,11 +632,12 @@ TestbenchResult runNpuTop(const TestbenchOptions& opt) {
     ++gemms;
     densifyCase(npu, rng, f, false);
     ++densifies;
-    switch (it % 5) {
+    switch (it % 6) {
       case 0: faultCase(npu, rng, f, 0); break;
       case 1: faultCase(npu, rng, f, 1); break;
       case 2: faultCase(npu, rng, f, 2); break;
       case 3: faultCase(npu, rng, f, 3); break;
+      case 4: faultCase(npu, rng, f, 4); break;
       default: densifyCase(npu, rng, f, true); break;
     }
     ++faults;
@@ -626,8 +649,8 @@ TestbenchResult runNpuTop(const TestbenchOptions& opt) {
   res.cycles = npu.cycle();
   std::ostringstream os;
   os << gemms << " GEMM+requant tiles (" << macs << " MACs) exact vs ops/quant, " << densifies
-     << " densify jobs, " << faults << " faults (bad field, watchdog, bus error, dma_oob, bad metadata) with the "
-     << "documented error; " << (npu.cycle() - c0) << " cycles (PERF_CYCLES " << perfCycles << ", PERF_MACS " << perfMacs
+     << " densify jobs, " << faults << " faults (bad field, watchdog, bus error, dma_oob, soft reset during DMA, bad "
+     << "metadata) handled as documented; " << (npu.cycle() - c0) << " cycles (PERF_CYCLES " << perfCycles << ", PERF_MACS " << perfMacs
      << ")";
   return finish(res, f, os.str());
 }
