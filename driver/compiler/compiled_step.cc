@@ -25,6 +25,7 @@ std::string StepReport::describe() const {
   }
   os << "; " << dmaLoads << " loads (" << loadBytes << " B), " << dmaStores << " stores ("
      << storeBytes << " B); " << commands << " commands";
+  if (jobs > 1) os << " in " << jobs << " jobs";
   if (estimatedCycles) os << "; ~" << estimatedCycles << " cycles";
   return os.str();
 }

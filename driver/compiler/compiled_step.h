@@ -56,6 +56,7 @@ struct StepReport {
   uint64_t gemms = 0, macs = 0, usefulMacs = 0;
   uint64_t dmaLoads = 0, dmaStores = 0, loadBytes = 0, storeBytes = 0;
   uint64_t commands = 0;
+  uint32_t jobs = 1;                // ENDs in the stream (cut to fit the command ring)
   uint64_t estimatedCycles = 0;     // filled in when the step runs on the interpreter
   std::string describe() const;
 };
@@ -63,7 +64,9 @@ struct StepReport {
 struct CompiledStep {
   uint32_t operation = 0;  // index in the main subgraph
   hal::OperationType type = hal::OperationType::ADD;
-  std::vector<firmware::Command> commands;  // ends with END; step-local addresses
+  // One or more jobs, each ending with END (a device runs them in order; the on-chip
+  // buffers keep their contents between them); step-local addresses.
+  std::vector<firmware::Command> commands;
   std::vector<StepBuffer> buffers;
   std::vector<Binding> inputs;   // operands the runtime writes before the job
   std::vector<Binding> outputs;  // operands the runtime reads after it

@@ -384,7 +384,7 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
   spec.problems.push_back(std::move(prob));
 
   CompiledStep& step = sb.step();
-  auto commands = emitGemmFor(spec, options.npu, options.preference,
+  auto commands = emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands,
                            options.tag, step.report);
   if (!commands.ok()) return hal::Error{commands.error()};
   step.commands = std::move(*commands);

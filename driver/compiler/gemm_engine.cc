@@ -183,7 +183,34 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
     q0 = q1;
   }
 
+  // The stream, cut into jobs at step boundaries when a budget is set.
+  std::vector<firmware::Command> commands;
   StepStream ss(D, Do);
+  size_t stepStart = 0, largestStep = 0, totalSteps = 0, jobs = 1;
+  // Measures the step just completed against the budget.
+  auto measure = [&]() -> hal::Status {
+    if (ss.stepCount() > 0) largestStep = std::max(largestStep, ss.commandBound() - stepStart);
+    if (options.maxJobCommands && largestStep + 1 > options.maxJobCommands)
+      return hal::fail("a step needs up to ", largestStep + 1, " commands, more than a job of ",
+                       options.maxJobCommands);
+    return hal::Status::Ok();
+  };
+  // Before each step: ends the job when another step of the largest size might not fit.
+  auto nextStep = [&]() -> hal::Status {
+    NNC_TRY(measure());
+    if (options.maxJobCommands) {
+      // Margin: a phase's first step also loads its weights and parameters.
+      if (ss.stepCount() > 0 && ss.commandBound() + 2 * largestStep + 8 > options.maxJobCommands) {
+        const std::vector<firmware::Command> part = ss.finish(tag);
+        commands.insert(commands.end(), part.begin(), part.end());
+        ss = StepStream(D, Do);
+        ++jobs;
+      }
+    }
+    stepStart = ss.commandBound();
+    ++totalSteps;
+    return hal::Status::Ok();
+  };
   uint32_t phaseCount = 0;
   for (const GemmProblem& P : spec.problems) {
     for (const Phase& ph : phases) {
@@ -197,6 +224,7 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
           const uint32_t K = spec.tileDepth[g0];
           for (uint32_t k0 = 0; k0 < K; k0 += kChunk) {
             const uint32_t k1 = std::min(K, k0 + kChunk);
+            NNC_TRY(nextStep());
             const uint32_t s = ss.nextStepSlot();
             ss.beginStep();
             std::vector<firmware::DmaLoad> loads;
@@ -283,14 +311,26 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
       }
     }
   }
-  std::vector<firmware::Command> commands = ss.finish(tag);
+  NNC_TRY(measure());
+  const std::vector<firmware::Command> last = ss.finish(tag);
+  commands.insert(commands.end(), last.begin(), last.end());
+  if (options.maxJobCommands) {
+    size_t job = 0;
+    for (const firmware::Command& c : commands) {
+      ++job;
+      if (job > options.maxJobCommands)
+        return hal::fail("a job of more than ", options.maxJobCommands, " commands");
+      if (std::holds_alternative<firmware::End>(c.args)) job = 0;
+    }
+  }
+  report.jobs = static_cast<uint32_t>(jobs);
   report.weightMode = resident ? "resident" : "streamed";
   report.bufferSlots = D;
   report.outSlots = Do;
   report.ocTiles = Q;
   report.pixelTiles = spec.problems.empty() ? 0 : spec.problems[0].rowTiles;
   report.phases = static_cast<uint32_t>(phases.size() * spec.problems.size());
-  report.steps = static_cast<uint32_t>(ss.stepCount());
+  report.steps = static_cast<uint32_t>(totalSteps);
   report.kChunk = kChunk;
   report.depth = maxDepth;
   report.usefulMacs = spec.usefulMacs;
@@ -300,8 +340,10 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
 
 hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, const NpuConfig& npu,
                                                         hal::ExecutionPreference preference,
-                                                        uint32_t tag, StepReport& report) {
-  const PlanOptions base = PlanOptions::forPreference(preference);
+                                                        uint32_t maxJobCommands, uint32_t tag,
+                                                        StepReport& report) {
+  PlanOptions base = PlanOptions::forPreference(preference);
+  base.maxJobCommands = maxJobCommands;
   std::vector<uint32_t> caps = {base.maxTilesPerPhase};
   if (preference == hal::ExecutionPreference::FAST_SINGLE_ANSWER) {
     const uint32_t tiles = static_cast<uint32_t>(spec.tileDepth.size());

@@ -51,6 +51,9 @@ struct PlanOptions {
   uint32_t bufferSlots = 2;      // 2 = double-buffered INP/WGT/PRM
   uint32_t outSlots = 2;         // 2 = double-buffered OUT
   uint32_t maxTilesPerPhase = 0; // 0 = as many as fit
+  // Longest job: the stream is cut into jobs (each ending with END, its tokens balanced)
+  // at step boundaries so that each fits the device's command ring. 0 = one job.
+  uint32_t maxJobCommands = 0;
   // The base options of a preference (FAST_SINGLE_ANSWER then searches phase sizes).
   static PlanOptions forPreference(hal::ExecutionPreference p);
 };
@@ -108,7 +111,8 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
 // others emit their base options. Sets report.estimatedCycles.
 hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, const NpuConfig& npu,
                                                         hal::ExecutionPreference preference,
-                                                        uint32_t tag, StepReport& report);
+                                                        uint32_t maxJobCommands, uint32_t tag,
+                                                        StepReport& report);
 
 // Stores m output rows x channel tiles [q0, q1) (as storeOut lays them out in OUT) to
 // DRAM, where output row i, channel c is at dram + i*rowStride + (c - q0*C): the full

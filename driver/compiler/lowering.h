@@ -31,7 +31,11 @@ namespace nncosim::driver {
 struct LoweringOptions {
   NpuConfig npu;
   hal::ExecutionPreference preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
-  uint32_t tag = 1;  // END tag of the job
+  uint32_t tag = 1;  // END tag of the job(s)
+  // Longest job the device accepts: sim::Device takes fewer commands than its ring has
+  // slots (4096 by default). Longer streams are cut into several jobs, each ending with
+  // END; 0 = never cut.
+  uint32_t maxJobCommands = 4000;
 };
 
 // The model's declared shapes of the main subgraph's operands.

@@ -6,30 +6,38 @@ namespace nncosim::driver {
 
 using firmware::Command;
 
-void StepStream::beginStep() { steps_.emplace_back(); }
+void StepStream::beginStep() {
+  steps_.emplace_back();
+  bound_ += 2;  // a load SYNC and a compute SYNC at most
+}
 
 void StepStream::load(const firmware::DmaLoad& d) {
   assert(!steps_.empty());
   steps_.back().loads.push_back(d);
+  ++bound_;
 }
 
 void StepStream::compute(const Command& c) {
   assert(!steps_.empty());
   steps_.back().computes.push_back(c);
+  ++bound_;
 }
 
 void StepStream::beginOutput() {
   assert(!steps_.empty());
   steps_.back().outputs.emplace_back();
   ++events_;
+  bound_ += 2;  // a compute SYNC and a store SYNC at most
 }
 
 void StepStream::requant(const firmware::RequantStore& r) {
   steps_.back().outputs.back().requants.push_back(r);
+  ++bound_;
 }
 
 void StepStream::store(const firmware::DmaStore& s) {
   steps_.back().outputs.back().stores.push_back(s);
+  ++bound_;
 }
 
 std::vector<Command> StepStream::finish(uint32_t tag) const {

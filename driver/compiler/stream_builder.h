@@ -50,6 +50,9 @@ class StepStream {
   void store(const firmware::DmaStore& s);
 
   size_t stepCount() const { return steps_.size(); }
+  // An upper bound of finish()'s length: the commands so far, a SYNC per queue and step
+  // and per output, and the END.
+  size_t commandBound() const { return bound_ + 1; }
   // The whole stream, ending with END(tag).
   std::vector<firmware::Command> finish(uint32_t tag) const;
 
@@ -66,6 +69,7 @@ class StepStream {
   uint32_t slots_, outSlots_;
   std::vector<Step> steps_;
   uint32_t events_ = 0;
+  size_t bound_ = 0;
 };
 
 }  // namespace nncosim::driver

@@ -247,7 +247,7 @@ std::string check(const Case& c, const LoweringOptions& options, NpuRun* keep = 
 
 struct Tally {
   int checked = 0, exact = 0;
-  int streamed = 0, multiPhase = 0, chunked = 0, shifted = 0;
+  int streamed = 0, multiPhase = 0, chunked = 0, shifted = 0, multiJob = 0;
 };
 
 void runMany(const char* name, int count, uint32_t seed, const std::function<Case(Rng&)>& make) {
@@ -261,6 +261,7 @@ void runMany(const char* name, int count, uint32_t seed, const std::function<Cas
     LoweringOptions o;
     o.preference = prefs[i % 3];
     if (i % 4 == 3) o.npu = tinyNpu();
+    if (i % 5 == 4) o.maxJobCommands = 64;  // many short jobs
     NpuRun run;
     const std::string err = check(c, o, &run);
     ++tally.checked;
@@ -273,14 +274,22 @@ void runMany(const char* name, int count, uint32_t seed, const std::function<Cas
       tally.multiPhase += rep.phases > 1;
       tally.chunked += rep.kChunk < rep.depth;
       tally.shifted += rep.mapping.find("shifted") != std::string::npos;
+      tally.multiJob += rep.jobs > 1;
+      size_t job = 0, longest = 0;
+      for (const firmware::Command& cmd : run.step.commands) {
+        longest = std::max(longest, ++job);
+        if (std::holds_alternative<firmware::End>(cmd.args)) job = 0;
+      }
+      EXPECT_LE(longest, o.maxJobCommands) << name << " case " << i;
     } else {
       ADD_FAILURE() << name << " case " << i << " (" << c.what << ", "
                     << hal::toString(o.preference) << (i % 4 == 3 ? ", tiny NPU" : "") << "): " << err;
     }
   }
   std::printf("[ %s ] %d random layers, %d bit-exact (%d streamed weights, %d multi-phase, %d k-chunked, "
-              "%d shifted-window)\n",
-              name, tally.checked, tally.exact, tally.streamed, tally.multiPhase, tally.chunked, tally.shifted);
+              "%d shifted-window, %d multi-job)\n",
+              name, tally.checked, tally.exact, tally.streamed, tally.multiPhase, tally.chunked, tally.shifted,
+              tally.multiJob);
   // The tiny NPU must have exercised the plans the real buffers rarely need.
   EXPECT_GT(tally.multiPhase, 0) << name;
 }
