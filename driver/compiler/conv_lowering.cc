@@ -159,9 +159,9 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
   bool shifted = fw > 1 && phaseTaps.size() * fh < taps && 2 * shiftedPixels >= std::min(R, g.outW) &&
                  maxDepth <= maxSingleChunkDepth(options.npu, planOptions, taps);
   if (shifted) {
-    // Cycles per output pixel of one A group, from the interpreter's default cost model:
+    // Cycles per output pixel of one A group, from the options' cost model:
     // the slower of loading and computing a row tile.
-    const CostModel cost;
+    const CostModel& cost = options.cost;
     const double ic = tileIcCount[0];
     const double groupTiles = std::min<double>(4, Q / static_cast<double>(groupFirstIc.size()));
     const double mc = g.outW >= R ? R : double(R / g.outW) * g.outW;
@@ -384,7 +384,7 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
   spec.problems.push_back(std::move(prob));
 
   CompiledStep& step = sb.step();
-  auto commands = emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands,
+  auto commands = emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands, options.cost,
                            options.tag, step.report);
   if (!commands.ok()) return hal::Error{commands.error()};
   step.commands = std::move(*commands);

@@ -340,8 +340,8 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
 
 hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, const NpuConfig& npu,
                                                         hal::ExecutionPreference preference,
-                                                        uint32_t maxJobCommands, uint32_t tag,
-                                                        StepReport& report) {
+                                                        uint32_t maxJobCommands, const CostModel& cost,
+                                                        uint32_t tag, StepReport& report) {
   PlanOptions base = PlanOptions::forPreference(preference);
   base.maxJobCommands = maxJobCommands;
   std::vector<uint32_t> caps = {base.maxTilesPerPhase};
@@ -359,7 +359,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
     StepReport r = report;
     auto commands = emitGemm(spec, npu, o, tag, r);
     if (!commands.ok()) return commands;
-    const InterpreterResult est = IsaInterpreter::estimate(npu, *commands);
+    const InterpreterResult est = IsaInterpreter::estimate(npu, *commands, cost);
     if (!est.completed) return hal::fail("plan estimate failed: ", est.describe());
     const uint64_t cycles = est.counters.cycles;
     if (!best.ok() || cycles < bestCycles ||

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "driver/compiler/compiled_step.h"
+#include "driver/compiler/isa_interpreter.h"
 #include "driver/compiler/npu_config.h"
 #include "driver/compiler/stream_builder.h"
 #include "hal/capabilities.h"
@@ -111,8 +112,8 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
 // others emit their base options. Sets report.estimatedCycles.
 hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, const NpuConfig& npu,
                                                         hal::ExecutionPreference preference,
-                                                        uint32_t maxJobCommands, uint32_t tag,
-                                                        StepReport& report);
+                                                        uint32_t maxJobCommands, const CostModel& cost,
+                                                        uint32_t tag, StepReport& report);
 
 // Stores m output rows x channel tiles [q0, q1) (as storeOut lays them out in OUT) to
 // DRAM, where output row i, channel c is at dram + i*rowStride + (c - q0*C): the full

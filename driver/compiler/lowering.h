@@ -20,6 +20,7 @@
 
 #include "driver/compiler/compiled_step.h"
 #include "driver/compiler/gemm_engine.h"
+#include "driver/compiler/isa_interpreter.h"
 #include "driver/compiler/npu_config.h"
 #include "hal/capabilities.h"
 #include "hal/model.h"
@@ -36,6 +37,9 @@ struct LoweringOptions {
   // slots (4096 by default). Longer streams are cut into several jobs, each ending with
   // END; 0 = never cut.
   uint32_t maxJobCommands = 4000;
+  // The timing model behind the plan choices (shifted windows or im2col, FAST's phase
+  // sizes); calibrate it with the RTL's measured latencies.
+  CostModel cost;
 };
 
 // The model's declared shapes of the main subgraph's operands.

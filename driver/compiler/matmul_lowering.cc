@@ -204,7 +204,7 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
   spec.problems.push_back(std::move(prob));
 
   CompiledStep& step = sb.step();
-  auto commands = emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands,
+  auto commands = emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands, options.cost,
                            options.tag, step.report);
   if (!commands.ok()) return hal::Error{commands.error()};
   step.commands = std::move(*commands);
@@ -291,7 +291,7 @@ hal::Result<CompiledStep> lowerBatchMatmul(const hal::Model& model, uint32_t ind
   }
 
   CompiledStep& step = sb.step();
-  auto commands = emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands,
+  auto commands = emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands, options.cost,
                            options.tag, step.report);
   if (!commands.ok()) return hal::Error{commands.error()};
   step.commands = std::move(*commands);
