@@ -30,6 +30,16 @@ std::string StepReport::describe() const {
   return os.str();
 }
 
+std::vector<std::vector<firmware::Command>> splitJobs(const std::vector<firmware::Command>& stream) {
+  std::vector<std::vector<firmware::Command>> jobs(1);
+  for (const firmware::Command& c : stream) {
+    jobs.back().push_back(c);
+    if (std::holds_alternative<firmware::End>(c.args)) jobs.emplace_back();
+  }
+  if (jobs.back().empty()) jobs.pop_back();
+  return jobs;
+}
+
 namespace {
 
 // The buffer whose step-local range holds [address, address + 1).

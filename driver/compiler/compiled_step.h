@@ -74,6 +74,9 @@ struct CompiledStep {
   StepReport report;
 };
 
+// The jobs of a stream: the commands up to and including each END.
+std::vector<std::vector<firmware::Command>> splitJobs(const std::vector<firmware::Command>& stream);
+
 // The commands with every DRAM address rebased: buffer i at address placement[i].
 hal::Result<std::vector<firmware::Command>> relocate(const CompiledStep& step,
                                                      const std::vector<uint64_t>& placement);

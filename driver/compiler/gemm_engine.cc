@@ -186,28 +186,34 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
   // The stream, cut into jobs at step boundaries when a budget is set.
   std::vector<firmware::Command> commands;
   StepStream ss(D, Do);
-  size_t stepStart = 0, largestStep = 0, totalSteps = 0, jobs = 1;
-  // Measures the step just completed against the budget.
+  size_t unitStart = 0, largestUnit = 0, totalSteps = 0, jobs = 1;
+  // Jobs are self-contained: a job ends only between row tiles (no partial sums left in
+  // ACC), and the next job reloads the phase's resident data, so no on-chip state crosses
+  // an END. A "unit" is the steps of one row tile and A group (all its k chunks).
+  bool canCut = true, reloadResident = false;
+  // After a unit completes: its size against the budget.
   auto measure = [&]() -> hal::Status {
-    if (ss.stepCount() > 0) largestStep = std::max(largestStep, ss.commandBound() - stepStart);
-    if (options.maxJobCommands && largestStep + 1 > options.maxJobCommands)
-      return hal::fail("a step needs up to ", largestStep + 1, " commands, more than a job of ",
+    largestUnit = std::max(largestUnit, ss.commandBound() - unitStart);
+    unitStart = ss.commandBound();
+    if (options.maxJobCommands && largestUnit + 8 > options.maxJobCommands)
+      return hal::fail("a row tile needs up to ", largestUnit, " commands, more than a job of ",
                        options.maxJobCommands);
     return hal::Status::Ok();
   };
-  // Before each step: ends the job when another step of the largest size might not fit.
+  // Before each step: at a unit boundary, ends the job when another unit of the largest
+  // size (plus a phase's resident loads) might not fit.
   auto nextStep = [&]() -> hal::Status {
-    NNC_TRY(measure());
-    if (options.maxJobCommands) {
-      // Margin: a phase's first step also loads its weights and parameters.
-      if (ss.stepCount() > 0 && ss.commandBound() + 2 * largestStep + 8 > options.maxJobCommands) {
+    if (canCut && ss.stepCount() > 0) {
+      NNC_TRY(measure());
+      if (options.maxJobCommands && ss.commandBound() + 2 * largestUnit + 8 > options.maxJobCommands) {
         const std::vector<firmware::Command> part = ss.finish(tag);
         commands.insert(commands.end(), part.begin(), part.end());
         ss = StepStream(D, Do);
         ++jobs;
+        reloadResident = true;
+        unitStart = 0;
       }
     }
-    stepStart = ss.commandBound();
     ++totalSteps;
     return hal::Status::Ok();
   };
@@ -228,7 +234,7 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
             const uint32_t s = ss.nextStepSlot();
             ss.beginStep();
             std::vector<firmware::DmaLoad> loads;
-            if (phaseLoads) {
+            if (phaseLoads || reloadResident) {
               contiguousLoad(Buffer::kPrm, resSlot * prmSlot, spec.prmImage + ph.q0 * prmTile,
                              uint64_t{ph.q1 - ph.q0} * prmTile, loads);
               if (resident)
@@ -236,6 +242,7 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
                                static_cast<uint32_t>(P.weightImage + offset[ph.q0]),
                                offset[ph.q1] - offset[ph.q0], loads);
               phaseLoads = false;
+              reloadResident = false;
             }
             P.loadA(p, spec.tileGroup[g0], k0, k1, s * inpSlot, loads);
             if (!resident)
@@ -277,6 +284,7 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
                 report.macs += uint64_t{x.m} * x.n * x.k;
               }
             }
+            canCut = k1 == K;
             if (k1 < K) continue;
             const uint32_t o = ss.nextOutSlot();
             ss.beginOutput();
@@ -359,9 +367,13 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
     StepReport r = report;
     auto commands = emitGemm(spec, npu, o, tag, r);
     if (!commands.ok()) return commands;
-    const InterpreterResult est = IsaInterpreter::estimate(npu, *commands, cost);
-    if (!est.completed) return hal::fail("plan estimate failed: ", est.describe());
-    const uint64_t cycles = est.counters.cycles;
+    // The device runs the jobs one after the other.
+    uint64_t cycles = 0;
+    for (const std::vector<firmware::Command>& job : splitJobs(*commands)) {
+      const InterpreterResult est = IsaInterpreter::estimate(npu, job, cost);
+      if (!est.completed) return hal::fail("plan estimate failed: ", est.describe());
+      cycles += est.counters.cycles;
+    }
     if (!best.ok() || cycles < bestCycles ||
         (cycles == bestCycles && r.loadBytes < bestReport.loadBytes)) {
       best = std::move(commands);

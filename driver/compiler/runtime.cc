@@ -152,7 +152,28 @@ hal::Result<JobStats> InterpreterDevice::run(const std::vector<firmware::Command
   JobStats s;
   s.cycles = last_.counters.cycles;
   s.counters = last_.counters;
+  s.jobs = 1;
   return s;
+}
+
+JobStats& JobStats::operator+=(const JobStats& o) {
+  cycles += o.cycles;
+  jobs += o.jobs;
+  InterpreterCounters& a = counters;
+  const InterpreterCounters& b = o.counters;
+  a.cycles += b.cycles;
+  a.loadBusy += b.loadBusy;
+  a.loadStall += b.loadStall;
+  a.computeBusy += b.computeBusy;
+  a.computeStall += b.computeStall;
+  a.storeBusy += b.storeBusy;
+  a.storeStall += b.storeStall;
+  a.densifyBusy += b.densifyBusy;
+  a.dmaReadBytes += b.dmaReadBytes;
+  a.dmaWriteBytes += b.dmaWriteBytes;
+  a.macs += b.macs;
+  a.commands += b.commands;
+  return *this;
 }
 
 namespace {
@@ -183,8 +204,16 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
   }
   auto commands = relocate(step, placement);
   if (!commands.ok()) return hal::Error{commands.error()};
-  auto stats = device.run(*commands);
-  if (!stats.ok()) return hal::fail(step.report.operation, ": ", stats.error());
+  JobStats total;
+  const std::vector<std::vector<firmware::Command>> jobs = splitJobs(*commands);
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    auto stats = device.run(jobs[j]);
+    if (!stats.ok())
+      return hal::fail(step.report.operation, " job ", j + 1, " of ", jobs.size(), ": ", stats.error());
+    total += *stats;
+    total.jobs = static_cast<uint32_t>(j + 1);
+  }
+  hal::Result<JobStats> stats = total;
   outputs.clear();
   for (const Binding& bnd : step.outputs) {
     const StepBuffer& buf = step.buffers[bnd.buffer];

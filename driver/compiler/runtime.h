@@ -70,7 +70,10 @@ hal::Result<ModelPlan> compileModel(const hal::Model& model, const LoweringOptio
 struct JobStats {
   uint64_t cycles = 0;
   InterpreterCounters counters;
+  uint32_t jobs = 0;
+  JobStats& operator+=(const JobStats& o);
 };
+
 
 // What the runtime needs from an NPU: device memory and job submission. Implemented by
 // InterpreterDevice here and by an adapter over sim::Device (sim/device.h) in the SoC.
@@ -83,7 +86,9 @@ class NpuDevice {
   virtual void freeAll() = 0;
   virtual hal::Status write(uint64_t address, const void* data, size_t bytes) = 0;
   virtual hal::Status read(uint64_t address, void* data, size_t bytes) = 0;
-  // Runs one job (commands ending with END, absolute DRAM addresses) to completion.
+  // Runs one job (commands ending with their only END, absolute DRAM addresses) to
+  // completion. The runtime splits a step's stream into its jobs (splitJobs) and runs
+  // them in order; each job is self-contained (it loads everything it reads).
   virtual hal::Result<JobStats> run(const std::vector<firmware::Command>& commands) = 0;
 };
 

@@ -261,7 +261,7 @@ void runMany(const char* name, int count, uint32_t seed, const std::function<Cas
     LoweringOptions o;
     o.preference = prefs[i % 3];
     if (i % 4 == 3) o.npu = tinyNpu();
-    if (i % 5 == 4) o.maxJobCommands = 64;  // many short jobs
+    if (i % 5 == 4 && i % 4 != 3) o.maxJobCommands = 160;  // many short jobs
     NpuRun run;
     const std::string err = check(c, o, &run);
     ++tally.checked;
@@ -312,6 +312,22 @@ TEST(Lowering, RandomFullyConnectedIsBitExact) {
 
 TEST(Lowering, RandomBatchMatmulIsBitExact) {
   runMany("BATCH_MATMUL", 400, 15, randomBatchMatmul);
+}
+
+// A job budget smaller than one row tile's commands is refused (the operation then stays
+// on the CPU), never cut inside a row tile's accumulation.
+TEST(Lowering, JobBudgetBelowARowTileIsRefused) {
+  Rng r(21);
+  Case c = randomConv(r, Kind::kConv);
+  LoweringOptions o;
+  o.maxJobCommands = 6;
+  auto step = lowerOperation(c.model, 0, declaredShapes(c.model), o);
+  ASSERT_FALSE(step.ok());
+  EXPECT_NE(step.error().find("more than a job of 6"), std::string::npos) << step.error();
+  auto plan = compileModel(c.model, o);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->operations[0].placement.target, Target::kCpu);
+  EXPECT_NE(plan->operations[0].placement.reason.find("lowering failed"), std::string::npos);
 }
 
 }  // namespace
