@@ -71,7 +71,10 @@ module nnc_npu_top
   input  logic [1:0]          m_axi_rresp_i,
   input  logic                m_axi_rlast_i,
 
-  output logic                irq_o
+  output logic                irq_o,
+  // Observation only (timeline of a run): which unit is executing a command this cycle,
+  // {densify, store, compute, load}; the same signals the busy counters count.
+  output logic [3:0]          busy_o
 );
 
   localparam int unsigned InpLine = Rows * 2;
@@ -90,6 +93,7 @@ module nnc_npu_top
   logic        irq_done, irq_error;
   logic [2:0]  ev_busy, ev_stall;
   logic        ds_busy, ds_stall;
+  assign busy_o = {ds_busy, ev_busy[2], ev_busy[1], ev_busy[0]};
   logic [15:0] rd_bytes, wr_bytes, macs;
 
   nnc_regfile #(

@@ -195,9 +195,16 @@ JobResult Device::wait(uint64_t timeoutCycles) {
 
 hal::Status Device::reset() {
   NNC_TRY(writeReg(reg::kCtrl, 1u | 2u | 4u));  // soft reset, keep irq_en, clear counters
+  platform_->npu.clearTimeline();
   (void)writeReg(reg::kIrqStatus, ~0u);
   tail_ = 0;
   return hal::Status::Ok();
+}
+
+std::vector<Device::UnitSpan> Device::timeline() const {
+  std::vector<UnitSpan> out;
+  for (const auto& s : platform_->npu.timeline()) out.push_back({s.unit, s.start, s.end});
+  return out;
 }
 
 hal::Result<PerfCounters> Device::counters() {

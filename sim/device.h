@@ -75,6 +75,12 @@ class Device {
   // Soft reset (aborts, clears errors and queues) and clears the counters.
   hal::Status reset();
   hal::Result<PerfCounters> counters();
+  // Busy intervals per unit of the jobs since the last reset (cycles as in cycle()).
+  struct UnitSpan {
+    int unit;  // 0 load, 1 compute, 2 store, 3 densify
+    uint64_t start, end;
+  };
+  std::vector<UnitSpan> timeline() const;
 
  private:
   Device(const SocConfig& config, const DeviceOptions& options);

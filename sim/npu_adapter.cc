@@ -75,6 +75,15 @@ void NpuAdapter::stepCycle() {
   port_->sampleHandshakes(*top_);
   host_->sampleHandshakes(*top_);
   if (tracing_) trace_->dump(cycle_ * 2);
+  const uint8_t busy = top_->busy_o;
+  if (busy != lastBusy_) {  // rare: only when a unit starts or finishes a command
+    for (int u = 0; u < 4; ++u) {
+      const bool was = (lastBusy_ >> u) & 1, is = (busy >> u) & 1;
+      if (is && !was) busySince_[u] = cycle_;
+      if (was && !is) spans_.push_back({u, busySince_[u], cycle_});
+    }
+    lastBusy_ = busy;
+  }
 }
 
 void NpuAdapter::clockThread() {

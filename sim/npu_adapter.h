@@ -12,6 +12,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <systemc>
 #include <tlm>
@@ -51,6 +52,14 @@ class NpuAdapter : public sc_core::sc_module {
   uint64_t modelEvals() const { return cycle_; }
   // True when the NPU has nothing to do (status idle/done/error, no bus traffic).
   bool quiescent() const;
+  // Busy intervals of the NPU's units (load, compute, store, densify), in NPU cycles,
+  // since the last clearTimeline(): the timeline of a run.
+  struct UnitSpan {
+    int unit;  // 0 load, 1 compute, 2 store, 3 densify
+    uint64_t start, end;
+  };
+  const std::vector<UnitSpan>& timeline() const { return spans_; }
+  void clearTimeline() { spans_.clear(); }
   // Stops clocking until the host touches a register again (after a job ends).
   void park() { running_ = false; }
 
@@ -75,6 +84,9 @@ class NpuAdapter : public sc_core::sc_module {
   uint64_t cycle_ = 0;
   bool lastIrq_ = false;
   bool tracing_ = false;
+  std::vector<UnitSpan> spans_;
+  uint8_t lastBusy_ = 0;
+  uint64_t busySince_[4] = {0, 0, 0, 0};
 };
 
 }  // namespace nncosim::sim

@@ -27,14 +27,13 @@ hal::Result<DensifyImage> buildDensifyImage(const ops::SparseFormat& format, uin
     words[word] = value;
     if (isAddress) image.addressWords.push_back(word * 4);
   };
+  // The header as nnc_densify.sv reads it (docs/rtl-datapath.md): the element size and
+  // the values/output addresses come from the DENSIFY command, words 4..7 are reserved.
+  (void)valuesAddress, (void)outputAddress, (void)outputCount;
   put(0, static_cast<uint32_t>(levels), false);
   put(1, static_cast<uint32_t>(format.blockMap.size()), false);
-  put(2, elemLog2, false);
-  put(3, valuesAddress, true);
-  put(4, valueCount, false);
-  put(5, outputAddress, true);
-  put(6, outputCount, false);
-  put(7, fill, false);
+  put(2, valueCount, false);
+  put(3, fill, false);
   for (size_t l = 0; l < levels; ++l) {
     const uint32_t w = kDensifyHeaderWords + kDensifyLevelWords * static_cast<uint32_t>(l);
     put(w + 0, static_cast<uint32_t>(format.traversalOrder[l]), false);

@@ -4,12 +4,13 @@
 //   header, 8 words                      per level l (n + k levels), 8 words each
 //   +0  levels (n + k)                   +0  traversal order[l]
 //   +1  block levels k                   +1  format (0 DENSE, 1 SPARSE_CSR)
-//   +2  log2 element bytes (0, 1, 2)     +2  dimension[l]
-//   +3  values address                   +3  block map[l] (l < k; else 0)
-//   +4  values count                     +4  segments address (0 when DENSE)
-//   +5  output address                   +5  segments count
-//   +6  output element count             +6  indices address
-//   +7  fill value (the zero point)      +7  indices count
+//   +2  values count                     +2  dimension[l]
+//   +3  fill value (the zero point)      +3  block map[l] (l < k; else 0)
+//   +4..7  reserved (0)                  +4  segments address (0 when DENSE)
+//                                        +5  segments count
+//   The element size, the values and     +6  indices address
+//   output addresses and the output      +7  indices count
+//   size come from the DENSIFY command.
 //
 // The arrays (segments, indices) are int32 arrays elsewhere in DRAM. The compiler lays a
 // descriptor and its arrays out in one buffer; `addressWords` lists the word positions

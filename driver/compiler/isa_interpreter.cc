@@ -425,12 +425,13 @@ Fault Machine::densify(const firmware::Densify& d, std::vector<Access>& accesses
   uint32_t hdr[kDensifyHeaderWords];
   for (uint32_t i = 0; i < kDensifyHeaderWords; ++i)
     if (!word(uint64_t{d.descAddr} + 4 * i, &hdr[i])) return bus(uint64_t{d.descAddr} + 4 * i);
-  const uint32_t levels = hdr[0], blocks = hdr[1], esize = hdr[2];
+  // Header (docs/rtl-datapath.md): levels, block levels, values count, fill; the element
+  // size and the output size come from the command.
+  const uint32_t levels = hdr[0], blocks = hdr[1], valueCount = hdr[2], fill = hdr[3];
   if (levels == 0 || levels > kDensifyMaxLevels || blocks >= levels || 2 * blocks > levels)
     return meta(DensifyError::kRank, "bad level counts");
-  if (esize > 2) return meta(DensifyError::kElemSize, "element size code > 2");
-  if ((1u << esize) != widthBytes(d.elemWidth))
-    return meta(DensifyError::kElemSize, "descriptor element size differs from the command's");
+  const uint32_t eb = widthBytes(d.elemWidth);
+  if (eb != 1 && eb != 2 && eb != 4) return meta(DensifyError::kElemSize, "element size");
   uint64_t hi = uint64_t{d.descAddr} + 4 * (kDensifyHeaderWords + kDensifyLevelWords * levels);
   ops::SparseFormat f;
   for (uint32_t l = 0; l < levels; ++l) {
@@ -463,27 +464,26 @@ Fault Machine::densify(const firmware::Densify& d, std::vector<Access>& accesses
   }
   auto walker = ops::DensifyWalker::create(f);
   if (!walker.ok()) return meta(DensifyError::kSegment, walker.error());
-  const uint32_t eb = 1u << esize;
-  if (straddles(d.valuesAddr, hdr[4], eb) || straddles(d.outAddr, hdr[6], eb))
+  const uint64_t outCount = d.outSize / eb;
+  if (straddles(d.valuesAddr, valueCount, eb) || straddles(d.outAddr, outCount, eb))
     return meta(DensifyError::kBus, "the values or the output straddle a bus beat");
-  if (walker->numValues() != hdr[4])
+  if (walker->numValues() != valueCount)
     return meta(DensifyError::kValues, "the metadata stores " + std::to_string(walker->numValues()) +
-                                           " values, the descriptor says " + std::to_string(hdr[4]));
-  const uint64_t outCount = hdr[6];
-  if (walker->denseElements() > outCount)
-    return meta(DensifyError::kOutput, "dense tensor larger than the output count");
-  // The command's out_size bounds every write (docs/isa.md).
-  const uint64_t outBytes = std::min<uint64_t>(outCount * eb, d.outSize);
+                                           " values, the descriptor says " + std::to_string(valueCount));
+  // The unit requires out_size to be the dense size exactly.
+  if (uint64_t{walker->denseElements()} * eb != d.outSize)
+    return meta(DensifyError::kOutput, "out_size differs from the dense size");
+  const uint64_t outBytes = d.outSize;
   if (!dram_.contains(d.outAddr, outBytes)) return bus(d.outAddr);
-  if (!dram_.contains(d.valuesAddr, uint64_t{hdr[4]} * eb)) return bus(d.valuesAddr);
+  if (!dram_.contains(d.valuesAddr, uint64_t{valueCount} * eb)) return bus(d.valuesAddr);
   // Grow the backing store for both ranges before taking pointers (growing moves it).
-  const uint64_t valueBytes = uint64_t{hdr[4]} * eb;
+  const uint64_t valueBytes = uint64_t{valueCount} * eb;
   dram_.at(d.outAddr, outBytes);
   dram_.at(d.valuesAddr, valueBytes);
   uint8_t* out = dram_.at(d.outAddr, outBytes);
   const uint8_t* values = dram_.at(d.valuesAddr, valueBytes);
   for (uint64_t i = 0; i < outBytes / eb; ++i)
-    for (uint32_t b = 0; b < eb; ++b) out[i * eb + b] = static_cast<uint8_t>(hdr[7] >> (8 * b));
+    for (uint32_t b = 0; b < eb; ++b) out[i * eb + b] = static_cast<uint8_t>(fill >> (8 * b));
   bool overflow = false;
   walker->forEach([&](uint64_t v, uint64_t offset) {
     if ((offset + 1) * eb > outBytes) {
@@ -493,10 +493,10 @@ Fault Machine::densify(const firmware::Densify& d, std::vector<Access>& accesses
     std::memcpy(out + offset * eb, values + v * eb, eb);
   });
   if (overflow) return meta(DensifyError::kOutput, "a value lands beyond out_size");
-  result_.counters.dmaReadBytes += (hi - d.descAddr) + uint64_t{hdr[4]} * eb;
+  result_.counters.dmaReadBytes += (hi - d.descAddr) + uint64_t{valueCount} * eb;
   result_.counters.dmaWriteBytes += outBytes;
   accesses.push_back({kDramSpace, d.descAddr, hi, false});
-  accesses.push_back({kDramSpace, d.valuesAddr, d.valuesAddr + uint64_t{hdr[4]} * eb, false});
+  accesses.push_back({kDramSpace, d.valuesAddr, d.valuesAddr + uint64_t{valueCount} * eb, false});
   accesses.push_back({kDramSpace, d.outAddr, d.outAddr + outBytes, true});
   return {};
 }

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Lints every RTL module as its own top with `verilator --lint-only -Wall`; the generated
+# ISA package comes first. Usage: scripts/lint_rtl.sh BUILD_DIR. Exit 1 on any warning.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build}"
+pkg="$build/generated/sv/nnc_isa_pkg.sv"
+[[ -f "$pkg" ]] || { echo "lint: $pkg missing (configure the build first)" >&2; exit 1; }
+sources=("$pkg" rtl/nnc_pkg.sv)
+for f in rtl/*.sv; do [[ "$f" == rtl/nnc_pkg.sv ]] || sources+=("$f"); done
+failed=0
+for f in rtl/*.sv; do
+  m=$(basename "$f" .sv)
+  [[ "$m" == *_pkg ]] && continue
+  if out=$(verilator --lint-only -Wall "${sources[@]}" --top-module "$m" 2>&1) && [[ -z "$out" ]]; then
+    echo "lint ok: $m"
+  else
+    echo "lint FAILED: $m"; echo "$out"; failed=1
+  fi
+done
+exit $failed
