@@ -1,9 +1,12 @@
 #include "driver/compiler/runtime.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstring>
 #include <sstream>
 
 #include "driver/backend/reference_backend.h"
+#include "driver/model_stats.h"
 #include "ops/executor.h"
 #include "ops/registry.h"
 
@@ -282,6 +285,37 @@ hal::Status NpuExecutor::upload() {
   return hal::Status::Ok();
 }
 
+namespace {
+
+// "output i[k]: NPU 12, reference 13" for the first differing element, or "".
+std::string firstDifference(hal::OperandType type, const std::vector<uint8_t>& ref,
+                            const std::vector<uint8_t>& npu, size_t output) {
+  if (ref.size() != npu.size())
+    return "output " + std::to_string(output) + ": NPU produced " + std::to_string(npu.size()) +
+           " bytes, reference " + std::to_string(ref.size());
+  const size_t es = hal::elementSize(type);
+  for (size_t i = 0; i + es <= ref.size(); i += es) {
+    if (std::memcmp(ref.data() + i, npu.data() + i, es) == 0) continue;
+    auto value = [&](const std::vector<uint8_t>& v) -> long long {
+      switch (type) {
+        case hal::OperandType::TENSOR_QUANT8_ASYMM:
+        case hal::OperandType::TENSOR_BOOL8: return v[i];
+        case hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+        case hal::OperandType::TENSOR_QUANT8_SYMM: return static_cast<int8_t>(v[i]);
+        case hal::OperandType::TENSOR_QUANT16_ASYMM: { uint16_t x; std::memcpy(&x, &v[i], 2); return x; }
+        case hal::OperandType::TENSOR_QUANT16_SYMM:
+        case hal::OperandType::TENSOR_FLOAT16: { int16_t x; std::memcpy(&x, &v[i], 2); return x; }
+        default: { int32_t x; std::memcpy(&x, &v[i], 4); return x; }
+      }
+    };
+    return "output " + std::to_string(output) + "[" + std::to_string(i / es) + "]: NPU " +
+           std::to_string(value(npu)) + ", reference " + std::to_string(value(ref));
+  }
+  return "";
+}
+
+}  // namespace
+
 hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
                              std::vector<hal::TensorValue>& outputs, ExecutionReport* report) {
   NNC_TRY(validateFully(model_));
@@ -323,6 +357,9 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
     ExecutionReport::Step s;
     s.operation = static_cast<uint32_t>(k);
     s.type = op.type;
+    s.macs = macCount(model_, g, op);
+    s.startCycle = rep.npuCycles;
+    const auto stepStart = std::chrono::steady_clock::now();
     bool onNpu = po.placement.target == Target::kNpu;
     if (onNpu) {
       // The step was compiled for the declared shapes; anything else runs on the CPU.
@@ -345,6 +382,16 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
       std::vector<std::vector<uint8_t>> out;
       auto stats = runPlaced(device_, po.step, placement, false, inPtr, out);
       if (!stats.ok()) return hal::fail(where, ": ", stats.error());
+      if (crossCheck_) {
+        // The reference computes into the outputs' storage; compare, then keep the NPU's.
+        if (hal::Status st = def->execute(ctx); !st.ok()) return hal::fail(where, ": reference: ", st.error());
+        s.checked = true;
+        for (size_t i = 0; i < po.step.outputs.size() && s.mismatch.empty(); ++i) {
+          const ops::RuntimeOperand& r = operands[po.step.outputs[i].operand];
+          s.mismatch = firstDifference(r.shape.type, r.storage, out[i], i);
+        }
+        if (!s.mismatch.empty()) ++rep.mismatches;
+      }
       for (size_t i = 0; i < po.step.outputs.size(); ++i) {
         ops::RuntimeOperand& r = operands[po.step.outputs[i].operand];
         if (out[i].size() != r.storage.size())
@@ -362,6 +409,9 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
       if (s.note.empty()) s.note = po.placement.reason;
       ++rep.cpuSteps;
     }
+    s.wallNanos = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                            std::chrono::steady_clock::now() - stepStart)
+                                            .count());
     rep.steps.push_back(std::move(s));
   }
   outputs.clear();

@@ -133,10 +133,16 @@ struct ExecutionReport {
     Target target = Target::kCpu;
     std::string note;  // CPU: the partition reason; NPU: the plan summary
     JobStats stats;    // NPU steps
+    uint64_t macs = 0;          // multiply-accumulates of the operation (its shapes)
+    uint64_t wallNanos = 0;     // host time of the step (CPU steps: the reference kernel)
+    uint64_t startCycle = 0;    // NPU cycles before this step (a timeline of the run)
+    bool checked = false;       // cross-checked against the reference
+    std::string mismatch;       // first difference when the check failed
   };
   std::vector<Step> steps;
   uint64_t npuCycles = 0;
   int npuSteps = 0, cpuSteps = 0;
+  int mismatches = 0;  // NPU steps whose cross-check failed
   std::string describe() const;
 };
 
@@ -146,6 +152,9 @@ class NpuExecutor {
   // Validates and runs the main subgraph (inputs per main.inputIndexes).
   hal::Status run(const std::vector<hal::TensorValue>& inputs,
                   std::vector<hal::TensorValue>& outputs, ExecutionReport* report = nullptr);
+  // Also run every NPU step on the reference with the same inputs and compare bit for
+  // bit (the NPU's result is still the one the run continues with).
+  void setCrossCheck(bool on) { crossCheck_ = on; }
 
  private:
   hal::Status upload();
@@ -155,6 +164,7 @@ class NpuExecutor {
   NpuDevice& device_;
   uint64_t arena_ = 0;
   bool uploaded_ = false;
+  bool crossCheck_ = false;
 };
 
 }  // namespace nncosim::driver
