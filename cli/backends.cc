@@ -33,6 +33,14 @@ std::string backendNames() {
 #endif
 }
 
+std::string defaultBackend() {
+#ifdef NNCOSIM_HAVE_HW
+  return "sim";
+#else
+  return "isa";
+#endif
+}
+
 bool backendExists(const std::string& name) {
   return name == "ref" || name == "isa"
 #ifdef NNCOSIM_HAVE_HW

@@ -20,6 +20,8 @@ struct BackendOptions {
 
 // The names this build offers, e.g. "ref, isa, sim".
 std::string backendNames();
+// sim when this build has the hardware, else isa.
+std::string defaultBackend();
 bool backendExists(const std::string& name);
 // Creates a backend (the simulated device elaborates on first use, in the calling process).
 hal::Result<std::unique_ptr<driver::Backend>> makeBackend(const std::string& name, const BackendOptions& options);

@@ -4,9 +4,14 @@
 #include <iomanip>
 #include <iostream>
 
+#include <chrono>
+
+#include "cli/backends.h"
 #include "cli/commands.h"
 #include "cli/model_source.h"
 #include "cli/options.h"
+#include "cli/run_report.h"
+#include "driver/backend/npu_backend.h"
 #include "driver/backend/reference_backend.h"
 #include "driver/model_stats.h"
 #include "driver/models/demo_network.h"
@@ -59,21 +64,45 @@ void printValues(const hal::TensorValue& v, size_t limit) {
 
 int cmdRun(const Args& args) {
   po::options_description desc("run options");
-  std::string file, inputsPath, backend = "ref";
+  std::string file, inputsPath, backend = defaultBackend(), preference = "fast_single_answer", reportPath,
+                                tracePath, wavesPath, configPath;
+  std::vector<std::string> settings;
+  bool check = false;
   desc.add_options()("model", po::value(&file), "model file (default: the embedded demo network)")(
-      "inputs", po::value(&inputsPath), "JSON file of input values")(
-      "backend", po::value(&backend)->default_value("ref"), "ref (software reference)");
+      "inputs", po::value(&inputsPath), "JSON file of input values ({\"inputs\": [{\"dimensions\", \"data\"}]})")(
+      "backend", po::value(&backend)->default_value(backend), "sim (simulated SoC), isa (ISA interpreter), ref (reference only)")(
+      "check", po::bool_switch(&check), "also run every NPU step on the reference and compare bit for bit")(
+      "preference", po::value(&preference)->default_value(preference), "low_power | fast_single_answer | sustained_speed")(
+      "report", po::value(&reportPath), "write the step table and totals as JSON")(
+      "trace", po::value(&tracePath), "write a Chrome trace-event JSON (opens in Perfetto)")(
+      "waves", po::value(&wavesPath), "write an FST waveform of the NPU (sim)")(
+      "config", po::value(&configPath), "SoC configuration JSON (sim)")(
+      "set", po::value(&settings)->multitoken(), "SoC setting key=value, e.g. dram_latency_cycles=80 (sim)");
   po::positional_options_description pos;
   pos.add("model", 1);
   po::variables_map vm;
   int exit = 0;
-  if (!parseOptions(args, "nncosim run [MODEL] [--inputs FILE] [--backend ref]", desc, pos, vm, &exit))
+  if (!parseOptions(args,
+                    "nncosim run [MODEL] [--inputs FILE] [--backend sim|isa|ref] [--check] "
+                    "[--preference P] [--report FILE.json] [--trace FILE.json] [--waves FILE.fst]",
+                    desc, pos, vm, &exit))
     return exit;
-  if (backend != "ref") {
-    std::cerr << "nncosim run: backend '" << backend
-              << "' is not available yet: the simulated NPU backend is not built; use --backend ref\n";
+  BackendOptions bo;
+  if (preference == "low_power") bo.preference = hal::ExecutionPreference::LOW_POWER;
+  else if (preference == "fast_single_answer") bo.preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
+  else if (preference == "sustained_speed") bo.preference = hal::ExecutionPreference::SUSTAINED_SPEED;
+  else {
+    std::cerr << "nncosim run: --preference must be low_power, fast_single_answer or sustained_speed, not '"
+              << preference << "'\n";
     return kExitUsage;
   }
+  if (!backendExists(backend)) {
+    std::cerr << "nncosim run: unknown backend '" << backend << "' (available: " << backendNames() << ")\n";
+    return kExitUsage;
+  }
+  bo.wavesPath = wavesPath;
+  bo.socSettings = settings;
+  bo.socConfigFile = configPath;
 
   hal::Model model;
   std::vector<hal::TensorValue> inputs;
@@ -104,49 +133,81 @@ int cmdRun(const Args& args) {
     }
     inputs = std::move(*in);
   }
-
   auto issues = hal::validateModel(model);
   if (!issues.empty()) {
     for (const auto& i : issues) std::cerr << name << ": " << i.str() << "\n";
     return kExitFailure;
   }
-  std::cout << "model: " << name << "\n";
-  std::cout << std::left << std::setw(5) << "step" << std::setw(22) << "operation" << std::setw(24) << "output"
-            << std::setw(8) << "where" << std::right << std::setw(12) << "MACs" << "\n";
-  uint64_t totalMacs = 0;
-  const auto& g = model.main;
-  for (size_t k = 0; k < g.operations.size(); ++k) {
-    const auto& op = g.operations[k];
-    const uint64_t macs = driver::macCount(model, g, op);
-    totalMacs += macs;
-    std::cout << std::left << std::setw(5) << k << std::setw(22) << hal::toString(op.type) << std::setw(24)
-              << ops::toString(g.operands[op.outputs[0]].dimensions) << std::setw(8) << "cpu" << std::right
-              << std::setw(12) << macs << "\n";
-  }
-  std::cout << "total MACs: " << totalMacs << "\n";
-  if (auto op = ops::firstUnsupportedOperation(model)) {
-    std::cout << "cannot execute yet: " << hal::toString(*op)
-              << " has no reference implementation, and the simulated NPU backend is not built yet.\n"
-                 "The model is valid; `nncosim info` describes it.\n";
-    return kExitOk;
-  }
   if (inputs.size() != model.main.inputIndexes.size()) {
     std::cerr << name << ": no input values (give --inputs FILE)\n";
     return kExitFailure;
   }
-  driver::ReferenceBackend ref;
+
+  auto made = makeBackend(backend, bo);
+  if (!made) {
+    std::cerr << "nncosim run: " << made.error() << "\n";
+    return kExitFailure;
+  }
+  auto* npu = dynamic_cast<driver::NpuBackend*>(made->get());
+  if (npu) npu->setCrossCheck(check);
+  RunSummary sum;
+  sum.model = name;
+  sum.backend = backend;
+  sum.preference = preference;
+  sum.checked = check;
+  sum.soc = backend == "sim" ? describeSoc(bo) : std::string();
+  std::cout << "model: " << name << "\nbackend: " << backend;
+  if (npu) std::cout << ", preference " << preference;
+  std::cout << "\n";
+  if (!sum.soc.empty()) std::cout << sum.soc << "\n";
+  if (backend == "ref" && check) std::cout << "(--check compares NPU steps; the ref backend has none)\n";
+
+  const auto t0 = std::chrono::steady_clock::now();
   std::vector<hal::TensorValue> outputs;
-  if (auto st = ref.execute(model, inputs, outputs, nullptr); !st.ok()) {
+  driver::ExecutionStats stats;
+  hal::Status st = (*made)->execute(model, inputs, outputs, &stats);
+  sum.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!st.ok()) {
     std::cerr << name << ": execution failed: " << st.error() << "\n";
     return kExitFailure;
   }
+  sum.outputs = outputs;
+  int mismatches = 0;
+  if (npu) {
+    sum.report = &npu->lastReport();
+    sum.timeline = npu->device().unitTimeline();
+    const auto cfg = npu->device().config();
+    sum.rows = cfg.rows;
+    sum.cols = cfg.cols;
+    if (npu->lastPlan()) std::cout << "plan: " << npu->lastPlan()->arenaBytes << " bytes of device memory ("
+                                   << npu->lastPlan()->requestedBytes << " without reuse)\n";
+    printRunTable(std::cout, sum);
+    mismatches = npu->lastReport().mismatches;
+  } else {
+    std::cout << "every step ran on the software reference (" << model.main.operations.size() << " steps, "
+              << sum.wallSeconds << " s)\n";
+  }
   for (size_t k = 0; k < outputs.size(); ++k) {
-    std::cout << "output " << k << " " << hal::toString(outputs[k].type) << " " << ops::toString(outputs[k].dimensions)
-              << ": ";
+    std::cout << "output " << k << " " << hal::toString(outputs[k].type) << " " << ops::toString(outputs[k].dimensions) << ": ";
     printValues(outputs[k], 16);
     std::cout << "\n";
   }
-  std::cout << "ran on the software reference (backend ref); the NPU backend is not built yet\n";
+  if (!reportPath.empty())
+    if (auto w = writeRunReport(sum, reportPath); !w.ok()) {
+      std::cerr << w.error() << "\n";
+      return kExitFailure;
+    }
+  if (!tracePath.empty())
+    if (auto w = writeRunTrace(sum, tracePath); !w.ok()) {
+      std::cerr << w.error() << "\n";
+      return kExitFailure;
+    }
+  if (mismatches) {
+    for (const auto& s : npu->lastReport().steps)
+      if (!s.mismatch.empty())
+        std::cerr << "MISMATCH step " << s.operation << " (" << hal::toString(s.type) << "): " << s.mismatch << "\n";
+    return kExitFailure;
+  }
   return kExitOk;
 }
 

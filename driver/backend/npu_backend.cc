@@ -21,6 +21,8 @@ hal::Status NpuBackend::execute(const hal::Model& model, const std::vector<hal::
   plan_ = std::make_unique<ModelPlan>(std::move(*plan));
   NpuDevice& dev = device_();
   NpuExecutor ex(model, *plan_, dev);
+  ex.setCrossCheck(crossCheck_);
+  dev.resetTimeline();
   report_ = ExecutionReport{};
   NNC_TRY(ex.run(inputs, outputs, &report_));
   if (stats) {

@@ -22,6 +22,9 @@ class NpuBackend : public Backend {
   // The report of the last execution (steps, placements, cycles).
   const ExecutionReport& lastReport() const { return report_; }
   const ModelPlan* lastPlan() const { return plan_ ? plan_.get() : nullptr; }
+  NpuDevice& device() { return device_(); }
+  // Cross-check every NPU step against the reference (ExecutionReport::Step::mismatch).
+  void setCrossCheck(bool on) { crossCheck_ = on; }
 
  private:
   std::string name_;
@@ -29,6 +32,7 @@ class NpuBackend : public Backend {
   LoweringOptions options_;
   ExecutionReport report_;
   std::unique_ptr<ModelPlan> plan_;
+  bool crossCheck_ = false;
 };
 
 }  // namespace nncosim::driver

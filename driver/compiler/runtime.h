@@ -90,6 +90,16 @@ class NpuDevice {
   // completion. The runtime splits a step's stream into its jobs (splitJobs) and runs
   // them in order; each job is self-contained (it loads everything it reads).
   virtual hal::Result<JobStats> run(const std::vector<firmware::Command>& commands) = 0;
+
+  // Busy intervals of the units (0 load, 1 compute, 2 store, 3 densify) on the device's
+  // job clock (the sum of the cycles of the jobs run since resetTimeline()). Devices
+  // that cannot observe their units return nothing.
+  struct UnitSpan {
+    int unit;
+    uint64_t start, end;
+  };
+  virtual std::vector<UnitSpan> unitTimeline() const { return {}; }
+  virtual void resetTimeline() {}
 };
 
 // The ISA interpreter as a device. Strict: a stream with a data race or leaked tokens

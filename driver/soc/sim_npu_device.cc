@@ -2,6 +2,8 @@
 
 #include "driver/soc/sim_npu_device.h"
 
+#include <algorithm>
+
 #include "firmware/job.h"
 
 namespace nncosim::driver {
@@ -41,6 +43,12 @@ hal::Result<JobStats> SimNpuDevice::run(const std::vector<firmware::Command>& co
   NNC_TRY(device_.submit(firmware::toBytes(*words)));
   const sim::JobResult r = device_.wait(timeout_);
   ++jobs_;
+  // Unit spans on the job clock: the job's r.cycles end at the device's current cycle.
+  const uint64_t base = device_.cycle() - r.cycles;
+  for (const auto& sp : device_.timeline())
+    if (sp.end > base)
+      spans_.push_back({sp.unit, std::max(sp.start, base) - base + jobClock_, sp.end - base + jobClock_});
+  jobClock_ += r.cycles;
   if (!r.completed) return hal::fail("NPU job failed: ", r.describe());
   auto perf = device_.counters();
   if (!perf) return hal::Error{perf.error()};

@@ -23,6 +23,11 @@ class SimNpuDevice : public NpuDevice {
   hal::Status read(uint64_t address, void* data, size_t bytes) override;
   hal::Result<JobStats> run(const std::vector<firmware::Command>& commands) override;
 
+  std::vector<UnitSpan> unitTimeline() const override { return spans_; }
+  void resetTimeline() override {
+    spans_.clear();
+    jobClock_ = 0;
+  }
   sim::Device& device() { return device_; }
   uint64_t jobs() const { return jobs_; }
 
@@ -31,6 +36,8 @@ class SimNpuDevice : public NpuDevice {
   NpuConfig config_;
   uint64_t timeout_;
   uint64_t jobs_ = 0;
+  std::vector<UnitSpan> spans_;
+  uint64_t jobClock_ = 0;
 };
 
 }  // namespace nncosim::driver

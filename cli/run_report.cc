@@ -1,0 +1,181 @@
+#include "cli/run_report.h"
+
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "hal/json_values.h"
+#include "ops/shape.h"
+
+namespace nncosim::cli {
+namespace {
+
+using nlohmann::json;
+
+double utilization(const driver::ExecutionReport::Step& s, const RunSummary& r) {
+  if (s.target != driver::Target::kNpu || s.stats.cycles == 0) return 0;
+  return static_cast<double>(s.macs) / (static_cast<double>(s.stats.cycles) * r.rows * r.cols);
+}
+
+uint64_t dramBytes(const driver::ExecutionReport::Step& s) {
+  return s.stats.counters.dmaReadBytes + s.stats.counters.dmaWriteBytes;
+}
+
+std::string checkText(const driver::ExecutionReport::Step& s, bool checked) {
+  if (s.target != driver::Target::kNpu) return "-";
+  if (!checked) return "off";
+  return s.mismatch.empty() ? "ok" : "MISMATCH";
+}
+
+struct Totals {
+  uint64_t macs = 0, npuMacs = 0, cycles = 0, dram = 0;
+  int npu = 0, cpu = 0, mismatches = 0;
+};
+
+Totals totalsOf(const RunSummary& r) {
+  Totals t;
+  for (const auto& s : r.report->steps) {
+    t.macs += s.macs;
+    if (s.target == driver::Target::kNpu) {
+      ++t.npu;
+      t.npuMacs += s.macs;
+      t.cycles += s.stats.cycles;
+      t.dram += dramBytes(s);
+      if (!s.mismatch.empty()) ++t.mismatches;
+    } else {
+      ++t.cpu;
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+void printRunTable(std::ostream& os, const RunSummary& r) {
+  if (!r.report) return;
+  os << std::left << std::setw(5) << "step" << std::setw(20) << "operation" << std::setw(6) << "where"
+     << std::right << std::setw(12) << "MACs" << std::setw(11) << "cycles" << std::setw(7) << "util"
+     << std::setw(12) << "DRAM bytes" << std::setw(9) << "check" << "  note\n";
+  for (const auto& s : r.report->steps) {
+    const bool npu = s.target == driver::Target::kNpu;
+    std::ostringstream util;
+    if (npu) util << std::fixed << std::setprecision(1) << 100.0 * utilization(s, r) << "%";
+    else util << "-";
+    os << std::left << std::setw(5) << s.operation << std::setw(20) << hal::toString(s.type) << std::setw(6)
+       << (npu ? "npu" : "cpu") << std::right << std::setw(12) << s.macs << std::setw(11)
+       << (npu ? std::to_string(s.stats.cycles) : std::string("-")) << std::setw(7) << util.str() << std::setw(12)
+       << (npu ? std::to_string(dramBytes(s)) : std::string("-")) << std::setw(9) << checkText(s, r.checked) << "  "
+       << (s.mismatch.empty() ? s.note : s.mismatch) << "\n";
+  }
+  const Totals t = totalsOf(r);
+  const double util = t.cycles ? static_cast<double>(t.npuMacs) / (static_cast<double>(t.cycles) * r.rows * r.cols) : 0;
+  os << std::fixed << std::setprecision(1);
+  os << "total: " << t.npu << " steps on the NPU, " << t.cpu << " on the CPU; " << t.macs << " MACs ("
+     << t.npuMacs << " on the NPU); " << t.cycles << " NPU cycles = " << t.cycles / r.clockMHz << " us at "
+     << r.clockMHz << " MHz; MAC utilization " << 100.0 * util << "%; DRAM " << t.dram << " bytes\n";
+  os << std::setprecision(2) << "wall " << r.wallSeconds << " s";
+  if (r.wallSeconds > 0 && t.cycles) os << ", " << t.cycles / r.wallSeconds / 1e6 << " M simulated cycles/s";
+  if (r.checked) os << "; cross-check: " << (t.mismatches ? std::to_string(t.mismatches) + " NPU steps MISMATCH" : std::string("every NPU step bit-exact"));
+  os << "\n";
+}
+
+hal::Status writeRunReport(const RunSummary& r, const std::string& path) {
+  json j;
+  j["model"] = r.model;
+  j["backend"] = r.backend;
+  j["preference"] = r.preference;
+  j["soc"] = r.soc;
+  j["array"] = {r.rows, r.cols};
+  j["clock_mhz"] = r.clockMHz;
+  j["wall_seconds"] = r.wallSeconds;
+  j["checked"] = r.checked;
+  json steps = json::array();
+  if (r.report) {
+    for (const auto& s : r.report->steps) {
+      const bool npu = s.target == driver::Target::kNpu;
+      json e = {{"step", s.operation},
+                {"operation", std::string(hal::toString(s.type))},
+                {"where", npu ? "npu" : "cpu"},
+                {"macs", s.macs},
+                {"note", s.note}};
+      if (npu) {
+        e["cycles"] = s.stats.cycles;
+        e["start_cycle"] = s.startCycle;
+        e["utilization"] = utilization(s, r);
+        e["dram_read_bytes"] = s.stats.counters.dmaReadBytes;
+        e["dram_write_bytes"] = s.stats.counters.dmaWriteBytes;
+        e["counters"] = {{"load_busy", s.stats.counters.loadBusy},       {"load_stall", s.stats.counters.loadStall},
+                         {"compute_busy", s.stats.counters.computeBusy}, {"compute_stall", s.stats.counters.computeStall},
+                         {"store_busy", s.stats.counters.storeBusy},     {"store_stall", s.stats.counters.storeStall},
+                         {"densify_busy", s.stats.counters.densifyBusy}, {"macs", s.stats.counters.macs}};
+        e["check"] = checkText(s, r.checked);
+        if (!s.mismatch.empty()) e["mismatch"] = s.mismatch;
+      } else {
+        e["host_ns"] = s.wallNanos;
+      }
+      steps.push_back(std::move(e));
+    }
+    const Totals t = totalsOf(r);
+    j["totals"] = {{"npu_steps", t.npu},   {"cpu_steps", t.cpu},   {"macs", t.macs},
+                   {"npu_macs", t.npuMacs}, {"npu_cycles", t.cycles}, {"dram_bytes", t.dram},
+                   {"mismatches", t.mismatches},
+                   {"utilization", t.cycles ? static_cast<double>(t.npuMacs) / (static_cast<double>(t.cycles) * r.rows * r.cols) : 0.0}};
+  }
+  j["steps"] = steps;
+  json outs = json::array();
+  for (const auto& o : r.outputs)
+    outs.push_back({{"type", std::string(hal::toString(o.type))}, {"dimensions", o.dimensions},
+                    {"data", nlohmann::json::parse(hal::bytesToValues(o.bytes.data(), o.bytes.size(), o.type).dump())}});
+  j["outputs"] = outs;
+  std::ofstream out(path);
+  if (!out) return hal::fail(path, ": cannot write");
+  out << j.dump(1) << "\n";
+  return out ? hal::Status::Ok() : hal::Status(hal::fail(path, ": write failed"));
+}
+
+hal::Status writeRunTrace(const RunSummary& r, const std::string& path) {
+  // Chrome trace events, microseconds on the NPU's clock. pid 1 = NPU (a thread per unit),
+  // pid 2 = CPU fallback (each step at the NPU time it ran, with its host duration).
+  static const char* kUnits[] = {"load", "compute", "store", "densify"};
+  json events = json::array();
+  events.push_back({{"ph", "M"}, {"pid", 1}, {"name", "process_name"}, {"args", {{"name", "NPU"}}}});
+  events.push_back({{"ph", "M"}, {"pid", 2}, {"name", "process_name"}, {"args", {{"name", "CPU fallback"}}}});
+  for (int u = 0; u < 4; ++u)
+    events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", u + 1}, {"name", "thread_name"}, {"args", {{"name", kUnits[u]}}}});
+  events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", 0}, {"name", "thread_name"}, {"args", {{"name", "steps"}}}});
+  events.push_back({{"ph", "M"}, {"pid", 2}, {"tid", 1}, {"name", "thread_name"}, {"args", {{"name", "reference"}}}});
+  const double us = 1.0 / r.clockMHz;  // one cycle
+  if (r.report) {
+    double cpuShift = 0;  // CPU steps take no NPU time; show them after the NPU time so far
+    for (const auto& s : r.report->steps) {
+      const std::string name = std::to_string(s.operation) + " " + std::string(hal::toString(s.type));
+      if (s.target == driver::Target::kNpu) {
+        events.push_back({{"ph", "X"}, {"pid", 1}, {"tid", 0}, {"name", name},
+                          {"ts", s.startCycle * us + cpuShift}, {"dur", s.stats.cycles * us},
+                          {"args", {{"cycles", s.stats.cycles}, {"macs", s.macs}}}});
+      } else {
+        const double dur = s.wallNanos / 1000.0;
+        events.push_back({{"ph", "X"}, {"pid", 2}, {"tid", 1}, {"name", name},
+                          {"ts", s.startCycle * us + cpuShift}, {"dur", dur}, {"args", {{"host_ns", s.wallNanos}}}});
+        cpuShift += dur;
+      }
+    }
+    // Unit spans sit on the job clock (NPU cycles only); shift them by the CPU time that
+    // preceded their step.
+    for (const auto& sp : r.timeline) {
+      double shift = 0;
+      for (const auto& s : r.report->steps)
+        if (s.target != driver::Target::kNpu && s.startCycle <= sp.start) shift += s.wallNanos / 1000.0;
+      events.push_back({{"ph", "X"}, {"pid", 1}, {"tid", sp.unit + 1}, {"name", kUnits[sp.unit]},
+                        {"ts", sp.start * us + shift}, {"dur", (sp.end - sp.start) * us}});
+    }
+  }
+  std::ofstream out(path);
+  if (!out) return hal::fail(path, ": cannot write");
+  out << json{{"traceEvents", events}, {"displayTimeUnit", "ns"}}.dump() << "\n";
+  return out ? hal::Status::Ok() : hal::Status(hal::fail(path, ": write failed"));
+}
+
+}  // namespace nncosim::cli

@@ -1,0 +1,30 @@
+// The outputs of `nncosim run`: the per-step table, the --report JSON and the --trace
+// Chrome trace-event JSON (one track per NPU unit, one for the CPU fallback).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "driver/compiler/runtime.h"
+#include "hal/result.h"
+#include "hal/tensor_value.h"
+
+namespace nncosim::cli {
+
+struct RunSummary {
+  std::string model, backend, preference, soc;
+  uint32_t rows = 16, cols = 16;
+  double clockMHz = 1000;
+  double wallSeconds = 0;
+  bool checked = false;
+  const driver::ExecutionReport* report = nullptr;  // null for the ref backend
+  std::vector<driver::NpuDevice::UnitSpan> timeline;
+  std::vector<hal::TensorValue> outputs;
+};
+
+void printRunTable(std::ostream& os, const RunSummary& s);
+hal::Status writeRunReport(const RunSummary& s, const std::string& path);
+hal::Status writeRunTrace(const RunSummary& s, const std::string& path);
+
+}  // namespace nncosim::cli
