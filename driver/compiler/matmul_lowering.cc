@@ -127,7 +127,8 @@ hal::Status fullyConnectedSupport(const OpView& v) {
   if (!isQuant8(t))
     return hal::fail("input type ", hal::toString(t),
                      ": the MAC array is integer (TENSOR_QUANT8_ASYMM[_SIGNED] only)");
-  if (!v.isConstant(1)) return hal::fail("the weights are not a constant");
+  // Runtime weights (e.g. the output of a DENSIFY) are packed by the host before the job,
+  // like BATCH_MATMUL's operands; the bias goes into the PRM image, so it must be known.
   if (!v.isConstant(2)) return hal::fail("the bias is not a constant");
   if (!v.isConstant(3)) return hal::fail("the fused activation is not a constant");
   auto s = fcShape(v);

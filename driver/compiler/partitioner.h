@@ -3,7 +3,8 @@
 // On the NPU (docs/driver.md):
 //   MAC array     CONV_2D, DEPTHWISE_CONV_2D, GROUPED_CONV_2D, FULLY_CONNECTED with
 //                 TENSOR_QUANT8_ASYMM[_SIGNED] data (per-channel
-//                 TENSOR_QUANT8_SYMM_PER_CHANNEL filters too), constant filter and bias,
+//                 TENSOR_QUANT8_SYMM_PER_CHANNEL filters too), constant bias (FULLY_CONNECTED
+//                 also takes runtime weights, e.g. from a DENSIFY), constant filters otherwise,
 //                 any fused activation; BATCH_MATMUL on TENSOR_QUANT8_ASYMM_SIGNED.
 //   densify unit  DENSIFY of every element type, with constant sparsity metadata.
 // Everything else, and any of the above whose shapes are not fully known, whose

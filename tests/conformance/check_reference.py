@@ -34,6 +34,8 @@ if s["passed"] < floor.get("passed", 0):
     problems.append(f"passed {s['passed']} < floor {floor['passed']}")
 if s["bit_exact"] < floor.get("bit_exact", 0):
     problems.append(f"bit-exact {s['bit_exact']} < floor {floor['bit_exact']}")
+if s.get("npu_tests", 0) < floor.get("npu_tests", 0):
+    problems.append(f"{s.get('npu_tests', 0)} tests used the NPU < floor {floor['npu_tests']}")
 if s["unsupported"]:
     problems.append(f"{s['unsupported']} unsupported tests")
 if s["expect_failure_rejected"] != s["expect_failure"]:
@@ -45,7 +47,7 @@ for n in sorted(set(known) - inexact):
     problems.append(f"known deviation now bit-exact (remove it from the list): {n}")
 print(f"{s['passed']}/{s['total']} passed, {s['failed']} failed, {s['unsupported']} unsupported, "
       f"bit-exact {s['bit_exact']}/{s['integer_output_tests']} ({len(known)} known deviations), "
-      f"{s['seconds']:.1f} s")
+      f"{s.get('npu_tests', 0)} tests on the NPU ({s.get('npu_steps', 0)} steps), {s['seconds']:.1f} s")
 for p_ in problems:
     print("PROBLEM:", p_)
 sys.exit(1 if problems else 0)
