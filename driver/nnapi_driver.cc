@@ -1,0 +1,151 @@
+#include "driver/nnapi_driver.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "driver/backend/reference_backend.h"
+#include "hal/model_builder.h"
+#include "ops/executor.h"
+#include "ops/registry.h"
+
+namespace nncosim::driver {
+namespace {
+
+using hal::OperandType;
+
+// The calibration layer: a quantized 3x3 CONV_2D, 32x32x32 -> 32 channels, SAME, ReLU.
+hal::Model calibrationModel(std::vector<hal::TensorValue>* inputs) {
+  hal::ModelBuilder b;
+  const auto t = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  const uint32_t in = b.addInput(t, {1, 32, 32, 32}, 0.05f, -3);
+  std::vector<int8_t> w(32 * 9 * 32);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(static_cast<int>((i * 37) % 255) - 127);
+  const uint32_t wt = b.addConstant(t, {32, 3, 3, 32}, w, 0.01f, 0);
+  std::vector<int32_t> bias(32);
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<int32_t>(i * 17) - 200;
+  const uint32_t bs = b.addConstant(OperandType::TENSOR_INT32, {32}, bias, 0.05f * 0.01f, 0);
+  const uint32_t out = b.addOutput(t, {1, 32, 32, 32}, 0.5f, -10);
+  b.addOperation(hal::OperationType::CONV_2D, {in, wt, bs, b.addInt32(1), b.addInt32(1), b.addInt32(1), b.addInt32(1)},
+                 {out});
+  hal::Model m = b.build();
+  hal::TensorValue v;
+  v.type = t;
+  v.dimensions = {1, 32, 32, 32};
+  v.bytes.resize(32 * 32 * 32);
+  for (size_t i = 0; i < v.bytes.size(); ++i) v.bytes[i] = static_cast<uint8_t>(i * 13);
+  inputs->assign(1, v);
+  return m;
+}
+
+}  // namespace
+
+hal::Status NnapiDriver::calibrate() {
+  std::vector<hal::TensorValue> inputs, outputs;
+  const hal::Model m = calibrationModel(&inputs);
+  // CPU: the reference's wall time, median of five runs.
+  std::vector<double> cpu;
+  for (int i = 0; i < 5; ++i) {
+    ops::Executor ex(m);
+    const auto t0 = std::chrono::steady_clock::now();
+    NNC_TRY(ex.run(inputs, outputs));
+    cpu.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(cpu.begin(), cpu.end());
+  cpuMicros_ = cpu[cpu.size() / 2];
+  // NPU: the step's cycles at the device clock.
+  LoweringOptions lo;
+  lo.npu = device_.config();
+  auto plan = compileModel(m, lo);
+  if (!plan) return hal::Error{plan.error()};
+  NpuExecutor ex(m, *plan, device_);
+  ExecutionReport rep;
+  NNC_TRY(ex.run(inputs, outputs, &rep));
+  if (rep.npuSteps != 1) return hal::fail("calibration layer did not run on the NPU");
+  npuMicros_ = static_cast<double>(rep.npuCycles) / clockMHz_;
+
+  const float quant = static_cast<float>(npuMicros_ / cpuMicros_);
+  const hal::PerformanceInfo npuPerf{quant, quant}, cpuPerf{1.0f, 1.0f};
+  caps_.float32Performance = cpuPerf;
+  caps_.relaxedFloat32toFloat16PerformanceScalar = cpuPerf;
+  caps_.relaxedFloat32toFloat16PerformanceTensor = cpuPerf;
+  caps_.quantized8Performance = npuPerf;
+  caps_.ifPerformance = cpuPerf;
+  caps_.whilePerformance = cpuPerf;
+  caps_.operandPerformance.clear();
+  for (int t = 0; t < hal::kNumOperandTypes; ++t) {
+    const auto type = static_cast<OperandType>(t);
+    const bool npu = type == OperandType::TENSOR_QUANT8_ASYMM || type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    caps_.operandPerformance.push_back({type, npu ? npuPerf : cpuPerf});
+  }
+  device_.freeAll();
+  calibrated_ = true;
+  return hal::Status::Ok();
+}
+
+const hal::Capabilities& NnapiDriver::getCapabilities() {
+  if (!calibrated_) {
+    if (auto st = calibrate(); !st.ok()) {
+      // No NPU measurement: report the fallback's (1.0) everywhere rather than a guess.
+      caps_ = hal::Capabilities{};
+      for (int t = 0; t < hal::kNumOperandTypes; ++t)
+        caps_.operandPerformance.push_back({static_cast<OperandType>(t), {}});
+      calibrated_ = true;
+    }
+  }
+  return caps_;
+}
+
+hal::Result<std::vector<OperationSupport>> NnapiDriver::getSupportedOperations(const hal::Model& model) {
+  NNC_TRY(validateFully(model));
+  const Partition p = partition(model, device_.config());
+  std::vector<OperationSupport> out;
+  for (const auto& op : p.operations) {
+    OperationSupport s;
+    s.supported = ops::operationTable().find(op.type) != nullptr;
+    s.onNpu = op.target == Target::kNpu;
+    s.reason = s.supported ? op.reason : "not implemented";
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+hal::Result<std::unique_ptr<PreparedModel>> NnapiDriver::prepareModel(const hal::Model& model,
+                                                                      hal::ExecutionPreference preference) {
+  NNC_TRY(validateFully(model));
+  LoweringOptions lo;
+  lo.npu = device_.config();
+  lo.preference = preference;
+  auto plan = compileModel(model, lo);
+  if (!plan) return hal::Error{plan.error()};
+  return std::unique_ptr<PreparedModel>(new PreparedModel(model, std::move(*plan), device_, clockMHz_));
+}
+
+hal::Result<ExecutionResult> PreparedModel::execute(const hal::Request& request) {
+  const auto& g = model_.main;
+  if (request.inputs.size() != g.inputIndexes.size())
+    return hal::fail("request has ", request.inputs.size(), " inputs, the model ", g.inputIndexes.size());
+  std::vector<hal::TensorValue> inputs;
+  for (size_t k = 0; k < request.inputs.size(); ++k) {
+    const auto& arg = request.inputs[k];
+    const auto& o = g.operands[g.inputIndexes[k]];
+    hal::TensorValue v;
+    v.type = o.type;
+    v.dimensions = arg.dimensions.empty() ? o.dimensions : arg.dimensions;
+    v.omitted = arg.hasNoValue;
+    v.bytes = arg.data;
+    inputs.push_back(std::move(v));
+  }
+  ExecutionResult r;
+  NpuExecutor ex(model_, plan_, device_);
+  NNC_TRY(ex.run(inputs, r.outputs, &r.report));
+  for (const auto& o : r.outputs) r.outputShapes.push_back(hal::OutputShape{o.dimensions, true});
+  r.timing.npuCycles = r.report.npuCycles;
+  r.timing.npuMicros = static_cast<double>(r.report.npuCycles) / clockMHz_;
+  for (const auto& s : r.report.steps) {
+    r.timing.stepCycles.push_back(s.target == Target::kNpu ? s.stats.cycles : 0);
+    if (s.target != Target::kNpu) r.timing.cpuMicros += s.wallNanos / 1000.0;
+  }
+  return r;
+}
+
+}  // namespace nncosim::driver
