@@ -121,6 +121,26 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write(struct.pack("<8I", 7, 0, 0, 0, 0, 0, 0, 0))
     expect("disasm clean", ["disasm", ok_stream], 0)
 
+    # The SoC is deterministic across processes: the same job, the same cycles.
+    rc, out, _ = run("testbench", "--list")
+    if " soc " in out or "\nsoc " in out or out.startswith("soc "):
+        a = run("testbench", "soc", "--seed", "3", "--iterations", "2")
+        b = run("testbench", "soc", "--seed", "3", "--iterations", "2")
+        check("soc passes", a[0] == 0, a[1][-300:])
+        cyc = [l.split("cycles=")[1].split()[0] for l in (a[1], b[1]) if "cycles=" in l]
+        check("soc cycles identical across runs", len(cyc) == 2 and cyc[0] == cyc[1], cyc)
+        # run on the NPU with the cross-check, report and trace.
+        rep, trace = os.path.join(tmp, "r.json"), os.path.join(tmp, "t.json")
+        rc, out, err = run("run", "--check", "--report", rep, "--trace", trace)
+        check("run --check on sim", rc == 0 and "every NPU step bit-exact" in out, err[-300:] + out[-500:])
+        r = json.load(open(rep))
+        check("report has steps", len(r["steps"]) == 8 and r["totals"]["npu_steps"] >= 4, r.get("totals"))
+        t = json.load(open(trace))
+        tracks = {(e.get("pid"), e.get("tid")) for e in t["traceEvents"] if e.get("ph") == "X"}
+        check("trace has NPU unit and CPU tracks", (1, 2) in tracks and (2, 1) in tracks, tracks)
+        expect("run bad preference", ["run", "--preference", "turbo"], 2, "--preference")
+        expect("run bad setting", ["run", "--set", "warp_factor=9"], 1, "unknown key")
+
     # run: the demo network is valid and runs or says what it cannot do yet.
     rc, out, err = run("run")
     check("run demo", rc == 0 and "demo network" in out, err[-300:] + out[-300:])
