@@ -16,6 +16,7 @@ int cmdConformance(const Args& args);
 int cmdRun(const Args& args);
 int cmdTestbench(const Args& args);
 int cmdDisasm(const Args& args);
+int cmdDifftest(const Args& args);
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;

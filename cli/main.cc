@@ -19,6 +19,7 @@ constexpr Command kCommands[] = {
     {"info", "describe a model: operands, operations, MACs, weight bytes", nncosim::cli::cmdInfo},
     {"conformance", "run NNAPI conformance vectors and judge them", nncosim::cli::cmdConformance},
     {"disasm", "print a binary command stream readably", nncosim::cli::cmdDisasm},
+    {"difftest", "random layers on the NPU and the reference, compared bit for bit", nncosim::cli::cmdDifftest},
     {"testbench", "run a cosim testbench of an RTL block or the NPU", nncosim::cli::cmdTestbench},
 };
 

@@ -1,0 +1,152 @@
+// nncosim difftest: random NPU-eligible layers run on the NPU (the driver on the
+// simulated SoC or the ISA interpreter) and on the software reference, compared bit for
+// bit (driver/difftest/).
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "cli/backends.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "driver/backend/reference_backend.h"
+#include "driver/difftest/difftest.h"
+
+namespace nncosim::cli {
+namespace {
+
+hal::Result<hal::ExecutionPreference> parsePreference(const std::string& s) {
+  for (auto p : {hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::ExecutionPreference::SUSTAINED_SPEED,
+                 hal::ExecutionPreference::LOW_POWER})
+    if (s == hal::toString(p)) return p;
+  if (s == "fast") return hal::ExecutionPreference::FAST_SINGLE_ANSWER;
+  if (s == "sustained") return hal::ExecutionPreference::SUSTAINED_SPEED;
+  if (s == "low-power") return hal::ExecutionPreference::LOW_POWER;
+  return hal::fail("unknown preference '", s, "' (FAST_SINGLE_ANSWER|SUSTAINED_SPEED|LOW_POWER)");
+}
+
+std::string typeNames() {
+  std::string s;
+  for (hal::OperationType t : driver::difftest::randomLayerTypes()) s += (s.empty() ? "" : "|") + std::string(hal::toString(t));
+  return s;
+}
+
+}  // namespace
+
+int cmdDifftest(const Args& args) {
+  po::options_description desc("difftest options");
+  uint64_t layers = 100, seed = 1, first = 0;
+  std::string backend = backendExists("sim") ? "sim" : "isa", preference = "FAST_SINGLE_ANSWER";
+  std::vector<std::string> opNames, soc;
+  uint32_t maxSpatial = 20, maxChannels = 48, maxBatch = 3;
+  size_t maxFailures = 50;
+  bool verbose = false;
+  desc.add_options()("layers,n", po::value(&layers)->default_value(layers), "random layers to run")(
+      "seed,s", po::value(&seed)->default_value(seed), "run seed (layer i is generated from seed and i)")(
+      "first", po::value(&first)->default_value(first),
+      "index of the first layer (`--first I --layers 1` reproduces layer I of a run)")(
+      "backend", po::value(&backend)->default_value(backend),
+      "NPU backend: sim (the driver on the simulated SoC) or isa (the driver on the ISA interpreter)")(
+      "op", po::value(&opNames)->multitoken(),
+      ("operation types to draw from (repeat or comma-separate; default all): " + typeNames()).c_str())(
+      "preference", po::value(&preference)->default_value(preference),
+      "execution preference the driver compiles for (FAST_SINGLE_ANSWER|SUSTAINED_SPEED|LOW_POWER)")(
+      "max-spatial", po::value(&maxSpatial)->default_value(maxSpatial), "largest input height / width")(
+      "max-channels", po::value(&maxChannels)->default_value(maxChannels),
+      "largest channel count (also FC units, matmul rows / columns)")(
+      "max-batch", po::value(&maxBatch)->default_value(maxBatch), "largest batch")(
+      "soc", po::value(&soc)->multitoken(), "sim only: SoC settings key=value (see `nncosim testbench`)")(
+      "max-failures", po::value(&maxFailures)->default_value(maxFailures), "failures listed in the summary")(
+      "verbose,v", po::bool_switch(&verbose), "one line per layer: outcome, cycles, parameters");
+  po::positional_options_description pos;
+  po::variables_map vm;
+  int exit = 0;
+  const char* usage =
+      "nncosim difftest [--layers N] [--seed S] [--first I] [--backend sim|isa] [--op CONV_2D|...] "
+      "[--preference P] [--verbose]";
+  if (!parseOptions(args, usage, desc, pos, vm, &exit)) return exit;
+
+  driver::difftest::DifftestOptions opt;
+  opt.seed = seed;
+  opt.first = first;
+  opt.layers = layers;
+  opt.generator.maxSpatial = maxSpatial;
+  opt.generator.maxChannels = maxChannels;
+  opt.generator.maxBatch = maxBatch;
+  for (const std::string& list : opNames) {
+    std::stringstream ss(list);
+    std::string name;
+    while (std::getline(ss, name, ',')) {
+      if (name.empty()) continue;
+      auto t = hal::operationTypeFromString(name);
+      if (!t || !driver::difftest::isRandomLayerType(*t)) {
+        std::cerr << "nncosim difftest: --op: '" << name << "' is not one of " << typeNames() << "\n";
+        return kExitUsage;
+      }
+      opt.generator.types.push_back(*t);
+    }
+  }
+  if (maxSpatial < 1 || maxChannels < 1 || maxBatch < 1) {
+    std::cerr << "nncosim difftest: --max-spatial, --max-channels and --max-batch must be >= 1\n";
+    return kExitUsage;
+  }
+  if (backend != "sim" && backend != "isa") {
+    std::cerr << "nncosim difftest: --backend must be sim or isa (available: " << backendNames() << ")\n";
+    return kExitUsage;
+  }
+  if (!backendExists(backend)) {
+    std::cerr << "nncosim difftest: backend '" << backend << "' is not built (available: " << backendNames() << ")\n";
+    return kExitUsage;
+  }
+  BackendOptions bo;
+  auto pref = parsePreference(preference);
+  if (!pref) {
+    std::cerr << "nncosim difftest: --preference: " << pref.error() << "\n";
+    return kExitUsage;
+  }
+  bo.preference = *pref;
+  bo.socSettings = soc;
+  // One backend (and, for sim, one elaborated SoC) serves every layer.
+  auto npu = makeBackend(backend, bo);
+  if (!npu) {
+    std::cerr << "nncosim difftest: " << npu.error() << "\n";
+    return kExitFailure;
+  }
+  driver::ReferenceBackend reference;
+  if (backend == "sim") std::cout << describeSoc(bo) << "\n";
+
+  const bool tty = ::isatty(2);
+  const uint64_t every = std::max<uint64_t>(1, layers / 20);
+  auto progress = [&](const driver::difftest::LayerResult& r, const driver::difftest::DifftestSummary& s) {
+    using driver::difftest::Outcome;
+    if (verbose) {
+      std::cout << "layer " << r.index << " " << toString(r.outcome);
+      if (r.outcome == Outcome::kMatch || r.outcome == Outcome::kMismatch) std::cout << " " << r.npuCycles << " cycles";
+      std::cout << ": " << r.description << "\n";
+      if (r.outcome != Outcome::kMatch) std::cout << "    " << r.detail << "\n";
+    } else if (r.outcome == Outcome::kMismatch || r.outcome == Outcome::kError) {
+      std::cout << toString(r.outcome) << " layer " << r.index << " (seed " << seed << "): " << r.description << "\n    "
+                << r.detail << "\n";
+    }
+    std::cout.flush();
+    const bool last = s.layers == layers;
+    if (tty) {
+      std::fprintf(stderr, "\r[%llu/%llu] %llu NPU-checked, %llu fallbacks, %llu mismatches, %llu errors, %.1f s%s",
+                   (unsigned long long)s.layers, (unsigned long long)layers, (unsigned long long)s.npuChecked,
+                   (unsigned long long)s.fallbacks, (unsigned long long)s.mismatches, (unsigned long long)s.errors,
+                   s.seconds, last ? "\n" : "");
+    } else if (s.layers % every == 0 || last) {
+      std::fprintf(stderr, "[%llu/%llu] %llu NPU-checked, %llu fallbacks, %llu mismatches, %llu errors, %.1f s\n",
+                   (unsigned long long)s.layers, (unsigned long long)layers, (unsigned long long)s.npuChecked,
+                   (unsigned long long)s.fallbacks, (unsigned long long)s.mismatches, (unsigned long long)s.errors,
+                   s.seconds);
+    }
+  };
+  const auto summary = driver::difftest::runDifftest(**npu, reference, opt, progress);
+  std::cout << "\n";
+  summary.print(std::cout, maxFailures);
+  return summary.ok() ? kExitOk : kExitFailure;
+}
+
+}  // namespace nncosim::cli

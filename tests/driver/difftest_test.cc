@@ -1,0 +1,192 @@
+// The random-layer generator of nncosim difftest: deterministic in the seed, every
+// operation type, valid NPU-eligible models, outputs that are not saturated; and the
+// differential runner on the ISA interpreter.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "driver/backend/npu_backend.h"
+#include "driver/backend/reference_backend.h"
+#include "driver/compiler/partitioner.h"
+#include "driver/difftest/difftest.h"
+#include "driver/difftest/random_layers.h"
+
+namespace nncosim::driver::difftest {
+namespace {
+
+// Byte-level identity of two models: operands, values, operations.
+void expectSameModel(const hal::Model& a, const hal::Model& b, const std::string& what) {
+  ASSERT_EQ(a.main.operands.size(), b.main.operands.size()) << what;
+  for (size_t i = 0; i < a.main.operands.size(); ++i) {
+    const hal::Operand& x = a.main.operands[i];
+    const hal::Operand& y = b.main.operands[i];
+    EXPECT_EQ(x.type, y.type) << what << " operand " << i;
+    EXPECT_EQ(x.dimensions, y.dimensions) << what << " operand " << i;
+    EXPECT_EQ(x.scale, y.scale) << what << " operand " << i;
+    EXPECT_EQ(x.zeroPoint, y.zeroPoint) << what << " operand " << i;
+  }
+  EXPECT_EQ(a.operandValues, b.operandValues) << what;
+  ASSERT_EQ(a.main.operations.size(), b.main.operations.size()) << what;
+  for (size_t i = 0; i < a.main.operations.size(); ++i) {
+    EXPECT_EQ(a.main.operations[i].type, b.main.operations[i].type) << what;
+    EXPECT_EQ(a.main.operations[i].inputs, b.main.operations[i].inputs) << what;
+  }
+}
+
+TEST(Difftest, GeneratorIsDeterministicInTheSeed) {
+  for (uint64_t i = 0; i < 50; ++i) {
+    const uint64_t seed = layerSeed(7, i);
+    const RandomLayer a = randomLayer(seed), b = randomLayer(seed);
+    EXPECT_EQ(a.seed, seed);
+    EXPECT_EQ(a.description, b.description);
+    EXPECT_EQ(a.type, b.type);
+    expectSameModel(a.model, b.model, a.description);
+    ASSERT_EQ(a.inputs.size(), b.inputs.size());
+    for (size_t k = 0; k < a.inputs.size(); ++k) EXPECT_EQ(a.inputs[k].bytes, b.inputs[k].bytes);
+  }
+  // Different seeds and indexes give different layers.
+  EXPECT_NE(layerSeed(1, 0), layerSeed(1, 1));
+  EXPECT_NE(layerSeed(1, 0), layerSeed(2, 0));
+  std::set<std::string> descriptions;
+  for (uint64_t i = 0; i < 100; ++i) descriptions.insert(randomLayer(layerSeed(3, i)).description);
+  EXPECT_GT(descriptions.size(), 95u);
+}
+
+// What the generator covers in 2000 layers: every type and every parameter family.
+TEST(Difftest, GeneratorCoversEveryOperationAndParameter) {
+  std::map<hal::OperationType, int> types;
+  std::map<std::string, int> features;
+  for (uint64_t i = 0; i < 2000; ++i) {
+    const RandomLayer L = randomLayer(layerSeed(11, i));
+    ++types[L.type];
+    const std::string& d = L.description;
+    for (const char* f : {" s8", " u8", "per-channel", "per-tensor", "NCHW", "NHWC", "pad explicit", "pad SAME",
+                          "pad VALID", "act NONE", "act RELU ", "act RELU1", "act RELU6", "mult 2", "mult 3",
+                          "mult 4", "dilation 2x", "dilation 3x", "stride 2x", "stride 3x", "(constant)",
+                          "adj_x 1", "adj_y 1", "wild", "clamp-sized", "extremes", "sparse", "bias large",
+                          "no-layout-flag"})
+      if (d.find(f) != std::string::npos) ++features[f];
+    if (L.type == hal::OperationType::GROUPED_CONV_2D && d.find("groups 1 ") == std::string::npos) ++features["groups>1"];
+  }
+  for (hal::OperationType t : randomLayerTypes()) EXPECT_GT(types[t], 300) << hal::toString(t);
+  for (const char* f : {" s8", " u8", "per-channel", "per-tensor", "NCHW", "NHWC", "pad explicit", "pad SAME",
+                        "pad VALID", "act NONE", "act RELU ", "act RELU1", "act RELU6", "mult 2", "mult 3", "mult 4",
+                        "dilation 2x", "dilation 3x", "stride 2x", "stride 3x", "(constant)", "adj_x 1", "adj_y 1",
+                        "wild", "clamp-sized", "extremes", "sparse", "bias large", "no-layout-flag", "groups>1"})
+    EXPECT_GT(features[f], 5) << f;
+}
+
+TEST(Difftest, GeneratorRestrictsToTheRequestedTypes) {
+  GeneratorOptions o;
+  o.types = {hal::OperationType::DEPTHWISE_CONV_2D, hal::OperationType::BATCH_MATMUL};
+  std::set<hal::OperationType> seen;
+  for (uint64_t i = 0; i < 100; ++i) seen.insert(randomLayer(layerSeed(5, i), o).type);
+  EXPECT_EQ(seen, (std::set<hal::OperationType>{hal::OperationType::DEPTHWISE_CONV_2D, hal::OperationType::BATCH_MATMUL}));
+}
+
+// Every layer validates (structure and signature), is NPU-eligible, has its inputs, and
+// stays within the size limits.
+TEST(Difftest, LayersAreValidAndNpuEligible) {
+  GeneratorOptions o;
+  for (uint64_t i = 0; i < 1500; ++i) {
+    const RandomLayer L = randomLayer(layerSeed(13, i), o);
+    ASSERT_TRUE(validateFully(L.model).ok()) << L.description << ": " << validateFully(L.model).error();
+    const Partition p = partition(L.model);
+    ASSERT_EQ(p.operations.size(), 1u);
+    EXPECT_EQ(p.operations[0].target, Target::kNpu) << L.description << ": " << p.operations[0].reason;
+    ASSERT_EQ(L.inputs.size(), L.model.main.inputIndexes.size()) << L.description;
+    for (size_t k = 0; k < L.inputs.size(); ++k) {
+      const hal::Operand& op = L.model.main.operands[L.model.main.inputIndexes[k]];
+      EXPECT_EQ(L.inputs[k].type, op.type);
+      EXPECT_EQ(L.inputs[k].dimensions, op.dimensions);
+      uint64_t n = 1;
+      for (uint32_t d : op.dimensions) n *= d;
+      EXPECT_EQ(L.inputs[k].bytes.size(), n) << L.description;
+    }
+    const hal::Operation& op = L.model.main.operations[0];
+    if (L.type != hal::OperationType::FULLY_CONNECTED && L.type != hal::OperationType::BATCH_MATMUL) {
+      const auto& in = L.model.main.operands[op.inputs[0]].dimensions;
+      EXPECT_LE(in[0], o.maxBatch) << L.description;
+      for (uint32_t d : in) EXPECT_LE(d, std::max(o.maxSpatial, o.maxChannels)) << L.description;
+    }
+  }
+}
+
+// Most layers have outputs spread over several values: the scales follow the data.
+TEST(Difftest, OutputsAreMostlyNotSaturated) {
+  ReferenceBackend ref;
+  int spread = 0, total = 0;
+  for (uint64_t i = 0; i < 400; ++i) {
+    const RandomLayer L = randomLayer(layerSeed(17, i));
+    std::vector<hal::TensorValue> out;
+    ASSERT_TRUE(ref.execute(L.model, L.inputs, out, nullptr).ok()) << L.description;
+    ASSERT_EQ(out.size(), 1u);
+    const auto& b = out[0].bytes;
+    std::set<uint8_t> values(b.begin(), b.end());
+    const bool isSigned = out[0].type == hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    const uint8_t lo = isSigned ? 0x80 : 0, hi = isSigned ? 0x7f : 0xff;
+    size_t clamped = 0;
+    for (uint8_t v : b) clamped += v == lo || v == hi;
+    ++total;
+    // Several levels and not mostly at the rails (a one-element output counts if not railed).
+    if ((values.size() >= std::min<size_t>(3, b.size()) || b.size() == 1) && clamped * 2 <= b.size()) ++spread;
+  }
+  EXPECT_GT(spread, total * 7 / 10) << spread << " of " << total;
+}
+
+TEST(Difftest, CompareOutputsNamesTheFirstDifference) {
+  hal::TensorValue a;
+  a.type = hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  a.dimensions = {1, 2, 3};
+  a.bytes = {1, 2, 3, 4, 5, 6};
+  hal::TensorValue b = a;
+  EXPECT_EQ(compareOutputs({a}, {b}), "");
+  b.bytes[4] = 0xff;  // -1
+  b.bytes[5] = 9;
+  EXPECT_EQ(compareOutputs({a}, {b}),
+            "output 0 element 4 [0, 1, 1] of shape [1, 2, 3]: NPU 5, reference -1; 2 of 6 elements differ "
+            "(max |diff| 6)");
+}
+
+// The runner on the strict ISA interpreter: every layer NPU-checked and bit-exact.
+TEST(Difftest, RunnerOnTheInterpreterIsBitExact) {
+  auto dev = std::make_shared<InterpreterDevice>();
+  NpuBackend npu("isa", [dev]() -> NpuDevice& { return *dev; });
+  ReferenceBackend ref;
+  DifftestOptions o;
+  o.seed = 1;
+  o.layers = 150;
+  uint64_t calls = 0;
+  const DifftestSummary s = runDifftest(npu, ref, o, [&](const LayerResult&, const DifftestSummary&) { ++calls; });
+  EXPECT_EQ(calls, 150u);
+  EXPECT_EQ(s.layers, 150u);
+  EXPECT_EQ(s.npuChecked + s.fallbacks + s.errors, 150u);
+  for (const LayerResult& f : s.failures) ADD_FAILURE() << "layer " << f.index << ": " << f.description << "\n" << f.detail;
+  EXPECT_TRUE(s.ok());
+  EXPECT_EQ(s.fallbacks, 0u);
+  EXPECT_GT(s.npuCycles, 0u);
+  EXPECT_EQ(s.byOperation.size(), 5u);
+}
+
+// A fallback is reported as such, with the reason, and never counts as NPU-checked.
+TEST(Difftest, CpuFallbackIsCountedSeparately) {
+  auto dev = std::make_shared<InterpreterDevice>();
+  LoweringOptions lo;
+  lo.maxJobCommands = 6;  // below one row tile: every conv lowering fails, the op stays on the CPU
+  NpuBackend npu("isa", [dev]() -> NpuDevice& { return *dev; }, lo);
+  ReferenceBackend ref;
+  DifftestOptions o;
+  o.layers = 10;
+  o.generator.types = {hal::OperationType::CONV_2D};
+  const DifftestSummary s = runDifftest(npu, ref, o);
+  EXPECT_EQ(s.fallbacks, 10u);
+  EXPECT_EQ(s.npuChecked, 0u);
+  EXPECT_TRUE(s.ok());
+  ASSERT_FALSE(s.fallbackReasons.empty());
+  EXPECT_NE(s.fallbackReasons.begin()->first.find("more than a job of 6"), std::string::npos)
+      << s.fallbackReasons.begin()->first;
+}
+
+}  // namespace
+}  // namespace nncosim::driver::difftest
