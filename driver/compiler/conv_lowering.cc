@@ -168,11 +168,11 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
     const double dmasPerRow = g.outW >= R ? std::min(tapStepOf(sw, dw), fw) : fw;
     const double loadC = fh * dmasPerRow * cost.dramLatency + ic * taps * (mc > R / 2 ? 1 : 2) +
                          ic * taps * mc / cost.busBytesPerCycle;
-    const double computeC = groupTiles * (ic * taps + cost.gemmOverhead + mc + cost.requantOverhead);
+    const double computeC = groupTiles * (ic * taps + 1.0 + mc + cost.requantOverhead);
     const double ms = shiftedPixels;
     const double loadS = phaseTaps.size() * (cost.dramLatency + ic * fh) +
                          ic * fh * phaseTaps.size() * (ms + span) / cost.busBytesPerCycle;
-    const double computeS = groupTiles * (taps * (ic + cost.gemmOverhead) + ms + cost.requantOverhead);
+    const double computeS = groupTiles * (taps * (ic + 1.0) + ms + cost.requantOverhead);
     shifted = std::max(loadS, computeS) / ms < std::max(loadC, computeC) / mc;
   }
 

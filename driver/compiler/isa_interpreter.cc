@@ -4,6 +4,7 @@
 #include <cstring>
 #include <deque>
 #include <limits>
+#include <map>
 #include <sstream>
 
 #include "driver/compiler/densify_descriptor.h"
@@ -143,16 +144,28 @@ class Machine {
   InterpreterResult run();
 
  private:
-  struct QueueState {
-    std::deque<size_t> pending;
-    bool busy = false;
+  // A command a queue has issued and not yet completed.
+  struct InFlight {
+    size_t command = 0;
+    uint64_t end = 0;  // completion time
+    Clock epoch{};     // the queue's clock when it issued (its pops included)
     bool effectDone = false;
-    size_t current = 0;
-    uint64_t end = 0;
-    Clock epoch{};
+  };
+  struct QueueState {
+    std::deque<size_t> pending;     // dispatched, not issued
+    std::deque<InFlight> inflight;  // issued, completing in order
+    uint64_t readyAt = 0;           // the unit accepts its next command from this cycle
   };
 
-  uint64_t duration(const Command& c) const;
+  // Issue-time timing: whether queue q's unit accepts `c` at `now`, and the command's
+  // completion time (advancing the unit's state).
+  bool unitAccepts(int q, const QueueState& s, const Command& c, uint64_t now) const;
+  uint64_t issueTiming(int q, QueueState& s, const Command& c, uint64_t now);
+  uint64_t dmaTiming(uint64_t now, bool store, uint32_t dramAddr, uint32_t c0, uint32_t c1,
+                     uint32_t c2, uint32_t s1, uint32_t s2, firmware::ElemWidth w);
+  // Places `beats` bus beats at or after `from`, in the free cycles; returns the cycle
+  // after the last one.
+  uint64_t reserveBus(uint64_t from, uint64_t beats);
   // Executes a command's effect; fills `accesses`.
   Fault execute(const Command& c, std::vector<Access>& accesses);
   Fault dmaLoad(const firmware::DmaLoad& d, std::vector<Access>& accesses);
@@ -177,25 +190,131 @@ class Machine {
   std::array<Clock, kNumQ> clocks_{};
   std::vector<Recorded> recorded_;
   size_t sincePrune_ = 0;
+  // Timing state: busy bus cycles [start, end), the compute unit's GEMM pipeline.
+  std::map<uint64_t, uint64_t> bus_;
+  uint64_t lastBeat_ = 0;
+  bool anyGemm_ = false;
 };
 
-uint64_t Machine::duration(const Command& c) const {
-  auto dma = [&](uint32_t c0, uint32_t c1, uint32_t c2, firmware::ElemWidth w) {
-    const uint64_t rows = uint64_t{c1} * c2;
-    const uint64_t bytes = rows * c0 * widthBytes(w);
-    return cost_.dramLatency + rows * cost_.dmaRowCycles +
-           (bytes + cost_.busBytesPerCycle - 1) / cost_.busBytesPerCycle;
-  };
-  if (auto* d = std::get_if<firmware::DmaLoad>(&c.args))
-    return dma(d->count0, d->count1, d->count2, d->elemWidth);
-  if (auto* d = std::get_if<firmware::DmaStore>(&c.args))
-    return dma(d->count0, d->count1, d->count2, d->elemWidth);
-  if (auto* g = std::get_if<firmware::Gemm>(&c.args)) return uint64_t{g->k} + cost_.gemmOverhead;
+uint64_t Machine::reserveBus(uint64_t from, uint64_t beats) {
+  // Free cycles are the gaps between the busy intervals of bus_ (kept merged).
+  const uint64_t beatCycles =
+      std::max<uint64_t>(1, (16 + cost_.busBytesPerCycle - 1) / std::max<uint32_t>(1, cost_.busBytesPerCycle));
+  uint64_t need = beats * beatCycles;
+  uint64_t t = from;
+  auto it = bus_.upper_bound(t);
+  if (it != bus_.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second > t) t = prev->second;
+  }
+  while (need > 0) {
+    const uint64_t gapEnd = it == bus_.end() ? std::numeric_limits<uint64_t>::max() : it->first;
+    const uint64_t take = std::min(need, gapEnd - t);
+    // Add [t, t + take), merging with the neighbours it touches.
+    uint64_t lo = t, hi = t + take;
+    auto prev = bus_.lower_bound(lo);
+    if (prev != bus_.begin()) {
+      auto p = std::prev(prev);
+      if (p->second == lo) {
+        lo = p->first;
+        bus_.erase(p);
+      }
+    }
+    auto next = bus_.find(hi);
+    if (next != bus_.end()) {
+      hi = next->second;
+      it = bus_.erase(next);
+    }
+    bus_[lo] = hi;
+    need -= take;
+    t += take;
+    if (need > 0) {
+      it = bus_.upper_bound(t);
+      auto p = std::prev(it);
+      t = std::max(t, p->second);
+    }
+  }
+  return t;
+}
+
+uint64_t Machine::dmaTiming(uint64_t now, bool store, uint32_t dramAddr, uint32_t c0, uint32_t c1,
+                            uint32_t c2, uint32_t s1, uint32_t s2, firmware::ElemWidth w) {
+  constexpr uint64_t kBeat = 16, kMaxBeats = 256;
+  const uint64_t rowBytes = uint64_t{c0} * widthBytes(w);
+  const uint32_t slots = std::max<uint32_t>(1, cost_.dmaBursts);
+  std::vector<uint64_t> slotFree(slots, 0);
+  uint64_t nextAddr = now + cost_.dmaSetup, lastDone = nextAddr, dataEnd = 0;
+  size_t burst = 0;
+  for (uint32_t z = 0; z < c2; ++z)
+    for (uint32_t y = 0; y < c1; ++y) {
+      const uint64_t a = (uint64_t{dramAddr} + uint64_t{z} * s2 + uint64_t{y} * s1) & 0xFFFFFFFFull;
+      uint64_t beats = (a + rowBytes - 1) / kBeat - a / kBeat + 1;
+      while (beats > 0) {
+        const uint64_t b = std::min(beats, kMaxBeats);
+        beats -= b;
+        uint64_t& slot = slotFree[burst++ % slots];
+        const uint64_t addr = std::max(nextAddr, slot);
+        uint64_t done;
+        if (store) {
+          // W beats follow the address (buffer read first); the response comes later.
+          dataEnd = reserveBus(std::max(addr + 2, dataEnd + cost_.burstGap), b);
+          done = dataEnd + cost_.dramLatency;
+        } else {
+          // Read data returns in order, burst after burst.
+          dataEnd = reserveBus(std::max(addr + cost_.dramLatency, dataEnd + cost_.burstGap), b);
+          done = dataEnd;
+        }
+        slot = done + 1;
+        nextAddr = addr + 1;
+        lastDone = std::max(lastDone, done);
+      }
+    }
+  return lastDone + cost_.dmaDone;
+}
+
+bool Machine::unitAccepts(int q, const QueueState& s, const Command& c, uint64_t now) const {
+  if (now < s.readyAt) return false;
+  if (std::holds_alternative<firmware::Sync>(c.args)) return s.inflight.empty();
+  if (q != kComputeQ) return s.inflight.empty();  // one DMA command per engine
+  if (std::holds_alternative<firmware::Gemm>(c.args)) {
+    if (s.inflight.size() >= cost_.gemmTiles) return false;
+    for (const InFlight& f : s.inflight)
+      if (!std::holds_alternative<firmware::Gemm>(stream_[f.command].args)) return false;
+    return true;
+  }
+  return s.inflight.empty();  // REQUANT_STORE, DENSIFY: after every earlier compute command
+}
+
+uint64_t Machine::issueTiming(int q, QueueState& s, const Command& c, uint64_t now) {
+  if (std::holds_alternative<firmware::Sync>(c.args)) return now;
+  if (auto* d = std::get_if<firmware::DmaLoad>(&c.args)) {
+    const uint64_t end = dmaTiming(now, false, d->dramAddr, d->count0, d->count1, d->count2,
+                                   d->dramStride1, d->dramStride2, d->elemWidth);
+    s.readyAt = end + 1;
+    return end;
+  }
+  if (auto* d = std::get_if<firmware::DmaStore>(&c.args)) {
+    const uint64_t end = dmaTiming(now, true, d->dramAddr, d->count0, d->count1, d->count2,
+                                   d->dramStride1, d->dramStride2, d->elemWidth);
+    s.readyAt = end + 1;
+    return end;
+  }
+  if (auto* g = std::get_if<firmware::Gemm>(&c.args)) {
+    uint64_t last = now + cost_.gemmIssue + g->k - 1;
+    if (anyGemm_) last = std::max(last, lastBeat_ + cost_.gemmSpacing);
+    lastBeat_ = last;
+    anyGemm_ = true;
+    s.readyAt = last + 1;
+    return last + cost_.gemmDrain;
+  }
+  uint64_t d = 1;
   if (auto* r = std::get_if<firmware::RequantStore>(&c.args))
-    return uint64_t{r->rows} + cost_.requantOverhead;
-  if (auto* d = std::get_if<firmware::Densify>(&c.args))
-    return cost_.dramLatency * 4 + d->outSize / cost_.busBytesPerCycle + 64;
-  return 1;
+    d = uint64_t{r->rows} + cost_.requantOverhead;
+  else if (auto* x = std::get_if<firmware::Densify>(&c.args))
+    d = cost_.dramLatency * 4 + x->outSize / std::max<uint32_t>(1, cost_.busBytesPerCycle) + 64;
+  (void)q;
+  s.readyAt = now + d + 1;
+  return now + d;
 }
 
 Fault Machine::checkBuffer(Buffer b, uint64_t lo, uint64_t hi, const char* what) const {
@@ -550,9 +669,13 @@ InterpreterResult Machine::run() {
   std::array<QueueState, kNumQ> queues;
   InterpreterCounters& k = result_.counters;
   uint64_t now = 0;
-  size_t pc = 0;
-  uint64_t nextFetch = cost_.dramLatency;
   const size_t n = stream_.size();
+  size_t pc = 0;        // next command to dispatch
+  size_t requested = 0; // next ring slot to request
+  std::deque<uint64_t> arrivals;  // per requested, undispatched command: when it arrives
+  uint64_t nextRequest = 0;
+  uint64_t endAt = 0;   // a dispatched END's completion (jobs end there)
+  bool endPending = false;
   auto fail = [&](size_t command, const Fault& f) {
     result_.completed = false;
     result_.error = f.code;
@@ -572,7 +695,7 @@ InterpreterResult Machine::run() {
   };
   auto drained = [&]() {
     for (const QueueState& q : queues)
-      if (q.busy || !q.pending.empty()) return false;
+      if (!q.inflight.empty() || !q.pending.empty()) return false;
     return true;
   };
 
@@ -580,48 +703,58 @@ InterpreterResult Machine::run() {
     // Settle everything that can happen at `now`.
     for (bool changed = true; changed;) {
       changed = false;
-      // Completions: effect, then the pushes (stalling on a full counter).
+      // Completions, in order per queue: effect, then the pushes (stalling on a full counter).
       for (int q = 0; q < kNumQ; ++q) {
         QueueState& s = queues[q];
-        if (!s.busy || s.end > now) continue;
-        const Command& c = stream_[s.current];
-        if (!s.effectDone && timingOnly_) {
-          s.effectDone = true;
-          if (auto* g = std::get_if<firmware::Gemm>(&c.args)) k.macs += uint64_t{g->m} * g->n * g->k;
-          auto rows = [](uint32_t c0, uint32_t c1, uint32_t c2, firmware::ElemWidth w) {
-            return uint64_t{c0} * c1 * c2 * widthBytes(w);
-          };
-          if (auto* d = std::get_if<firmware::DmaLoad>(&c.args))
-            k.dmaReadBytes += rows(d->count0, d->count1, d->count2, d->elemWidth);
-          if (auto* d = std::get_if<firmware::DmaStore>(&c.args))
-            k.dmaWriteBytes += rows(d->count0, d->count1, d->count2, d->elemWidth);
+        while (!s.inflight.empty() && s.inflight.front().end <= now) {
+          InFlight& f = s.inflight.front();
+          const Command& c = stream_[f.command];
+          if (!f.effectDone && timingOnly_) {
+            f.effectDone = true;
+            if (auto* g = std::get_if<firmware::Gemm>(&c.args)) k.macs += uint64_t{g->m} * g->n * g->k;
+            auto rows = [](uint32_t c0, uint32_t c1, uint32_t c2, firmware::ElemWidth w) {
+              return uint64_t{c0} * c1 * c2 * widthBytes(w);
+            };
+            if (auto* d = std::get_if<firmware::DmaLoad>(&c.args))
+              k.dmaReadBytes += rows(d->count0, d->count1, d->count2, d->elemWidth);
+            if (auto* d = std::get_if<firmware::DmaStore>(&c.args))
+              k.dmaWriteBytes += rows(d->count0, d->count1, d->count2, d->elemWidth);
+          }
+          if (!f.effectDone) {
+            std::vector<Access> accesses;
+            Fault fault = execute(c, accesses);
+            if (fault.code != ErrCode::kNone) return fail(f.command, fault);
+            checkRaces(q, f.epoch, f.command, accesses);
+            f.effectDone = true;
+          }
+          const std::vector<int> pushes = pushChannels(q, c.deps);
+          bool full = false;
+          for (int ch : pushes) full = full || tokens_[ch] >= kTokenMax;
+          if (full) {
+            // docs/isa.md: a program must never have more than 255 tokens outstanding.
+            if (result_.tokenLeaks.empty() || result_.tokenLeaks.back().find("overflow") == std::string::npos)
+              result_.tokenLeaks.push_back("token overflow: command " + std::to_string(f.command) +
+                                           " pushes beyond 255 outstanding tokens");
+            break;
+          }
+          for (int ch : pushes) {
+            ++tokens_[ch];
+            tokenClocks_[ch].push_back(f.epoch);
+          }
+          s.inflight.pop_front();
+          changed = true;
         }
-        if (!s.effectDone) {
-          std::vector<Access> accesses;
-          Fault f = execute(c, accesses);
-          if (f.code != ErrCode::kNone) return fail(s.current, f);
-          checkRaces(q, s.epoch, s.current, accesses);
-          s.effectDone = true;
-        }
-        const std::vector<int> pushes = pushChannels(q, c.deps);
-        bool full = false;
-        for (int ch : pushes) full = full || tokens_[ch] >= kTokenMax;
-        if (full) {
-          // docs/isa.md: a program must never have more than 255 tokens outstanding.
-          if (result_.tokenLeaks.empty() || result_.tokenLeaks.back().find("overflow") == std::string::npos)
-            result_.tokenLeaks.push_back("token overflow: command " + std::to_string(s.current) +
-                                         " pushes beyond 255 outstanding tokens");
-          continue;
-        }
-        for (int ch : pushes) {
-          ++tokens_[ch];
-          tokenClocks_[ch].push_back(clocks_[q]);
-        }
-        s.busy = false;
+      }
+      // Fetch: ring slots requested one per cycle while fewer than fetchDepth are out.
+      while (requested < n && arrivals.size() < cost_.fetchDepth && nextRequest <= now && !endPending) {
+        arrivals.push_back(now + cost_.fetchLatency);
+        ++requested;
+        nextRequest = now + 1;
+        k.dmaReadBytes += firmware::kCommandBytes;
         changed = true;
       }
       // Dispatch in stream order.
-      while (pc < n && nextFetch <= now) {
+      while (pc < n && !arrivals.empty() && arrivals.front() <= now && !endPending) {
         const Command& c = stream_[pc];
         if (hal::Status st = firmware::validate(c); !st.ok()) {
           Fault f;
@@ -643,22 +776,35 @@ InterpreterResult Machine::run() {
             for (int i = 0; i < kNumQ; ++i) merged[i] = std::max(merged[i], c2[i]);
           clocks_.fill(merged);
           prune();
+          // The next job's fetching starts once this one is done.
+          endPending = true;
+          endAt = now + cost_.endCycles;
         } else {
           const int q = queueIndex(c);
-          if (queues[q].pending.size() >= cost_.queueDepth) break;
+          if (queues[q].pending.size() + queues[q].inflight.size() >= cost_.queueDepth) break;
           queues[q].pending.push_back(pc);
         }
+        arrivals.pop_front();
         ++pc;
         ++k.commands;
-        k.dmaReadBytes += firmware::kCommandBytes;
-        nextFetch = now + cost_.fetchCycles;
         changed = true;
       }
-      // Starts: an idle queue takes its head command once its tokens are there.
+      if (endPending && now >= endAt) {
+        endPending = false;
+        if (pc < n) {
+          // Commands after an END (another job) are fetched afresh.
+          arrivals.clear();
+          requested = pc;
+          nextRequest = now;
+        }
+        changed = true;
+      }
+      // Issue: a queue's head command once its tokens are there and its unit accepts it.
       for (int q = 0; q < kNumQ; ++q) {
         QueueState& s = queues[q];
-        if (s.busy || s.pending.empty()) continue;
+        if (s.pending.empty()) continue;
         const Command& c = stream_[s.pending.front()];
+        if (!unitAccepts(q, s, c, now)) continue;
         const std::vector<int> pops = popChannels(q, c.deps);
         bool ready = true;
         for (int ch : pops) ready = ready && tokens_[ch] > 0;
@@ -670,22 +816,27 @@ InterpreterResult Machine::run() {
           tokenClocks_[ch].pop_front();
         }
         ++clocks_[q][q];
-        s.epoch = clocks_[q];
-        s.current = s.pending.front();
+        InFlight f;
+        f.command = s.pending.front();
+        f.epoch = clocks_[q];
+        f.end = issueTiming(q, s, c, now);
         s.pending.pop_front();
-        s.busy = true;
-        s.effectDone = false;
-        s.end = now + duration(c);
+        s.inflight.push_back(f);
         changed = true;
       }
     }
-    if (pc == n && drained()) break;
+    if (pc == n && drained() && !endPending) break;
 
     // Advance to the next event.
     uint64_t next = std::numeric_limits<uint64_t>::max();
-    for (const QueueState& s : queues)
-      if (s.busy && s.end > now) next = std::min(next, s.end);
-    if (pc < n && nextFetch > now) next = std::min(next, nextFetch);
+    for (const QueueState& s : queues) {
+      if (!s.inflight.empty() && s.inflight.front().end > now) next = std::min(next, s.inflight.front().end);
+      if (!s.pending.empty() && s.readyAt > now) next = std::min(next, s.readyAt);
+    }
+    if (!arrivals.empty() && arrivals.front() > now) next = std::min(next, arrivals.front());
+    if (requested < n && arrivals.size() < cost_.fetchDepth && nextRequest > now && !endPending)
+      next = std::min(next, nextRequest);
+    if (endPending && endAt > now) next = std::min(next, endAt);
     if (next == std::numeric_limits<uint64_t>::max()) {
       Fault f;
       f.code = ErrCode::kWatchdog;
@@ -706,14 +857,16 @@ InterpreterResult Machine::run() {
     uint64_t* stall[kNumQ] = {&k.loadStall, &k.computeStall, &k.storeStall};
     for (int q = 0; q < kNumQ; ++q) {
       const QueueState& s = queues[q];
-      if (s.busy) {
+      if (!s.inflight.empty()) {
         *busy[q] += dt;
-        if (q == kComputeQ && std::holds_alternative<firmware::Densify>(stream_[s.current].args))
+        if (q == kComputeQ && std::holds_alternative<firmware::Densify>(stream_[s.inflight.front().command].args))
           k.densifyBusy += dt;
       } else if (!s.pending.empty()) {
         *stall[q] += dt;
       }
     }
+    // Bus intervals that ended can no longer matter (reservations start at `now` or later).
+    while (!bus_.empty() && bus_.begin()->second <= next) bus_.erase(bus_.begin());
     now = next;
   }
   k.cycles = now;

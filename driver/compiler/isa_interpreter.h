@@ -21,8 +21,8 @@
 // Beyond the hardware it checks the stream's discipline: a data race (two queues touching
 // overlapping bytes, one of them writing, with no chain of tokens ordering them) is
 // reported, as are tokens left in the counters when a job ends (they would leak into the
-// next job). Durations come from a small cost model; the cycle counts are estimates, not
-// the RTL's.
+// next job). Durations come from a cost model calibrated against the RTL (CostModel below):
+// close to the SoC's cycles, exact for nothing.
 #pragma once
 
 #include <algorithm>
@@ -63,15 +63,42 @@ class DramModel {
   mutable std::vector<uint8_t> bytes_;
 };
 
-// Command durations in NPU cycles (a rough model for plan comparisons, not the RTL's).
+// The timing model, calibrated against the RTL on the simulated SoC with its default DRAM
+// (tests/bench/npu_calibrate prints both side by side). Cycle counts are the NPU clock's.
+//  - Fetch: the command processor keeps `fetchDepth` ring slots requested or waiting for
+//    dispatch; each arrives `fetchLatency` cycles after its request (one request per cycle).
+//  - Queues hold `queueDepth` commands each, issued or not, until they complete; the
+//    dispatcher stops at a full queue (in stream order).
+//  - DMA_LOAD / DMA_STORE: one command per engine at a time; each row is split into bursts
+//    of whole 16-byte beats (<= 256 beats), `dmaBursts` in flight per engine; a read burst's
+//    first beat comes `dramLatency` cycles after its address, a write burst's response as
+//    long after its last beat; beats of every burst share the bus (`busBytesPerCycle`).
+//  - GEMM: k beats at one per cycle from `gemmIssue` after acceptance; the next GEMM is
+//    accepted after the last beat, but its own last beat comes at least `gemmSpacing`
+//    (max(R, C)) cycles after the previous one's; results are in ACC (the command
+//    completes) `gemmDrain` cycles after the last beat; at most `gemmTiles` in flight.
+//  - REQUANT_STORE and DENSIFY start only once every earlier compute command completed;
+//    REQUANT_STORE takes rows + `requantOverhead` cycles, and nothing overlaps it.
+//  - SYNC completes as it issues, once its queue has nothing in flight; END waits for all.
+// Timing never depends on data, and on addresses only through their offset in a 16-byte
+// beat (4 KiB burst boundaries are not modelled), so the estimate of a step in its
+// step-local address space equals its cycles wherever it is relocated (64-byte aligned).
 struct CostModel {
-  uint32_t dramLatency = 40;       // first beat of a DMA command
-  uint32_t busBytesPerCycle = 16;  // AXI data width
-  uint32_t dmaRowCycles = 1;       // per contiguous row (one burst request)
-  uint32_t gemmOverhead = 2;       // beyond k cycles (back-to-back tiles overlap their drain)
-  uint32_t requantOverhead = 6;    // pipeline depth beyond one row per cycle
-  uint32_t fetchCycles = 2;        // one 32-byte command over the 16-byte bus
-  uint32_t queueDepth = 4;         // commands each queue holds (rtl/nnc_cmd_proc: 4)
+  uint32_t dramLatency = 41;       // read: address -> first beat; write: last beat -> response
+  uint32_t busBytesPerCycle = 16;  // AXI data width 16 B; reads and writes share it
+  uint32_t dmaBursts = 4;          // bursts in flight per DMA engine (rtl/nnc_dma MaxOutstanding)
+  uint32_t dmaSetup = 3;           // command accepted -> first burst address
+  uint32_t dmaDone = 2;            // last beat / response -> command complete
+  uint32_t burstGap = 1;           // idle cycles between two bursts' data of one engine
+  uint32_t fetchLatency = 45;      // ring slot requested -> command at the dispatcher
+  uint32_t fetchDepth = 4;         // slots requested or fetched, not yet dispatched
+  uint32_t queueDepth = 4;         // commands per queue, issued or not (rtl/nnc_cmd_proc: 4)
+  uint32_t endCycles = 6;          // END dispatched -> job done
+  uint32_t gemmIssue = 1;          // GEMM accepted -> first beat
+  uint32_t gemmSpacing = 16;       // min cycles between consecutive GEMMs' last beats
+  uint32_t gemmDrain = 35;         // last beat -> results in ACC
+  uint32_t gemmTiles = 4;          // GEMMs in flight (rtl/nnc_compute TileFifo)
+  uint32_t requantOverhead = 13;   // REQUANT_STORE: rows + this
 };
 
 struct InterpreterCounters {

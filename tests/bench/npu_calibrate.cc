@@ -1,0 +1,253 @@
+// npu_calibrate: small command streams run on the simulated SoC (the RTL) and on the ISA
+// interpreter's cost model, cycles side by side. The streams isolate what the compiler's
+// plan choices depend on: command fetch, DMA latency and bursts (long rows, short rows,
+// unaligned rows, stores), GEMM streaming and back-to-back overlap, REQUANT_STORE after
+// GEMMs, and the pipelined load/compute/store loop.
+//
+//   npu_calibrate [--filter SUBSTRING]
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "Vnnc_npu_top.h"  // Verilator before SystemC
+
+#include "driver/compiler/runtime.h"
+#include "driver/soc/sim_npu_device.h"
+#include "firmware/isa_generated.h"
+#include "sim/device.h"
+
+using namespace nncosim;
+using namespace nncosim::driver;
+using firmware::Buffer;
+using firmware::Command;
+
+namespace {
+
+struct Ctx {
+  uint64_t src = 0, dst = 0;  // 1 MiB each
+};
+
+firmware::DmaLoad load(uint64_t dram, Buffer b, uint32_t buf, uint32_t c0, uint32_t c1 = 1,
+                       uint32_t ds1 = 0, uint32_t bs1 = 0, uint32_t c2 = 1, uint32_t ds2 = 0,
+                       uint32_t bs2 = 0) {
+  firmware::DmaLoad d;
+  d.bufId = b;
+  d.dramAddr = static_cast<uint32_t>(dram);
+  d.bufAddr = buf;
+  d.count0 = c0;
+  d.count1 = c1;
+  d.dramStride1 = ds1;
+  d.bufStride1 = bs1;
+  d.count2 = c2;
+  d.dramStride2 = ds2;
+  d.bufStride2 = bs2;
+  return d;
+}
+
+firmware::DmaStore store(uint64_t dram, uint32_t buf, uint32_t c0, uint32_t c1 = 1, uint32_t ds1 = 0,
+                         uint32_t bs1 = 0) {
+  firmware::DmaStore d;
+  d.bufId = Buffer::kOut;
+  d.dramAddr = static_cast<uint32_t>(dram);
+  d.bufAddr = buf;
+  d.count0 = c0;
+  d.count1 = c1;
+  d.dramStride1 = ds1;
+  d.bufStride1 = bs1;
+  return d;
+}
+
+firmware::Gemm gemm(uint32_t k, bool acc = false, uint32_t accAddr = 0, uint32_t inp = 0, uint32_t wgt = 0) {
+  firmware::Gemm g;
+  g.m = 16;
+  g.n = 16;
+  g.k = k;
+  g.accumulate = acc;
+  g.accAddr = accAddr;
+  g.inpAddr = inp;
+  g.wgtAddr = wgt;
+  return g;
+}
+
+firmware::RequantStore requant(uint32_t rows, uint32_t accAddr = 0, uint32_t outAddr = 0) {
+  firmware::RequantStore r;
+  r.rows = rows;
+  r.accAddr = accAddr;
+  r.outAddr = outAddr;
+  r.perChannel = true;
+  r.biasEn = true;
+  r.biasAddr = 0;
+  r.multAddr = 64;
+  r.shiftAddr = 128;
+  r.clampMin = -128;
+  r.clampMax = 127;
+  r.outSigned = true;
+  return r;
+}
+
+Command end() {
+  firmware::End e;
+  e.irq = true;
+  e.tag = 1;
+  return Command{{}, e};
+}
+
+struct Case {
+  std::string name;
+  std::function<std::vector<Command>(const Ctx&)> build;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> v;
+  auto only = [](std::vector<Command> c) {
+    c.push_back(end());
+    return c;
+  };
+  v.push_back({"empty job (END only)", [=](const Ctx&) { return only({}); }});
+  for (int n : {16, 64})
+    v.push_back({std::to_string(n) + " SYNC (compute)", [=](const Ctx&) {
+                   std::vector<Command> c;
+                   for (int i = 0; i < n; ++i) c.push_back(Command{{}, firmware::Sync{firmware::Queue::kCompute}});
+                   return only(c);
+                 }});
+  for (uint32_t bytes : {16u, 256u, 1024u, 4096u, 16384u, 65535u})
+    v.push_back({"1 load " + std::to_string(bytes) + " B", [=](const Ctx& x) {
+                   return only({Command{{}, load(x.src, Buffer::kInp, 0, bytes)}});
+                 }});
+  for (uint32_t n : {4u, 16u})
+    v.push_back({std::to_string(n) + " loads 4096 B", [=](const Ctx& x) {
+                   std::vector<Command> c;
+                   for (uint32_t i = 0; i < n; ++i) c.push_back(Command{{}, load(x.src + i * 4096, Buffer::kInp, i * 4096, 4096)});
+                   return only(c);
+                 }});
+  for (uint32_t n : {4u, 16u})
+    v.push_back({std::to_string(n) + " loads 256 B", [=](const Ctx& x) {
+                   std::vector<Command> c;
+                   for (uint32_t i = 0; i < n; ++i) c.push_back(Command{{}, load(x.src + i * 256, Buffer::kInp, i * 256, 256)});
+                   return only(c);
+                 }});
+  for (uint32_t row : {16u, 64u, 256u})
+    for (uint32_t off : {0u, 3u})
+      v.push_back({"1 load 64 rows x " + std::to_string(row) + " B, offset " + std::to_string(off),
+                   [=](const Ctx& x) {
+                     return only({Command{{}, load(x.src + off, Buffer::kInp, 0, row, 64, 1000, row)}});
+                   }});
+  for (uint32_t bytes : {256u, 4096u})
+    v.push_back({"1 store " + std::to_string(bytes) + " B", [=](const Ctx& x) {
+                   return only({Command{{}, store(x.dst, 0, bytes)}});
+                 }});
+  v.push_back({"1 store 64 rows x 16 B", [=](const Ctx& x) {
+                 return only({Command{{}, store(x.dst, 0, 16, 64, 512, 16)}});
+               }});
+  for (uint32_t k : {1u, 8u, 16u, 17u, 32u, 64u, 512u})
+    for (int n : {1, 8})
+      v.push_back({std::to_string(n) + " GEMM k=" + std::to_string(k), [=](const Ctx&) {
+                     std::vector<Command> c;
+                     for (int i = 0; i < n; ++i) c.push_back(Command{{}, gemm(k, false, (i % 8) * 1024)});
+                     return only(c);
+                   }});
+  for (uint32_t rows : {1u, 16u, 64u, 256u})
+    v.push_back({"1 REQUANT rows=" + std::to_string(rows), [=](const Ctx&) {
+                   return only({Command{{}, requant(rows)}});
+                 }});
+  for (uint32_t k : {16u, 64u})
+    for (uint32_t rows : {16u, 64u})
+      v.push_back({"8x (GEMM k=" + std::to_string(k) + " ; REQUANT rows=" + std::to_string(rows) + ")",
+                   [=](const Ctx&) {
+                     std::vector<Command> c;
+                     for (int i = 0; i < 8; ++i) {
+                       c.push_back(Command{{}, gemm(k)});
+                       c.push_back(Command{{}, requant(rows)});
+                     }
+                     return only(c);
+                   }});
+  v.push_back({"4x (4 GEMM k=64 ; 4 REQUANT rows=16)", [=](const Ctx&) {
+                 std::vector<Command> c;
+                 for (int i = 0; i < 4; ++i) {
+                   for (int q = 0; q < 4; ++q) c.push_back(Command{{}, gemm(64, false, q * 1024)});
+                   for (int q = 0; q < 4; ++q) c.push_back(Command{{}, requant(16, q * 1024, q * 256)});
+                 }
+                 return only(c);
+               }});
+  v.push_back({"4x (4 GEMM k=64 ; 1 REQUANT rows=64)", [=](const Ctx&) {
+                 std::vector<Command> c;
+                 for (int i = 0; i < 4; ++i) {
+                   for (int q = 0; q < 4; ++q) c.push_back(Command{{}, gemm(64, false, q * 1024)});
+                   c.push_back(Command{{}, requant(64, 0, 0)});
+                 }
+                 return only(c);
+               }});
+  // A double-buffered loop: load A (k*16 B) -> GEMM -> REQUANT -> store 256 B.
+  for (uint32_t k : {32u, 256u})
+    v.push_back({"pipeline 16 steps k=" + std::to_string(k), [=](const Ctx& x) {
+                   const int S = 16;
+                   std::vector<Command> L(S), C1(S), C2(S), St(S);
+                   std::vector<Command> c;
+                   for (int s = 0; s < S; ++s) {
+                     Command l{{}, load(x.src + s * k * 16, Buffer::kInp, (s % 2) * 65536, k * 16)};
+                     l.deps.pushNext = true;
+                     if (s >= 2) l.deps.popNext = true;
+                     Command g{{}, gemm(k, false, 0, (s % 2) * 65536)};
+                     g.deps.popPrev = true;
+                     if (s + 2 < S) g.deps.pushPrev = true;
+                     Command r{{}, requant(16, 0, (s % 2) * 256)};
+                     r.deps.pushNext = true;
+                     if (s >= 2) r.deps.popNext = true;
+                     Command st{{}, store(x.dst + s * 256, (s % 2) * 256, 256)};
+                     st.deps.popPrev = true;
+                     if (s + 2 < S) st.deps.pushPrev = true;
+                     L[s] = l;
+                     C1[s] = g;
+                     C2[s] = r;
+                     St[s] = st;
+                   }
+                   c.push_back(L[0]);
+                   for (int s = 0; s < S; ++s) {
+                     c.push_back(C1[s]);
+                     if (s + 1 < S) c.push_back(L[s + 1]);
+                     c.push_back(C2[s]);
+                     c.push_back(St[s]);
+                   }
+                   return only(c);
+                 }});
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string filter;
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--filter") == 0 && i + 1 < argc) filter = argv[++i];
+  auto dev = sim::Device::open(sim::SocConfig{});
+  if (!dev) {
+    std::fprintf(stderr, "%s\n", dev.error().c_str());
+    return 1;
+  }
+  SimNpuDevice soc(**dev);
+  InterpreterDevice isa(soc.config());
+  Ctx sx, ix;
+  std::vector<uint8_t> junk(1 << 20);
+  for (size_t i = 0; i < junk.size(); ++i) junk[i] = static_cast<uint8_t>(i * 37);
+  for (auto* d : std::initializer_list<NpuDevice*>{&soc, &isa}) {
+    Ctx& x = d == &soc ? sx : ix;
+    x.src = *d->allocate(1 << 20, "src");
+    x.dst = *d->allocate(1 << 20, "dst");
+    (void)d->write(x.src, junk.data(), junk.size());
+  }
+  std::printf("%-44s %9s %9s %8s\n", "stream", "rtl", "isa", "isa/rtl");
+  for (const Case& c : cases()) {
+    if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
+    auto a = soc.run(c.build(sx));
+    auto b = isa.run(c.build(ix));
+    if (!a.ok() || !b.ok()) {
+      std::printf("%-44s failed: %s\n", c.name.c_str(), (!a.ok() ? a.error() : b.error()).c_str());
+      continue;
+    }
+    std::printf("%-44s %9llu %9llu %8.3f\n", c.name.c_str(), static_cast<unsigned long long>(a->cycles),
+                static_cast<unsigned long long>(b->cycles), double(b->cycles) / double(a->cycles));
+  }
+  return 0;
+}
