@@ -49,8 +49,29 @@ module nnc_requant
   assign in_ready_o = en;
 
   // --- Per-beat control: valid bits and operation parameters ---------------------------
-  logic [Stages-1:0] valid_d, valid_q;
-  logic              out_valid_d, out_valid_q;
+  // Every register of a stage loads only when a beat enters it (en and the valid bit of the
+  // stage before): an idle or partly filled pipeline does no work, and a stage's data is
+  // only used under its valid bit.
+  logic [Stages-1:0] valid_q;
+  logic              out_valid_q;
+  logic [Stages-1:0] load;       // stage s takes a beat this cycle
+  logic              load_out;
+
+  assign load[0]  = en && in_valid_i;
+  for (genvar s = 1; s < Stages; s++) begin : g_load
+    assign load[s] = en && valid_q[s-1];
+  end
+  assign load_out = en && valid_q[Stages-1];
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      valid_q     <= '0;
+      out_valid_q <= 1'b0;
+    end else if (en) begin
+      valid_q     <= {valid_q[Stages-2:0], in_valid_i};
+      out_valid_q <= valid_q[Stages-1];
+    end
+  end
 
   typedef struct packed {
     logic        acc_wide;
@@ -60,179 +81,142 @@ module nnc_requant
     out_type_e   out_type;
   } op_cfg_t;
 
-  op_cfg_t cfg_d [Stages];
-  op_cfg_t cfg_q [Stages];
-
-  always_comb begin
-    valid_d     = valid_q;
-    out_valid_d = out_valid_q;
-    for (int unsigned s = 0; s < Stages; s++) cfg_d[s] = cfg_q[s];
-    if (en) begin
-      valid_d     = {valid_q[Stages-2:0], in_valid_i};
-      out_valid_d = valid_q[Stages-1];
-      cfg_d[0]    = '{acc_wide: in_acc_wide_i, zp: in_zp_i, act_min: in_act_min_i,
-                      act_max: in_act_max_i, out_type: in_out_type_i};
-      for (int unsigned s = 1; s < Stages; s++) cfg_d[s] = cfg_q[s-1];
-    end
-  end
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      valid_q     <= '0;
-      out_valid_q <= 1'b0;
-    end else begin
-      valid_q     <= valid_d;
-      out_valid_q <= out_valid_d;
-    end
-  end
-
   // Parameters need no reset: they are only used under a valid bit.
-  for (genvar s = 0; s < Stages; s++) begin : g_cfg_pipe
-    always_ff @(posedge clk_i) begin
-      cfg_q[s] <= cfg_d[s];
+  op_cfg_t cfg_q [Stages];
+  always_ff @(posedge clk_i) begin
+    if (load[0]) begin
+      cfg_q[0] <= '{acc_wide: in_acc_wide_i, zp: in_zp_i, act_min: in_act_min_i,
+                    act_max: in_act_max_i, out_type: in_out_type_i};
+    end
+    for (int unsigned s = 1; s < Stages; s++) begin
+      if (load[s]) cfg_q[s] <= cfg_q[s-1];
     end
   end
 
   assign out_valid_o = out_valid_q;
 
-  // --- Lanes ------------------------------------------------------------------------------
-  for (genvar l = 0; l < Lanes; l++) begin : g_lane
-    // Stage 1: inputs.
-    logic signed [AccWidth-1:0] s1_acc_d, s1_acc_q;
-    logic signed [31:0]         s1_bias_d, s1_bias_q;
-    logic signed [31:0]         s1_mult_d, s1_mult_q;
-    logic signed [5:0]          s1_shift_d, s1_shift_q;
-    // Stage 2: left-shifted sum.
-    logic signed [31:0]         s2_x_d, s2_x_q;
-    logic signed [31:0]         s2_mult_d, s2_mult_q;
-    logic [5:0]                 s2_right_d, s2_right_q;
-    // Stage 3: the 64-bit product.
-    logic signed [63:0]         s3_prod_d, s3_prod_q;
-    logic                       s3_sat_d, s3_sat_q;
-    logic [5:0]                 s3_right_d, s3_right_q;
-    // Stage 4: the high half, rounded.
-    logic signed [31:0]         s4_high_d, s4_high_q;
-    logic [5:0]                 s4_right_d, s4_right_q;
-    // Output.
-    logic signed [31:0]         out_d, out_q;
-
-    // Stage 1 -> 2: bias add (wrapping for int32, saturating for int48), then the wrapping
-    // left shift.
-    logic signed [AccWidth:0]   sum_wide;
-    logic signed [31:0]         sum_sat;
-    logic [5:0]                 left, right;
-    always_comb begin
-      sum_wide = {s1_acc_q[AccWidth-1], s1_acc_q} + {{(AccWidth - 31){s1_bias_q[31]}}, s1_bias_q};
-      if (!cfg_q[0].acc_wide) begin
-        sum_sat = s1_acc_q[31:0] + s1_bias_q;
-      end else if (sum_wide > (AccWidth+1)'(signed'(32'sh7fff_ffff))) begin
-        sum_sat = 32'sh7fff_ffff;
-      end else if (sum_wide < (AccWidth+1)'(signed'(32'sh8000_0000))) begin
-        sum_sat = 32'sh8000_0000;
-      end else begin
-        sum_sat = sum_wide[31:0];
-      end
-      left  = s1_shift_q[5] ? 6'd0 : s1_shift_q;
-      right = s1_shift_q[5] ? 6'(-s1_shift_q) : 6'd0;
+  // --- Per-lane arithmetic, one function per stage ------------------------------------------
+  // Stage 1 -> 2: bias add (wrapping for int32, saturating for int48), then the wrapping
+  // left shift.
+  function automatic logic signed [31:0] shifted_sum(logic signed [AccWidth-1:0] acc,
+                                                     logic signed [31:0] bias,
+                                                     logic signed [5:0] shift, logic acc_wide);
+    logic signed [AccWidth:0] sum_wide;
+    logic signed [31:0]       sum_sat;
+    logic [5:0]               left;
+    sum_wide = {acc[AccWidth-1], acc} + {{(AccWidth - 31){bias[31]}}, bias};
+    if (!acc_wide) begin
+      sum_sat = acc[31:0] + bias;
+    end else if (sum_wide > (AccWidth+1)'(signed'(32'sh7fff_ffff))) begin
+      sum_sat = 32'sh7fff_ffff;
+    end else if (sum_wide < (AccWidth+1)'(signed'(32'sh8000_0000))) begin
+      sum_sat = 32'sh8000_0000;
+    end else begin
+      sum_sat = sum_wide[31:0];
     end
+    left = shift[5] ? 6'd0 : shift;
+    return sum_sat <<< left;
+  endfunction
 
-    // Stage 2 -> 3: the product and the one case the high multiply saturates.
-    logic signed [63:0] prod;
-    always_comb begin
-      prod = 64'(s2_x_q) * 64'(s2_mult_q);
-    end
+  function automatic logic [5:0] right_shift(logic signed [5:0] shift);
+    return shift[5] ? 6'(-shift) : 6'd0;
+  endfunction
 
-    // Stage 3 -> 4: round(prod / 2^31) with the reference's nudge and truncating division.
+  // The two functions below keep the low 32 bits of a 33-bit intermediate that provably fits.
+  /* verilator lint_off UNUSEDSIGNAL */
+  // Stage 3 -> 4: round(prod / 2^31) with the reference's nudge and truncating division.
+  function automatic logic signed [31:0] high_half(logic signed [63:0] prod, logic sat);
     logic signed [63:0] nudged;
     logic signed [32:0] quot;
-    logic signed [31:0] high;
-    always_comb begin
-      nudged = s3_prod_q + (s3_prod_q[63] ? (64'sd1 - (64'sd1 <<< 30)) : (64'sd1 <<< 30));
-      // Arithmetic shift floors; a negative value with a remainder rounds back toward zero.
-      quot   = nudged[63:31] + {32'd0, nudged[63] && (nudged[30:0] != '0)};
-      high   = s3_sat_q ? 32'sh7fff_ffff : quot[31:0];
-    end
+    nudged = prod + (prod[63] ? (64'sd1 - (64'sd1 <<< 30)) : (64'sd1 <<< 30));
+    // Arithmetic shift floors; a negative value with a remainder rounds back toward zero.
+    quot   = nudged[63:31] + {32'd0, nudged[63] && (nudged[30:0] != '0)};
+    // Only the low 32 bits of the 33-bit quotient are kept; they provably fit (the one
+    // overflow, INT32_MIN * INT32_MIN, is overridden).
+    return sat ? 32'sh7fff_ffff : quot[31:0];
+  endfunction
 
-    // Stage 4 -> output: rounding divide by 2^right, zero point, clamps.
+  // Stage 4 -> output: rounding divide by 2^right, zero point, clamps.
+  function automatic logic signed [31:0] finish(logic signed [31:0] high, logic [5:0] right,
+                                                logic [31:0] zp, logic [31:0] act_min,
+                                                logic [31:0] act_max, out_type_e out_type);
     logic [31:0]        mask, remainder, threshold;
     logic signed [31:0] shifted, rounded;
     logic signed [32:0] with_zp, act_clamped, lo, hi, tmin, tmax, typed;
-    always_comb begin
-      mask      = 32'((33'd1 << s4_right_q) - 33'd1);
-      remainder = s4_high_q & mask;
-      threshold = (mask >> 1) + {31'd0, s4_high_q[31]};
-      shifted   = s4_high_q >>> s4_right_q;
-      rounded   = shifted + {31'd0, remainder > threshold};
+    mask      = 32'((33'd1 << right) - 33'd1);
+    remainder = high & mask;
+    threshold = (mask >> 1) + {31'd0, high[31]};
+    shifted   = high >>> right;
+    rounded   = shifted + {31'd0, remainder > threshold};
 
-      with_zp = 33'(rounded) + 33'(signed'(cfg_q[Stages-1].zp));
-      lo      = 33'(signed'(cfg_q[Stages-1].act_min));
-      hi      = 33'(signed'(cfg_q[Stages-1].act_max));
-      // The reference's clamp tests the lower bound first.
-      act_clamped = with_zp < lo ? lo : (with_zp > hi ? hi : with_zp);
-      unique case (cfg_q[Stages-1].out_type)
-        OutU8:   begin tmin = 33'sd0;      tmax = 33'sd255;   end
-        OutI8:   begin tmin = -33'sd128;   tmax = 33'sd127;   end
-        OutI16:  begin tmin = -33'sd32768; tmax = 33'sd32767; end
-        OutU16:  begin tmin = 33'sd0;      tmax = 33'sd65535; end
-        default: begin tmin = 33'(signed'(32'sh8000_0000)); tmax = 33'sd2147483647; end
-      endcase
-      typed = act_clamped < tmin ? tmin : (act_clamped > tmax ? tmax : act_clamped);
-    end
+    with_zp = 33'(rounded) + 33'(signed'(zp));
+    lo      = 33'(signed'(act_min));
+    hi      = 33'(signed'(act_max));
+    // The reference's clamp tests the lower bound first.
+    act_clamped = with_zp < lo ? lo : (with_zp > hi ? hi : with_zp);
+    unique case (out_type)
+      OutU8:   begin tmin = 33'sd0;      tmax = 33'sd255;   end
+      OutI8:   begin tmin = -33'sd128;   tmax = 33'sd127;   end
+      OutI16:  begin tmin = -33'sd32768; tmax = 33'sd32767; end
+      OutU16:  begin tmin = 33'sd0;      tmax = 33'sd65535; end
+      default: begin tmin = 33'(signed'(32'sh8000_0000)); tmax = 33'sd2147483647; end
+    endcase
+    typed = act_clamped < tmin ? tmin : (act_clamped > tmax ? tmax : act_clamped);
+    // The clamp result fits 32 bits.
+    return typed[31:0];
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
 
-    always_comb begin
-      s1_acc_d   = s1_acc_q;
-      s1_bias_d  = s1_bias_q;
-      s1_mult_d  = s1_mult_q;
-      s1_shift_d = s1_shift_q;
-      s2_x_d     = s2_x_q;
-      s2_mult_d  = s2_mult_q;
-      s2_right_d = s2_right_q;
-      s3_prod_d  = s3_prod_q;
-      s3_sat_d   = s3_sat_q;
-      s3_right_d = s3_right_q;
-      s4_high_d  = s4_high_q;
-      s4_right_d = s4_right_q;
-      out_d      = out_q;
-      if (en) begin
-        s1_acc_d   = in_acc_i[l];
-        s1_bias_d  = in_bias_i[l];
-        s1_mult_d  = in_mult_i[l];
-        s1_shift_d = in_shift_i[l];
-        s2_x_d     = sum_sat <<< left;
-        s2_mult_d  = s1_mult_q;
-        s2_right_d = right;
-        s3_prod_d  = prod;
-        s3_sat_d   = (s2_x_q == 32'sh8000_0000) && (s2_mult_q == 32'sh8000_0000);
-        s3_right_d = s2_right_q;
-        s4_high_d  = high;
-        s4_right_d = s3_right_q;
-        out_d      = typed[31:0];
-      end
-    end
+  // --- Lanes ------------------------------------------------------------------------------
+  for (genvar l = 0; l < Lanes; l++) begin : g_lane
+    // Stage 1: inputs.
+    logic signed [AccWidth-1:0] s1_acc_q;
+    logic signed [31:0]         s1_bias_q;
+    logic signed [31:0]         s1_mult_q;
+    logic signed [5:0]          s1_shift_q;
+    // Stage 2: left-shifted sum.
+    logic signed [31:0]         s2_x_q;
+    logic signed [31:0]         s2_mult_q;
+    logic [5:0]                 s2_right_q;
+    // Stage 3: the 64-bit product and the one case the high multiply saturates.
+    logic signed [63:0]         s3_prod_q;
+    logic                       s3_sat_q;
+    logic [5:0]                 s3_right_q;
+    // Stage 4: the high half, rounded.
+    logic signed [31:0]         s4_high_q;
+    logic [5:0]                 s4_right_q;
+    // Output.
+    logic signed [31:0]         out_q;
 
     // Datapath flops need no reset: the valid bits qualify them.
     always_ff @(posedge clk_i) begin
-      s1_acc_q   <= s1_acc_d;
-      s1_bias_q  <= s1_bias_d;
-      s1_mult_q  <= s1_mult_d;
-      s1_shift_q <= s1_shift_d;
-      s2_x_q     <= s2_x_d;
-      s2_mult_q  <= s2_mult_d;
-      s2_right_q <= s2_right_d;
-      s3_prod_q  <= s3_prod_d;
-      s3_sat_q   <= s3_sat_d;
-      s3_right_q <= s3_right_d;
-      s4_high_q  <= s4_high_d;
-      s4_right_q <= s4_right_d;
-      out_q      <= out_d;
+      if (load[0]) begin
+        s1_acc_q   <= in_acc_i[l];
+        s1_bias_q  <= in_bias_i[l];
+        s1_mult_q  <= in_mult_i[l];
+        s1_shift_q <= in_shift_i[l];
+      end
+      if (load[1]) begin
+        s2_x_q     <= shifted_sum(s1_acc_q, s1_bias_q, s1_shift_q, cfg_q[0].acc_wide);
+        s2_mult_q  <= s1_mult_q;
+        s2_right_q <= right_shift(s1_shift_q);
+      end
+      if (load[2]) begin
+        s3_prod_q  <= 64'(s2_x_q) * 64'(s2_mult_q);
+        s3_sat_q   <= (s2_x_q == 32'sh8000_0000) && (s2_mult_q == 32'sh8000_0000);
+        s3_right_q <= s2_right_q;
+      end
+      if (load[3]) begin
+        s4_high_q  <= high_half(s3_prod_q, s3_sat_q);
+        s4_right_q <= s3_right_q;
+      end
+      if (load_out) begin
+        out_q <= finish(s4_high_q, s4_right_q, cfg_q[Stages-1].zp, cfg_q[Stages-1].act_min,
+                        cfg_q[Stages-1].act_max, cfg_q[Stages-1].out_type);
+      end
     end
 
     assign out_data_o[l] = out_q;
-
-    // Only the low 33 bits of the 33-bit rounded quotient and the 33-bit clamp are kept;
-    // both provably fit (the one overflow, INT32_MIN * INT32_MIN, is overridden).
-    logic unused_lane;
-    assign unused_lane = ^{quot[32], typed[32]};
   end
 
   // --- Assertions ---------------------------------------------------------------------------
