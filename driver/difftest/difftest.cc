@@ -140,10 +140,14 @@ LayerResult runLayer(const RandomLayer& layer, uint64_t index, Backend& npu, Bac
   for (const hal::TensorValue& v : want) r.outputElements += v.bytes.size() / hal::elementSize(v.type);
 
   ExecutionStats stats;
+  auto* npuBackend = dynamic_cast<NpuBackend*>(&npu);
+  // Layers are independent: start each from empty device memory. NpuBackend::execute
+  // allocates a fresh arena per execution and never frees it, so without this a long run
+  // exhausts the device's DRAM (256 MiB) after some ten thousand layers.
+  if (npuBackend) npuBackend->device().freeAll();
   t0 = Clock::now();
   hal::Status npuStatus = npu.execute(layer.model, layer.inputs, got, &stats);
   r.npuSeconds = secondsSince(t0);
-  auto* npuBackend = dynamic_cast<NpuBackend*>(&npu);
   if (!npuStatus.ok()) {
     r.outcome = Outcome::kError;
     r.detail = "NPU backend (" + npu.name() + ") failed: " + npuStatus.error();

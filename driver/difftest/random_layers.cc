@@ -131,38 +131,30 @@ std::string fmt(double x) {
   return os.str();
 }
 
-// Integer statistics of the inputs, zero point removed.
-struct InputStats {
-  double mean = 0, var = 0;
-};
-InputStats statsOf(const std::vector<int32_t>& v, int32_t zeroPoint) {
-  InputStats s;
-  if (v.empty()) return s;
-  for (int32_t x : v) s.mean += x - zeroPoint;
-  s.mean /= static_cast<double>(v.size());
-  for (int32_t x : v) s.var += (x - zeroPoint - s.mean) * (x - zeroPoint - s.mean);
-  s.var /= static_cast<double>(v.size());
-  return s;
-}
-
-// One output column (channel / unit): the integer accumulator's estimated mean and
-// standard deviation (bias included) and the column's filter scale.
+// One output column (channel / unit / matmul column): the exact integer accumulators
+// of the drawn data (sum of (x - xZp) * (w - wZp), computed here only to fit the output
+// quantization; the check compares the NPU with the reference) summarized, bias included
+// once addBias ran, and the column's filter scale.
 struct Column {
-  double sum = 0, sumSq = 0;  // of (w - wZp) over the reduction
-  double mean = 0, sd = 0;
+  double mean = 0, sd = 0, min = 0, max = 0;
+  uint64_t count = 0;
   float filterScale = 1;
+  void add(int64_t acc) {
+    const double a = static_cast<double>(acc);
+    if (count == 0 || a < min) min = a;
+    if (count == 0 || a > max) max = a;
+    ++count;
+    const double d = a - mean;  // Welford: sd holds the sum of squares until finish()
+    mean += d / static_cast<double>(count);
+    sd += d * (a - mean);
+  }
+  void finish() { sd = count > 1 ? std::sqrt(sd / static_cast<double>(count)) : 0.0; }
 };
 
-void finishColumns(std::vector<Column>& cols, const InputStats& in, const std::vector<int32_t>* bias) {
-  for (size_t j = 0; j < cols.size(); ++j) {
-    Column& c = cols[j];
-    c.mean = in.mean * c.sum + (bias ? (*bias)[j] : 0);
-    c.sd = std::sqrt(in.var * c.sumSq);
-  }
-}
-
-// Biases comparable to the accumulator's spread (sometimes 0, sometimes large).
-std::vector<int32_t> randomBias(Rng& r, const std::vector<Column>& cols, const InputStats& in, std::string* kind) {
+// Biases comparable to the accumulators' spread: "centered" cancels most of each
+// column's mean (as a folded batch norm would), so accumulators straddle 0 and RELU-type
+// clamps cut inside the range; "scaled" is independent of the mean; sometimes 0 or large.
+std::vector<int32_t> randomBias(Rng& r, const std::vector<Column>& cols, std::string* kind) {
   std::vector<int32_t> b(cols.size());
   const double p = r.unit();
   if (p < 0.08) {
@@ -174,13 +166,24 @@ std::vector<int32_t> randomBias(Rng& r, const std::vector<Column>& cols, const I
     for (int32_t& x : b) x = r.range(-(1 << 22), 1 << 22);
     return b;
   }
-  *kind = "scaled";
+  const bool centered = r.coin(0.6);
+  *kind = centered ? "centered" : "scaled";
+  constexpr double kLimit = 1 << 24;
   for (size_t j = 0; j < cols.size(); ++j) {
-    const double spread = 2.0 * std::sqrt(in.var * cols[j].sumSq) + std::abs(in.mean * cols[j].sum) + 8.0;
-    const int64_t lim = static_cast<int64_t>(std::min(spread, double{1 << 24}));
-    b[j] = r.range(-lim, lim);
+    const double spread = 2.0 * cols[j].sd + (centered ? 0.0 : std::abs(cols[j].mean)) + 8.0;
+    const int64_t lim = static_cast<int64_t>(std::min(spread, kLimit));
+    const double shift = centered ? std::clamp(-cols[j].mean * r.real(0.8, 1.2), -kLimit, kLimit) : 0.0;
+    b[j] = static_cast<int32_t>(std::llround(shift)) + r.range(-lim, lim);
   }
   return b;
+}
+
+void addBias(std::vector<Column>& cols, const std::vector<int32_t>& bias) {
+  for (size_t j = 0; j < cols.size(); ++j) {
+    cols[j].mean += bias[j];
+    cols[j].min += bias[j];
+    cols[j].max += bias[j];
+  }
 }
 
 struct OutputQuant {
@@ -198,8 +201,8 @@ OutputQuant chooseQuant(Rng& r, const std::vector<Column>& cols, int32_t activat
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   double fsMax = 0;
   for (const Column& c : cols) {
-    lo = std::min(lo, (c.mean - 2.5 * c.sd) * c.filterScale);
-    hi = std::max(hi, (c.mean + 2.5 * c.sd) * c.filterScale);
+    lo = std::min(lo, c.min * c.filterScale);
+    hi = std::max(hi, c.max * c.filterScale);
     fsMax = std::max<double>(fsMax, c.filterScale);
   }
   if (!(hi - lo > fsMax)) {  // (almost) constant accumulators: give the range some width
@@ -210,9 +213,17 @@ OutputQuant chooseQuant(Rng& r, const std::vector<Column>& cols, int32_t activat
   double inScale = r.logUniform(1e-3, 0.1);
   const double top = activation == 2 ? 1.0 : activation == 3 ? 6.0 : 0.0;
   if (top > 0 && r.coin(0.7)) {
-    // Make the clamp of RELU1 / RELU6 matter: the accumulator range spans about it.
-    const double span = std::max(std::abs(lo), std::abs(hi));
-    if (span > 0) inScale = std::clamp(top * r.logUniform(0.5, 4.0) / span, 1e-7, 10.0);
+    // Make the clamp of RELU1 / RELU6 matter: the clamp interval cuts inside the real
+    // range (its width about the clamp's when the range straddles 0, else its near end
+    // inside the interval).
+    double s = 0;
+    if (lo > 0)
+      s = top * r.real(0.1, 0.9) / lo;
+    else if (hi < 0)
+      s = (activation == 2 ? 1.0 : 6.0) * r.real(0.1, 0.9) / -hi;  // RELU6: all clamped anyway
+    else
+      s = top * r.logUniform(0.5, 4.0) / std::max(std::abs(lo), std::abs(hi));
+    if (s > 0 && std::isfinite(s)) inScale = std::clamp(s, 1e-7, 10.0);
     o.mode = "clamp-sized";
   }
   o.inScale = static_cast<float>(inScale);
@@ -228,8 +239,14 @@ OutputQuant chooseQuant(Rng& r, const std::vector<Column>& cols, int32_t activat
     rlo = ulo;
     rhi = uhi;
   }
+  // The zero point lies in the quantized range, so the representable range holds 0. A
+  // range that straddles 0 may get a scale that saturates its tails; one on one side of 0
+  // must not (its far end would be cut, often all of it).
+  const bool straddles = rlo < -0.1 * (rhi - rlo) && rhi > 0.1 * (rhi - rlo);
+  rlo = std::min(rlo, 0.0);
+  rhi = std::max(rhi, 0.0);
   const int32_t levels = q.hi - q.lo;
-  double outScale = (rhi - rlo) / levels * r.logUniform(0.6, 1.6);
+  double outScale = (rhi - rlo) / levels * r.logUniform(straddles ? 0.6 : 1.0, 1.6);
   double zp = std::round(q.lo - rlo / outScale) + r.range(-12, 12);
   if (r.coin(0.08)) {
     outScale *= r.logUniform(1.0 / 64, 64.0);
@@ -350,7 +367,6 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
   std::string inPattern, wPattern, biasKind;
   const size_t inCount = size_t{batches} * inH * inW * inC;
   const std::vector<int32_t> inValues = randomValues(r, inCount, q, inZp, &inPattern);
-  const InputStats in = statsOf(inValues, inZp);
 
   // Filter: [outC, fh, fw, filterIn] or depthwise [1, fh, fw, outC].
   const uint32_t filterIn = kind == ConvKind::kConv ? inC : kind == ConvKind::kGrouped ? inC / groups : 1;
@@ -362,11 +378,36 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
   const int32_t filterZp = perChannel ? 0 : randomZeroPoint(r, fq);
   const std::vector<int32_t> wValues = randomValues(r, filterCount, fq, filterZp, &wPattern);
   std::vector<Column> cols(outC);
-  for (size_t i = 0; i < filterCount; ++i) {
-    const size_t oc = kind == ConvKind::kDepthwise ? i % outC : i / (size_t{fh} * fw * filterIn);
-    const double w = wValues[i] - filterZp;
-    cols[oc].sum += w;
-    cols[oc].sumSq += w * w;
+  {
+    const uint32_t go = outC / (kind == ConvKind::kDepthwise ? inC : groups);  // outputs per group
+    auto x = [&](uint32_t n, uint32_t y, uint32_t xx, uint32_t c) {
+      const size_t at = nchw ? ((size_t{n} * inC + c) * inH + y) * inW + xx : ((size_t{n} * inH + y) * inW + xx) * inC + c;
+      return int64_t{inValues[at]} - inZp;
+    };
+    auto w = [&](uint32_t oc, uint32_t fy, uint32_t fx, uint32_t ic) {
+      const size_t at = kind == ConvKind::kDepthwise ? (size_t{fy} * fw + fx) * outC + oc
+                                                     : ((size_t{oc} * fh + fy) * fw + fx) * filterIn + ic;
+      return int64_t{wValues[at]} - filterZp;
+    };
+    for (uint32_t n = 0; n < batches; ++n)
+      for (int64_t oy = 0; oy < outH; ++oy)
+        for (int64_t ox = 0; ox < outW; ++ox)
+          for (uint32_t oc = 0; oc < outC; ++oc) {
+            const uint32_t ic0 = (oc / go) * filterIn;
+            int64_t acc = 0;
+            for (uint32_t fy = 0; fy < fh; ++fy) {
+              const int64_t iy = oy * sh - pt + int64_t{fy} * dh;
+              if (iy < 0 || iy >= inH) continue;
+              for (uint32_t fx = 0; fx < fw; ++fx) {
+                const int64_t ix = ox * sw - pl + int64_t{fx} * dw;
+                if (ix < 0 || ix >= inW) continue;
+                for (uint32_t i = 0; i < filterIn; ++i)
+                  acc += x(n, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), ic0 + i) * w(oc, fy, fx, i);
+              }
+            }
+            cols[oc].add(acc);
+          }
+    for (Column& c : cols) c.finish();
   }
   const float baseScale = static_cast<float>(r.logUniform(1e-3, 0.05));
   std::vector<float> channelScales;
@@ -374,8 +415,8 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
     cols[c].filterScale = perChannel ? static_cast<float>(baseScale * r.logUniform(0.25, 4.0)) : baseScale;
     channelScales.push_back(cols[c].filterScale);
   }
-  const std::vector<int32_t> bias = randomBias(r, cols, in, &biasKind);
-  finishColumns(cols, in, &bias);
+  const std::vector<int32_t> bias = randomBias(r, cols, &biasKind);
+  addBias(cols, bias);
   const OutputQuant oq = chooseQuant(r, cols, activation, q);
 
   hal::ModelBuilder b;
@@ -474,18 +515,20 @@ RandomLayer randomFullyConnected(Rng& r, const GeneratorOptions& opt) {
   const int32_t inZp = randomZeroPoint(r, q), wZp = randomZeroPoint(r, q);
   std::string inPattern, wPattern, biasKind;
   const std::vector<int32_t> inValues = randomValues(r, size_t{batches} * inputSize, q, inZp, &inPattern);
-  const InputStats in = statsOf(inValues, inZp);
   const std::vector<int32_t> wValues = randomValues(r, size_t{units} * inputSize, q, wZp, &wPattern);
   std::vector<Column> cols(units);
-  for (size_t i = 0; i < wValues.size(); ++i) {
-    const double w = wValues[i] - wZp;
-    cols[i / inputSize].sum += w;
-    cols[i / inputSize].sumSq += w * w;
-  }
+  for (uint32_t n = 0; n < batches; ++n)
+    for (uint32_t u = 0; u < units; ++u) {
+      int64_t acc = 0;
+      for (uint32_t k = 0; k < inputSize; ++k)
+        acc += (int64_t{inValues[size_t{n} * inputSize + k]} - inZp) * (int64_t{wValues[size_t{u} * inputSize + k]} - wZp);
+      cols[u].add(acc);
+    }
+  for (Column& c : cols) c.finish();
   const float wScale = static_cast<float>(r.logUniform(1e-3, 0.05));
   for (Column& c : cols) c.filterScale = wScale;
-  const std::vector<int32_t> bias = randomBias(r, cols, in, &biasKind);
-  finishColumns(cols, in, &bias);
+  const std::vector<int32_t> bias = randomBias(r, cols, &biasKind);
+  addBias(cols, bias);
   const OutputQuant oq = chooseQuant(r, cols, activation, q);
 
   hal::ModelBuilder b;
@@ -531,29 +574,42 @@ RandomLayer randomBatchMatmul(Rng& r, const GeneratorOptions& opt) {
   lhsDims.push_back(adjX ? rows : depth);
   rhsDims.push_back(adjY ? cols : depth);
   rhsDims.push_back(adjY ? depth : cols);
-  size_t ln = 1, rn = 1, lhsBatches = 1, rhsBatches = 1;
+  size_t ln = 1, rn = 1, lhsBatches = 1;
   for (uint32_t d : lhsDims) ln *= d;
   for (uint32_t d : rhsDims) rn *= d;
-  for (uint32_t d = 0; d + 2 < rank; ++d) lhsBatches *= lhsDims[d], rhsBatches *= rhsDims[d];
+  for (uint32_t d = 0; d + 2 < rank; ++d) lhsBatches *= lhsDims[d];
   const bool rhsConstant = r.coin(0.3);
   const int32_t lZp = randomZeroPoint(r, q), rZp = randomZeroPoint(r, q);
   std::string lPattern, rPattern;
   const std::vector<int32_t> lValues = randomValues(r, ln, q, lZp, &lPattern);
   const std::vector<int32_t> rValues = randomValues(r, rn, q, rZp, &rPattern);
-  const InputStats in = statsOf(lValues, lZp);
-  // Every rhs column of every rhs batch is a column of the product.
-  std::vector<Column> columns(rhsBatches * cols);
-  for (size_t m = 0; m < rhsBatches; ++m)
-    for (uint32_t k = 0; k < depth; ++k)
+  // Output columns: every column of the product (rhs broadcasting is by batch only).
+  std::vector<Column> columns(cols);
+  for (size_t m = 0; m < lhsBatches; ++m) {
+    // rhs matrix of lhs batch m: each batch index taken modulo rhs's (1 = broadcast).
+    size_t rm = 0, rest = m;
+    std::vector<size_t> idx(rank - 2);
+    for (size_t d = rank - 2; d-- > 0;) {
+      idx[d] = rest % lhsDims[d];
+      rest /= lhsDims[d];
+    }
+    for (size_t d = 0; d + 2 < rank; ++d) rm = rm * rhsDims[d] + (rhsDims[d] == 1 ? 0 : idx[d]);
+    const int32_t* l = lValues.data() + m * size_t{rows} * depth;
+    const int32_t* rr = rValues.data() + rm * size_t{depth} * cols;
+    for (uint32_t i = 0; i < rows; ++i)
       for (uint32_t j = 0; j < cols; ++j) {
-        const size_t at = m * size_t{depth} * cols + (adjY ? size_t{j} * depth + k : size_t{k} * cols + j);
-        const double w = rValues[at] - rZp;
-        columns[m * cols + j].sum += w;
-        columns[m * cols + j].sumSq += w * w;
+        int64_t acc = 0;
+        for (uint32_t k = 0; k < depth; ++k) {
+          const int64_t a = (adjX ? l[size_t{k} * rows + i] : l[size_t{i} * depth + k]) - int64_t{lZp};
+          const int64_t c = (adjY ? rr[size_t{j} * depth + k] : rr[size_t{k} * cols + j]) - int64_t{rZp};
+          acc += a * c;
+        }
+        columns[j].add(acc);
       }
+  }
+  for (Column& c : columns) c.finish();
   const float rScale = static_cast<float>(r.logUniform(1e-3, 0.1));
   for (Column& c : columns) c.filterScale = rScale;
-  finishColumns(columns, in, nullptr);
   const OutputQuant oq = chooseQuant(r, columns, 0, q);
 
   hal::ModelBuilder b;
@@ -579,7 +635,6 @@ RandomLayer randomBatchMatmul(Rng& r, const GeneratorOptions& opt) {
     rv.bytes = rBytes;
     L.inputs.push_back(std::move(rv));
   }
-  (void)lhsBatches;
 
   std::ostringstream d;
   d << "BATCH_MATMUL s8 lhs " << ops::toString(lhsDims) << " rhs " << ops::toString(rhsDims)

@@ -64,7 +64,7 @@ TEST(Difftest, GeneratorCoversEveryOperationAndParameter) {
     for (const char* f : {" s8", " u8", "per-channel", "per-tensor", "NCHW", "NHWC", "pad explicit", "pad SAME",
                           "pad VALID", "act NONE", "act RELU ", "act RELU1", "act RELU6", "mult 2", "mult 3",
                           "mult 4", "dilation 2x", "dilation 3x", "stride 2x", "stride 3x", "(constant)",
-                          "adj_x 1", "adj_y 1", "wild", "clamp-sized", "extremes", "sparse", "bias large",
+                          "adj_x 1", "adj_y 1", "wild", "clamp-sized", "extremes", "sparse", "bias large", "bias centered",
                           "no-layout-flag"})
       if (d.find(f) != std::string::npos) ++features[f];
     if (L.type == hal::OperationType::GROUPED_CONV_2D && d.find("groups 1 ") == std::string::npos) ++features["groups>1"];
@@ -73,7 +73,7 @@ TEST(Difftest, GeneratorCoversEveryOperationAndParameter) {
   for (const char* f : {" s8", " u8", "per-channel", "per-tensor", "NCHW", "NHWC", "pad explicit", "pad SAME",
                         "pad VALID", "act NONE", "act RELU ", "act RELU1", "act RELU6", "mult 2", "mult 3", "mult 4",
                         "dilation 2x", "dilation 3x", "stride 2x", "stride 3x", "(constant)", "adj_x 1", "adj_y 1",
-                        "wild", "clamp-sized", "extremes", "sparse", "bias large", "no-layout-flag", "groups>1"})
+                        "wild", "clamp-sized", "extremes", "sparse", "bias large", "bias centered", "no-layout-flag", "groups>1"})
     EXPECT_GT(features[f], 5) << f;
 }
 
@@ -130,9 +130,11 @@ TEST(Difftest, OutputsAreMostlyNotSaturated) {
     for (uint8_t v : b) clamped += v == lo || v == hi;
     ++total;
     // Several levels and not mostly at the rails (a one-element output counts if not railed).
-    if ((values.size() >= std::min<size_t>(3, b.size()) || b.size() == 1) && clamped * 2 <= b.size()) ++spread;
+    // Several levels, and not nearly all at the rails (RELU outputs at 0 often sit on one).
+    if (values.size() >= std::min<size_t>(3, b.size()) && clamped * 10 <= b.size() * 9) ++spread;
   }
-  EXPECT_GT(spread, total * 7 / 10) << spread << " of " << total;
+  std::printf("[ difftest ] %d of %d layers have outputs over several levels, not all at the rails\n", spread, total);
+  EXPECT_GT(spread, total * 8 / 10) << spread << " of " << total;
 }
 
 TEST(Difftest, CompareOutputsNamesTheFirstDifference) {
