@@ -20,7 +20,7 @@ std::string StepReport::describe() const {
   if (ocTiles) {
     os << "; weights " << weightMode << ", " << bufferSlots << " buffer slot(s), " << outSlots
        << " OUT slot(s); " << ocTiles << " channel tiles x " << pixelTiles << " row tiles, "
-       << phases << " phase(s), " << steps << " step(s), k chunk " << kChunk << " of " << depth << "; " << gemms
+       << phases << " phase(s), " << steps << " step(s) of up to " << rowTilesPerStep << " row tile(s), k chunk " << kChunk << " of " << depth << "; " << gemms
        << " GEMMs, " << macs << " MACs (" << usefulMacs << " useful)";
   }
   os << "; " << dmaLoads << " loads (" << loadBytes << " B), " << dmaStores << " stores ("

@@ -1,29 +1,46 @@
 // CONV_2D, GROUPED_CONV_2D and DEPTHWISE_CONV_2D on the MAC array.
 //
 // GEMM view: A[i][t] = padded input at (pixel i, reduction index t), B[t][j] = weight of
-// output channel j, ACC[i][j] = output pixel i, channel j. The reduction index of a channel
-// tile runs over its input channels and the filter taps, channel-major:
+// output channel j, ACC[i][j] = output pixel i, channel j. Four mappings; the lowering
+// emits each one that applies and keeps the one the cost model (CostModel, calibrated
+// against the RTL) finds fastest:
 //
-//   t = (ic_rel * fh + fy) * fw + fx          (ic_rel relative to the tile's first channel)
+//  host im2col     The host gathers A (layout.h kIm2col): per A group, tiles of 16 output
+//                  pixels x the reduction t = (ic_rel, fy, fx). A step's row tiles are one
+//                  contiguous DMA, which is what the RTL's DMA needs (it pays a DRAM round
+//                  trip per row, four in flight).
+//  DMA im2col      A gathered on the NPU by DMA_LOAD strides from the planar padded input
+//                  (kConvInput), one DMA per tap or filter row, 16-byte rows.
+//  shifted windows The same input, one run of pixels per channel and filter row, one GEMM
+//                  per tap through a byte-shifted inp_addr (t = input channel).
+//  output blocks   Depthwise (one input channel per group): see below.
 //
-// so a k chunk is a range of input channels, and for one tap (fy, fx) the channels of a
-// chunk sit R*fh*fw bytes apart in INP: one DMA_LOAD per tap (per fy when the taps of a
-// row are evenly spaced in DRAM) gathers nr x nc pixels x the chunk's channels:
-//
-//   INP (k-major, R lanes):  t=0 [p0 p1 .. p15]  t=1 [p0 .. p15] ...
-//   DRAM (kConvInput):       plane ic, row oy*sh + fy*dh, run (fx*dw mod sw), column
-//                            ox + fx*dw div sw:  nc consecutive pixels = nc bytes
-//
-// Channel structure: output channel oc reads the input channels of its group,
-// [(oc / go) * gi, + gi): CONV_2D has one group (gi = inC), GROUPED_CONV_2D gi = inC / G,
-// DEPTHWISE_CONV_2D gi = 1 and go = the depth multiplier. A channel tile reads the union
-// of its columns' groups; B is block-diagonal, the weights outside a column's group
-// being the filter zero point. Depthwise, multiplier 1:
+// The first three share the channel structure: output channel oc reads the input channels
+// of its group, [(oc / go) * gi, + gi): CONV_2D has one group (gi = inC), GROUPED_CONV_2D
+// gi = inC / G, DEPTHWISE_CONV_2D gi = 1 and go = the depth multiplier. A channel tile
+// reads the union of its columns' groups; B is block-diagonal, the weights outside a
+// column's group being the filter zero point. Depthwise, multiplier 1:
 //
 //          col: 0  1  2 .. 15          (output channels c0 .. c0+15)
 //   t = ic0 taps [w  z  z .. z ]
 //   t = ic1 taps [z  w  z .. z ]       z = filter zero point: (z - zp) = 0 adds nothing
 //   ...
+//
+// so only 1 in 16 products is useful. "Output blocks" does better for depthwise layers:
+// a GEMM computes ONE channel, its 16 rows are 16 blocks of By x Bx output pixels
+// (By*Bx = 16), its 16 columns the positions (dy, dx) in a block, and t runs over the
+// block's input window (v, u) of Wy x Wx pixels (Wy = (By-1)*sh + (fh-1)*dh + 1):
+//
+//   A[block i][(v, u)] = input at (block origin * stride + (v, u))   (host-gathered, kBlockInput)
+//   B[(v, u)][(dy, dx)] = w[fy][fx] where v = dy*sh + fy*dh, u = dx*sw + fx*dw, else z
+//
+// a Toeplitz band: fh*fw of Wy*Wx products are useful, 9/36 for 3x3 stride 1 with 4x4
+// blocks (25 %, against 6.25 %), 9/81 for stride 2. All columns share the channel's
+// requantization, so its PRM entry holds the bias 16 times and one multiplier and shift.
+// Outputs leave in the ACC order (kBlockOutput), contiguous per channel.
+//
+// Outputs of the other mappings leave as channel tiles (kChannelTiles): each channel
+// tile's rows of a step are one contiguous DMA_STORE.
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -70,11 +87,6 @@ ChannelGroups groupsOf(ConvKind kind, const ops::conv::ConvGeometry& g) {
 // Taps fx, fx + step, ... of a filter row share a W phase (stride sw, dilation dw).
 uint32_t tapStepOf(uint32_t sw, uint32_t dw) { return sw / std::gcd(dw, sw); }
 
-// A row tile: nr output rows x nc output columns of image b (nr > 1 only when nc = outW).
-struct RowTile {
-  uint32_t b, oy0, nr, ox0, nc;
-};
-
 }  // namespace
 
 hal::Status convSupport(const OpView& v) {
@@ -98,119 +110,177 @@ hal::Status convSupport(const OpView& v) {
   return hal::Status::Ok();
 }
 
-hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, const OpView& v,
-                                    const LoweringOptions& options) {
-  const ConvKind kind = kindOf(v.op().type);
-  auto gr = ops::conv::convGeometry(v.ctx(), kind);
-  if (!gr.ok()) return hal::Error{gr.error()};
-  const ops::conv::ConvGeometry g = *gr;
-  // The reference's own derivation: the multipliers, shifts and clamps are bit-exact by
-  // construction.
-  auto qr = ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2),
-                                           v.outShape(0), g.activation, g.outC);
-  if (!qr.ok()) return hal::Error{qr.error()};
-  const ops::conv::ConvQuantParams& qp = *qr;
-  const uint32_t R = options.npu.rows, C = options.npu.cols;
-  const ChannelGroups cg = groupsOf(kind, g);
-  const uint32_t fh = g.filterH, fw = g.filterW, taps = fh * fw;
-  const uint32_t sh = static_cast<uint32_t>(g.strideH), sw = static_cast<uint32_t>(g.strideW);
-  const uint32_t dh = static_cast<uint32_t>(g.dilationH), dw = static_cast<uint32_t>(g.dilationW);
+namespace {
 
-  // Channel tiles and their input-channel ranges; tiles with equal ranges share A.
-  const uint32_t Q = (g.outC + C - 1) / C;
-  std::vector<uint32_t> tileDepth(Q), tileGroup(Q), groupFirstIc;
-  std::vector<uint32_t> tileIcLo(Q), tileIcCount(Q);
-  for (uint32_t q = 0; q < Q; ++q) {
-    const uint32_t ocA = q * C, ocB = std::min(g.outC, ocA + C) - 1;
-    tileIcLo[q] = cg.firstInput(ocA);
-    tileIcCount[q] = cg.firstInput(ocB) + cg.gi - tileIcLo[q];
-    tileDepth[q] = tileIcCount[q] * taps;
-    const bool same = q > 0 && tileIcLo[q] == tileIcLo[q - 1] && tileIcCount[q] == tileIcCount[q - 1];
-    if (!same) groupFirstIc.push_back(tileIcLo[q]);
-    tileGroup[q] = static_cast<uint32_t>(groupFirstIc.size() - 1);
-  }
+// Everything the mappings share: geometry, quantization, channel tiles, parameters.
+struct ConvSetup {
+  ConvKind kind = ConvKind::kConv;
+  ops::conv::ConvGeometry g;
+  uint32_t R = 16, C = 16;
+  ChannelGroups cg;
+  uint32_t fh = 1, fw = 1, taps = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+  uint32_t Q = 0;  // channel tiles of C output channels
+  std::vector<uint32_t> tileDepth, tileGroup, groupFirstIc, tileIcLo, tileIcCount;
+  const uint8_t* filter = nullptr;
+  uint8_t filterFill = 0, inputFill = 0;
+  std::vector<int32_t> bias, mult, shift;
+  bool aSigned = false, bSigned = false, outSigned = false, perChannel = false;
+  int32_t aZp = 0, bZp = 0, outZp = 0, clampMin = 0, clampMax = 0;
+  uint64_t usefulMacs = 0;
+  uint64_t pixels() const { return uint64_t{g.batches} * g.outH * g.outW; }
+};
 
-  // Shifted windows: the taps of a filter row that share a W phase read the same pixels
-  // shifted by (fx*dw) div sw. Loading those pixels once per channel (runs of at most R
-  // bytes, R apart in INP) lets one GEMM per tap read them through a byte-shifted
-  // inp_addr, with t = input channel: the input is loaded ~fw times less often, at the
-  // price of fh*fw shorter GEMMs and R - span pixels per row tile.
-  struct PhaseTaps {
-    uint32_t phase = 0, minShift = UINT32_MAX, maxShift = 0;
-  };
-  std::vector<PhaseTaps> phaseTaps;
-  std::vector<uint32_t> tapPhase(fw);  // index into phaseTaps
-  for (uint32_t p = 0; p < sw; ++p) {
-    PhaseTaps pt;
-    pt.phase = p;
-    for (uint32_t fx = 0; fx < fw; ++fx) {
-      if ((fx * dw) % sw != p) continue;
-      pt.minShift = std::min(pt.minShift, fx * dw / sw);
-      pt.maxShift = std::max(pt.maxShift, fx * dw / sw);
-      tapPhase[fx] = static_cast<uint32_t>(phaseTaps.size());
-    }
-    if (pt.minShift != UINT32_MAX) phaseTaps.push_back(pt);
-  }
-  uint32_t span = 0;
-  for (const PhaseTaps& pt : phaseTaps) span = std::max(span, pt.maxShift - pt.minShift);
-  const PlanOptions planOptions = PlanOptions::forPreference(options.preference);
-  const uint32_t maxDepth = *std::max_element(tileDepth.begin(), tileDepth.end());
-  const uint32_t shiftedPixels = std::min(g.outW, span < R ? R - span : 0);
-  bool shifted = fw > 1 && phaseTaps.size() * fh < taps && 2 * shiftedPixels >= std::min(R, g.outW) &&
-                 maxDepth <= maxSingleChunkDepth(options.npu, planOptions, taps);
-  if (shifted) {
-    // Cycles per output pixel of one A group, from the options' cost model:
-    // the slower of loading and computing a row tile.
-    const CostModel& cost = options.cost;
-    const double ic = tileIcCount[0];
-    const double groupTiles = std::min<double>(4, Q / static_cast<double>(groupFirstIc.size()));
-    const double mc = g.outW >= R ? R : double(R / g.outW) * g.outW;
-    const double dmasPerRow = g.outW >= R ? std::min(tapStepOf(sw, dw), fw) : fw;
-    const double loadC = fh * dmasPerRow * cost.dramLatency + ic * taps * (mc > R / 2 ? 1 : 2) +
-                         ic * taps * mc / cost.busBytesPerCycle;
-    const double computeC = groupTiles * (ic * taps + 1.0 + mc + cost.requantOverhead);
-    const double ms = shiftedPixels;
-    const double loadS = phaseTaps.size() * (cost.dramLatency + ic * fh) +
-                         ic * fh * phaseTaps.size() * (ms + span) / cost.busBytesPerCycle;
-    const double computeS = groupTiles * (taps * (ic + 1.0) + ms + cost.requantOverhead);
-    shifted = std::max(loadS, computeS) / ms < std::max(loadC, computeC) / mc;
-  }
+// Filter element (oc, fy, fx, input channel ic of oc's group) in the operand.
+uint8_t filterAt(const ConvSetup& s, uint32_t oc, uint32_t fy, uint32_t fx, uint32_t ic) {
+  const uint64_t at = s.kind == ConvKind::kDepthwise
+                          ? (uint64_t{fy} * s.fw + fx) * s.g.outC + oc
+                          : ((uint64_t{oc} * s.fh + fy) * s.fw + fx) * s.cg.gi + (ic - s.cg.firstInput(oc));
+  return s.filter[at];
+}
 
-  // Weight image: per tile, [t][C], block-diagonal for grouped/depthwise tiles. Classic
-  // t = (ic_rel, fy, fx); shifted windows t = (fy, fx, ic_rel): each tap's rows adjacent.
-  const uint8_t* filter = v.constantBytes(1);
-  const auto fillB = static_cast<uint8_t>(qp.filterZeroPoint);
-  std::vector<uint64_t> offset(Q + 1, 0);
-  for (uint32_t q = 0; q < Q; ++q) offset[q + 1] = offset[q] + uint64_t{tileDepth[q]} * C;
-  std::vector<uint8_t> weights(offset[Q], fillB);
-  for (uint32_t q = 0; q < Q; ++q)
-    for (uint32_t icRel = 0; icRel < tileIcCount[q]; ++icRel) {
-      const uint32_t ic = tileIcLo[q] + icRel;
-      for (uint32_t fy = 0; fy < fh; ++fy)
-        for (uint32_t fx = 0; fx < fw; ++fx) {
-          const uint64_t t = shifted ? (uint64_t{fy} * fw + fx) * tileIcCount[q] + icRel
-                                     : (uint64_t{icRel} * fh + fy) * fw + fx;
-          for (uint32_t j = 0; j < C; ++j) {
-            const uint32_t oc = q * C + j;
-            if (oc >= g.outC) break;
-            const uint32_t first = cg.firstInput(oc);
-            if (ic < first || ic >= first + cg.gi) continue;
-            const uint64_t at =
-                kind == ConvKind::kDepthwise
-                    ? (uint64_t{fy} * fw + fx) * g.outC + oc
-                    : ((uint64_t{oc} * fh + fy) * fw + fx) * cg.gi + (ic - first);
-            weights[offset[q] + t * C + j] = filter[at];
+GemmSpec baseSpec(const ConvSetup& s) {
+  GemmSpec spec;
+  spec.channels = s.g.outC;
+  spec.tileDepth = s.tileDepth;
+  spec.tileGroup = s.tileGroup;
+  spec.usefulMacs = s.usefulMacs;
+  spec.aSigned = s.aSigned;
+  spec.bSigned = s.bSigned;
+  spec.aZp = s.aZp;
+  spec.bZp = s.bZp;
+  spec.perChannel = s.perChannel;
+  spec.biasEn = true;
+  spec.outSigned = s.outSigned;
+  spec.outZp = s.outZp;
+  spec.clampMin = s.clampMin;
+  spec.clampMax = s.clampMax;
+  return spec;
+}
+
+// Channel-tile weight image: per tile, [t][C], block-diagonal for grouped/depthwise tiles.
+// t = (ic_rel, fy, fx), or t = (fy, fx, ic_rel) for shifted windows (each tap's rows adjacent).
+std::vector<uint8_t> tileWeights(const ConvSetup& s, bool tapMajor) {
+  std::vector<uint64_t> offset(s.Q + 1, 0);
+  for (uint32_t q = 0; q < s.Q; ++q) offset[q + 1] = offset[q] + uint64_t{s.tileDepth[q]} * s.C;
+  std::vector<uint8_t> weights(offset[s.Q], s.filterFill);
+  for (uint32_t q = 0; q < s.Q; ++q)
+    for (uint32_t icRel = 0; icRel < s.tileIcCount[q]; ++icRel) {
+      const uint32_t ic = s.tileIcLo[q] + icRel;
+      for (uint32_t fy = 0; fy < s.fh; ++fy)
+        for (uint32_t fx = 0; fx < s.fw; ++fx) {
+          const uint64_t t = tapMajor ? (uint64_t{fy} * s.fw + fx) * s.tileIcCount[q] + icRel
+                                      : (uint64_t{icRel} * s.fh + fy) * s.fw + fx;
+          for (uint32_t j = 0; j < s.C; ++j) {
+            const uint32_t oc = q * s.C + j;
+            if (oc >= s.g.outC) break;
+            const uint32_t first = s.cg.firstInput(oc);
+            if (ic < first || ic >= first + s.cg.gi) continue;
+            weights[offset[q] + t * s.C + j] = filterAt(s, oc, fy, fx, ic);
           }
         }
     }
+  return weights;
+}
 
-  // PRM image: bias, multipliers, shifts per channel.
-  std::vector<int32_t> bias(g.outC), mult(g.outC), shift(g.outC);
-  std::memcpy(bias.data(), v.constantBytes(2), size_t{g.outC} * 4);
-  for (uint32_t oc = 0; oc < g.outC; ++oc) {
-    mult[oc] = qp.multiplier(oc).multiplier;
-    shift[oc] = qp.multiplier(oc).shift;
+// Outputs as channel tiles: rows = every output pixel (batch, row, column).
+TensorLayout channelTilesOut(const ConvSetup& s) {
+  TensorLayout l;
+  l.kind = TensorLayout::Kind::kChannelTiles;
+  l.matrices = 1;
+  l.lanes = static_cast<uint32_t>(s.pixels());
+  l.channels = s.g.outC;
+  l.laneTile = s.C;
+  l.sourceNchw = s.g.nchw;
+  l.batches = s.g.batches;
+  l.height = s.g.outH;
+  l.width = s.g.outW;
+  return l;
+}
+
+// Stores a step's rows (output pixels [px0, px0 + rows)) of channel tiles [q0, q1): one
+// contiguous run per tile.
+void storeChannelTiles(uint64_t outBase, uint64_t totalRows, uint64_t px0, uint32_t rows, uint32_t q0,
+                       uint32_t q1, uint32_t C, uint32_t outAddr, std::vector<firmware::DmaStore>& out) {
+  firmware::DmaStore d;
+  d.bufId = firmware::Buffer::kOut;
+  d.bufAddr = outAddr;
+  d.dramAddr = static_cast<uint32_t>(outBase + (uint64_t{q0} * totalRows + px0) * C);
+  d.count0 = rows * C;
+  d.count1 = q1 - q0;
+  d.dramStride1 = static_cast<uint32_t>(totalRows * C);
+  d.bufStride1 = rows * C;
+  out.push_back(d);
+}
+
+std::string mappingSuffix(const ConvSetup& s) {
+  std::string m = ", filter " + std::to_string(s.fh) + "x" + std::to_string(s.fw);
+  if (s.kind == ConvKind::kGrouped) m += ", " + std::to_string(s.g.extra) + " groups";
+  if (s.g.nchw) m += ", NCHW";
+  return m;
+}
+
+hal::Result<CompiledStep> finish(StepBuilder& sb, GemmSpec& spec, const LoweringOptions& options,
+                                 const std::string& mapping) {
+  CompiledStep& step = sb.step();
+  auto commands = emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands, options.cost,
+                              options.tag, step.report);
+  if (!commands.ok()) return hal::Error{commands.error()};
+  step.commands = std::move(*commands);
+  step.report.mapping = mapping;
+  return std::move(step);
+}
+
+// ---------------------------------------------------------------------------------------
+// DMA im2col and shifted windows: A gathered by DMA from the planar padded input.
+
+// Taps fx, fx + step, ... of a filter row that share a W phase, for shifted windows.
+struct PhaseTaps {
+  uint32_t phase = 0, minShift = UINT32_MAX, maxShift = 0;
+};
+
+struct ShiftedPlan {
+  std::vector<PhaseTaps> phaseTaps;
+  std::vector<uint32_t> tapPhase;  // per fx: index into phaseTaps
+  uint32_t span = 0, pixels = 0;
+  bool applies = false;
+};
+
+ShiftedPlan shiftedPlan(const ConvSetup& s, const LoweringOptions& options) {
+  ShiftedPlan sp;
+  sp.tapPhase.assign(s.fw, 0);
+  for (uint32_t p = 0; p < s.sw; ++p) {
+    PhaseTaps pt;
+    pt.phase = p;
+    for (uint32_t fx = 0; fx < s.fw; ++fx) {
+      if ((fx * s.dw) % s.sw != p) continue;
+      pt.minShift = std::min(pt.minShift, fx * s.dw / s.sw);
+      pt.maxShift = std::max(pt.maxShift, fx * s.dw / s.sw);
+      sp.tapPhase[fx] = static_cast<uint32_t>(sp.phaseTaps.size());
+    }
+    if (pt.minShift != UINT32_MAX) sp.phaseTaps.push_back(pt);
   }
+  for (const PhaseTaps& pt : sp.phaseTaps) sp.span = std::max(sp.span, pt.maxShift - pt.minShift);
+  const PlanOptions planOptions = PlanOptions::forPreference(options.preference);
+  const uint32_t maxDepth = *std::max_element(s.tileDepth.begin(), s.tileDepth.end());
+  sp.pixels = std::min(s.g.outW, sp.span < s.R ? s.R - sp.span : 0);
+  // The piece plus the bytes the shifted GEMMs read past it must fit an INP slot.
+  sp.applies = s.fw > 1 && sp.phaseTaps.size() * s.fh < s.taps && 2 * sp.pixels >= std::min(s.R, s.g.outW) &&
+               maxDepth + (sp.span + s.R - 1) / s.R <= maxSingleChunkDepth(options.npu, planOptions, s.taps);
+  return sp;
+}
+
+// A row tile: nr output rows x nc output columns of image b (nr > 1 only when nc = outW).
+struct RowTile {
+  uint32_t b, oy0, nr, ox0, nc;
+};
+
+hal::Result<CompiledStep> lowerGathered(const hal::Model& model, uint32_t index, const OpView& v,
+                                        const LoweringOptions& options, const ConvSetup& s, bool shifted) {
+  const ops::conv::ConvGeometry& g = s.g;
+  const uint32_t R = s.R, C = s.C, fh = s.fh, fw = s.fw, taps = s.taps, sh = s.sh, sw = s.sw, dh = s.dh,
+                 dw = s.dw;
+  const ShiftedPlan sp = shiftedPlan(s, options);
+  if (shifted && !sp.applies) return hal::fail("shifted windows do not apply");
 
   // Input: planar, zero-point padded, W phases by the stride.
   TensorLayout in;
@@ -226,34 +296,28 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
   in.paddedWidth = g.inW + static_cast<uint32_t>(g.padLeft + g.padRight);
   in.phases = sw;
   in.phaseWidth = (in.paddedWidth + sw - 1) / sw;
-  in.fill = static_cast<uint8_t>(qp.inputZeroPoint);
+  in.fill = s.inputFill;
 
-  TensorLayout outLayout;
-  if (g.nchw) {
-    outLayout.kind = TensorLayout::Kind::kNchwFromNhwc;
-    outLayout.batches = g.batches;
-    outLayout.height = g.outH;
-    outLayout.width = g.outW;
-    outLayout.channels = g.outC;
-  }
-  const uint64_t outBytes = uint64_t{g.batches} * g.outH * g.outW * g.outC;
-
+  const TensorLayout outLayout = channelTilesOut(s);
+  const uint64_t outBytes = s.pixels() * g.outC;
   StepBuilder sb(model, index);
   auto inBuf = sb.bindInput(v.inOperand(0), in, "input");
   if (!inBuf.ok()) return hal::Error{inBuf.error()};
-  const size_t wBuf = sb.addConstant("weights", std::move(weights));
-  const size_t pBuf = sb.addConstant("requant parameters", prmImage(g.outC, C, bias.data(), mult, shift));
-  const size_t oBuf = sb.bindOutput(v.outOperand(0), outLayout, outBytes, "output");
+  const size_t wBuf = sb.addConstant("weights", tileWeights(s, shifted));
+  const size_t pBuf = sb.addConstant("requant parameters", prmImage(g.outC, C, s.bias.data(), s.mult, s.shift));
+  const size_t oBuf = sb.bindOutput(v.outOperand(0), outLayout, outLayout.deviceBytes(outBytes), "output");
   NNC_TRY(sb.layout());
   const uint64_t inBase = sb.address(*inBuf), outBase = sb.address(oBuf);
 
-  // Row tiles: 16 pixels of a row, or whole rows when a row is shorter than R.
+  // Row tiles: 16 pixels of a row, or whole rows when a row is shorter than R. Consecutive
+  // row tiles are consecutive output pixels.
   std::vector<RowTile> tiles;
+  std::vector<uint64_t> firstPixel;
   for (uint32_t b = 0; b < g.batches; ++b) {
     if (shifted) {
       for (uint32_t oy = 0; oy < g.outH; ++oy)
-        for (uint32_t ox = 0; ox < g.outW; ox += shiftedPixels)
-          tiles.push_back({b, oy, 1, ox, std::min(shiftedPixels, g.outW - ox)});
+        for (uint32_t ox = 0; ox < g.outW; ox += sp.pixels)
+          tiles.push_back({b, oy, 1, ox, std::min(sp.pixels, g.outW - ox)});
     } else if (g.outW >= R) {
       for (uint32_t oy = 0; oy < g.outH; ++oy)
         for (uint32_t ox = 0; ox < g.outW; ox += R) tiles.push_back({b, oy, 1, ox, std::min(R, g.outW - ox)});
@@ -263,36 +327,39 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
         tiles.push_back({b, oy, std::min(rows, g.outH - oy), 0, g.outW});
     }
   }
+  for (const RowTile& rt : tiles) firstPixel.push_back((uint64_t{rt.b} * g.outH + rt.oy0) * g.outW + rt.ox0);
 
   const uint64_t row = in.rowBytes(), plane = in.planeBytes(), image = in.imageBytes();
   // Taps of a filter row in the same W phase are evenly spaced in DRAM: fx, fx + step,
   // ... (step = sw / gcd(dw, sw)) sit step*dw/sw bytes apart, so one DMA row-set covers
   // them all (one DMA per filter row when the stride divides the dilation).
   const uint32_t tapStep = tapStepOf(sw, dw);
+  const uint32_t phaseWidth = in.phaseWidth;
   auto dramAt = [=](const RowTile& rt, uint32_t ic, uint32_t fy, uint32_t fx) {
     const uint64_t col = uint64_t{fx} * dw;
     return inBase + rt.b * image + uint64_t{ic} * plane + (uint64_t{rt.oy0} * sh + uint64_t{fy} * dh) * row +
-           (col % sw) * in.phaseWidth + rt.ox0 + col / sw;
+           (col % sw) * phaseWidth + rt.ox0 + col / sw;
   };
 
   GemmProblem prob;
   prob.weightImage = sb.address(wBuf);
   prob.rowTiles = static_cast<uint32_t>(tiles.size());
   prob.rowsOf = [tiles](uint32_t p) { return tiles[p].nr * tiles[p].nc; };
-  prob.loadA = [=](uint32_t p, uint32_t gid, uint32_t k0, uint32_t k1, uint32_t inpAddr,
-                   std::vector<firmware::DmaLoad>& out) {
+  const std::vector<uint32_t> groupFirstIc = s.groupFirstIc;
+  auto loadPiece = [=](uint32_t p, uint32_t gid, uint32_t k0, uint32_t k1, uint32_t inpAddr,
+                       std::vector<firmware::DmaLoad>& out) {
     const RowTile& rt = tiles[p];
     const uint32_t icFirst = groupFirstIc[gid] + k0 / taps;
     const uint32_t icCount = (k1 - k0) / taps;
     if (shifted) {
       // Per W phase: for every input channel (R apart) and filter row (icCount*R apart),
       // the run of pixels its taps read, in one DMA.
-      for (size_t pi = 0; pi < phaseTaps.size(); ++pi) {
-        const PhaseTaps& pt = phaseTaps[pi];
+      for (size_t pi = 0; pi < sp.phaseTaps.size(); ++pi) {
+        const PhaseTaps& pt = sp.phaseTaps[pi];
         firmware::DmaLoad d;
         d.bufId = firmware::Buffer::kInp;
         d.dramAddr = static_cast<uint32_t>(inBase + rt.b * image + uint64_t{icFirst} * plane +
-                                           uint64_t{rt.oy0} * sh * row + uint64_t{pt.phase} * in.phaseWidth +
+                                           uint64_t{rt.oy0} * sh * row + uint64_t{pt.phase} * phaseWidth +
                                            rt.ox0 + pt.minShift);
         d.bufAddr = static_cast<uint32_t>(inpAddr + pi * fh * icCount * R);
         d.count0 = rt.nc + pt.maxShift - pt.minShift;
@@ -336,67 +403,340 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
       }
     }
   };
+  prob.loadA = [=](const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>& out) {
+    for (const APiece& a : pieces) loadPiece(a.p, a.g, a.k0, a.k1, a.inpAddr, out);
+  };
   if (shifted) {
     // One GEMM per tap: t = input channel, A through the byte-shifted window.
+    const std::vector<uint32_t> tileIcCount = s.tileIcCount;
     prob.gemms = [=](uint32_t, uint32_t q, uint32_t, uint32_t, uint32_t inpAddr, uint32_t wgtAddr,
                      const firmware::Gemm& proto, std::vector<firmware::Gemm>& out) {
       const uint32_t icCount = tileIcCount[q];
       for (uint32_t fy = 0; fy < fh; ++fy)
         for (uint32_t fx = 0; fx < fw; ++fx) {
-          const PhaseTaps& pt = phaseTaps[tapPhase[fx]];
+          const PhaseTaps& pt = sp.phaseTaps[sp.tapPhase[fx]];
           firmware::Gemm x = proto;
           x.k = icCount;
-          x.inpAddr = inpAddr + (tapPhase[fx] * fh + fy) * icCount * R + (fx * dw / sw - pt.minShift);
+          x.inpAddr = inpAddr + (sp.tapPhase[fx] * fh + fy) * icCount * R + (fx * dw / sw - pt.minShift);
           x.wgtAddr = wgtAddr + (fy * fw + fx) * icCount * C;
           x.accumulate = proto.accumulate || fy + fx > 0;
           out.push_back(x);
         }
     };
   }
-  const uint32_t outC = g.outC, outW = g.outW, outH = g.outH;
-  const NpuConfig npu = options.npu;
-  prob.storeOut = [=](uint32_t p, uint32_t q0, uint32_t q1, uint32_t outAddr,
+  const uint64_t totalRows = s.pixels();
+  prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows, uint32_t outAddr,
                       std::vector<firmware::DmaStore>& out) {
-    // The tile's pixels are consecutive NHWC pixels (one row segment, or whole rows).
-    const RowTile& rt = tiles[p];
-    const uint64_t dram =
-        outBase + ((uint64_t{rt.b} * outH + rt.oy0) * outW + rt.ox0) * outC + uint64_t{q0} * C;
-    storeTiles(dram, outC, rt.nr * rt.nc, q0, q1, outC, npu, outAddr, out);
+    storeChannelTiles(outBase, totalRows, firstPixel[p0], rows, q0, q1, C, outAddr, out);
   };
 
-  GemmSpec spec;
-  spec.channels = g.outC;
-  spec.tileDepth = tileDepth;
-  spec.tileGroup = tileGroup;
+  GemmSpec spec = baseSpec(s);
   spec.kUnit = taps;
-  spec.usefulMacs = uint64_t{g.batches} * g.outH * g.outW * g.outC * cg.gi * taps;
-  spec.aSigned = v.inShape(0).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-  spec.bSigned = v.inShape(1).type != OperandType::TENSOR_QUANT8_ASYMM;
-  spec.aZp = qp.inputZeroPoint;
-  spec.bZp = qp.filterZeroPoint;
+  spec.inpTail = shifted ? sp.span : 0;  // shifted windows read up to span bytes past a piece
   spec.prmImage = sb.address(pBuf);
-  spec.perChannel = qp.perChannel();
-  spec.biasEn = true;
-  spec.outSigned = v.outShape(0).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-  spec.outZp = qp.outputZeroPoint;
-  spec.clampMin = qp.activationMin;
-  spec.clampMax = qp.activationMax;
   spec.problems.push_back(std::move(prob));
+  std::string mapping = std::string(shifted ? "shifted-window GEMMs (one per tap)" : "DMA im2col GEMM") +
+                        ", pixels x channels" + mappingSuffix(s);
+  if (s.kind == ConvKind::kDepthwise)
+    mapping += ", block-diagonal depthwise tiles (" + std::to_string(std::min(C, g.outC)) + " channels per GEMM)";
+  return finish(sb, spec, options, mapping);
+}
 
-  CompiledStep& step = sb.step();
-  auto commands = emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands, options.cost,
-                           options.tag, step.report);
-  if (!commands.ok()) return hal::Error{commands.error()};
-  step.commands = std::move(*commands);
-  std::string mapping = std::string(shifted ? "shifted-window GEMMs (one per tap)" : "im2col GEMM") +
-                        ", pixels x channels, filter " + std::to_string(fh) + "x" + std::to_string(fw);
-  if (kind == ConvKind::kDepthwise)
-    mapping += ", block-diagonal depthwise tiles (" + std::to_string(std::min(C, g.outC)) +
-               " channels per GEMM)";
-  if (kind == ConvKind::kGrouped) mapping += ", " + std::to_string(g.extra) + " groups";
-  if (g.nchw) mapping += ", NCHW";
-  step.report.mapping = mapping;
-  return std::move(step);
+// ---------------------------------------------------------------------------------------
+// Host im2col: A gathered by the host into contiguous tiles (kIm2col).
+
+hal::Result<CompiledStep> lowerHostIm2col(const hal::Model& model, uint32_t index, const OpView& v,
+                                          const LoweringOptions& options, const ConvSetup& s) {
+  const ops::conv::ConvGeometry& g = s.g;
+  const uint32_t R = s.R, C = s.C;
+  TensorLayout in;
+  in.kind = TensorLayout::Kind::kIm2col;
+  in.batches = g.batches;
+  in.height = g.inH;
+  in.width = g.inW;
+  in.channels = g.inC;
+  in.sourceNchw = g.nchw;
+  in.padTop = static_cast<uint32_t>(g.padTop);
+  in.padLeft = static_cast<uint32_t>(g.padLeft);
+  in.strideH = s.sh;
+  in.strideW = s.sw;
+  in.dilationH = s.dh;
+  in.dilationW = s.dw;
+  in.filterH = s.fh;
+  in.filterW = s.fw;
+  in.outHeight = g.outH;
+  in.outWidth = g.outW;
+  in.laneTile = R;
+  in.fill = s.inputFill;
+  std::vector<uint32_t> groupDepth;
+  for (uint32_t q = 0; q < s.Q; ++q)
+    if (q == 0 || s.tileGroup[q] != s.tileGroup[q - 1]) {
+      in.groups.emplace_back(s.tileIcLo[q], s.tileIcCount[q]);
+      groupDepth.push_back(s.tileDepth[q]);
+    }
+  const uint64_t inputBytes = uint64_t{g.batches} * g.inH * g.inW * g.inC;
+  const uint64_t imageBytes = in.deviceBytes(inputBytes);
+  if (imageBytes > (uint64_t{1} << 28)) return hal::fail("the im2col image would take ", imageBytes, " bytes");
+
+  const TensorLayout outLayout = channelTilesOut(s);
+  StepBuilder sb(model, index);
+  auto inBuf = sb.bindInput(v.inOperand(0), in, "input (im2col)");
+  if (!inBuf.ok()) return hal::Error{inBuf.error()};
+  const size_t wBuf = sb.addConstant("weights", tileWeights(s, false));
+  const size_t pBuf = sb.addConstant("requant parameters", prmImage(g.outC, C, s.bias.data(), s.mult, s.shift));
+  const size_t oBuf = sb.bindOutput(v.outOperand(0), outLayout, outLayout.deviceBytes(s.pixels() * g.outC), "output");
+  NNC_TRY(sb.layout());
+  const uint64_t inBase = sb.address(*inBuf), outBase = sb.address(oBuf);
+
+  std::vector<uint64_t> groupBase;
+  for (size_t gi = 0; gi < in.groups.size(); ++gi) groupBase.push_back(inBase + in.im2colGroupOffset(gi));
+  const uint64_t totalRows = s.pixels();
+  GemmProblem prob;
+  prob.weightImage = sb.address(wBuf);
+  prob.rowTiles = static_cast<uint32_t>(in.im2colTiles());
+  prob.rowsOf = [totalRows, R](uint32_t p) { return static_cast<uint32_t>(std::min<uint64_t>(R, totalRows - uint64_t{p} * R)); };
+  prob.loadA = [=](const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>& out) {
+    loadContiguousPieces(pieces, R, [&](const APiece& a) {
+      return groupBase[a.g] + (uint64_t{a.p} * groupDepth[a.g] + a.k0) * R;
+    }, out);
+  };
+  prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows, uint32_t outAddr,
+                      std::vector<firmware::DmaStore>& out) {
+    storeChannelTiles(outBase, totalRows, uint64_t{p0} * R, rows, q0, q1, C, outAddr, out);
+  };
+  GemmSpec spec = baseSpec(s);
+  spec.kUnit = 1;
+  spec.prmImage = sb.address(pBuf);
+  spec.problems.push_back(std::move(prob));
+  std::string mapping = "host im2col GEMM, pixels x channels" + mappingSuffix(s);
+  if (s.kind == ConvKind::kDepthwise)
+    mapping += ", block-diagonal depthwise tiles (" + std::to_string(std::min(C, g.outC)) + " channels per GEMM)";
+  return finish(sb, spec, options, mapping);
+}
+
+// ---------------------------------------------------------------------------------------
+// Output blocks (depthwise: one input channel per group).
+
+struct BlockShape {
+  uint32_t by = 4, bx = 4, wy = 0, wx = 0;
+  uint64_t cost = 0;
+};
+
+hal::Result<CompiledStep> lowerBlocks(const hal::Model& model, uint32_t index, const OpView& v,
+                                      const LoweringOptions& options, const ConvSetup& s, const BlockShape& bs) {
+  const ops::conv::ConvGeometry& g = s.g;
+  const uint32_t R = s.R, C = s.C;
+  if (s.cg.gi != 1 || bs.by * bs.bx != C) return hal::fail("output blocks need one input channel per group");
+  const uint32_t k = bs.wy * bs.wx;
+  const uint32_t M = s.cg.go;  // outputs per input channel
+
+  TensorLayout in;
+  in.kind = TensorLayout::Kind::kBlockInput;
+  in.batches = g.batches;
+  in.height = g.inH;
+  in.width = g.inW;
+  in.channels = g.inC;
+  in.sourceNchw = g.nchw;
+  in.padTop = static_cast<uint32_t>(g.padTop);
+  in.padLeft = static_cast<uint32_t>(g.padLeft);
+  in.strideH = s.sh;
+  in.strideW = s.sw;
+  in.outHeight = g.outH;
+  in.outWidth = g.outW;
+  in.blockH = bs.by;
+  in.blockW = bs.bx;
+  in.windowH = bs.wy;
+  in.windowW = bs.wx;
+  in.laneTile = R;
+  in.fill = s.inputFill;
+  TensorLayout outLayout = in;
+  outLayout.kind = TensorLayout::Kind::kBlockOutput;
+  outLayout.channels = g.outC;
+  outLayout.laneTile = C;
+  const uint64_t blocks = in.blocksPerImage(), tpi = in.blockTiles();
+  const uint64_t outputBytes = s.pixels() * g.outC;
+
+  // Weights: per output channel a Toeplitz band [(v, u)][(dy, dx)].
+  std::vector<uint8_t> weights(uint64_t{g.outC} * k * C, s.filterFill);
+  for (uint32_t oc = 0; oc < g.outC; ++oc) {
+    const uint32_t ic = s.cg.firstInput(oc);
+    uint8_t* w = weights.data() + uint64_t{oc} * k * C;
+    for (uint32_t dy = 0; dy < bs.by; ++dy)
+      for (uint32_t dx = 0; dx < bs.bx; ++dx)
+        for (uint32_t fy = 0; fy < s.fh; ++fy)
+          for (uint32_t fx = 0; fx < s.fw; ++fx) {
+            const uint32_t vv = dy * s.sh + fy * s.dh, uu = dx * s.sw + fx * s.dw;
+            w[(uint64_t{vv} * bs.wx + uu) * C + dy * bs.bx + dx] = filterAt(s, oc, fy, fx, ic);
+          }
+  }
+  // PRM: per output channel the bias in every lane, then its multiplier and shift.
+  constexpr uint32_t kPrmEntry = 72, kMultAt = 64, kShiftAt = 68;
+  std::vector<uint8_t> prm(uint64_t{g.outC} * kPrmEntry, 0);
+  for (uint32_t oc = 0; oc < g.outC; ++oc) {
+    for (uint32_t j = 0; j < C; ++j) putI32(prm, uint64_t{oc} * kPrmEntry + 4 * j, s.bias[oc]);
+    putI32(prm, uint64_t{oc} * kPrmEntry + kMultAt, s.mult[oc]);
+    prm[uint64_t{oc} * kPrmEntry + kShiftAt] = static_cast<uint8_t>(static_cast<int8_t>(s.shift[oc]));
+  }
+
+  StepBuilder sb(model, index);
+  auto inBuf = sb.bindInput(v.inOperand(0), in, "input (block windows)");
+  if (!inBuf.ok()) return hal::Error{inBuf.error()};
+  const size_t wBuf = sb.addConstant("weights (Toeplitz bands)", std::move(weights));
+  const size_t pBuf = sb.addConstant("requant parameters", std::move(prm));
+  const size_t oBuf = sb.bindOutput(v.outOperand(0), outLayout, outLayout.deviceBytes(outputBytes), "output");
+  NNC_TRY(sb.layout());
+  const uint64_t inBase = sb.address(*inBuf), outBase = sb.address(oBuf);
+
+  // Row tiles: per batch, tiles of R blocks; A groups: input channels.
+  const uint32_t rowTiles = static_cast<uint32_t>(g.batches * tpi);
+  const uint64_t totalRows = uint64_t{g.batches} * blocks;
+  GemmProblem prob;
+  prob.weightImage = sb.address(wBuf);
+  prob.rowTiles = rowTiles;
+  prob.rowsOf = [=](uint32_t p) {
+    return static_cast<uint32_t>(std::min<uint64_t>(R, blocks - (p % tpi) * R));
+  };
+  auto rowStart = [=](uint32_t p) { return (p / tpi) * blocks + (p % tpi) * R; };
+  prob.loadA = [=](const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>& out) {
+    loadContiguousPieces(pieces, R, [&](const APiece& a) {
+      return inBase + ((uint64_t{a.g} * rowTiles + a.p) * k + a.k0) * R;
+    }, out);
+  };
+  prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows, uint32_t outAddr,
+                      std::vector<firmware::DmaStore>& out) {
+    storeChannelTiles(outBase, totalRows, rowStart(p0), rows, q0, q1, C, outAddr, out);
+  };
+
+  GemmSpec spec = baseSpec(s);
+  spec.channels = g.outC * C;  // every tile uses all C columns
+  spec.tileDepth.assign(g.outC, k);
+  spec.tileGroup.resize(g.outC);
+  for (uint32_t oc = 0; oc < g.outC; ++oc) spec.tileGroup[oc] = oc / M;
+  spec.kUnit = 1;
+  spec.prmImage = sb.address(pBuf);
+  spec.prmTile = kPrmEntry;
+  spec.multOffset = kMultAt;
+  spec.shiftOffset = kShiftAt;
+  spec.perChannel = false;  // one channel per GEMM: its multiplier for every column
+  spec.problems.push_back(std::move(prob));
+  const std::string mapping = "output blocks " + std::to_string(bs.by) + "x" + std::to_string(bs.bx) +
+                              " (one channel per GEMM, Toeplitz weights, window " + std::to_string(bs.wy) + "x" +
+                              std::to_string(bs.wx) + ")" + mappingSuffix(s);
+  return finish(sb, spec, options, mapping);
+}
+
+// The block shape with the fewest GEMM cycles + requantized rows per channel.
+BlockShape bestBlockShape(const ConvSetup& s) {
+  BlockShape best;
+  bool found = false;
+  for (uint32_t by : {1u, 2u, 4u, 8u, 16u}) {
+    const uint32_t bx = s.C / by;
+    if (by * bx != s.C) continue;
+    BlockShape b;
+    b.by = by;
+    b.bx = bx;
+    b.wy = (by - 1) * s.sh + (s.fh - 1) * s.dh + 1;
+    b.wx = (bx - 1) * s.sw + (s.fw - 1) * s.dw + 1;
+    const uint64_t blocks = uint64_t{(s.g.outH + by - 1) / by} * ((s.g.outW + bx - 1) / bx);
+    const uint64_t tiles = (blocks + s.R - 1) / s.R;
+    // Per tile: a GEMM of k = window (>= 16 cycles), R requantized rows, R*k A bytes.
+    const uint64_t k = uint64_t{b.wy} * b.wx;
+    b.cost = tiles * (std::max<uint64_t>(k, 16) + 1 + s.R) + blocks * s.R / s.R;
+    if (!found || b.cost < best.cost) best = b, found = true;
+  }
+  return best;
+}
+
+}  // namespace
+
+hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, const OpView& v,
+                                    const LoweringOptions& options) {
+  ConvSetup s;
+  s.kind = kindOf(v.op().type);
+  auto gr = ops::conv::convGeometry(v.ctx(), s.kind);
+  if (!gr.ok()) return hal::Error{gr.error()};
+  s.g = *gr;
+  const ops::conv::ConvGeometry& g = s.g;
+  // The reference's own derivation: the multipliers, shifts and clamps are bit-exact by
+  // construction.
+  auto qr = ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2), v.outShape(0),
+                                           g.activation, g.outC);
+  if (!qr.ok()) return hal::Error{qr.error()};
+  const ops::conv::ConvQuantParams& qp = *qr;
+  s.R = options.npu.rows;
+  s.C = options.npu.cols;
+  s.cg = groupsOf(s.kind, g);
+  s.fh = g.filterH;
+  s.fw = g.filterW;
+  s.taps = s.fh * s.fw;
+  s.sh = static_cast<uint32_t>(g.strideH);
+  s.sw = static_cast<uint32_t>(g.strideW);
+  s.dh = static_cast<uint32_t>(g.dilationH);
+  s.dw = static_cast<uint32_t>(g.dilationW);
+
+  // Channel tiles and their input-channel ranges; tiles with equal ranges share A.
+  s.Q = (g.outC + s.C - 1) / s.C;
+  s.tileDepth.resize(s.Q);
+  s.tileGroup.resize(s.Q);
+  s.tileIcLo.resize(s.Q);
+  s.tileIcCount.resize(s.Q);
+  for (uint32_t q = 0; q < s.Q; ++q) {
+    const uint32_t ocA = q * s.C, ocB = std::min(g.outC, ocA + s.C) - 1;
+    s.tileIcLo[q] = s.cg.firstInput(ocA);
+    s.tileIcCount[q] = s.cg.firstInput(ocB) + s.cg.gi - s.tileIcLo[q];
+    s.tileDepth[q] = s.tileIcCount[q] * s.taps;
+    const bool same = q > 0 && s.tileIcLo[q] == s.tileIcLo[q - 1] && s.tileIcCount[q] == s.tileIcCount[q - 1];
+    if (!same) s.groupFirstIc.push_back(s.tileIcLo[q]);
+    s.tileGroup[q] = static_cast<uint32_t>(s.groupFirstIc.size() - 1);
+  }
+  s.filter = v.constantBytes(1);
+  s.filterFill = static_cast<uint8_t>(qp.filterZeroPoint);
+  s.inputFill = static_cast<uint8_t>(qp.inputZeroPoint);
+  s.bias.resize(g.outC);
+  s.mult.resize(g.outC);
+  s.shift.resize(g.outC);
+  std::memcpy(s.bias.data(), v.constantBytes(2), size_t{g.outC} * 4);
+  for (uint32_t oc = 0; oc < g.outC; ++oc) {
+    s.mult[oc] = qp.multiplier(oc).multiplier;
+    s.shift[oc] = qp.multiplier(oc).shift;
+  }
+  s.aSigned = v.inShape(0).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  s.bSigned = v.inShape(1).type != OperandType::TENSOR_QUANT8_ASYMM;
+  s.aZp = qp.inputZeroPoint;
+  s.bZp = qp.filterZeroPoint;
+  s.perChannel = qp.perChannel();
+  s.outSigned = v.outShape(0).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  s.outZp = qp.outputZeroPoint;
+  s.clampMin = qp.activationMin;
+  s.clampMax = qp.activationMax;
+  s.usefulMacs = s.pixels() * g.outC * s.cg.gi * s.taps;
+
+  // Every mapping that applies (or the one asked for); the fastest by the cost model.
+  using M = ConvMapping;
+  const M want = options.convMapping;
+  std::vector<hal::Result<CompiledStep>> candidates;
+  auto consider = [&](M m, auto&& lower) {
+    if (want == M::kAuto || want == m) candidates.push_back(lower());
+  };
+  consider(M::kHostIm2col, [&] { return lowerHostIm2col(model, index, v, options, s); });
+  consider(M::kDmaIm2col, [&] { return lowerGathered(model, index, v, options, s, false); });
+  if (shiftedPlan(s, options).applies)
+    consider(M::kShiftedWindows, [&] { return lowerGathered(model, index, v, options, s, true); });
+  if (s.cg.gi == 1) {
+    const BlockShape bs = bestBlockShape(s);
+    consider(M::kOutputBlocks, [&] { return lowerBlocks(model, index, v, options, s, bs); });
+  }
+  hal::Result<CompiledStep>* best = nullptr;
+  for (auto& c : candidates) {
+    if (!c.ok()) continue;
+    if (!best || c->report.estimatedCycles < (*best)->report.estimatedCycles) best = &c;
+  }
+  if (!best) {
+    for (auto& c : candidates)
+      if (!c.ok()) return hal::Error{c.error()};
+    return hal::fail("no mapping applies");
+  }
+  return std::move(**best);
 }
 
 }  // namespace nncosim::driver::internal

@@ -63,9 +63,9 @@ void contiguousLoad(Buffer buffer, uint32_t bufAddr, uint32_t dramAddr, uint64_t
 }
 
 void storeTiles(uint64_t dram, uint32_t rowStride, uint32_t m, uint32_t q0, uint32_t q1,
-                uint32_t channels, const NpuConfig& npu, uint32_t outAddr,
+                uint32_t channels, const NpuConfig& npu, uint32_t outAddr, uint32_t tileStride,
                 std::vector<firmware::DmaStore>& out) {
-  const uint32_t R = npu.rows, C = npu.cols;
+  const uint32_t C = npu.cols;
   // Tiles [q0, qFull) have all C channels; a last tile may have fewer.
   const uint32_t qFull = std::min(q1, channels / C);
   firmware::DmaStore d;
@@ -74,8 +74,8 @@ void storeTiles(uint64_t dram, uint32_t rowStride, uint32_t m, uint32_t q0, uint
     d.bufAddr = outAddr;
     d.dramAddr = static_cast<uint32_t>(dram);
     d.count0 = C;
-    d.count1 = qFull - q0;  // tiles: R*C bytes apart in OUT, C channels apart in DRAM
-    d.bufStride1 = R * C;
+    d.count1 = qFull - q0;  // tiles: tileStride bytes apart in OUT, C channels apart in DRAM
+    d.bufStride1 = tileStride;
     d.dramStride1 = C;
     d.count2 = m;           // rows
     d.bufStride2 = C;
@@ -83,7 +83,7 @@ void storeTiles(uint64_t dram, uint32_t rowStride, uint32_t m, uint32_t q0, uint
     out.push_back(d);
   }
   for (uint32_t q = std::max(q0, qFull); q < q1; ++q) {
-    d.bufAddr = outAddr + (q - q0) * R * C;
+    d.bufAddr = outAddr + (q - q0) * tileStride;
     d.dramAddr = static_cast<uint32_t>(dram + uint64_t{q - q0} * C);
     d.count0 = channels - q * C;
     d.count1 = m;
@@ -93,6 +93,23 @@ void storeTiles(uint64_t dram, uint32_t rowStride, uint32_t m, uint32_t q0, uint
     d.bufStride2 = 0;
     d.dramStride2 = 0;
     out.push_back(d);
+  }
+}
+
+void loadContiguousPieces(const std::vector<APiece>& pieces, uint32_t R,
+                          const std::function<uint64_t(const APiece&)>& dramOf,
+                          std::vector<firmware::DmaLoad>& out) {
+  for (size_t i = 0; i < pieces.size();) {
+    const uint64_t dram = dramOf(pieces[i]);
+    const uint32_t inp = pieces[i].inpAddr;
+    uint64_t bytes = uint64_t{pieces[i].k1 - pieces[i].k0} * R;
+    size_t j = i + 1;
+    while (j < pieces.size() && dramOf(pieces[j]) == dram + bytes && pieces[j].inpAddr == inp + bytes) {
+      bytes += uint64_t{pieces[j].k1 - pieces[j].k0} * R;
+      ++j;
+    }
+    contiguousLoad(Buffer::kInp, inp, static_cast<uint32_t>(dram), bytes, out);
+    i = j;
   }
 }
 
@@ -115,9 +132,13 @@ uint64_t storeBytes(const firmware::DmaStore& d) { return uint64_t{d.count0} * d
 
 }  // namespace
 
-hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const NpuConfig& npu,
-                                                     const PlanOptions& options, uint32_t tag,
-                                                     StepReport& report) {
+namespace {
+
+constexpr const char* kStepTooLong = "a step needs up to ";
+
+hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, const NpuConfig& npu,
+                                                         const PlanOptions& options, uint32_t tag,
+                                                         StepReport& report) {
   const uint32_t R = npu.rows, C = npu.cols;
   const uint32_t Q = static_cast<uint32_t>(spec.tileDepth.size());
   if (Q == 0 || spec.tileGroup.size() != Q) return hal::fail("GEMM plan: no channel tiles");
@@ -129,11 +150,14 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
   const uint32_t wgtSlot = slot(npu.wgtBytes, D);
   const uint32_t prmSlot = slot(npu.prmBytes, D);
   const uint32_t outSlot = slot(npu.outBytes, Do);
-  const uint32_t tileAcc = R * C * 4;
-  const uint32_t tileOut = R * C;  // 8-bit outputs
-  const uint32_t accTiles = npu.accBytes / tileAcc;
+  const uint32_t accRows = npu.accBytes / (C * 4);  // int32 rows of C
+  const uint32_t outRows = outSlot / C;             // 8-bit rows of C
+  const uint32_t rowCap = std::min(accRows, outRows);
   const uint32_t unit = std::max<uint32_t>(1, spec.kUnit);
-  const uint32_t prmTile = prmTileBytes(C);
+  const uint32_t prmTile = spec.prmTile ? spec.prmTile : prmTileBytes(C);
+  const uint32_t multOffset = spec.prmTile ? spec.multOffset : 4 * C;
+  const uint32_t shiftOffset = spec.prmTile ? spec.shiftOffset : 8 * C;
+  if (rowCap < R) return hal::fail("GEMM plan: ACC/OUT too small for one tile");
 
   // The deepest k chunk an INP slot (and the GEMM's 16-bit k) holds.
   uint32_t kMax = std::min<uint32_t>(65535, inpSlot / R);
@@ -162,11 +186,11 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
     streamTiles = std::max<uint32_t>(1, wgtSlot / (kChunk * C));
   }
 
-  // Phases: greedy runs of channel tiles under every capacity limit.
+  // Phases: greedy runs of channel tiles under every capacity limit (one row tile of
+  // every tile of an A group must fit ACC and OUT).
   const uint32_t cap = options.maxTilesPerPhase ? options.maxTilesPerPhase : Q;
   const uint32_t prmTiles = prmSlot / prmTile;
-  const uint32_t outTiles = outSlot / tileOut;
-  const uint32_t tileLimit = std::min({cap, accTiles, prmTiles, outTiles});
+  const uint32_t tileLimit = std::min({cap, prmTiles, rowCap / R});
   if (tileLimit == 0) return hal::fail("GEMM plan: ACC/PRM/OUT too small for one channel tile");
   std::vector<Phase> phases;
   for (uint32_t q0 = 0; q0 < Q;) {
@@ -187,16 +211,17 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
   std::vector<firmware::Command> commands;
   StepStream ss(D, Do);
   size_t unitStart = 0, largestUnit = 0, totalSteps = 0, jobs = 1;
-  // Jobs are self-contained: a job ends only between row tiles (no partial sums left in
-  // ACC), and the next job reloads the phase's resident data, so no on-chip state crosses
-  // an END. A "unit" is the steps of one row tile and A group (all its k chunks).
+  uint32_t maxBlock = 0;
+  // Jobs are self-contained: a job ends only between steps (no partial sums left in ACC),
+  // and the next job reloads the phase's resident data, so no on-chip state crosses an
+  // END. A "unit" is one step with all its k chunks.
   bool canCut = true, reloadResident = false;
   // After a unit completes: its size against the budget.
   auto measure = [&]() -> hal::Status {
     largestUnit = std::max(largestUnit, ss.commandBound() - unitStart);
     unitStart = ss.commandBound();
     if (options.maxJobCommands && largestUnit + 8 > options.maxJobCommands)
-      return hal::fail("a row tile needs up to ", largestUnit, " commands, more than a job of ",
+      return hal::fail(kStepTooLong, largestUnit, " commands, more than a job of ",
                        options.maxJobCommands);
     return hal::Status::Ok();
   };
@@ -222,14 +247,56 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
     for (const Phase& ph : phases) {
       const uint32_t resSlot = phaseCount++ % D;
       bool phaseLoads = true;
-      for (uint32_t p = 0; p < P.rowTiles; ++p) {
-        const uint32_t m = P.rowsOf(p);
-        for (uint32_t g0 = ph.q0; g0 < ph.q1;) {
-          uint32_t g1 = g0 + 1;
-          while (g1 < ph.q1 && spec.tileGroup[g1] == spec.tileGroup[g0]) ++g1;
-          const uint32_t K = spec.tileDepth[g0];
+      // The phase's group runs [qa, qb).
+      std::vector<Phase> runs;
+      bool singleChunk = resident;
+      uint32_t widest = 0;
+      for (uint32_t qa = ph.q0; qa < ph.q1;) {
+        uint32_t qb = qa + 1;
+        while (qb < ph.q1 && spec.tileGroup[qb] == spec.tileGroup[qa]) ++qb;
+        runs.push_back({qa, qb});
+        widest = std::max(widest, qb - qa);
+        if (spec.tileDepth[qa] > kChunk) singleChunk = false;
+        qa = qb;
+      }
+      // Row tiles per step: as many as ACC/OUT (every tile of the widest run), INP (the
+      // deepest run) and the options allow; one when reductions are chunked.
+      uint32_t block = 1;
+      if (singleChunk) {
+        uint32_t deepest = 0;
+        for (const Phase& r : runs) deepest = std::max(deepest, spec.tileDepth[r.q0]);
+        block = std::min(rowCap / (widest * R),
+                         static_cast<uint32_t>((inpSlot - spec.inpTail) / (uint64_t{deepest} * R)));
+        block = std::max<uint32_t>(1, std::min(block, P.rowTiles));
+        if (options.maxRowTilesPerStep) block = std::min(block, options.maxRowTilesPerStep);
+      }
+      maxBlock = std::max(maxBlock, block);
+      report.rowTilesPerStep = maxBlock;
+      for (uint32_t p0 = 0; p0 < P.rowTiles;) {
+        const uint32_t p1 = std::min(P.rowTiles, p0 + block);
+        std::vector<uint32_t> rowBase(p1 - p0 + 1, 0);  // rows before row tile p in the block
+        for (uint32_t p = p0; p < p1; ++p) rowBase[p - p0 + 1] = rowBase[p - p0] + P.rowsOf(p);
+        const uint32_t rows = rowBase[p1 - p0];
+        for (size_t r0 = 0; r0 < runs.size();) {
+          // Pack group runs into the step while ACC/OUT rows and INP bytes allow.
+          size_t r1 = r0 + 1;
+          uint32_t tiles = runs[r0].q1 - runs[r0].q0;
+          uint64_t inpBytes = uint64_t{p1 - p0} * spec.tileDepth[runs[r0].q0] * R;
+          while (singleChunk && r1 < runs.size()) {
+            const uint32_t t2 = tiles + runs[r1].q1 - runs[r1].q0;
+            const uint64_t b2 = inpBytes + uint64_t{p1 - p0} * spec.tileDepth[runs[r1].q0] * R;
+            if (uint64_t{t2} * rows > rowCap || b2 + spec.inpTail > inpSlot) break;
+            if (options.maxGroupsPerStep && r1 - r0 >= options.maxGroupsPerStep) break;
+            tiles = t2;
+            inpBytes = b2;
+            ++r1;
+          }
+          report.groupsPerStep = std::max<uint32_t>(report.groupsPerStep, static_cast<uint32_t>(r1 - r0));
+          const uint32_t qa = runs[r0].q0, qb = runs[r1 - 1].q1;
+          const uint32_t K = spec.tileDepth[qa];
+          const bool chunked = !singleChunk;
           for (uint32_t k0 = 0; k0 < K; k0 += kChunk) {
-            const uint32_t k1 = std::min(K, k0 + kChunk);
+            const uint32_t k1 = chunked ? std::min(K, k0 + kChunk) : K;
             NNC_TRY(nextStep());
             const uint32_t s = ss.nextStepSlot();
             ss.beginStep();
@@ -244,10 +311,28 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
               phaseLoads = false;
               reloadResident = false;
             }
-            P.loadA(p, spec.tileGroup[g0], k0, k1, s * inpSlot, loads);
+            // A pieces: group-major, then row tile.
+            std::vector<APiece> pieces;
+            std::vector<uint32_t> pieceAt;  // per (run, p): INP address
+            uint32_t at = s * inpSlot;
+            for (size_t r = r0; r < r1; ++r) {
+              const uint32_t depth = chunked ? k1 - k0 : spec.tileDepth[runs[r].q0];
+              for (uint32_t p = p0; p < p1; ++p) {
+                APiece a;
+                a.p = p;
+                a.g = spec.tileGroup[runs[r].q0];
+                a.k0 = chunked ? k0 : 0;
+                a.k1 = chunked ? k1 : depth;
+                a.inpAddr = at;
+                pieces.push_back(a);
+                pieceAt.push_back(at);
+                at += depth * R;
+              }
+            }
+            P.loadA(pieces, loads);
             if (!resident)
-              for (uint32_t q = g0; q < g1; ++q)
-                contiguousLoad(Buffer::kWgt, s * wgtSlot + (q - g0) * kChunk * C,
+              for (uint32_t q = qa; q < qb; ++q)
+                contiguousLoad(Buffer::kWgt, s * wgtSlot + (q - qa) * kChunk * C,
                                static_cast<uint32_t>(P.weightImage + offset[q] + uint64_t{k0} * C),
                                uint64_t{k1 - k0} * C, loads);
             for (const firmware::DmaLoad& d : loads) {
@@ -255,67 +340,73 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
               ++report.dmaLoads;
               report.loadBytes += loadBytes(d);
             }
-            for (uint32_t q = g0; q < g1; ++q) {
-              firmware::Gemm g;
-              std::vector<firmware::Gemm> gemms;
-              g.mode = firmware::GemmMode::kInt8;
-              g.aSigned = spec.aSigned;
-              g.bSigned = spec.bSigned;
-              g.accumulate = k0 > 0;
-              g.m = m;
-              g.n = std::min(C, spec.channels - q * C);
-              g.k = k1 - k0;
-              g.inpAddr = s * inpSlot;
-              g.wgtAddr = resident
-                              ? static_cast<uint32_t>(resSlot * wgtSlot + offset[q] - offset[ph.q0] +
-                                                      uint64_t{k0} * C)
-                              : s * wgtSlot + (q - g0) * kChunk * C;
-              g.accAddr = (q - ph.q0) * tileAcc;
-              g.aZp = spec.aZp;
-              g.bZp = spec.bZp;
-              if (P.gemms) {
-                P.gemms(p, q, k0, k1, g.inpAddr, g.wgtAddr, g, gemms);
-              } else {
-                gemms.push_back(g);
-              }
-              for (const firmware::Gemm& x : gemms) {
-                ss.compute(firmware::Command{{}, x});
-                ++report.gemms;
-                report.macs += uint64_t{x.m} * x.n * x.k;
+            size_t runIndex = r0;
+            for (uint32_t q = qa; q < qb; ++q) {
+              while (q >= runs[runIndex].q1) ++runIndex;
+              for (uint32_t p = p0; p < p1; ++p) {
+                firmware::Gemm g;
+                std::vector<firmware::Gemm> gemms;
+                g.mode = firmware::GemmMode::kInt8;
+                g.aSigned = spec.aSigned;
+                g.bSigned = spec.bSigned;
+                g.accumulate = k0 > 0;
+                g.m = P.rowsOf(p);
+                g.n = std::min(C, spec.channels - q * C);
+                const uint32_t kq1 = chunked ? k1 : spec.tileDepth[q];  // runs differ in depth
+                g.k = kq1 - k0;
+                g.inpAddr = pieceAt[(runIndex - r0) * (p1 - p0) + (p - p0)];
+                g.wgtAddr = resident
+                                ? static_cast<uint32_t>(resSlot * wgtSlot + offset[q] - offset[ph.q0] +
+                                                        uint64_t{k0} * C)
+                                : s * wgtSlot + (q - qa) * kChunk * C;
+                g.accAddr = ((q - qa) * rows + rowBase[p - p0]) * C * 4;
+                g.aZp = spec.aZp;
+                g.bZp = spec.bZp;
+                if (P.gemms) {
+                  P.gemms(p, q, k0, kq1, g.inpAddr, g.wgtAddr, g, gemms);
+                } else {
+                  gemms.push_back(g);
+                }
+                for (const firmware::Gemm& x : gemms) {
+                  ss.compute(firmware::Command{{}, x});
+                  ++report.gemms;
+                  report.macs += uint64_t{x.m} * x.n * x.k;
+                }
               }
             }
             canCut = k1 == K;
             if (k1 < K) continue;
             const uint32_t o = ss.nextOutSlot();
             ss.beginOutput();
-            for (uint32_t q = g0; q < g1; ++q) {
+            for (uint32_t q = qa; q < qb; ++q) {
               firmware::RequantStore r;
               r.outWidth = firmware::ElemWidth::kW8;
               r.outSigned = spec.outSigned;
               r.perChannel = spec.perChannel;
               r.outZp = spec.outZp;
-              r.accAddr = (q - ph.q0) * tileAcc;
-              r.rows = m;
-              r.outAddr = o * outSlot + (q - g0) * tileOut;
+              r.accAddr = (q - qa) * rows * C * 4;
+              r.rows = rows;
+              r.outAddr = o * outSlot + (q - qa) * rows * C;
               r.biasEn = spec.biasEn;
               const uint32_t prm = resSlot * prmSlot + (q - ph.q0) * prmTile;
               r.biasAddr = prm;
-              r.multAddr = prm + 4 * C;
-              r.shiftAddr = prm + 8 * C;
+              r.multAddr = prm + multOffset;
+              r.shiftAddr = prm + shiftOffset;
               r.clampMin = spec.clampMin;
               r.clampMax = spec.clampMax;
               ss.requant(r);
             }
             std::vector<firmware::DmaStore> stores;
-            P.storeOut(p, g0, g1, o * outSlot, stores);
+            P.storeOut(p0, p1, qa, qb, rows, o * outSlot, stores);
             for (const firmware::DmaStore& d : stores) {
               ss.store(d);
               ++report.dmaStores;
               report.storeBytes += storeBytes(d);
             }
           }
-          g0 = g1;
+          r0 = r1;
         }
+        p0 = p1;
       }
     }
   }
@@ -339,11 +430,36 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
   report.pixelTiles = spec.problems.empty() ? 0 : spec.problems[0].rowTiles;
   report.phases = static_cast<uint32_t>(phases.size() * spec.problems.size());
   report.steps = static_cast<uint32_t>(totalSteps);
+  report.rowTilesPerStep = maxBlock;
   report.kChunk = kChunk;
   report.depth = maxDepth;
   report.usefulMacs = spec.usefulMacs;
   report.commands = commands.size();
   return commands;
+}
+
+}  // namespace
+
+hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const NpuConfig& npu,
+                                                     const PlanOptions& options, uint32_t tag,
+                                                     StepReport& report) {
+  // A step of many row tiles may not fit a job: halve the block until it does.
+  PlanOptions o = options;
+  for (;;) {
+    StepReport r = report;
+    auto commands = emitGemmOnce(spec, npu, o, tag, r);
+    if (commands.ok() || commands.error().rfind(kStepTooLong, 0) != 0) {
+      if (commands.ok()) report = r;
+      return commands;
+    }
+    if (r.rowTilesPerStep > 1) {
+      o.maxRowTilesPerStep = r.rowTilesPerStep / 2;
+    } else if (r.groupsPerStep > 1) {
+      o.maxGroupsPerStep = r.groupsPerStep / 2;
+    } else {
+      return commands;
+    }
+  }
 }
 
 hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, const NpuConfig& npu,

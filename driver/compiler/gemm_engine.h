@@ -5,28 +5,33 @@
 // chooses the loop nest, the buffer slots and the chunking, and emits the steps.
 //
 // Terms:
-//   channel tile q   C consecutive output channels (the GEMM's n lanes)
+//   channel tile q   C consecutive output columns (the GEMM's n lanes)
 //   row tile p       up to R output pixels / matrix rows (the GEMM's m lanes)
 //   A group          channel tiles that read the same activations (all tiles of a
 //                    CONV_2D; one tile of a depthwise convolution; the tiles of a group)
 //   phase            a run of channel tiles whose weights (and PRM parameters) stay in
 //                    WGT/PRM while every row tile streams through
-//   step             one row tile x one A group x one k chunk: its activations (and, for
-//                    streamed weights, its weight chunks) in one INP/WGT slot
+//   step             a block of row tiles x a run of A groups (x one k chunk when a tile's
+//                    reduction does not fit): its activations in one INP slot, one GEMM
+//                    per row tile and channel tile, then one REQUANT_STORE per channel tile
+//                    over all the block's rows and the stores of the block
 //
 // Loop nest (per problem; BATCH_MATMUL has one problem per batch, since B changes):
 //   for phase:                          load weights + PRM once (resident) ...
-//     for row tile p:
-//       for A group g in the phase:
-//         for k chunk c:                load A chunk (+ weight chunks when streamed)
-//           GEMM each tile of g         (accumulate when c > 0)
-//         REQUANT each tile of g, store its rows
+//     for row block [p0, p1):
+//       for group run [g0, g1) in the phase:
+//         for k chunk c:                load A pieces (g, p) (+ weight chunks when streamed)
+//           GEMM each (tile, row tile)  (accumulate when c > 0)
+//         REQUANT each tile (all rows of the block), store the block
+//
+// The RTL runs REQUANT_STORE only once every GEMM has drained and overlaps nothing with it
+// (docs/isa.md, CostModel), so a step's rows are requantized by one command per channel
+// tile: ACC and OUT hold the block's rows densely (tile q's rows, row tile by row tile).
 //
 // Buffer use (D = bufferSlots, Do = outSlots):
-//   INP  D slots of A chunks                 WGT  D resident slots (by phase) or
-//   ACC  one R x C int32 tile per channel         D streamed slots (by step)
-//        tile of the phase                  PRM  D slots (by phase) of 144 B per tile:
-//   OUT  Do slots, one R x C tile per tile        bias C x int32, mult C x int32, shift C x int8
+//   INP  D slots of A pieces                 WGT  D resident slots (by phase) or
+//   ACC  tiles x rows of the step (int32)         D streamed slots (by step)
+//   OUT  Do slots, tiles x rows of the step  PRM  D slots (by phase), prmTile B per tile
 #pragma once
 
 #include <cstdint>
@@ -52,6 +57,8 @@ struct PlanOptions {
   uint32_t bufferSlots = 2;      // 2 = double-buffered INP/WGT/PRM
   uint32_t outSlots = 2;         // 2 = double-buffered OUT
   uint32_t maxTilesPerPhase = 0; // 0 = as many as fit
+  uint32_t maxRowTilesPerStep = 0;  // 0 = as many as ACC, OUT and INP hold
+  uint32_t maxGroupsPerStep = 0;    // 0 = as many A groups (single-chunk) as fit
   // Longest job: the stream is cut into jobs (each ending with END, its tokens balanced)
   // at step boundaries so that each fits the device's command ring. 0 = one job.
   uint32_t maxJobCommands = 0;
@@ -59,44 +66,59 @@ struct PlanOptions {
   static PlanOptions forPreference(hal::ExecutionPreference p);
 };
 
+// One k-major A chunk the engine asks for: row tile p of A group g, reduction [k0, k1)
+// (relative to the group's depth), to INP at inpAddr ((k1 - k0) * R bytes). A step's
+// pieces are group-major, then row tile, packed one after the other.
+struct APiece {
+  uint32_t p = 0, g = 0, k0 = 0, k1 = 0, inpAddr = 0;
+};
+
 struct GemmProblem {
   uint32_t weightImage = 0;  // DRAM address of B: per channel tile, depth(q) x C bytes
   uint32_t rowTiles = 0;
   std::function<uint32_t(uint32_t p)> rowsOf;  // m of row tile p (1..R)
-  // DMA_LOADs of A for row tile p, A group g, reduction range [k0, k1) (relative to the
-  // group's depth) into INP at inpAddr, k-major with R lanes.
-  std::function<void(uint32_t p, uint32_t g, uint32_t k0, uint32_t k1, uint32_t inpAddr,
-                      std::vector<firmware::DmaLoad>&)>
-      loadA;
+  // DMA_LOADs of the step's A pieces.
+  std::function<void(const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>&)> loadA;
   // Optional: the GEMMs of row tile p, channel tile q for reduction range [k0, k1), given
-  // the A chunk at inpAddr and the tile's weights for k0 at wgtAddr (`proto` has every
+  // the A piece at inpAddr and the tile's weights for k0 at wgtAddr (`proto` has every
   // other field set). Default: one GEMM over the range. Lowerings with several GEMMs per
   // chunk (one per filter tap) set accumulate on all but the first when proto's is clear.
   std::function<void(uint32_t p, uint32_t q, uint32_t k0, uint32_t k1, uint32_t inpAddr,
                      uint32_t wgtAddr, const firmware::Gemm& proto, std::vector<firmware::Gemm>&)>
       gemms;
-  // DMA_STOREs of the output rows of row tile p, channel tiles [q0, q1), from OUT: row i
-  // of tile q at outAddr + (q - q0)*R*C + i*C bytes.
-  std::function<void(uint32_t p, uint32_t q0, uint32_t q1, uint32_t outAddr,
-                     std::vector<firmware::DmaStore>&)>
+  // DMA_STOREs of row tiles [p0, p1) x channel tiles [q0, q1) from OUT: tile q's `rows`
+  // rows (row tile p0's m rows, then p0 + 1's, ...) at outAddr + (q - q0)*rows*C, C bytes
+  // each.
+  std::function<void(uint32_t p0, uint32_t p1, uint32_t q0, uint32_t q1, uint32_t rows,
+                     uint32_t outAddr, std::vector<firmware::DmaStore>&)>
       storeOut;
 };
 
 struct GemmSpec {
-  uint32_t channels = 0;               // output channels N
+  uint32_t channels = 0;               // output columns N (tiles of C)
   std::vector<uint32_t> tileDepth;     // K of each channel tile
   std::vector<uint32_t> tileGroup;     // A group of each channel tile (non-decreasing)
   uint32_t kUnit = 1;                  // k chunks are multiples of this (taps per channel)
+  uint32_t inpTail = 0;                // INP bytes a piece's GEMMs may read past its end
   uint64_t usefulMacs = 0;             // MACs the operation needs (for the report)
   // GEMM operands
   bool aSigned = false, bSigned = false;
   int32_t aZp = 0, bZp = 0;
-  // REQUANT_STORE
-  uint32_t prmImage = 0;               // DRAM: prmTileBytes(C) per channel tile
+  // REQUANT_STORE: per channel tile, prmTile bytes at prmImage + q*prmTile holding the
+  // biases (C int32 at +0), the multipliers (at +multOffset) and shifts (at +shiftOffset);
+  // 0 = the standard image (prmTileBytes(C), 4C, 8C).
+  uint32_t prmImage = 0;
+  uint32_t prmTile = 0, multOffset = 0, shiftOffset = 0;
   bool perChannel = false, biasEn = true, outSigned = false;
   int32_t outZp = 0, clampMin = 0, clampMax = 0;
   std::vector<GemmProblem> problems;
 };
+
+// Loads pieces whose DRAM bytes are `dramOf(piece)` (k-major, R bytes per k): runs of
+// pieces contiguous in DRAM and in INP become one contiguous DMA.
+void loadContiguousPieces(const std::vector<APiece>& pieces, uint32_t R,
+                          const std::function<uint64_t(const APiece&)>& dramOf,
+                          std::vector<firmware::DmaLoad>& out);
 
 // The deepest channel tile whose whole reduction fits one k chunk with its weights
 // resident, for these options (lowerings with chunk-dependent layouts check it).
@@ -115,12 +137,12 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
                                                         uint32_t maxJobCommands, const CostModel& cost,
                                                         uint32_t tag, StepReport& report);
 
-// Stores m output rows x channel tiles [q0, q1) (as storeOut lays them out in OUT) to
-// DRAM, where output row i, channel c is at dram + i*rowStride + (c - q0*C): the full
-// 16-channel tiles in one 3-D DMA_STORE (channels x tiles x rows), a partial last tile in
-// another.
+// Stores m output rows x channel tiles [q0, q1) (tile q's rows at outAddr +
+// (q - q0)*tileStride in OUT, C bytes each) to DRAM, where output row i, channel c is at
+// dram + i*rowStride + (c - q0*C): the full C-channel tiles in one 3-D DMA_STORE (channels
+// x tiles x rows), a partial last tile in another.
 void storeTiles(uint64_t dram, uint32_t rowStride, uint32_t m, uint32_t q0, uint32_t q1,
-                uint32_t channels, const NpuConfig& npu, uint32_t outAddr,
+                uint32_t channels, const NpuConfig& npu, uint32_t outAddr, uint32_t tileStride,
                 std::vector<firmware::DmaStore>& out);
 
 // Splits a contiguous DRAM -> buffer copy into DMA_LOADs (count0 is 16 bits).

@@ -192,6 +192,18 @@ class Machine {
   size_t sincePrune_ = 0;
   // Timing state: busy bus cycles [start, end), the compute unit's GEMM pipeline.
   std::map<uint64_t, uint64_t> bus_;
+  // DMA read bursts (address time, end of data): the memory answers reads in address
+  // order, so a command fetch waits for the bursts requested before it.
+  std::deque<std::pair<uint64_t, uint64_t>> readBursts_;
+  uint64_t fetchArrival(uint64_t now) {
+    while (!readBursts_.empty() && readBursts_.front().second <= now) readBursts_.pop_front();
+    uint64_t ahead = 0;
+    for (const auto& b : readBursts_) {
+      if (b.first > now) break;
+      ahead = std::max(ahead, b.second);
+    }
+    return std::max(now + cost_.fetchLatency, ahead + cost_.fetchAfterData);
+  }
   uint64_t lastBeat_ = 0;
   bool anyGemm_ = false;
 };
@@ -263,6 +275,7 @@ uint64_t Machine::dmaTiming(uint64_t now, bool store, uint32_t dramAddr, uint32_
           // Read data returns in order, burst after burst.
           dataEnd = reserveBus(std::max(addr + cost_.dramLatency, dataEnd + cost_.burstGap), b);
           done = dataEnd;
+          readBursts_.push_back({addr, dataEnd});
         }
         slot = done + 1;
         nextAddr = addr + 1;
@@ -747,7 +760,7 @@ InterpreterResult Machine::run() {
       }
       // Fetch: ring slots requested one per cycle while fewer than fetchDepth are out.
       while (requested < n && arrivals.size() < cost_.fetchDepth && nextRequest <= now && !endPending) {
-        arrivals.push_back(now + cost_.fetchLatency);
+        arrivals.push_back(std::max(arrivals.empty() ? 0 : arrivals.back(), fetchArrival(now)));
         ++requested;
         nextRequest = now + 1;
         k.dmaReadBytes += firmware::kCommandBytes;

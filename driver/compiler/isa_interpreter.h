@@ -66,7 +66,9 @@ class DramModel {
 // The timing model, calibrated against the RTL on the simulated SoC with its default DRAM
 // (tests/bench/npu_calibrate prints both side by side). Cycle counts are the NPU clock's.
 //  - Fetch: the command processor keeps `fetchDepth` ring slots requested or waiting for
-//    dispatch; each arrives `fetchLatency` cycles after its request (one request per cycle).
+//    dispatch; each arrives `fetchLatency` cycles after its request (one request per cycle),
+//    or after the data of the DMA read bursts requested before it (DRAM answers reads in
+//    order), which is why long DMA_LOAD bursts can starve the dispatcher.
 //  - Queues hold `queueDepth` commands each, issued or not, until they complete; the
 //    dispatcher stops at a full queue (in stream order).
 //  - DMA_LOAD / DMA_STORE: one command per engine at a time; each row is split into bursts
@@ -92,6 +94,7 @@ struct CostModel {
   uint32_t burstGap = 1;           // idle cycles between two bursts' data of one engine
   uint32_t fetchLatency = 45;      // ring slot requested -> command at the dispatcher
   uint32_t fetchDepth = 4;         // slots requested or fetched, not yet dispatched
+  uint32_t fetchAfterData = 4;     // a fetch queued behind DMA read data: cycles after it
   uint32_t queueDepth = 4;         // commands per queue, issued or not (rtl/nnc_cmd_proc: 4)
   uint32_t endCycles = 6;          // END dispatched -> job done
   uint32_t gemmIssue = 1;          // GEMM accepted -> first beat

@@ -5,6 +5,13 @@
 
 namespace nncosim::driver {
 
+uint64_t TensorLayout::im2colGroupOffset(size_t g) const {
+  uint64_t at = 0;
+  for (size_t i = 0; i < g && i < groups.size(); ++i)
+    at += im2colTiles() * groups[i].second * filterH * filterW * laneTile;
+  return at;
+}
+
 uint64_t TensorLayout::deviceBytes(uint64_t operandBytes) const {
   switch (kind) {
     case Kind::kRaw:
@@ -14,6 +21,14 @@ uint64_t TensorLayout::deviceBytes(uint64_t operandBytes) const {
       return imageBytes() * batches;
     case Kind::kMatrixImage:
       return matrixImageBytes() * matrices;
+    case Kind::kIm2col:
+      return im2colGroupOffset(groups.size());
+    case Kind::kBlockInput:
+      return uint64_t{channels} * batches * blockTiles() * windowH * windowW * laneTile;
+    case Kind::kChannelTiles:
+      return uint64_t{matrices} * ((channels + laneTile - 1) / laneTile) * lanes * laneTile;
+    case Kind::kBlockOutput:
+      return uint64_t{channels} * batches * blocksPerImage() * laneTile;
   }
   return operandBytes;
 }
@@ -36,9 +51,37 @@ std::string TensorLayout::describe() const {
       os << "matrix image " << matrices << "x" << lanes << " lanes x " << depth << " deep, tiles of "
          << laneTile << (lanesMajor ? " (source [lanes][K])" : " (source [K][lanes])");
       break;
+    case Kind::kIm2col:
+      os << "im2col image of " << groups.size() << " group(s), " << im2colTiles() << " tiles of " << laneTile
+         << " output pixels, filter " << filterH << "x" << filterW << " (fill " << int{fill} << ")"
+         << (sourceNchw ? " from NCHW" : " from NHWC");
+      break;
+    case Kind::kBlockInput:
+      os << "output-block windows " << windowH << "x" << windowW << " of " << blockH << "x" << blockW
+         << " blocks, " << channels << " channels x " << batches << " x " << blockTiles() << " tiles of "
+         << laneTile << " (fill " << int{fill} << ")" << (sourceNchw ? " from NCHW" : " from NHWC");
+      break;
+    case Kind::kChannelTiles:
+      os << "channel tiles of " << laneTile << ", " << matrices << "x" << lanes << " rows x " << channels
+         << " channels" << (sourceNchw ? " (NCHW operand)" : "");
+      break;
+    case Kind::kBlockOutput:
+      os << "output blocks " << blockH << "x" << blockW << ", " << channels << " channels x " << batches
+         << " x " << blockTiles() << " tiles" << (sourceNchw ? " (NCHW operand)" : "");
+      break;
   }
   return os.str();
 }
+
+namespace {
+
+// Index of element (b, y, x, c) of a conv operand stored NHWC or NCHW.
+inline uint64_t convIndex(const TensorLayout& l, uint32_t b, uint32_t y, uint32_t x, uint32_t c) {
+  return l.sourceNchw ? ((uint64_t{b} * l.channels + c) * l.height + y) * l.width + x
+                      : ((uint64_t{b} * l.height + y) * l.width + x) * l.channels + c;
+}
+
+}  // namespace
 
 hal::Result<std::vector<uint8_t>> packTensor(const TensorLayout& l,
                                              const std::vector<uint8_t>& src) {
@@ -68,6 +111,68 @@ hal::Result<std::vector<uint8_t>> packTensor(const TensorLayout& l,
           }
       return dst;
     }
+    case TensorLayout::Kind::kIm2col: {
+      const uint64_t want = uint64_t{l.batches} * l.height * l.width * l.channels;
+      if (src.size() != want) return hal::fail("im2col input: ", src.size(), " bytes, expected ", want);
+      std::vector<uint8_t> dst(l.deviceBytes(src.size()), l.fill);
+      const uint64_t pixels = uint64_t{l.batches} * l.outHeight * l.outWidth, L = l.laneTile;
+      const uint32_t taps = l.filterH * l.filterW;
+      for (size_t g = 0; g < l.groups.size(); ++g) {
+        const uint32_t icLo = l.groups[g].first, icCount = l.groups[g].second;
+        const uint64_t depth = uint64_t{icCount} * taps;
+        uint8_t* image = dst.data() + l.im2colGroupOffset(g);
+        for (uint64_t px = 0; px < pixels; ++px) {
+          const uint32_t b = static_cast<uint32_t>(px / (uint64_t{l.outHeight} * l.outWidth));
+          const uint32_t oy = static_cast<uint32_t>(px / l.outWidth % l.outHeight);
+          const uint32_t ox = static_cast<uint32_t>(px % l.outWidth);
+          uint8_t* lane = image + (px / L) * depth * L + px % L;
+          for (uint32_t fy = 0; fy < l.filterH; ++fy) {
+            const int64_t iy = int64_t{oy} * l.strideH + int64_t{fy} * l.dilationH - l.padTop;
+            if (iy < 0 || iy >= l.height) continue;
+            for (uint32_t fx = 0; fx < l.filterW; ++fx) {
+              const int64_t ix = int64_t{ox} * l.strideW + int64_t{fx} * l.dilationW - l.padLeft;
+              if (ix < 0 || ix >= l.width) continue;
+              for (uint32_t ic = 0; ic < icCount; ++ic) {
+                const uint64_t t = (uint64_t{ic} * l.filterH + fy) * l.filterW + fx;
+                lane[t * L] = src[convIndex(l, b, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), icLo + ic)];
+              }
+            }
+          }
+        }
+      }
+      return dst;
+    }
+    case TensorLayout::Kind::kBlockInput: {
+      const uint64_t want = uint64_t{l.batches} * l.height * l.width * l.channels;
+      if (src.size() != want) return hal::fail("block input: ", src.size(), " bytes, expected ", want);
+      std::vector<uint8_t> dst(l.deviceBytes(src.size()), l.fill);
+      const uint64_t L = l.laneTile, nbx = (l.outWidth + l.blockW - 1) / l.blockW;
+      const uint64_t blocks = l.blocksPerImage(), tiles = l.blockTiles();
+      const uint64_t window = uint64_t{l.windowH} * l.windowW;
+      for (uint32_t c = 0; c < l.channels; ++c)
+        for (uint32_t b = 0; b < l.batches; ++b) {
+          uint8_t* image = dst.data() + (uint64_t{c} * l.batches + b) * tiles * window * L;
+          for (uint64_t blk = 0; blk < blocks; ++blk) {
+            const int64_t y0 = int64_t(blk / nbx) * l.blockH * l.strideH - l.padTop;
+            const int64_t x0 = int64_t(blk % nbx) * l.blockW * l.strideW - l.padLeft;
+            uint8_t* lane = image + (blk / L) * window * L + blk % L;
+            for (uint32_t v = 0; v < l.windowH; ++v) {
+              const int64_t iy = y0 + v;
+              if (iy < 0 || iy >= l.height) continue;
+              for (uint32_t u = 0; u < l.windowW; ++u) {
+                const int64_t ix = x0 + u;
+                if (ix < 0 || ix >= l.width) continue;
+                lane[(uint64_t{v} * l.windowW + u) * L] =
+                    src[convIndex(l, b, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), c)];
+              }
+            }
+          }
+        }
+      return dst;
+    }
+    case TensorLayout::Kind::kChannelTiles:
+    case TensorLayout::Kind::kBlockOutput:
+      return hal::fail(l.describe(), " is an output layout");
     case TensorLayout::Kind::kMatrixImage: {
       const uint64_t eb = l.elementBytes;
       const uint64_t matrix = uint64_t{l.lanes} * l.depth * eb;
@@ -116,6 +221,59 @@ hal::Result<std::vector<uint8_t>> unpackTensor(const TensorLayout& l,
               const uint64_t to = (((uint64_t{b} * l.channels + c) * l.height + y) * l.width + x) * eb;
               std::memcpy(out.data() + to, device.data() + from, eb);
             }
+      return out;
+    }
+    case TensorLayout::Kind::kChannelTiles: {
+      const uint64_t L = l.laneTile, rows = l.lanes, tiles = (l.channels + L - 1) / L;
+      const uint64_t n = uint64_t{l.matrices} * rows * l.channels;
+      // operandBytes may be the device buffer's size: the layout knows the operand's.
+      if ((operandBytes != n && operandBytes != device.size()) || device.size() < l.deviceBytes(n))
+        return hal::fail("channel-tile output: ", device.size(), " device bytes, ", operandBytes,
+                         " operand bytes, expected ", n);
+      if (l.sourceNchw && uint64_t{l.batches} * l.height * l.width != rows * l.matrices)
+        return hal::fail("channel-tile output: NCHW dimensions disagree with the rows");
+      std::vector<uint8_t> out(n);
+      for (uint64_t m = 0; m < l.matrices; ++m)
+        for (uint64_t c = 0; c < l.channels; ++c) {
+          const uint8_t* from = device.data() + ((m * tiles + c / L) * rows) * L + c % L;
+          for (uint64_t r = 0; r < rows; ++r) {
+            uint64_t to;
+            if (l.sourceNchw) {
+              const uint64_t hw = uint64_t{l.height} * l.width, px = m * rows + r;
+              to = ((px / hw) * l.channels + c) * hw + px % hw;
+            } else {
+              to = (m * rows + r) * l.channels + c;
+            }
+            out[to] = from[r * L];
+          }
+        }
+      return out;
+    }
+    case TensorLayout::Kind::kBlockOutput: {
+      const uint64_t L = l.laneTile;
+      const uint64_t n = uint64_t{l.batches} * l.outHeight * l.outWidth * l.channels;
+      if ((operandBytes != n && operandBytes != device.size()) || device.size() < l.deviceBytes(n))
+        return hal::fail("block output: ", device.size(), " device bytes, ", operandBytes, " operand bytes, expected ", n);
+      std::vector<uint8_t> out(n);
+      const uint64_t nbx = (l.outWidth + l.blockW - 1) / l.blockW, blocks = l.blocksPerImage();
+      for (uint32_t c = 0; c < l.channels; ++c)
+        for (uint32_t b = 0; b < l.batches; ++b) {
+          const uint8_t* image = device.data() + (uint64_t{c} * l.batches + b) * blocks * L;
+          for (uint64_t blk = 0; blk < blocks; ++blk) {
+            const uint64_t by = blk / nbx, bx = blk % nbx;
+            for (uint32_t dy = 0; dy < l.blockH; ++dy) {
+              const uint64_t oy = by * l.blockH + dy;
+              if (oy >= l.outHeight) break;
+              for (uint32_t dx = 0; dx < l.blockW; ++dx) {
+                const uint64_t ox = bx * l.blockW + dx;
+                if (ox >= l.outWidth) break;
+                const uint64_t to = l.sourceNchw ? ((uint64_t{b} * l.channels + c) * l.outHeight + oy) * l.outWidth + ox
+                                                 : ((uint64_t{b} * l.outHeight + oy) * l.outWidth + ox) * l.channels + c;
+                out[to] = image[blk * L + uint64_t{dy} * l.blockW + dx];
+              }
+            }
+          }
+        }
       return out;
     }
     default:

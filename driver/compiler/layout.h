@@ -29,10 +29,33 @@
 //
 // kNchwFromNhwc: the device holds NHWC, the operand is NCHW (outputs of NCHW layers).
 // kRaw: byte for byte.
+//
+// kIm2col: the convolution's A operand gathered by the host, per A group (input channels
+//   [icLo, icLo + icCount)) a matrix image of lanes = output pixels (raster order over
+//   batch, row, column; tiles of laneTile) and depth icCount*fh*fw, t = (ic, fy, fx)
+//   channel-major; taps in the padding and lanes past the last pixel hold `fill`:
+//
+//     group 0: tile 0 [t=0: px0 .. px15][t=1: ...] ... tile 1 ...     group 1: ...
+//
+//   A step's row tiles are then one contiguous DMA (no short rows: the RTL's DMA pays a
+//   bus round trip per row).
+// kBlockInput: a depthwise convolution's A operand for "output blocks" (conv_lowering.cc):
+//   per input channel c and batch b, tiles of laneTile blocks (raster order over the
+//   ceil(outH / blockH) x ceil(outW / blockW) blocks of blockH x blockW output pixels), each
+//   tile windowH x windowW rows of laneTile bytes: row (v, u), lane i = the input at
+//   (by*blockH*sh + v - padTop, bx*blockW*sw + u - padLeft) of block i = (by, bx).
+// kChannelTiles (output): per matrix, per tile of laneTile channels, rows x laneTile bytes
+//   (row r, channel c at [c / L][r][c % L]); the operand is [matrix][row][channel], or
+//   NCHW [batches][channels][height][width] with rows = batches*height*width when
+//   sourceNchw. A step stores each channel tile's rows as one contiguous run.
+// kBlockOutput (output): per output channel and batch, per block (raster order) its
+//   laneTile positions (dy, dx) of blockH x blockW output pixels: the ACC order of the
+//   output-blocks mapping; operand NHWC (or NCHW when sourceNchw).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hal/result.h"
@@ -40,7 +63,8 @@
 namespace nncosim::driver {
 
 struct TensorLayout {
-  enum class Kind { kRaw, kConvInput, kMatrixImage, kNchwFromNhwc };
+  enum class Kind { kRaw, kConvInput, kMatrixImage, kNchwFromNhwc, kIm2col, kBlockInput, kChannelTiles,
+                    kBlockOutput };
   Kind kind = Kind::kRaw;
 
   // kConvInput (dimensions of the unpadded NHWC tensor) and kNchwFromNhwc (the device's
@@ -53,9 +77,16 @@ struct TensorLayout {
   uint32_t phaseWidth = 0;  // Wq = ceil(paddedWidth / phases)
   uint8_t fill = 0;         // zero point byte
 
-  // kMatrixImage
+  // kMatrixImage (kChannelTiles: matrices, lanes = rows per matrix, laneTile)
   uint32_t matrices = 0, lanes = 0, depth = 0, laneTile = 16;
   bool lanesMajor = true;
+
+  // kIm2col, kBlockInput, kBlockOutput: the convolution (batches, height, width, channels,
+  // pads and fill as kConvInput; outHeight/outWidth the output's).
+  uint32_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1, filterH = 1, filterW = 1;
+  uint32_t outHeight = 0, outWidth = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> groups;  // kIm2col: (icLo, icCount) per A group
+  uint32_t blockH = 1, blockW = 1, windowH = 1, windowW = 1;  // kBlockInput / kBlockOutput
 
   uint32_t elementBytes = 1;
 
@@ -65,6 +96,16 @@ struct TensorLayout {
   uint64_t imageBytes() const { return planeBytes() * channels; }
   uint64_t laneTiles() const { return (lanes + laneTile - 1) / laneTile; }
   uint64_t matrixImageBytes() const { return laneTiles() * depth * laneTile; }
+  // kIm2col: row tiles over all output pixels, and the byte offset of group g's image.
+  uint64_t im2colTiles() const {
+    return (uint64_t{batches} * outHeight * outWidth + laneTile - 1) / laneTile;
+  }
+  uint64_t im2colGroupOffset(size_t g) const;
+  // kBlockInput / kBlockOutput: blocks and tiles of blocks per image.
+  uint64_t blocksPerImage() const {
+    return uint64_t{(outHeight + blockH - 1) / blockH} * ((outWidth + blockW - 1) / blockW);
+  }
+  uint64_t blockTiles() const { return (blocksPerImage() + laneTile - 1) / laneTile; }
   // Bytes of the device buffer.
   uint64_t deviceBytes(uint64_t operandBytes) const;
   std::string describe() const;
@@ -73,8 +114,9 @@ struct TensorLayout {
 // Operand bytes -> device bytes (size deviceBytes()).
 hal::Result<std::vector<uint8_t>> packTensor(const TensorLayout& layout,
                                              const std::vector<uint8_t>& operand);
-// Device bytes -> operand bytes (`operandBytes` long). Only kRaw and kNchwFromNhwc are
-// output layouts.
+// Device bytes -> operand bytes (`operandBytes` long; kChannelTiles and kBlockOutput know
+// the operand's size and also accept the device buffer's). Output layouts: kRaw,
+// kNchwFromNhwc, kChannelTiles, kBlockOutput.
 hal::Result<std::vector<uint8_t>> unpackTensor(const TensorLayout& layout,
                                                const std::vector<uint8_t>& device,
                                                uint64_t operandBytes);

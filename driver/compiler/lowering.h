@@ -29,6 +29,9 @@
 
 namespace nncosim::driver {
 
+// How convolutions map onto the array (conv_lowering.cc); kAuto keeps the fastest.
+enum class ConvMapping { kAuto, kHostIm2col, kDmaIm2col, kShiftedWindows, kOutputBlocks };
+
 struct LoweringOptions {
   NpuConfig npu;
   hal::ExecutionPreference preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
@@ -40,6 +43,7 @@ struct LoweringOptions {
   // The timing model behind the plan choices (shifted windows or im2col, FAST's phase
   // sizes); calibrate it with the RTL's measured latencies.
   CostModel cost;
+  ConvMapping convMapping = ConvMapping::kAuto;
 };
 
 // The model's declared shapes of the main subgraph's operands.

@@ -33,12 +33,12 @@ void plainTiles(uint32_t channels, uint32_t depth, uint32_t C, GemmSpec& spec) {
   spec.kUnit = 1;
 }
 
-// A from a matrix image (lane tiles of R, k-major) at `image`.
-void loadImageA(uint64_t image, uint32_t depth, uint32_t R, uint32_t p, uint32_t k0, uint32_t k1,
-                uint32_t inpAddr, std::vector<firmware::DmaLoad>& out) {
-  contiguousLoad(firmware::Buffer::kInp, inpAddr,
-                 static_cast<uint32_t>(image + (uint64_t{p} * depth + k0) * R),
-                 uint64_t{k1 - k0} * R, out);
+// A from a matrix image (lane tiles of R, k-major) at `image`: consecutive row tiles are
+// consecutive in DRAM, so a step's pieces are one DMA.
+void loadImageA(uint64_t image, uint32_t depth, uint32_t R, const std::vector<APiece>& pieces,
+                std::vector<firmware::DmaLoad>& out) {
+  loadContiguousPieces(pieces, R, [=](const APiece& a) { return image + (uint64_t{a.p} * depth + a.k0) * R; },
+                       out);
 }
 
 void setRequant(const ops::conv::ConvQuantParams& qp, OperandType inType, OperandType wType,
@@ -185,15 +185,14 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
   prob.weightImage = sb.address(*bBuf);
   prob.rowTiles = (s.batches + R - 1) / R;
   prob.rowsOf = [s, R](uint32_t p) { return std::min(R, s.batches - p * R); };
-  prob.loadA = [=](uint32_t p, uint32_t, uint32_t k0, uint32_t k1, uint32_t inpAddr,
-                   std::vector<firmware::DmaLoad>& o) {
-    loadImageA(aImage, s.inputSize, R, p, k0, k1, inpAddr, o);
+  prob.loadA = [=](const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>& o) {
+    loadImageA(aImage, s.inputSize, R, pieces, o);
   };
   const NpuConfig npu = options.npu;
-  prob.storeOut = [=](uint32_t p, uint32_t q0, uint32_t q1, uint32_t outAddr,
+  prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows, uint32_t outAddr,
                       std::vector<firmware::DmaStore>& o) {
-    storeTiles(out + (uint64_t{p} * R) * s.units + uint64_t{q0} * C, s.units,
-               std::min(R, s.batches - p * R), q0, q1, s.units, npu, outAddr, o);
+    storeTiles(out + (uint64_t{p0} * R) * s.units + uint64_t{q0} * C, s.units, rows, q0, q1, s.units, npu,
+               outAddr, rows * C, o);
   };
 
   GemmSpec spec;
@@ -278,15 +277,14 @@ hal::Result<CompiledStep> lowerBatchMatmul(const hal::Model& model, uint32_t ind
     prob.rowTiles = (s.rows + R - 1) / R;
     prob.rowsOf = [s, R](uint32_t p) { return std::min(R, s.rows - p * R); };
     const uint64_t aImage = aImages + batch * a.matrixImageBytes();
-    prob.loadA = [=](uint32_t p, uint32_t, uint32_t k0, uint32_t k1, uint32_t inpAddr,
-                     std::vector<firmware::DmaLoad>& o) {
-      loadImageA(aImage, s.depth, R, p, k0, k1, inpAddr, o);
+    prob.loadA = [=](const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>& o) {
+      loadImageA(aImage, s.depth, R, pieces, o);
     };
     const uint64_t outAt = out + batch * outMatrix;
-    prob.storeOut = [=](uint32_t p, uint32_t q0, uint32_t q1, uint32_t outAddr,
+    prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows, uint32_t outAddr,
                         std::vector<firmware::DmaStore>& o) {
-      storeTiles(outAt + (uint64_t{p} * R) * s.cols + uint64_t{q0} * C, s.cols,
-                 std::min(R, s.rows - p * R), q0, q1, s.cols, options.npu, outAddr, o);
+      storeTiles(outAt + (uint64_t{p0} * R) * s.cols + uint64_t{q0} * C, s.cols, rows, q0, q1, s.cols,
+                 options.npu, outAddr, rows * C, o);
     };
     spec.problems.push_back(std::move(prob));
   }

@@ -5,7 +5,10 @@
 // GEMMs, and the pipelined load/compute/store loop.
 //
 //   npu_calibrate [--filter SUBSTRING]
+//   npu_calibrate --model FILE --op N [--mapping im2col|dma|shifted|blocks]
+//       one operation of a model, compiled as the driver does, on both (queue counters)
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -13,7 +16,10 @@
 
 #include "Vnnc_npu_top.h"  // Verilator before SystemC
 
+#include "driver/compiler/lowering.h"
 #include "driver/compiler/runtime.h"
+#include "hal/model_file.h"
+#include "ops/shape.h"
 #include "driver/soc/sim_npu_device.h"
 #include "firmware/isa_generated.h"
 #include "sim/device.h"
@@ -179,6 +185,16 @@ std::vector<Case> cases() {
                  }
                  return only(c);
                }});
+  for (uint32_t n : {1u, 4u})
+    for (uint32_t bytes : {4096u, 16384u})
+      v.push_back({std::to_string(n) + "x load " + std::to_string(bytes) + " B || store", [=](const Ctx& x) {
+                     std::vector<Command> c;
+                     for (uint32_t i = 0; i < n; ++i) {
+                       c.push_back(Command{{}, load(x.src + i * bytes, Buffer::kInp, 0, bytes)});
+                       c.push_back(Command{{}, store(x.dst + i * bytes, 0, bytes)});
+                     }
+                     return only(c);
+                   }});
   // A double-buffered loop: load A (k*16 B) -> GEMM -> REQUANT -> store 256 B.
   for (uint32_t k : {32u, 256u})
     v.push_back({"pipeline 16 steps k=" + std::to_string(k), [=](const Ctx& x) {
@@ -217,10 +233,68 @@ std::vector<Case> cases() {
 
 }  // namespace
 
+// One operation of a model compiled as the driver does and run on both, with the queue
+// counters side by side.
+int runOperation(SimNpuDevice& soc, InterpreterDevice& isa, const std::string& file, uint32_t op,
+                 const std::string& mapping) {
+  auto model = hal::readModelFile(file);
+  if (!model.ok()) {
+    std::fprintf(stderr, "%s\n", model.error().c_str());
+    return 1;
+  }
+  LoweringOptions o;
+  o.npu = soc.config();
+  if (mapping == "im2col") o.convMapping = ConvMapping::kHostIm2col;
+  if (mapping == "dma") o.convMapping = ConvMapping::kDmaIm2col;
+  if (mapping == "shifted") o.convMapping = ConvMapping::kShiftedWindows;
+  if (mapping == "blocks") o.convMapping = ConvMapping::kOutputBlocks;
+  auto step = lowerOperation(*model, op, declaredShapes(*model), o);
+  if (!step.ok()) {
+    std::fprintf(stderr, "%s\n", step.error().c_str());
+    return 1;
+  }
+  std::printf("%s\n", step->report.describe().c_str());
+  std::vector<std::vector<uint8_t>> in;
+  for (const Binding& b : step->inputs) {
+    std::vector<uint8_t> bytes(ops::Shape{model->main.operands[b.operand].type,
+                                          model->main.operands[b.operand].dimensions}.bytes());
+    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 7 + 3);
+    in.push_back(std::move(bytes));
+  }
+  std::vector<std::vector<uint8_t>> outA, outB;
+  auto a = runStep(soc, *step, in, outA);
+  auto b = runStep(isa, *step, in, outB);
+  if (!a.ok() || !b.ok()) {
+    std::fprintf(stderr, "%s\n", (!a.ok() ? a.error() : b.error()).c_str());
+    return 1;
+  }
+  auto row = [](const char* what, uint64_t x, uint64_t y) {
+    std::printf("  %-16s %10llu %10llu %8.3f\n", what, static_cast<unsigned long long>(x),
+                static_cast<unsigned long long>(y), x ? double(y) / double(x) : 0.0);
+  };
+  std::printf("  %-16s %10s %10s %8s\n", "", "rtl", "isa", "isa/rtl");
+  row("cycles", a->cycles, b->cycles);
+  row("load busy", a->counters.loadBusy, b->counters.loadBusy);
+  row("load stall", a->counters.loadStall, b->counters.loadStall);
+  row("compute busy", a->counters.computeBusy, b->counters.computeBusy);
+  row("compute stall", a->counters.computeStall, b->counters.computeStall);
+  row("store busy", a->counters.storeBusy, b->counters.storeBusy);
+  row("store stall", a->counters.storeStall, b->counters.storeStall);
+  row("DRAM read", a->counters.dmaReadBytes, b->counters.dmaReadBytes);
+  row("DRAM write", a->counters.dmaWriteBytes, b->counters.dmaWriteBytes);
+  std::printf("  outputs %s\n", outA == outB ? "identical" : "DIFFER");
+  return outA == outB ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
-  std::string filter;
-  for (int i = 1; i < argc; ++i)
+  std::string filter, modelFile, mapping;
+  int op = -1;
+  for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--filter") == 0 && i + 1 < argc) filter = argv[++i];
+    else if (std::strcmp(argv[i], "--model") == 0 && i + 1 < argc) modelFile = argv[++i];
+    else if (std::strcmp(argv[i], "--op") == 0 && i + 1 < argc) op = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--mapping") == 0 && i + 1 < argc) mapping = argv[++i];
+  }
   auto dev = sim::Device::open(sim::SocConfig{});
   if (!dev) {
     std::fprintf(stderr, "%s\n", dev.error().c_str());
@@ -237,6 +311,7 @@ int main(int argc, char** argv) {
     x.dst = *d->allocate(1 << 20, "dst");
     (void)d->write(x.src, junk.data(), junk.size());
   }
+  if (!modelFile.empty()) return runOperation(soc, isa, modelFile, static_cast<uint32_t>(op), mapping);
   std::printf("%-44s %9s %9s %8s\n", "stream", "rtl", "isa", "isa/rtl");
   for (const Case& c : cases()) {
     if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
