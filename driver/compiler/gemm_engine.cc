@@ -39,25 +39,32 @@ PlanOptions PlanOptions::forPreference(hal::ExecutionPreference p) {
 
 void contiguousLoad(Buffer buffer, uint32_t bufAddr, uint32_t dramAddr, uint64_t bytes,
                     std::vector<firmware::DmaLoad>& out) {
-  constexpr uint32_t kRow = 32768;  // count0 is 16 bits: rows of 32 KiB
+  // Rows of at most kMaxRow bytes: the RTL splits rows into bursts, and DRAM answers reads
+  // in order, so every command fetch waits behind the read bursts in flight (four per
+  // engine). Short bursts keep that wait short; 32 beats still keep the bus busy.
+  constexpr uint64_t kMaxRow = 512, kMinRow = 256;
   while (bytes > 0) {
     firmware::DmaLoad d;
     d.bufId = buffer;
     d.dramAddr = dramAddr;
     d.bufAddr = bufAddr;
-    if (bytes <= 65535) {
-      d.count0 = static_cast<uint32_t>(bytes);
-      bytes = 0;
-    } else {
-      const uint64_t rows = std::min<uint64_t>(bytes / kRow, 65535);
-      d.count0 = kRow;
-      d.count1 = static_cast<uint32_t>(rows);
-      d.dramStride1 = kRow;
-      d.bufStride1 = kRow;
-      bytes -= rows * kRow;
-      dramAddr += static_cast<uint32_t>(rows * kRow);
-      bufAddr += static_cast<uint32_t>(rows * kRow);
+    uint64_t row = std::min(bytes, kMaxRow);
+    if (bytes > kMaxRow) {
+      // A row length that divides the run (one command), else kMaxRow and a tail.
+      for (uint64_t r = kMaxRow; r >= kMinRow; r -= 16)
+        if (bytes % r == 0) {
+          row = r;
+          break;
+        }
     }
+    const uint64_t rows = std::min<uint64_t>(bytes / row, 65535);
+    d.count0 = static_cast<uint32_t>(row);
+    d.count1 = static_cast<uint32_t>(rows);
+    d.dramStride1 = static_cast<uint32_t>(row);
+    d.bufStride1 = static_cast<uint32_t>(row);
+    bytes -= rows * row;
+    dramAddr += static_cast<uint32_t>(rows * row);
+    bufAddr += static_cast<uint32_t>(rows * row);
     out.push_back(d);
   }
 }

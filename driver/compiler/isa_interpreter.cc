@@ -1,6 +1,7 @@
 #include "driver/compiler/isa_interpreter.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <deque>
 #include <limits>
@@ -133,6 +134,175 @@ struct Recorded {
   Access access;
 };
 
+// The memory system in time: the two DMA engines issuing bursts (a few in flight each),
+// command fetches, and one data bus that reads and writes share. DRAM answers reads in
+// address order (so a fetch waits behind the read bursts requested before it) and write
+// responses come dramLatency after a burst's last beat. A fluid model: between events each
+// transferring channel (read data, write data) moves beats at a constant rate, the whole
+// bus when alone and half of it when both transfer (the SoC's memory port arbitrates beat
+// by beat).
+class BusSim {
+ public:
+  static constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+  explicit BusSim(const CostModel& c)
+      : cost_(c),
+        beatCycles_(std::max<double>(1.0, std::ceil(16.0 / std::max<uint32_t>(1, c.busBytesPerCycle)))) {}
+
+  // Starts a command on engine e (0 load, 1 store) at `now`: its bursts as (beats, count) runs.
+  void start(int e, uint64_t now, std::vector<std::pair<uint32_t, uint64_t>> runs) {
+    Engine& g = engines_[e];
+    g = Engine{};
+    g.running = true;
+    g.runs = std::move(runs);
+    g.nextIssue = static_cast<double>(now + cost_.dmaSetup);
+    g.lastDone = g.nextIssue;
+    if (g.runs.empty()) finishEngine(g, g.nextIssue);
+  }
+  uint64_t doneAt(int e) const { return engines_[e].done; }
+  void take(int e) { engines_[e].done = kNever; }
+
+  size_t fetch(uint64_t now) {
+    arrivals_.push_back(kNever);
+    Burst b;
+    b.kind = kFetch;
+    b.left = 2 * beatCycles_;
+    b.ready = static_cast<double>(now + cost_.fetchLatency - 2 - cost_.fetchAfterData);
+    b.ticket = arrivals_.size() - 1;
+    rq_.push_back(b);
+    return b.ticket;
+  }
+  uint64_t arrival(size_t ticket) const { return arrivals_[ticket]; }
+
+  void advanceTo(uint64_t target) {
+    const double T = static_cast<double>(target);
+    for (;;) {
+      issueAddresses();
+      const double e = nextInternal();
+      if (e > T) {
+        flow(T - t_);
+        t_ = T;
+        return;
+      }
+      flow(e - t_);
+      t_ = e;
+      completeAt(e);
+    }
+  }
+  uint64_t nextEvent() {
+    issueAddresses();
+    const double e = nextInternal();
+    if (e >= 1e300) return kNever;
+    return static_cast<uint64_t>(std::ceil(e - 1e-9));
+  }
+
+ private:
+  static constexpr int kLoad = 0, kStore = 1, kFetch = 2;
+  struct Burst {
+    int kind = kLoad;
+    double left = 0;   // cycles of data still to move (beats x cycles per beat)
+    double ready = 0;  // data can move from this time
+    size_t ticket = 0; // fetch
+    bool last = false; // the engine's last burst
+  };
+  struct Engine {
+    bool running = false;
+    std::vector<std::pair<uint32_t, uint64_t>> runs;  // (beats, bursts)
+    size_t run = 0;
+    uint64_t inRun = 0;
+    uint32_t outstanding = 0;
+    double nextIssue = 0, lastDone = 0;
+    std::deque<double> responses;  // store: write responses due (a slot frees)
+    uint64_t done = kNever;
+    bool issuedAll() const { return run >= runs.size(); }
+  };
+
+  void finishEngine(Engine& g, double t) {
+    g.running = false;
+    g.done = static_cast<uint64_t>(std::ceil(std::max(t, g.lastDone) - 1e-9)) + cost_.dmaDone;
+  }
+
+  // Issues the addresses that are due now.
+  void issueAddresses() {
+    for (int e = 0; e < 2; ++e) {
+      Engine& g = engines_[e];
+      while (g.running && !g.issuedAll() && g.outstanding < std::max<uint32_t>(1, cost_.dmaBursts) &&
+             g.nextIssue <= t_ + 1e-9) {
+        Burst b;
+        b.kind = e;
+        b.left = g.runs[g.run].first * beatCycles_;
+        b.ready = g.nextIssue + (e == kLoad ? cost_.dramLatency : 2.0);
+        if (++g.inRun == g.runs[g.run].second) {
+          ++g.run;
+          g.inRun = 0;
+        }
+        b.last = g.issuedAll();
+        ++g.outstanding;
+        g.nextIssue += 1;
+        (e == kLoad ? rq_ : wq_).push_back(b);
+      }
+    }
+  }
+
+  bool flowing(const std::deque<Burst>& q) const { return !q.empty() && q.front().ready <= t_ + 1e-9; }
+  double rate(bool mine, bool other) const { return mine ? (other ? 0.5 : 1.0) : 0.0; }
+
+  double nextInternal() const {
+    double e = 1e300;
+    const bool r = flowing(rq_), w = flowing(wq_);
+    if (!rq_.empty()) e = std::min(e, r ? t_ + rq_.front().left / rate(r, w) : rq_.front().ready);
+    if (!wq_.empty()) e = std::min(e, w ? t_ + wq_.front().left / rate(w, r) : wq_.front().ready);
+    for (const Engine& g : engines_) {
+      if (g.running && !g.issuedAll() && g.outstanding < std::max<uint32_t>(1, cost_.dmaBursts))
+        e = std::min(e, std::max(g.nextIssue, t_));
+      if (!g.responses.empty()) e = std::min(e, g.responses.front());
+    }
+    return std::max(e, t_);
+  }
+
+  void flow(double dt) {
+    if (dt <= 0) return;
+    const bool r = flowing(rq_), w = flowing(wq_);
+    if (r) rq_.front().left -= dt * rate(r, w);
+    if (w) wq_.front().left -= dt * rate(w, r);
+  }
+
+  void completeAt(double t) {
+    if (!rq_.empty() && rq_.front().ready <= t + 1e-9 && rq_.front().left <= 1e-9) {
+      const Burst b = rq_.front();
+      rq_.pop_front();
+      if (b.kind == kFetch) {
+        arrivals_[b.ticket] = static_cast<uint64_t>(std::ceil(t - 1e-9)) + cost_.fetchAfterData;
+      } else {
+        Engine& g = engines_[kLoad];
+        --g.outstanding;
+        g.nextIssue = std::max(g.nextIssue, t + 1);
+        g.lastDone = std::max(g.lastDone, t);
+        if (g.issuedAll() && g.outstanding == 0) finishEngine(g, t);
+      }
+    }
+    if (!wq_.empty() && wq_.front().ready <= t + 1e-9 && wq_.front().left <= 1e-9) {
+      wq_.pop_front();
+      engines_[kStore].responses.push_back(t + cost_.dramLatency);
+    }
+    Engine& st = engines_[kStore];
+    while (!st.responses.empty() && st.responses.front() <= t + 1e-9) {
+      const double at = st.responses.front();
+      st.responses.pop_front();
+      --st.outstanding;
+      st.nextIssue = std::max(st.nextIssue, at + 1);
+      st.lastDone = std::max(st.lastDone, at);
+      if (st.issuedAll() && st.outstanding == 0 && st.running) finishEngine(st, at);
+    }
+  }
+
+  const CostModel& cost_;
+  const double beatCycles_;
+  double t_ = 0;
+  std::deque<Burst> rq_, wq_;
+  std::array<Engine, 2> engines_;
+  std::vector<uint64_t> arrivals_;
+};
+
 class Machine {
  public:
   Machine(const NpuConfig& config, DramModel& dram, const CostModel& cost,
@@ -161,11 +331,11 @@ class Machine {
   // completion time (advancing the unit's state).
   bool unitAccepts(int q, const QueueState& s, const Command& c, uint64_t now) const;
   uint64_t issueTiming(int q, QueueState& s, const Command& c, uint64_t now);
-  uint64_t dmaTiming(uint64_t now, bool store, uint32_t dramAddr, uint32_t c0, uint32_t c1,
-                     uint32_t c2, uint32_t s1, uint32_t s2, firmware::ElemWidth w);
-  // Places `beats` bus beats at or after `from`, in the free cycles; returns the cycle
-  // after the last one.
-  uint64_t reserveBus(uint64_t from, uint64_t beats);
+  // A DMA command's bursts: per row, whole 16-byte beats in bursts of at most 256, as
+  // (beats, count) runs.
+  static std::vector<std::pair<uint32_t, uint64_t>> dmaBursts(uint32_t dramAddr, uint32_t c0, uint32_t c1,
+                                                              uint32_t c2, uint32_t s1, uint32_t s2,
+                                                              firmware::ElemWidth w);
   // Executes a command's effect; fills `accesses`.
   Fault execute(const Command& c, std::vector<Access>& accesses);
   Fault dmaLoad(const firmware::DmaLoad& d, std::vector<Access>& accesses);
@@ -190,73 +360,22 @@ class Machine {
   std::array<Clock, kNumQ> clocks_{};
   std::vector<Recorded> recorded_;
   size_t sincePrune_ = 0;
-  // Timing state: busy bus cycles [start, end), the compute unit's GEMM pipeline.
-  std::map<uint64_t, uint64_t> bus_;
-  // DMA read bursts (address time, end of data): the memory answers reads in address
-  // order, so a command fetch waits for the bursts requested before it.
-  std::deque<std::pair<uint64_t, uint64_t>> readBursts_;
-  uint64_t fetchArrival(uint64_t now) {
-    while (!readBursts_.empty() && readBursts_.front().second <= now) readBursts_.pop_front();
-    uint64_t ahead = 0;
-    for (const auto& b : readBursts_) {
-      if (b.first > now) break;
-      ahead = std::max(ahead, b.second);
-    }
-    return std::max(now + cost_.fetchLatency, ahead + cost_.fetchAfterData);
-  }
+  // Timing state: the memory system, the compute unit's GEMM pipeline.
+  BusSim bus_{cost_};
   uint64_t lastBeat_ = 0;
   bool anyGemm_ = false;
 };
 
-uint64_t Machine::reserveBus(uint64_t from, uint64_t beats) {
-  // Free cycles are the gaps between the busy intervals of bus_ (kept merged).
-  const uint64_t beatCycles =
-      std::max<uint64_t>(1, (16 + cost_.busBytesPerCycle - 1) / std::max<uint32_t>(1, cost_.busBytesPerCycle));
-  uint64_t need = beats * beatCycles;
-  uint64_t t = from;
-  auto it = bus_.upper_bound(t);
-  if (it != bus_.begin()) {
-    auto prev = std::prev(it);
-    if (prev->second > t) t = prev->second;
-  }
-  while (need > 0) {
-    const uint64_t gapEnd = it == bus_.end() ? std::numeric_limits<uint64_t>::max() : it->first;
-    const uint64_t take = std::min(need, gapEnd - t);
-    // Add [t, t + take), merging with the neighbours it touches.
-    uint64_t lo = t, hi = t + take;
-    auto prev = bus_.lower_bound(lo);
-    if (prev != bus_.begin()) {
-      auto p = std::prev(prev);
-      if (p->second == lo) {
-        lo = p->first;
-        bus_.erase(p);
-      }
-    }
-    auto next = bus_.find(hi);
-    if (next != bus_.end()) {
-      hi = next->second;
-      it = bus_.erase(next);
-    }
-    bus_[lo] = hi;
-    need -= take;
-    t += take;
-    if (need > 0) {
-      it = bus_.upper_bound(t);
-      auto p = std::prev(it);
-      t = std::max(t, p->second);
-    }
-  }
-  return t;
-}
-
-uint64_t Machine::dmaTiming(uint64_t now, bool store, uint32_t dramAddr, uint32_t c0, uint32_t c1,
-                            uint32_t c2, uint32_t s1, uint32_t s2, firmware::ElemWidth w) {
+std::vector<std::pair<uint32_t, uint64_t>> Machine::dmaBursts(uint32_t dramAddr, uint32_t c0, uint32_t c1,
+                                                              uint32_t c2, uint32_t s1, uint32_t s2,
+                                                              firmware::ElemWidth w) {
   constexpr uint64_t kBeat = 16, kMaxBeats = 256;
   const uint64_t rowBytes = uint64_t{c0} * widthBytes(w);
-  const uint32_t slots = std::max<uint32_t>(1, cost_.dmaBursts);
-  std::vector<uint64_t> slotFree(slots, 0);
-  uint64_t nextAddr = now + cost_.dmaSetup, lastDone = nextAddr, dataEnd = 0;
-  size_t burst = 0;
+  std::vector<std::pair<uint32_t, uint64_t>> runs;
+  auto add = [&](uint32_t beats) {
+    if (!runs.empty() && runs.back().first == beats) ++runs.back().second;
+    else runs.push_back({beats, 1});
+  };
   for (uint32_t z = 0; z < c2; ++z)
     for (uint32_t y = 0; y < c1; ++y) {
       const uint64_t a = (uint64_t{dramAddr} + uint64_t{z} * s2 + uint64_t{y} * s1) & 0xFFFFFFFFull;
@@ -264,25 +383,10 @@ uint64_t Machine::dmaTiming(uint64_t now, bool store, uint32_t dramAddr, uint32_
       while (beats > 0) {
         const uint64_t b = std::min(beats, kMaxBeats);
         beats -= b;
-        uint64_t& slot = slotFree[burst++ % slots];
-        const uint64_t addr = std::max(nextAddr, slot);
-        uint64_t done;
-        if (store) {
-          // W beats follow the address (buffer read first); the response comes later.
-          dataEnd = reserveBus(std::max(addr + 2, dataEnd + cost_.burstGap), b);
-          done = dataEnd + cost_.dramLatency;
-        } else {
-          // Read data returns in order, burst after burst.
-          dataEnd = reserveBus(std::max(addr + cost_.dramLatency, dataEnd + cost_.burstGap), b);
-          done = dataEnd;
-          readBursts_.push_back({addr, dataEnd});
-        }
-        slot = done + 1;
-        nextAddr = addr + 1;
-        lastDone = std::max(lastDone, done);
+        add(static_cast<uint32_t>(b));
       }
     }
-  return lastDone + cost_.dmaDone;
+  return runs;
 }
 
 bool Machine::unitAccepts(int q, const QueueState& s, const Command& c, uint64_t now) const {
@@ -300,17 +404,16 @@ bool Machine::unitAccepts(int q, const QueueState& s, const Command& c, uint64_t
 
 uint64_t Machine::issueTiming(int q, QueueState& s, const Command& c, uint64_t now) {
   if (std::holds_alternative<firmware::Sync>(c.args)) return now;
+  // DMA commands complete when the memory system says so (BusSim::doneAt).
   if (auto* d = std::get_if<firmware::DmaLoad>(&c.args)) {
-    const uint64_t end = dmaTiming(now, false, d->dramAddr, d->count0, d->count1, d->count2,
-                                   d->dramStride1, d->dramStride2, d->elemWidth);
-    s.readyAt = end + 1;
-    return end;
+    bus_.start(0, now, dmaBursts(d->dramAddr, d->count0, d->count1, d->count2, d->dramStride1, d->dramStride2,
+                                 d->elemWidth));
+    return BusSim::kNever;
   }
   if (auto* d = std::get_if<firmware::DmaStore>(&c.args)) {
-    const uint64_t end = dmaTiming(now, true, d->dramAddr, d->count0, d->count1, d->count2,
-                                   d->dramStride1, d->dramStride2, d->elemWidth);
-    s.readyAt = end + 1;
-    return end;
+    bus_.start(1, now, dmaBursts(d->dramAddr, d->count0, d->count1, d->count2, d->dramStride1, d->dramStride2,
+                                 d->elemWidth));
+    return BusSim::kNever;
   }
   if (auto* g = std::get_if<firmware::Gemm>(&c.args)) {
     uint64_t last = now + cost_.gemmIssue + g->k - 1;
@@ -685,7 +788,7 @@ InterpreterResult Machine::run() {
   const size_t n = stream_.size();
   size_t pc = 0;        // next command to dispatch
   size_t requested = 0; // next ring slot to request
-  std::deque<uint64_t> arrivals;  // per requested, undispatched command: when it arrives
+  std::deque<size_t> arrivals;  // per requested, undispatched command: its fetch ticket
   uint64_t nextRequest = 0;
   uint64_t endAt = 0;   // a dispatched END's completion (jobs end there)
   bool endPending = false;
@@ -712,7 +815,21 @@ InterpreterResult Machine::run() {
     return true;
   };
 
+  // DMA commands learn their completion time from the memory system.
+  auto dmaCompletions = [&]() {
+    for (int q : {kLoadQ, kStoreQ}) {
+      QueueState& s = queues[q];
+      const int e = q == kLoadQ ? 0 : 1;
+      if (!s.inflight.empty() && s.inflight.front().end == BusSim::kNever && bus_.doneAt(e) != BusSim::kNever) {
+        s.inflight.front().end = bus_.doneAt(e);
+        s.readyAt = s.inflight.front().end + 1;
+        bus_.take(e);
+      }
+    }
+  };
   for (;;) {
+    bus_.advanceTo(now);
+    dmaCompletions();
     // Settle everything that can happen at `now`.
     for (bool changed = true; changed;) {
       changed = false;
@@ -760,14 +877,14 @@ InterpreterResult Machine::run() {
       }
       // Fetch: ring slots requested one per cycle while fewer than fetchDepth are out.
       while (requested < n && arrivals.size() < cost_.fetchDepth && nextRequest <= now && !endPending) {
-        arrivals.push_back(std::max(arrivals.empty() ? 0 : arrivals.back(), fetchArrival(now)));
+        arrivals.push_back(bus_.fetch(now));
         ++requested;
         nextRequest = now + 1;
         k.dmaReadBytes += firmware::kCommandBytes;
         changed = true;
       }
       // Dispatch in stream order.
-      while (pc < n && !arrivals.empty() && arrivals.front() <= now && !endPending) {
+      while (pc < n && !arrivals.empty() && bus_.arrival(arrivals.front()) <= now && !endPending) {
         const Command& c = stream_[pc];
         if (hal::Status st = firmware::validate(c); !st.ok()) {
           Fault f;
@@ -835,6 +952,8 @@ InterpreterResult Machine::run() {
         f.end = issueTiming(q, s, c, now);
         s.pending.pop_front();
         s.inflight.push_back(f);
+        bus_.advanceTo(now);  // a DMA command that moves nothing completes at once
+        dmaCompletions();
         changed = true;
       }
     }
@@ -846,7 +965,10 @@ InterpreterResult Machine::run() {
       if (!s.inflight.empty() && s.inflight.front().end > now) next = std::min(next, s.inflight.front().end);
       if (!s.pending.empty() && s.readyAt > now) next = std::min(next, s.readyAt);
     }
-    if (!arrivals.empty() && arrivals.front() > now) next = std::min(next, arrivals.front());
+    if (!arrivals.empty() && bus_.arrival(arrivals.front()) != BusSim::kNever &&
+        bus_.arrival(arrivals.front()) > now)
+      next = std::min(next, bus_.arrival(arrivals.front()));
+    if (const uint64_t b = bus_.nextEvent(); b != BusSim::kNever) next = std::min(next, std::max(b, now + 1));
     if (requested < n && arrivals.size() < cost_.fetchDepth && nextRequest > now && !endPending)
       next = std::min(next, nextRequest);
     if (endPending && endAt > now) next = std::min(next, endAt);
@@ -878,8 +1000,6 @@ InterpreterResult Machine::run() {
         *stall[q] += dt;
       }
     }
-    // Bus intervals that ended can no longer matter (reservations start at `now` or later).
-    while (!bus_.empty() && bus_.begin()->second <= next) bus_.erase(bus_.begin());
     now = next;
   }
   k.cycles = now;

@@ -74,7 +74,8 @@ class DramModel {
 //  - DMA_LOAD / DMA_STORE: one command per engine at a time; each row is split into bursts
 //    of whole 16-byte beats (<= 256 beats), `dmaBursts` in flight per engine; a read burst's
 //    first beat comes `dramLatency` cycles after its address, a write burst's response as
-//    long after its last beat; beats of every burst share the bus (`busBytesPerCycle`).
+//    long after its last beat. Reads (DMA and fetch) are answered in address order; read
+//    and write data share the bus (`busBytesPerCycle`), half each while both flow.
 //  - GEMM: k beats at one per cycle from `gemmIssue` after acceptance; the next GEMM is
 //    accepted after the last beat, but its own last beat comes at least `gemmSpacing`
 //    (max(R, C)) cycles after the previous one's; results are in ACC (the command
@@ -91,7 +92,6 @@ struct CostModel {
   uint32_t dmaBursts = 4;          // bursts in flight per DMA engine (rtl/nnc_dma MaxOutstanding)
   uint32_t dmaSetup = 3;           // command accepted -> first burst address
   uint32_t dmaDone = 2;            // last beat / response -> command complete
-  uint32_t burstGap = 1;           // idle cycles between two bursts' data of one engine
   uint32_t fetchLatency = 45;      // ring slot requested -> command at the dispatcher
   uint32_t fetchDepth = 4;         // slots requested or fetched, not yet dispatched
   uint32_t fetchAfterData = 4;     // a fetch queued behind DMA read data: cycles after it

@@ -262,7 +262,15 @@ int runOperation(SimNpuDevice& soc, InterpreterDevice& isa, const std::string& f
     in.push_back(std::move(bytes));
   }
   std::vector<std::vector<uint8_t>> outA, outB;
+  soc.resetTimeline();
   auto a = runStep(soc, *step, in, outA);
+  if (std::getenv("NNC_CALIBRATE_SPANS")) {
+    int shown[4] = {0, 0, 0, 0};
+    for (const auto& sp : soc.unitTimeline())
+      if (shown[sp.unit]++ < 12)
+        std::printf("  rtl unit %d busy [%llu, %llu) %llu\n", sp.unit, static_cast<unsigned long long>(sp.start),
+                    static_cast<unsigned long long>(sp.end), static_cast<unsigned long long>(sp.end - sp.start));
+  }
   auto b = runStep(isa, *step, in, outB);
   if (!a.ok() || !b.ok()) {
     std::fprintf(stderr, "%s\n", (!a.ok() ? a.error() : b.error()).c_str());
