@@ -2,13 +2,19 @@
 // window of up to LineBytes bytes starting at ANY byte address in one cycle.
 //
 // Why: the DMA moves bus beats to unaligned buffer addresses and the datapath reads rows at
-// arbitrary offsets; byte interleaving over LineBytes banks makes every window hit each
-// bank at most once, so no realignment engine or second cycle is needed. Byte i of a
-// window at address A lives in bank (A+i) % LineBytes, row (A+i) / LineBytes.
+// arbitrary offsets. The buffer is made of lines of LineBytes bytes, even lines in one
+// SRAM bank and odd lines in another (each one line wide, with byte write enables). A
+// window at byte address A covers the end of line A / LineBytes and the start of the next
+// line, which is always in the other bank: every window reads or writes each bank at most
+// once, so no realignment engine or second cycle is needed.
 //
-// Read latency is one cycle. Addresses wrap modulo SizeBytes; callers check bounds.
+// Read latency is one cycle; rdata_o changes only after a read. Addresses wrap modulo
+// SizeBytes; callers check bounds.
+//
+// Simulation cost: both ports do their work inside the clocked process, under their
+// enables, so an idle port costs nothing in the Verilated model.
 module nnc_buffer #(
-  parameter int unsigned SizeBytes = 16384,  // power of two
+  parameter int unsigned SizeBytes = 16384,  // power of two, at least 4 lines
   parameter int unsigned LineBytes = 32,     // power of two
   localparam int unsigned AddrWidth = $clog2(SizeBytes)
 ) (
@@ -24,78 +30,81 @@ module nnc_buffer #(
   output logic [LineBytes*8-1:0]    rdata_o   // byte i is raddr_i + i (of the previous cycle)
 );
 
-  localparam int unsigned Banks     = LineBytes;
-  localparam int unsigned BankBits  = $clog2(Banks);
-  localparam int unsigned Depth     = SizeBytes / Banks;
-  localparam int unsigned RowWidth  = AddrWidth - BankBits;
+  localparam int unsigned LineBits = LineBytes * 8;
+  localparam int unsigned OfsBits  = $clog2(LineBytes);
+  localparam int unsigned LineW    = AddrWidth - OfsBits;  // line index
+  localparam int unsigned RowW     = LineW - 1;            // row within a bank
+  localparam int unsigned BankRows = SizeBytes / LineBytes / 2;
 
-  // --- Write: rotate the window onto the banks ---------------------------------------------
-  logic [BankBits-1:0]   wofs;
-  logic [RowWidth-1:0]   wrow;
-  logic [2*LineBytes*8-1:0] wdata_dbl;
-  logic [2*LineBytes-1:0]   wbe_dbl;
-  logic [LineBytes*8-1:0] wdata_rot;
-  logic [LineBytes-1:0]   wbe_rot;
+  typedef logic [LineBits-1:0]   line_t;
+  typedef logic [2*LineBits-1:0] pair_t;   // line L in the low half, line L + 1 in the high half
+  typedef logic [LineW-1:0]      line_idx_t;
+  typedef logic [RowW-1:0]       row_t;
 
-  assign wofs = waddr_i[BankBits-1:0];
-  assign wrow = waddr_i[AddrWidth-1:BankBits];
-  // Rotate left by wofs bytes: bank b receives window byte (b - wofs) mod Banks.
-  assign wdata_dbl = {wdata_i, wdata_i} << (8 * wofs);
-  assign wbe_dbl   = {wbe_i, wbe_i} << wofs;
-  assign wdata_rot = wdata_dbl[2*LineBytes*8-1 -: LineBytes*8];
-  assign wbe_rot   = wbe_dbl[2*LineBytes-1 -: LineBytes];
+  line_t mem_even [BankRows];  // lines 0, 2, 4, ...
+  line_t mem_odd  [BankRows];  // lines 1, 3, 5, ...
 
-  // --- Read: each bank reads its row; the result is rotated back ---------------------------
-  logic [BankBits-1:0]    rofs, rofs_q;
-  logic [RowWidth-1:0]    rrow;
-  logic [LineBytes*8-1:0] rdata_banks;
-  logic [2*LineBytes*8-1:0] rdata_dbl;
+  // Line l lives in bank l[0] at row l >> 1. The pair (l, l + 1) uses row l >> 1 of the odd
+  // bank and this row of the even bank:
+  function automatic row_t even_row(line_idx_t l);
+    return l[0] ? row_t'((l + 1'b1) >> 1) : l[LineW-1:1];
+  endfunction
 
-  assign rofs = raddr_i[BankBits-1:0];
-  assign rrow = raddr_i[AddrWidth-1:BankBits];
+  // Bit mask of the enabled bytes of a window.
+  function automatic line_t byte_mask(logic [LineBytes-1:0] be);
+    line_t m;
+    for (int unsigned b = 0; b < LineBytes; b++) m[8*b +: 8] = {8{be[b]}};
+    return m;
+  endfunction
 
-  for (genvar b = 0; b < Banks; b++) begin : g_bank
-    logic [7:0] mem [Depth];
-    logic [RowWidth-1:0] wrow_b, rrow_b;
-    logic [7:0] rdata_q;
-    // Banks below the window's start offset hold bytes of the next row.
-    assign wrow_b = wrow + RowWidth'(b < int'(wofs));
-    assign rrow_b = rrow + RowWidth'(b < int'(rofs));
-
-    always_ff @(posedge clk_i) begin
-      if (we_i && wbe_rot[b]) begin
-        mem[wrow_b] <= wdata_rot[8*b +: 8];
+  // --- Write: the window shifted into a pair of lines, each written under its byte mask ----
+  always_ff @(posedge clk_i) begin
+    if (we_i) begin
+      line_idx_t l;
+      pair_t     data, mask;
+      line_t     ev_data, ev_mask, od_data, od_mask;
+      l    = waddr_i[AddrWidth-1:OfsBits];
+      data = pair_t'(wdata_i) << (8 * waddr_i[OfsBits-1:0]);
+      mask = pair_t'(byte_mask(wbe_i)) << (8 * waddr_i[OfsBits-1:0]);
+      if (!l[0]) begin
+        ev_data = data[LineBits-1:0];         ev_mask = mask[LineBits-1:0];
+        od_data = data[2*LineBits-1:LineBits]; od_mask = mask[2*LineBits-1:LineBits];
+      end else begin
+        od_data = data[LineBits-1:0];         od_mask = mask[LineBits-1:0];
+        ev_data = data[2*LineBits-1:LineBits]; ev_mask = mask[2*LineBits-1:LineBits];
+      end
+      if (ev_mask != '0) begin
+        mem_even[even_row(l)] <= (mem_even[even_row(l)] & ~ev_mask) | (ev_data & ev_mask);
+      end
+      if (od_mask != '0) begin
+        mem_odd[l[LineW-1:1]] <= (mem_odd[l[LineW-1:1]] & ~od_mask) | (od_data & od_mask);
       end
     end
-    always_ff @(posedge clk_i) begin
-      if (re_i) begin
-        rdata_q <= mem[rrow_b];
-      end
-    end
-    assign rdata_banks[8*b +: 8] = rdata_q;
   end
 
+  // --- Read: both banks, the pair in line order, the window shifted out of it --------------
+  line_t rdata_q;
   always_ff @(posedge clk_i) begin
     if (re_i) begin
-      rofs_q <= rofs;
+      line_idx_t l;
+      line_t     ev, od;
+      pair_t     pair;
+      l    = raddr_i[AddrWidth-1:OfsBits];
+      ev   = mem_even[even_row(l)];
+      od   = mem_odd[l[LineW-1:1]];
+      pair = l[0] ? {ev, od} : {od, ev};
+      rdata_q <= line_t'(pair >> (8 * raddr_i[OfsBits-1:0]));
     end
   end
 
-  // Rotate right by the read offset: window byte i comes from bank (i + rofs) mod Banks.
-  assign rdata_dbl = {rdata_banks, rdata_banks} >> (8 * rofs_q);
-  assign rdata_o   = rdata_dbl[LineBytes*8-1:0];
-
-  // The rotations keep one half of their doubled operands.
-  logic unused_halves;
-  assign unused_halves = ^{wdata_dbl[LineBytes*8-1:0], wbe_dbl[LineBytes-1:0],
-                           rdata_dbl[2*LineBytes*8-1:LineBytes*8]};
+  assign rdata_o = rdata_q;
 
   // --- Assertions ---------------------------------------------------------------------------
   // pragma translate_off
   initial begin
     assert ((SizeBytes & (SizeBytes - 1)) == 0 && (LineBytes & (LineBytes - 1)) == 0)
       else $error("nnc_buffer: SizeBytes and LineBytes must be powers of two");
-    assert (SizeBytes >= 2 * LineBytes) else $error("nnc_buffer: at least two lines");
+    assert (SizeBytes >= 4 * LineBytes) else $error("nnc_buffer: at least two lines per bank");
   end
   // pragma translate_on
 
