@@ -54,6 +54,8 @@ struct StepReport {
   uint32_t ocTiles = 0, pixelTiles = 0, phases = 0, steps = 0, kChunk = 0;
   uint32_t rowTilesPerStep = 0;     // row tiles a step computes (the largest block)
   uint32_t groupsPerStep = 0;       // A groups a step computes (the most)
+  uint32_t phaseCap = 0;            // channel tiles per phase asked for (0 = as many as fit)
+  bool lateLoads = false;           // next step's loads among the REQUANT_STOREs
   uint32_t depth = 0;               // deepest reduction of a channel tile
   uint64_t gemms = 0, macs = 0, usefulMacs = 0;
   uint64_t dmaLoads = 0, dmaStores = 0, loadBytes = 0, storeBytes = 0;

@@ -216,7 +216,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
 
   // The stream, cut into jobs at step boundaries when a budget is set.
   std::vector<firmware::Command> commands;
-  StepStream ss(D, Do);
+  StepStream ss(D, Do, options.lateLoads);
   size_t unitStart = 0, largestUnit = 0, totalSteps = 0, jobs = 1;
   uint32_t maxBlock = 0;
   // Jobs are self-contained: a job ends only between steps (no partial sums left in ACC),
@@ -240,7 +240,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
       if (options.maxJobCommands && ss.commandBound() + 2 * largestUnit + 8 > options.maxJobCommands) {
         const std::vector<firmware::Command> part = ss.finish(tag);
         commands.insert(commands.end(), part.begin(), part.end());
-        ss = StepStream(D, Do);
+        ss = StepStream(D, Do, options.lateLoads);
         ++jobs;
         reloadResident = true;
         unitStart = 0;
@@ -438,6 +438,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   report.phases = static_cast<uint32_t>(phases.size() * spec.problems.size());
   report.steps = static_cast<uint32_t>(totalSteps);
   report.rowTilesPerStep = maxBlock;
+  report.lateLoads = options.lateLoads;
   report.kChunk = kChunk;
   report.depth = maxDepth;
   report.usefulMacs = spec.usefulMacs;
@@ -488,6 +489,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
     PlanOptions o = base;
     o.maxTilesPerPhase = cap;
     StepReport r = report;
+    r.phaseCap = cap;
     auto commands = emitGemm(spec, npu, o, tag, r);
     if (!commands.ok()) return commands;
     // The device runs the jobs one after the other.
@@ -502,6 +504,28 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
       best = std::move(commands);
       bestReport = r;
       bestCycles = cycles;
+    }
+  }
+  // The best phase size with the next step's loads among the REQUANT_STOREs.
+  if (preference == hal::ExecutionPreference::FAST_SINGLE_ANSWER && best.ok()) {
+    PlanOptions o = base;
+    o.maxTilesPerPhase = bestReport.phaseCap;
+    o.lateLoads = true;
+    StepReport r = report;
+    auto commands = emitGemm(spec, npu, o, tag, r);
+    if (commands.ok()) {
+      uint64_t cycles = 0;
+      bool ok = true;
+      for (const std::vector<firmware::Command>& job : splitJobs(*commands)) {
+        const InterpreterResult est = IsaInterpreter::estimate(npu, job, cost);
+        ok = ok && est.completed;
+        cycles += est.counters.cycles;
+      }
+      if (ok && cycles < bestCycles) {
+        best = std::move(commands);
+        bestReport = r;
+        bestCycles = cycles;
+      }
     }
   }
   report = bestReport;

@@ -59,6 +59,7 @@ struct PlanOptions {
   uint32_t maxTilesPerPhase = 0; // 0 = as many as fit
   uint32_t maxRowTilesPerStep = 0;  // 0 = as many as ACC, OUT and INP hold
   uint32_t maxGroupsPerStep = 0;    // 0 = as many A groups (single-chunk) as fit
+  bool lateLoads = false;           // next step's loads among this step's REQUANTs (StepStream)
   // Longest job: the stream is cut into jobs (each ending with END, its tokens balanced)
   // at step boundaries so that each fits the device's command ring. 0 = one job.
   uint32_t maxJobCommands = 0;

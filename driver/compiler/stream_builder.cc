@@ -97,9 +97,21 @@ std::vector<Command> StepStream::finish(uint32_t tag) const {
       out.insert(out.end(), L.begin(), L.end());
       li = L.size();
     }
+    // With lateLoads the next step's loads start among the last computes of this one
+    // (its REQUANT_STOREs): a DMA read delays the command fetches queued behind it, which
+    // starves short GEMMs but not a long REQUANT_STORE.
+    size_t from = 0;
+    if (lateLoads_ && C.size() > L.size()) {
+      from = C.size() - L.size();
+      for (size_t ci = 0; ci < C.size(); ++ci)
+        if (std::holds_alternative<firmware::RequantStore>(C[ci].args)) {
+          from = std::min(from, ci);
+          break;
+        }
+    }
     for (size_t ci = 0; ci < C.size(); ++ci) {
       out.push_back(C[ci]);
-      if (li < L.size()) out.push_back(L[li++]);
+      if (ci >= from && li < L.size()) out.push_back(L[li++]);
     }
     while (li < L.size()) out.push_back(L[li++]);
     out.insert(out.end(), stores[s].begin(), stores[s].end());

@@ -31,8 +31,8 @@ namespace nncosim::driver {
 
 class StepStream {
  public:
-  StepStream(uint32_t bufferSlots, uint32_t outSlots)
-      : slots_(bufferSlots ? bufferSlots : 1), outSlots_(outSlots ? outSlots : 1) {}
+  StepStream(uint32_t bufferSlots, uint32_t outSlots, bool lateLoads = false)
+      : slots_(bufferSlots ? bufferSlots : 1), outSlots_(outSlots ? outSlots : 1), lateLoads_(lateLoads) {}
 
   uint32_t slots() const { return slots_; }
   uint32_t outSlots() const { return outSlots_; }
@@ -67,6 +67,7 @@ class StepStream {
     std::vector<Output> outputs;
   };
   uint32_t slots_, outSlots_;
+  bool lateLoads_ = false;
   std::vector<Step> steps_;
   uint32_t events_ = 0;
   size_t bound_ = 0;
