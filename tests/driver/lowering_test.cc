@@ -314,6 +314,39 @@ TEST(Lowering, RandomBatchMatmulIsBitExact) {
   runMany("BATCH_MATMUL", 400, 15, randomBatchMatmul);
 }
 
+// Every convolution mapping on its own (the automatic choice rarely picks the DMA-gathered
+// ones on this NPU): bit-exact wherever it applies, on the real and the tiny NPU, under
+// every preference and with short jobs.
+TEST(Lowering, RandomConvolutionsAreBitExactOnEveryMapping) {
+  const ConvMapping mappings[] = {ConvMapping::kHostIm2col, ConvMapping::kDmaIm2col,
+                                  ConvMapping::kShiftedWindows, ConvMapping::kOutputBlocks};
+  const char* names[] = {"host im2col", "DMA im2col", "shifted windows", "output blocks"};
+  const hal::ExecutionPreference prefs[] = {hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                            hal::ExecutionPreference::SUSTAINED_SPEED,
+                                            hal::ExecutionPreference::LOW_POWER};
+  for (int m = 0; m < 4; ++m) {
+    Rng r(31 + m);
+    int applied = 0;
+    for (int i = 0; i < 240; ++i) {
+      const Kind kind = i % 3 == 0 ? Kind::kConv : i % 3 == 1 ? Kind::kDepthwise : Kind::kGrouped;
+      Case c = randomConv(r, kind);
+      LoweringOptions o;
+      o.convMapping = mappings[m];
+      o.preference = prefs[i % 3];
+      if (i % 4 == 3) o.npu = tinyNpu();
+      if (i % 5 == 4 && i % 4 != 3) o.maxJobCommands = 160;
+      NpuRun run;
+      const std::string err = check(c, o, &run);
+      if (err.find("no mapping applies") != std::string::npos) continue;
+      ++applied;
+      EXPECT_EQ(err, "") << names[m] << " case " << i << " (" << c.what << ")";
+      if (err.empty()) EXPECT_EQ(run.estimatedCycles, run.stats.cycles) << names[m] << " case " << i;
+    }
+    std::printf("[ %s ] %d of 240 random convolutions mapped, bit-exact\n", names[m], applied);
+    EXPECT_GT(applied, 40) << names[m];
+  }
+}
+
 // A job budget smaller than one row tile's commands is refused (the operation then stays
 // on the CPU), never cut inside a row tile's accumulation.
 TEST(Lowering, JobBudgetBelowARowTileIsRefused) {
