@@ -87,12 +87,10 @@ module nnc_densify
   logic [31:0]  val_addr_d, val_addr_q, val_cnt_d, val_cnt_q;
   logic [31:0]  out_addr_d, out_addr_q, out_cnt_d, out_cnt_q, out_bytes_d, out_bytes_q;
   logic [31:0]  fill_d, fill_q;
-  per_level_t   trav_d, trav_q, fmt_d, fmt_q, dim_d, dim_q, bmap_d, bmap_q;
-  per_level_t   seg_addr_d, seg_addr_q, seg_cnt_d, seg_cnt_q;
-  per_level_t   idx_addr_d, idx_addr_q, idx_cnt_d, idx_cnt_q;
+  per_level_t   trav_q, fmt_q, dim_q, bmap_q, seg_addr_q, seg_cnt_q, idx_addr_q, idx_cnt_q;
 
   // Derived by the checks.
-  per_level_t   weight_d, weight_q;     // dense offset per coordinate step, per level
+  per_level_t   weight_q;               // dense offset per coordinate step, per level
   logic [31:0]  elems_d, elems_q;       // dense element count (<= 2^31)
 
   // Scan and fill.
@@ -103,17 +101,21 @@ module nnc_densify
 
   // Walk.
   logic [2:0]   lvl_d, lvl_q;
-  per_level_t   pos_d, pos_q, end_d, end_q, first_d, first_q, partial_d, partial_q;
+  per_level_t   pos_q, end_q, first_q, partial_q;
   logic [31:0]  coord_d, coord_q, off_d, off_q, val_d, val_q;
 
-  // --- Descriptor checks (combinational on the loaded descriptor) -----------------------------
+  // --- Descriptor checks and the dense shape -------------------------------------------------
+  // Functions of the loaded descriptor, evaluated only in the states that use them (StCheck,
+  // StShape), so an idle or walking unit does not recompute them every cycle.
   logic [3:0]  nlev;   // levels, once checked to be 1..8
   logic [3:0]  rank;   // n = levels - k
-  logic        trav_ok, bmap_ok, fmt_ok, dim_ok;
-  always_comb begin
+  assign nlev = levels_q[3:0];
+  assign rank = levels_q[3:0] - nblk_q[3:0];
+
+  // The first failing check in the documented order, or DensifyOk.
+  function automatic densify_err_e desc_check();
     logic [MaxLevels-1:0] seen;
-    nlev    = levels_q[3:0];
-    rank    = levels_q[3:0] - nblk_q[3:0];
+    logic trav_ok, bmap_ok, fmt_ok, dim_ok;
     trav_ok = 1'b1;
     bmap_ok = 1'b1;
     fmt_ok  = 1'b1;
@@ -142,26 +144,35 @@ module nnc_densify
         end
       end
     end
-  end
+    if (!trav_ok) return DensifyErrTraversal;
+    if (!bmap_ok) return DensifyErrBlockMap;
+    if (!fmt_ok)  return DensifyErrFormat;
+    if (!dim_ok)  return DensifyErrDimension;
+    return DensifyOk;
+  endfunction
 
   // Dense shape, element count and level weights. Only used once the checks above passed,
   // so every index below is in range. (A single-cycle cone: fine for a model; silicon would
   // sequence it over the levels.)
-  logic        shape_ok;
-  logic [63:0] shape_elems;
-  per_level_t  shape_weight;
-  always_comb begin
+  typedef struct packed {
+    logic        ok;
+    logic [63:0] elems;
+    per_level_t  weight;
+  } shape_t;
+
+  function automatic shape_t dense_shape();
     logic [MaxLevels-1:0][63:0] shape;
     logic [MaxLevels-1:0][31:0] blk;
     logic [MaxLevels-1:0][63:0] stride;
     logic [2:0] d;
-    d            = '0;
-    shape_elems  = 64'd1;
-    shape_weight = '0;
-    shape    = '0;
-    blk      = '0;
-    stride   = '0;
-    shape_ok = 1'b1;
+    shape_t     res;
+    d          = '0;
+    res.ok     = 1'b1;
+    res.elems  = 64'd1;
+    res.weight = '0;
+    shape      = '0;
+    blk        = '0;
+    stride     = '0;
     for (int unsigned i = 0; i < MaxLevels; i++) blk[i] = 32'd1;
     for (int unsigned p = 0; p < MaxLevels; p++) begin
       if (p < 32'(rank)) shape[trav_q[p][2:0]] = {32'd0, dim_q[p]};
@@ -173,31 +184,30 @@ module nnc_densify
         shape[d] = shape[d] * {32'd0, dim_q[p]};  // both < 2^31
       end
     end
-    shape_elems = 64'd1;
     for (int unsigned i = 0; i < MaxLevels; i++) begin
-      if (i < 32'(rank) && shape_ok) begin
+      if (i < 32'(rank) && res.ok) begin
         if (shape[i] > 64'h0000_0000_ffff_ffff) begin
-          shape_ok = 1'b0;
+          res.ok = 1'b0;
         end else begin
-          shape_elems = shape_elems * shape[i];  // <= 2^31 * 2^32
-          if (shape_elems > 64'h0000_0000_8000_0000) shape_ok = 1'b0;
+          res.elems = res.elems * shape[i];  // <= 2^31 * 2^32
+          if (res.elems > 64'h0000_0000_8000_0000) res.ok = 1'b0;
         end
       end
     end
-    // Row-major strides of the dense tensor; with shape_ok every one is <= 2^31.
+    // Row-major strides of the dense tensor; with ok every one is <= 2^31.
     for (int i = MaxLevels - 1; i >= 0; i--) begin
       if (i == 32'(rank) - 1) stride[i] = 64'd1;
       else if (i < 32'(rank) - 1) stride[i] = stride[i+1] * shape[i+1];
     end
     for (int unsigned p = 0; p < MaxLevels; p++) begin
-      shape_weight[p] = '0;
       if (p < 32'(rank)) begin
-        shape_weight[p] = 32'(stride[trav_q[p][2:0]] * {32'd0, blk[trav_q[p][2:0]]});
+        res.weight[p] = 32'(stride[trav_q[p][2:0]] * {32'd0, blk[trav_q[p][2:0]]});
       end else if (p < 32'(nlev)) begin
-        shape_weight[p] = 32'(stride[bmap_q[3'(trav_q[p][2:0] - rank[2:0])][2:0]]);
+        res.weight[p] = 32'(stride[bmap_q[3'(trav_q[p][2:0] - rank[2:0])][2:0]]);
       end
     end
-  end
+    return res;
+  endfunction
 
   // --- Main FSM -------------------------------------------------------------------------------
   logic [2:0]  lvl_up;         // lvl - 1
@@ -221,37 +231,18 @@ module nnc_densify
     last_word   = 7'(7'd7 + {levels_q[3:0], 3'd0});
   end
 
-  // Descriptor word -> field.
-  function automatic void store_word(
-      input logic [6:0] w, input logic [31:0] v,
-      inout logic [31:0] levels, inout logic [31:0] nblk, inout logic [31:0] val_cnt,
-      inout logic [31:0] fill,
-      inout per_level_t trav, inout per_level_t fmt, inout per_level_t dim, inout per_level_t bmap,
-      inout per_level_t seg_addr, inout per_level_t seg_cnt, inout per_level_t idx_addr,
-      inout per_level_t idx_cnt);
-    logic [5:0] lw;
-    lw = 6'(w - 7'd8);
-    if (w < 7'd8) begin
-      // Words 4..7 are reserved (never read).
-      unique case (w[1:0])
-        2'd0: levels  = v;
-        2'd1: nblk    = v;
-        2'd2: val_cnt = v;
-        default: fill = v;
-      endcase
-    end else begin
-      unique case (lw[2:0])
-        3'd0: trav[lw[5:3]]     = v;
-        3'd1: fmt[lw[5:3]]      = v;
-        3'd2: dim[lw[5:3]]      = v;
-        3'd3: bmap[lw[5:3]]     = v;
-        3'd4: seg_addr[lw[5:3]] = v;
-        3'd5: seg_cnt[lw[5:3]]  = v;
-        3'd6: idx_addr[lw[5:3]] = v;
-        default: idx_cnt[lw[5:3]] = v;
-      endcase
-    end
-  endfunction
+  // Write ports of the per-level registers (one write per array per cycle), so the FSM does
+  // not copy them every cycle: a level record word of the descriptor, the level weights, and
+  // the walk's pos / end / first / partial entries.
+  logic        rec_we;               // descriptor word word_q >= 8 arrives (rd_rsp_data_i)
+  logic [5:0]  rec_w;                // its index in the level records: level, field
+  logic        weight_we;            // the dense shape was accepted (shape_now.weight)
+  shape_t      shape_now;            // dense_shape(), in StShape only
+  logic        pos_we, end_we, first_we, partial_we;
+  logic [2:0]  pos_idx, partial_idx; // end and first are written at lvl_q
+  logic [31:0] pos_val, end_val, first_val, partial_val;
+
+  assign rec_w = 6'(word_q - 7'd8);
 
   always_comb begin
     logic [31:0] rsp;
@@ -273,34 +264,29 @@ module nnc_densify
     out_cnt_d  = out_cnt_q;
     out_bytes_d = out_bytes_q;
     fill_d     = fill_q;
-    trav_d     = trav_q;
-    fmt_d      = fmt_q;
-    dim_d      = dim_q;
-    bmap_d     = bmap_q;
-    seg_addr_d = seg_addr_q;
-    seg_cnt_d  = seg_cnt_q;
-    idx_addr_d = idx_addr_q;
-    idx_cnt_d  = idx_cnt_q;
-    weight_d   = weight_q;
     elems_d    = elems_q;
     scan_l_d   = scan_l_q;
     npos_d     = npos_q;
     cnt_d      = cnt_q;
     prev_d     = prev_q;
     lvl_d      = lvl_q;
-    pos_d      = pos_q;
-    end_d      = end_q;
-    first_d    = first_q;
-    partial_d  = partial_q;
+    rec_we      = 1'b0;
+    weight_we   = 1'b0;
+    shape_now   = '0;
+    pos_we      = 1'b0;
+    pos_idx     = lvl_q;
+    pos_val     = '0;
+    end_we      = 1'b0;
+    end_val     = '0;
+    first_we    = 1'b0;
+    first_val   = '0;
+    partial_we  = 1'b0;
+    partial_idx = lvl_q;
+    partial_val = '0;
     coord_d    = coord_q;
     off_d      = off_q;
     val_d      = val_q;
 
-    rd_req_valid_o = 1'b0;
-    wr_req_valid_o = 1'b0;
-    wr_req_addr_o  = out_addr_q + (cnt_q << esize_q);
-    wr_req_data_o  = fill_q;
-    done_o         = 1'b0;
     rsp            = rd_rsp_data_i;
 
     unique case (state_q)
@@ -331,7 +317,6 @@ module nnc_densify
       end
 
       StRdReq: begin
-        rd_req_valid_o = 1'b1;
         if (rd_req_ready_i) state_d = StRdRsp;
       end
 
@@ -343,9 +328,17 @@ module nnc_densify
           end else begin
             unique case (rd_kind_q)
               RdDesc: begin
-                store_word(word_q, rsp, levels_d, nblk_d, val_cnt_d, fill_d, trav_d, fmt_d,
-                           dim_d, bmap_d,
-                           seg_addr_d, seg_cnt_d, idx_addr_d, idx_cnt_d);
+                if (word_q < 7'd8) begin
+                  // Words 4..7 are reserved (never read).
+                  unique case (word_q[1:0])
+                    2'd0:    levels_d  = rsp;
+                    2'd1:    nblk_d    = rsp;
+                    2'd2:    val_cnt_d = rsp;
+                    default: fill_d    = rsp;
+                  endcase
+                end else begin
+                  rec_we = 1'b1;
+                end
                 if (word_q == 7'd3 &&
                     (levels_q == '0 || levels_q > 32'(MaxLevels) || nblk_q >= levels_q ||
                      {nblk_q, 1'b0} > {1'b0, levels_q})) begin
@@ -404,7 +397,8 @@ module nnc_densify
               end
 
               RdSegLo: begin
-                pos_d[lvl_q] = rsp;
+                pos_we       = 1'b1;
+                pos_val      = rsp;
                 rd_kind_d    = RdSegHi;
                 rd_addr_d    = seg_addr_q[lvl_q] + ((parent + 32'd1) << 2);
                 state_d      = StRdReq;
@@ -416,7 +410,8 @@ module nnc_densify
                   err_d   = DensifyErrSegment;
                   state_d = StDone;
                 end else begin
-                  end_d[lvl_q] = rsp;
+                  end_we       = 1'b1;
+                  end_val      = rsp;
                   state_d      = StStep;
                 end
               end
@@ -441,33 +436,21 @@ module nnc_densify
       end
 
       StCheck: begin
-        if (!trav_ok) begin
-          err_d   = DensifyErrTraversal;
-          state_d = StDone;
-        end else if (!bmap_ok) begin
-          err_d   = DensifyErrBlockMap;
-          state_d = StDone;
-        end else if (!fmt_ok) begin
-          err_d   = DensifyErrFormat;
-          state_d = StDone;
-        end else if (!dim_ok) begin
-          err_d   = DensifyErrDimension;
-          state_d = StDone;
-        end else begin
-          state_d = StShape;
-        end
+        err_d   = desc_check();
+        state_d = err_d == DensifyOk ? StShape : StDone;
       end
 
       StShape: begin
-        if (!shape_ok) begin
+        shape_now = dense_shape();
+        if (!shape_now.ok) begin
           err_d   = DensifyErrDimension;
           state_d = StDone;
-        end else if ({32'd0, out_bytes_q} != shape_elems << esize_q) begin
+        end else if ({32'd0, out_bytes_q} != shape_now.elems << esize_q) begin
           err_d   = DensifyErrOutput;
           state_d = StDone;
         end else begin
-          weight_d = shape_weight;
-          elems_d  = shape_elems[31:0];
+          weight_we = 1'b1;
+          elems_d   = shape_now.elems[31:0];
           scan_l_d = '0;
           npos_d   = 32'd1;
           state_d  = StScanLevel;
@@ -504,12 +487,12 @@ module nnc_densify
       end
 
       StFill: begin
-        wr_req_valid_o = 1'b1;
         if (wr_req_ready_i) begin
           cnt_d = cnt_q + 32'd1;
           if (cnt_q + 32'd1 == elems_q) begin
             lvl_d        = '0;
-            partial_d[0] = '0;
+            partial_we   = 1'b1;
+            partial_idx  = '0;
             state_d      = StEnter;
           end
         end
@@ -517,9 +500,12 @@ module nnc_densify
 
       StEnter: begin
         if (fmt_q[lvl_q] == 32'd0) begin
-          first_d[lvl_q] = dense_first;
-          pos_d[lvl_q]   = dense_first;
-          end_d[lvl_q]   = dense_first + dim_q[lvl_q];
+          first_we       = 1'b1;
+          first_val      = dense_first;
+          pos_we         = 1'b1;
+          pos_val        = dense_first;
+          end_we         = 1'b1;
+          end_val        = dense_first + dim_q[lvl_q];
           state_d        = StStep;
         end else if ({1'b0, parent} + 33'd1 >= {1'b0, seg_cnt_q[lvl_q]}) begin
           err_d   = DensifyErrSegment;
@@ -538,7 +524,9 @@ module nnc_densify
             state_d = StDone;  // the walk is complete
           end else begin
             lvl_d         = lvl_up;
-            pos_d[lvl_up] = pos_q[lvl_up] + 32'd1;
+            pos_we        = 1'b1;
+            pos_idx       = lvl_up;
+            pos_val       = pos_q[lvl_up] + 32'd1;
           end
         end else if (fmt_q[lvl_q] == 32'd0) begin
           coord_d = pos_q[lvl_q] - first_q[lvl_q];
@@ -567,25 +555,24 @@ module nnc_densify
             state_d   = StRdReq;
           end
         end else begin
-          partial_d[lvl_dn] = coord_off[31:0];
+          partial_we        = 1'b1;
+          partial_idx       = lvl_dn;
+          partial_val       = coord_off[31:0];
           lvl_d             = lvl_dn;
           state_d           = StEnter;
         end
       end
 
       StWrite: begin
-        wr_req_valid_o = 1'b1;
-        wr_req_addr_o  = out_addr_q + (off_q << esize_q);
-        wr_req_data_o  = val_q;
         if (wr_req_ready_i) begin
-          pos_d[lvl_q] = pos_q[lvl_q] + 32'd1;
+          pos_we       = 1'b1;
+          pos_val      = pos_q[lvl_q] + 32'd1;
           written_d    = written_q + 32'd1;
           state_d      = StStep;
         end
       end
 
       StDone: begin
-        done_o  = 1'b1;
         state_d = StIdle;
       end
 
@@ -608,45 +595,60 @@ module nnc_densify
     end
   end
 
-  // Everything else is loaded before it is used in an operation: no reset needed.
+  // Everything else is loaded before it is used in an operation: no reset needed. An idle unit
+  // without a start holds every register (the FSM's defaults), so they load only while an
+  // operation runs or starts.
   always_ff @(posedge clk_i) begin
-    rd_kind_q  <= rd_kind_d;
-    rd_addr_q  <= rd_addr_d;
-    rd_size_q  <= rd_size_d;
-    desc_q     <= desc_d;
-    word_q     <= word_d;
-    levels_q   <= levels_d;
-    nblk_q     <= nblk_d;
-    esize_q    <= esize_d;
-    val_addr_q <= val_addr_d;
-    val_cnt_q  <= val_cnt_d;
-    out_addr_q <= out_addr_d;
-    out_cnt_q  <= out_cnt_d;
-    out_bytes_q <= out_bytes_d;
-    fill_q     <= fill_d;
-    trav_q     <= trav_d;
-    fmt_q      <= fmt_d;
-    dim_q      <= dim_d;
-    bmap_q     <= bmap_d;
-    seg_addr_q <= seg_addr_d;
-    seg_cnt_q  <= seg_cnt_d;
-    idx_addr_q <= idx_addr_d;
-    idx_cnt_q  <= idx_cnt_d;
-    weight_q   <= weight_d;
-    elems_q    <= elems_d;
-    scan_l_q   <= scan_l_d;
-    npos_q     <= npos_d;
-    cnt_q      <= cnt_d;
-    prev_q     <= prev_d;
-    lvl_q      <= lvl_d;
-    pos_q      <= pos_d;
-    end_q      <= end_d;
-    first_q    <= first_d;
-    partial_q  <= partial_d;
-    coord_q    <= coord_d;
-    off_q      <= off_d;
-    val_q      <= val_d;
+    if (state_q != StIdle || start_i) begin
+      rd_kind_q   <= rd_kind_d;
+      rd_addr_q   <= rd_addr_d;
+      rd_size_q   <= rd_size_d;
+      desc_q      <= desc_d;
+      word_q      <= word_d;
+      levels_q    <= levels_d;
+      nblk_q      <= nblk_d;
+      esize_q     <= esize_d;
+      val_addr_q  <= val_addr_d;
+      val_cnt_q   <= val_cnt_d;
+      out_addr_q  <= out_addr_d;
+      out_cnt_q   <= out_cnt_d;
+      out_bytes_q <= out_bytes_d;
+      fill_q      <= fill_d;
+      elems_q     <= elems_d;
+      scan_l_q    <= scan_l_d;
+      npos_q      <= npos_d;
+      cnt_q       <= cnt_d;
+      prev_q      <= prev_d;
+      lvl_q       <= lvl_d;
+      coord_q     <= coord_d;
+      off_q       <= off_d;
+      val_q       <= val_d;
+    end
+    if (rec_we) begin
+      unique case (rec_w[2:0])
+        3'd0:    trav_q[rec_w[5:3]]     <= rd_rsp_data_i;
+        3'd1:    fmt_q[rec_w[5:3]]      <= rd_rsp_data_i;
+        3'd2:    dim_q[rec_w[5:3]]      <= rd_rsp_data_i;
+        3'd3:    bmap_q[rec_w[5:3]]     <= rd_rsp_data_i;
+        3'd4:    seg_addr_q[rec_w[5:3]] <= rd_rsp_data_i;
+        3'd5:    seg_cnt_q[rec_w[5:3]]  <= rd_rsp_data_i;
+        3'd6:    idx_addr_q[rec_w[5:3]] <= rd_rsp_data_i;
+        default: idx_cnt_q[rec_w[5:3]]  <= rd_rsp_data_i;
+      endcase
+    end
+    if (weight_we)  weight_q <= shape_now.weight;
+    if (pos_we)     pos_q[pos_idx] <= pos_val;
+    if (end_we)     end_q[lvl_q] <= end_val;
+    if (first_we)   first_q[lvl_q] <= first_val;
+    if (partial_we) partial_q[partial_idx] <= partial_val;
   end
+
+  // Requests and done depend on the state only (no path from the ready inputs).
+  assign rd_req_valid_o = state_q == StRdReq;
+  assign wr_req_valid_o = state_q == StFill || state_q == StWrite;
+  assign wr_req_addr_o  = out_addr_q + ((state_q == StWrite ? off_q : cnt_q) << esize_q);
+  assign wr_req_data_o  = state_q == StWrite ? val_q : fill_q;
+  assign done_o         = state_q == StDone;
 
   assign busy_o        = state_q != StIdle;
   assign err_o         = err_q;
