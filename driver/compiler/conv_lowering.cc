@@ -639,9 +639,9 @@ BlockShape bestBlockShape(const ConvSetup& s) {
     b.wx = (bx - 1) * s.sw + (s.fw - 1) * s.dw + 1;
     const uint64_t blocks = uint64_t{(s.g.outH + by - 1) / by} * ((s.g.outW + bx - 1) / bx);
     const uint64_t tiles = (blocks + s.R - 1) / s.R;
-    // Per tile: a GEMM of k = window (>= 16 cycles), R requantized rows, R*k A bytes.
+    // Per tile: a GEMM of k = window (>= 16 cycles) and R requantized rows.
     const uint64_t k = uint64_t{b.wy} * b.wx;
-    b.cost = tiles * (std::max<uint64_t>(k, 16) + 1 + s.R) + blocks * s.R / s.R;
+    b.cost = tiles * (std::max<uint64_t>(k, 16) + 1 + s.R);
     if (!found || b.cost < best.cost) best = b, found = true;
   }
   return best;
