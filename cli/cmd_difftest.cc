@@ -39,6 +39,7 @@ int cmdDifftest(const Args& args) {
   uint64_t layers = 100, seed = 1, first = 0;
   std::string backend = backendExists("sim") ? "sim" : "isa", preference = "FAST_SINGLE_ANSWER";
   std::vector<std::string> opNames, soc;
+  std::string socConfig;
   uint32_t maxSpatial = 20, maxChannels = 48, maxBatch = 3;
   size_t maxFailures = 50;
   bool verbose = false;
@@ -56,7 +57,8 @@ int cmdDifftest(const Args& args) {
       "max-channels", po::value(&maxChannels)->default_value(maxChannels),
       "largest channel count (also FC units, matmul rows / columns)")(
       "max-batch", po::value(&maxBatch)->default_value(maxBatch), "largest batch")(
-      "soc", po::value(&soc)->multitoken(), "sim only: SoC settings key=value (see `nncosim testbench`)")(
+      "config", po::value(&socConfig), "SoC configuration JSON (sim)")(
+      "set", po::value(&soc)->multitoken(), "SoC setting key=value, e.g. dram_latency_cycles=80 (sim)")(
       "max-failures", po::value(&maxFailures)->default_value(maxFailures), "failures listed in the summary")(
       "verbose,v", po::bool_switch(&verbose), "one line per layer: outcome, cycles, parameters");
   po::positional_options_description pos;
@@ -64,7 +66,7 @@ int cmdDifftest(const Args& args) {
   int exit = 0;
   const char* usage =
       "nncosim difftest [--layers N] [--seed S] [--first I] [--backend sim|isa] [--op CONV_2D|...] "
-      "[--preference P] [--verbose]";
+      "[--preference P] [--set k=v] [--verbose]";
   if (!parseOptions(args, usage, desc, pos, vm, &exit)) return exit;
 
   driver::difftest::DifftestOptions opt;
@@ -107,6 +109,7 @@ int cmdDifftest(const Args& args) {
   }
   bo.preference = *pref;
   bo.socSettings = soc;
+  bo.socConfigFile = socConfig;
   // One backend (and, for sim, one elaborated SoC) serves every layer.
   auto npu = makeBackend(backend, bo);
   if (!npu) {
