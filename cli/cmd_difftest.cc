@@ -5,12 +5,16 @@
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <sstream>
+#include <utility>
 
 #include "cli/backends.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "driver/backend/npu_backend.h"
 #include "driver/backend/reference_backend.h"
+#include "driver/compiler/lowering.h"
 #include "driver/difftest/difftest.h"
 
 namespace nncosim::cli {
@@ -26,6 +30,14 @@ hal::Result<hal::ExecutionPreference> parsePreference(const std::string& s) {
   return hal::fail("unknown preference '", s, "' (FAST_SINGLE_ANSWER|SUSTAINED_SPEED|LOW_POWER)");
 }
 
+constexpr std::pair<const char*, driver::ConvMapping> kMappings[] = {
+    {"auto", driver::ConvMapping::kAuto},
+    {"host-im2col", driver::ConvMapping::kHostIm2col},
+    {"dma-im2col", driver::ConvMapping::kDmaIm2col},
+    {"shifted-windows", driver::ConvMapping::kShiftedWindows},
+    {"output-blocks", driver::ConvMapping::kOutputBlocks},
+};
+
 std::string typeNames() {
   std::string s;
   for (hal::OperationType t : driver::difftest::randomLayerTypes()) s += (s.empty() ? "" : "|") + std::string(hal::toString(t));
@@ -39,7 +51,7 @@ int cmdDifftest(const Args& args) {
   uint64_t layers = 100, seed = 1, first = 0;
   std::string backend = backendExists("sim") ? "sim" : "isa", preference = "FAST_SINGLE_ANSWER";
   std::vector<std::string> opNames, soc;
-  std::string socConfig;
+  std::string socConfig, mapping = "auto";
   uint32_t maxSpatial = 20, maxChannels = 48, maxBatch = 3;
   size_t maxFailures = 50;
   bool verbose = false;
@@ -51,6 +63,9 @@ int cmdDifftest(const Args& args) {
       "NPU backend: sim (the driver on the simulated SoC) or isa (the driver on the ISA interpreter)")(
       "op", po::value(&opNames)->multitoken(),
       ("operation types to draw from (repeat or comma-separate; default all): " + typeNames()).c_str())(
+      "mapping", po::value(&mapping)->default_value(mapping),
+      "convolution mapping the driver must use: auto (the cost model's choice), host-im2col, dma-im2col, "
+      "shifted-windows, output-blocks (a layer it does not apply to stays on the CPU: a fallback)")(
       "preference", po::value(&preference)->default_value(preference),
       "execution preference the driver compiles for (FAST_SINGLE_ANSWER|SUSTAINED_SPEED|LOW_POWER)")(
       "max-spatial", po::value(&maxSpatial)->default_value(maxSpatial), "largest input height / width")(
@@ -66,7 +81,7 @@ int cmdDifftest(const Args& args) {
   int exit = 0;
   const char* usage =
       "nncosim difftest [--layers N] [--seed S] [--first I] [--backend sim|isa] [--op CONV_2D|...] "
-      "[--preference P] [--set k=v] [--verbose]";
+      "[--mapping M] [--preference P] [--set k=v] [--verbose]";
   if (!parseOptions(args, usage, desc, pos, vm, &exit)) return exit;
 
   driver::difftest::DifftestOptions opt;
@@ -101,6 +116,14 @@ int cmdDifftest(const Args& args) {
     std::cerr << "nncosim difftest: backend '" << backend << "' is not built (available: " << backendNames() << ")\n";
     return kExitUsage;
   }
+  const driver::ConvMapping* convMapping = nullptr;
+  for (const auto& [name, m] : kMappings)
+    if (mapping == name) convMapping = &m;
+  if (!convMapping) {
+    std::cerr << "nncosim difftest: --mapping: unknown mapping '" << mapping
+              << "' (auto, host-im2col, dma-im2col, shifted-windows, output-blocks)\n";
+    return kExitUsage;
+  }
   BackendOptions bo;
   auto pref = parsePreference(preference);
   if (!pref) {
@@ -115,6 +138,23 @@ int cmdDifftest(const Args& args) {
   if (!npu) {
     std::cerr << "nncosim difftest: " << npu.error() << "\n";
     return kExitFailure;
+  }
+  driver::Backend* npuBackend = npu->get();
+  std::unique_ptr<driver::NpuBackend> forced;
+  if (*convMapping != driver::ConvMapping::kAuto) {
+    // The same device (one elaborated SoC), lowered with the mapping forced.
+    auto* base = dynamic_cast<driver::NpuBackend*>(npuBackend);
+    if (!base) {
+      std::cerr << "nncosim difftest: backend '" << backend << "' does not lower for the NPU\n";
+      return kExitFailure;
+    }
+    driver::LoweringOptions lo;
+    lo.npu = base->device().config();
+    lo.preference = bo.preference;
+    lo.convMapping = *convMapping;
+    forced = std::make_unique<driver::NpuBackend>(backend + " (" + mapping + ")",
+                                                  [base]() -> driver::NpuDevice& { return base->device(); }, lo);
+    npuBackend = forced.get();
   }
   driver::ReferenceBackend reference;
   if (backend == "sim") std::cout << describeSoc(bo) << "\n";
@@ -147,7 +187,7 @@ int cmdDifftest(const Args& args) {
                    s.seconds);
     }
   };
-  const auto summary = driver::difftest::runDifftest(**npu, reference, opt, progress);
+  const auto summary = driver::difftest::runDifftest(*npuBackend, reference, opt, progress);
   std::cout << "\n";
   summary.print(std::cout, maxFailures);
   return summary.ok() ? kExitOk : kExitFailure;
