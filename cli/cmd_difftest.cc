@@ -166,6 +166,7 @@ int cmdDifftest(const Args& args) {
     if (verbose) {
       std::cout << "layer " << r.index << " " << toString(r.outcome);
       if (r.outcome == Outcome::kMatch || r.outcome == Outcome::kMismatch) std::cout << " " << r.npuCycles << " cycles";
+      if (!r.mapping.empty()) std::cout << " [" << r.mapping << "]";
       if (r.constantOutput) std::cout << " (one output value)";
       std::cout << ": " << r.description << "\n";
       if (r.outcome != Outcome::kMatch) std::cout << "    " << r.detail << "\n";

@@ -162,6 +162,8 @@ LayerResult runLayer(const RandomLayer& layer, uint64_t index, Backend& npu, Bac
       r.outcome = Outcome::kFallback;
       r.detail = rep.steps.empty() ? "no step ran" : rep.steps.front().note;
       if (r.detail.empty()) r.detail = "on the CPU (no reason given)";
+    } else if (!rep.steps.empty()) {
+      r.mapping = rep.steps.front().note;
     }
   } else if (npuSteps != 1) {
     r.outcome = Outcome::kFallback;

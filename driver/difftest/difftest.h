@@ -44,6 +44,7 @@ struct LayerResult {
   // how many elements differ; kFallback: the partitioner's / lowering's reason;
   // kError: which side failed and why.
   std::string detail;
+  std::string mapping;  // NPU: how the operation mapped onto the array (the step's plan)
   uint64_t npuCycles = 0;
   uint64_t outputElements = 0;
   bool constantOutput = false;  // every output element has one value (a weak check)
