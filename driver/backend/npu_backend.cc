@@ -20,6 +20,9 @@ hal::Status NpuBackend::execute(const hal::Model& model, const std::vector<hal::
   if (!plan) return hal::Error{"compile: " + plan.error()};
   plan_ = std::make_unique<ModelPlan>(std::move(*plan));
   NpuDevice& dev = device_();
+  // Nothing of a previous execution is reused: its device memory goes back first, so a
+  // long-lived backend (conformance workers, difftest) never runs out.
+  dev.freeAll();
   NpuExecutor ex(model, *plan_, dev);
   ex.setCrossCheck(crossCheck_);
   dev.resetTimeline();
