@@ -221,12 +221,19 @@ module nnc_requant
 
   // --- Assertions ---------------------------------------------------------------------------
 `ifndef SYNTHESIS
-  // shift = -32 would be a division by 2^32, which the reference does not define.
-  for (genvar l = 0; l < Lanes; l++) begin : g_assert_lane
-    ShiftInRange_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-        (in_valid_i && in_ready_o) |-> (in_shift_i[l] != 6'b100000))
-      else $error("nnc_requant: lane %0d shift -32 is not supported", l);
-  end
+  // shift = -32 would be a division by 2^32, which the reference does not define. One check
+  // for all lanes (the message names the first bad one): with --assert, per-lane properties
+  // cost every cycle.
+  function automatic int first_bad_shift(logic [Lanes-1:0][5:0] shifts);
+    for (int l = 0; l < Lanes; l++) begin
+      if (shifts[l] == 6'b100000) return l;
+    end
+    return -1;
+  endfunction
+  ShiftInRange_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      (in_valid_i && in_ready_o) |-> first_bad_shift(in_shift_i) < 0)
+    else $error("nnc_requant: lane %0d shift -32 is not supported",
+                first_bad_shift($sampled(in_shift_i)));
 `endif
 
 endmodule
