@@ -122,6 +122,24 @@ Result<Operation> parseOperation(const Json& obj, const std::string& where) {
   return op;
 }
 
+Status parseOperationsAndIndexes(const Json& obj, const std::string& where, Subgraph& g) {
+  auto ops = field(obj, "operations", where);
+  if (!ops) return Error{ops.error()};
+  if (!(*ops)->is_array()) return fail(where, ".operations: expected an array");
+  for (size_t k = 0; k < (*ops)->size(); ++k) {
+    auto op = parseOperation((**ops)[k], where + ".operations[" + std::to_string(k) + "]");
+    if (!op) return Error{op.error()};
+    g.operations.push_back(std::move(*op));
+  }
+  auto in = uintArrayField(obj, "inputIndexes", where);
+  if (!in) return Error{in.error()};
+  auto out = uintArrayField(obj, "outputIndexes", where);
+  if (!out) return Error{out.error()};
+  g.inputIndexes = std::move(*in);
+  g.outputIndexes = std::move(*out);
+  return Status::Ok();
+}
+
 DataLocation appendOperandValue(std::vector<uint8_t>& operandValues,
                                 const std::vector<uint8_t>& bytes) {
   const size_t at = (operandValues.size() + 7) & ~size_t{7};

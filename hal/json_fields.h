@@ -26,6 +26,10 @@ Result<Operand> parseOperandHeader(const Json& obj, const std::string& where);
 // Operations: {"type": NAME, "inputs": [...], "outputs": [...]}.
 Result<Operation> parseOperation(const Json& obj, const std::string& where);
 
+// A subgraph's "operations", "inputIndexes" and "outputIndexes" into `g` (both file
+// formats spell them the same way).
+Status parseOperationsAndIndexes(const Json& obj, const std::string& where, Subgraph& g);
+
 // Appends `bytes` to operandValues at an 8-byte aligned offset; returns the location.
 DataLocation appendOperandValue(std::vector<uint8_t>& operandValues,
                                 const std::vector<uint8_t>& bytes);

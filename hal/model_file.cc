@@ -55,20 +55,7 @@ Result<Subgraph> parseSubgraph(const Json& j, const std::string& where, Model& m
     }
     g.operands.push_back(std::move(*o));
   }
-  auto opsj = field(j, "operations", where);
-  if (!opsj) return Error{opsj.error()};
-  if (!(*opsj)->is_array()) return fail(where, ".operations: expected an array");
-  for (size_t k = 0; k < (*opsj)->size(); ++k) {
-    auto op = parseOperation((**opsj)[k], where + ".operations[" + std::to_string(k) + "]");
-    if (!op) return Error{op.error()};
-    g.operations.push_back(std::move(*op));
-  }
-  auto in = uintArrayField(j, "inputIndexes", where);
-  if (!in) return Error{in.error()};
-  auto out = uintArrayField(j, "outputIndexes", where);
-  if (!out) return Error{out.error()};
-  g.inputIndexes = std::move(*in);
-  g.outputIndexes = std::move(*out);
+  NNC_TRY(parseOperationsAndIndexes(j, where, g));
   return g;
 }
 

@@ -57,20 +57,7 @@ Result<SubgraphParse> parseSubgraph(const Json& j, const std::string& where, Mod
     dataOf.push_back(data);
     out.graph.operands.push_back(std::move(*o));
   }
-  auto opsj = field(j, "operations", where);
-  if (!opsj) return Error{opsj.error()};
-  if (!(*opsj)->is_array()) return fail(where, ".operations: expected an array");
-  for (size_t k = 0; k < (*opsj)->size(); ++k) {
-    auto op = parseOperation((**opsj)[k], where + ".operations[" + std::to_string(k) + "]");
-    if (!op) return Error{op.error()};
-    out.graph.operations.push_back(std::move(*op));
-  }
-  auto in = uintArrayField(j, "inputIndexes", where);
-  if (!in) return Error{in.error()};
-  auto outIdx = uintArrayField(j, "outputIndexes", where);
-  if (!outIdx) return Error{outIdx.error()};
-  out.graph.inputIndexes = std::move(*in);
-  out.graph.outputIndexes = std::move(*outIdx);
+  NNC_TRY(parseOperationsAndIndexes(j, where, out.graph));
   if (!isMain) return out;
 
   // Inputs to feed and outputs to expect, by position in the index lists.
