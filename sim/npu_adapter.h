@@ -48,8 +48,6 @@ class NpuAdapter : public sc_core::sc_module {
   const sc_core::sc_event& irqEvent() const { return irqEvent_; }
   bool irq() const;
   uint64_t cycles() const { return cycle_; }
-  // Cycles and speed of the Verilated model alone (for the bare-loop comparison).
-  uint64_t modelEvals() const { return cycle_; }
   // True when the NPU has nothing to do (status idle/done/error, no bus traffic).
   bool quiescent() const;
   // Busy intervals of the NPU's units (load, compute, store, densify), in NPU cycles,
