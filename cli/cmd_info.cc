@@ -51,7 +51,8 @@ void describe(const std::string& name, const hal::Model& m, bool operands) {
   for (const auto& op : m.main.operations) ++types[std::string(hal::toString(op.type))];
   std::cout << "total: " << totalMacs << " MACs, " << driver::constantBytes(m) << " constant bytes ("
             << m.pools.size() << " pools), relaxed float32->float16: "
-            << (m.relaxComputationFloat32toFloat16 ? "yes" : "no") << "\n";
+            << (m.relaxComputationFloat32toFloat16 ? "yes" : "no")
+            << ", 16x8 quantization: " << (m.quant16x8 ? "yes" : "no") << "\n";
 }
 
 }  // namespace

@@ -38,6 +38,7 @@ class ModelBuilder {
   void setChannelQuant(uint32_t operand, std::vector<float> scales, uint32_t channelDim);
   void addOperation(OperationType type, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs);
   void setRelaxed(bool relaxed) { model_.relaxComputationFloat32toFloat16 = relaxed; }
+  void setQuant16x8(bool on) { model_.quant16x8 = on; }
   Model build() { return std::move(model_); }
 
  private:

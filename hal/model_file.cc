@@ -125,6 +125,11 @@ Result<Model> parseModelJson(const std::string& text, const std::string& baseDir
     if (!r) return Error{r.error()};
     m.relaxComputationFloat32toFloat16 = *r;
   }
+  if (auto it = j.find("quant16x8"); it != j.end()) {
+    auto r = boolField(j, "quant16x8", name);
+    if (!r) return Error{r.error()};
+    m.quant16x8 = *r;
+  }
   if (auto it = j.find("pools"); it != j.end()) {
     if (!it->is_array()) return fail(name, ".pools: expected an array");
     for (size_t i = 0; i < it->size(); ++i) {
@@ -171,6 +176,7 @@ Status writeModelFile(const Model& model, const std::string& path) {
   Json j = Json::object();
   j["format"] = kFormat;
   j["relaxComputationFloat32toFloat16"] = model.relaxComputationFloat32toFloat16;
+  if (model.quant16x8) j["quant16x8"] = true;
   Json pools = Json::array();
   const auto dir = std::filesystem::path(path).parent_path();
   for (size_t i = 0; i < model.pools.size(); ++i) {
@@ -230,6 +236,7 @@ void moveLargeConstantsToPool(Model& model, size_t minBytes) {
 bool sameModel(const Model& a, const Model& b) {
   if (!(a.main == b.main) || a.referenced != b.referenced ||
       a.relaxComputationFloat32toFloat16 != b.relaxComputationFloat32toFloat16 ||
+      a.quant16x8 != b.quant16x8 ||
       a.operandValues != b.operandValues || a.pools.size() != b.pools.size())
     return false;
   for (size_t i = 0; i < a.pools.size(); ++i) {

@@ -56,6 +56,8 @@ class OperationContext {
   bool executing() const { return executing_; }
   // model.relaxComputationFloat32toFloat16
   bool relaxed() const { return model_.relaxComputationFloat32toFloat16; }
+  // model.quant16x8: the 16x8 quantization mode is selected for this model
+  bool quant16x8() const { return model_.quant16x8; }
   const hal::Model& model() const { return model_; }
   SubgraphRunner* runner() const { return runner_; }
 

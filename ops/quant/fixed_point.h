@@ -52,6 +52,26 @@ inline int32_t multiplyByQuantizedMultiplierGreaterThanOne(int32_t x, int32_t mu
       static_cast<int32_t>(static_cast<uint32_t>(x) << leftShift), multiplier);
 }
 
+// The 16x8 path's requantization of an int64 accumulator (TFLite's 16x8 quantization
+// scheme: int16 activations, int8 weights, 64-bit accumulators). The Q31 multiplier is
+// first reduced to Q15 (rounded; capped at 0x7FFF), then
+//   result = (x * reduced + 2^(totalShift - 1)) >> totalShift,   totalShift = 15 - shift,
+// in 64-bit two's complement arithmetic (the product and the rounding add wrap), keeping
+// the low 32 bits of the arithmetic right shift. One rounding instead of two; the
+// requant unit's acc64 mode does exactly this. Valid for -31 <= shift <= 14.
+inline int32_t reducedMultiplier(int32_t multiplier) {
+  return multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
+}
+inline int32_t multiplyByQuantizedMultiplier64(int64_t x, int32_t multiplier, int shift) {
+  const int totalShift = 15 - shift;
+  const uint64_t product = static_cast<uint64_t>(x) *
+                           static_cast<uint64_t>(static_cast<int64_t>(reducedMultiplier(multiplier)));
+  const auto rounded = static_cast<int64_t>(product + (uint64_t{1} << (totalShift - 1)));
+  // >> of a negative int64 is arithmetic (C++20 guarantees it; every C++17 compiler we
+  // build with does it).
+  return static_cast<int32_t>(static_cast<uint64_t>(rounded >> totalShift));
+}
+
 inline int32_t clamp(int32_t x, int32_t lo, int32_t hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
 }  // namespace nncosim::ops::quant
