@@ -68,18 +68,22 @@ Status validateConvOperands(const OperationContext& ctx, ConvKind kind) {
 
   const OperandType inType = ctx.inputType(0);
   NNC_TRY(checkInputType(ctx, 0, inType));
-  if (!isFloatTensor(inType) && !isQuant8(inType))
-    return hal::fail(inputName(ctx, 0), ": unsupported type ", hal::toString(inType),
-                     " (expected TENSOR_FLOAT32, TENSOR_FLOAT16, TENSOR_QUANT8_ASYMM or "
-                     "TENSOR_QUANT8_ASYMM_SIGNED)");
+  // The 16x8 mode: int16 activations with int8 symmetric filters (docs/quantization.md).
+  const bool wide = isQuant16(inType) && ctx.quant16x8();
+  if (!isFloatTensor(inType) && !isQuant8(inType) && !wide)
+    return unsupportedInputType(ctx, 0,
+                                "TENSOR_FLOAT32, TENSOR_FLOAT16, TENSOR_QUANT8_ASYMM or "
+                                "TENSOR_QUANT8_ASYMM_SIGNED");
   if (isFloatTensor(inType)) {
     NNC_TRY(checkInputTypes(ctx, 1, {inType, inType}));
   } else {
     if (ctx.isOmitted(1)) return hal::fail(inputName(ctx, 1), ": the filter is omitted");
     const OperandType filterType = ctx.inputType(1);
-    if (filterType != inType && filterType != OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL)
+    // Per-tensor filters: the input's type, or int8 symmetric in the 16x8 mode.
+    const OperandType perTensor = wide ? OperandType::TENSOR_QUANT8_SYMM : inType;
+    if (filterType != perTensor && filterType != OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL)
       return hal::fail(inputName(ctx, 1), ": filter type ", hal::toString(filterType), " must be ",
-                       hal::toString(inType), " or TENSOR_QUANT8_SYMM_PER_CHANNEL for a ",
+                       hal::toString(perTensor), " or TENSOR_QUANT8_SYMM_PER_CHANNEL for a ",
                        hal::toString(inType), " input");
     if (filterType == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
       const Shape& f = ctx.inputShape(1);
@@ -103,8 +107,9 @@ Status validateConvOperands(const OperationContext& ctx, ConvKind kind) {
   NNC_TRY(checkRankIfKnown(ctx, 1, 4));
   NNC_TRY(checkRankIfKnown(ctx, 2, 1));
 
-  if (isQuant8(inType)) {
-    // The scales are fixed in the model: check the bias scale rule now.
+  if (isQuant8(inType) || wide) {
+    // The scales are fixed in the model: check the bias scale rule (and, in the 16x8
+    // mode, the zero points and shift range) now.
     const Shape& filter = ctx.inputShape(1);
     const uint32_t channels =
         filter.channelQuant ? static_cast<uint32_t>(filter.channelQuant->scales.size()) : 1;

@@ -188,6 +188,16 @@ bool isQuant8(OperandType t) {
   return t == OperandType::TENSOR_QUANT8_ASYMM || t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
 }
 
+hal::Error unsupportedInputType(const OperationContext& ctx, size_t i, const char* expected) {
+  const OperandType t = ctx.inputType(i);
+  if (isQuant16(t) && !ctx.quant16x8())
+    return hal::fail(inputName(ctx, i), ": unsupported type ", hal::toString(t), " (expected ",
+                     expected, "; TENSOR_QUANT16_SYMM needs the 16x8 quantization mode, which "
+                     "the model must select: \"quant16x8\": true)");
+  return hal::fail(inputName(ctx, i), ": unsupported type ", hal::toString(t), " (expected ",
+                   expected, ctx.quant16x8() ? " or, in the 16x8 mode, TENSOR_QUANT16_SYMM)" : ")");
+}
+
 bool isFloatTensor(OperandType t) {
   return t == OperandType::TENSOR_FLOAT32 || t == OperandType::TENSOR_FLOAT16;
 }

@@ -123,5 +123,12 @@ void storeFloatNhwc(OperationContext& ctx, size_t i, const std::vector<float>& n
 
 bool isQuant8(hal::OperandType t);
 bool isFloatTensor(hal::OperandType t);
+// TENSOR_QUANT16_SYMM: the activations of the 16x8 quantization mode.
+inline bool isQuant16(hal::OperandType t) { return t == hal::OperandType::TENSOR_QUANT16_SYMM; }
+
+// The "unsupported type" error for input i of an operation that takes the `expected`
+// types, with TENSOR_QUANT16_SYMM added when the model selects the 16x8 mode; for a
+// TENSOR_QUANT16_SYMM input of a model that does not, it says how to select the mode.
+hal::Error unsupportedInputType(const OperationContext& ctx, size_t i, const char* expected);
 
 }  // namespace nncosim::ops::conv

@@ -1,13 +1,18 @@
 // NHWC kernels of the conv family, generic over the arithmetic:
 //   float:     Acc = float,   zero points 0, FloatStage adds the bias and clamps;
 //   quantized: Acc = int64_t, products (x - xZp) * (w - wZp), QuantStage adds the bias,
-//              requantizes and clamps.
-// The int64 accumulator is reduced modulo 2^32 before the output stage, which equals the
-// wrapping int32 accumulation of NNAPI's kernels (and of the NPU's MAC array).
+//              requantizes and clamps;
+//   16x8:      Acc = int64_t, zero points 0, WideQuantStage adds the bias, requantizes
+//              the exact int64 sum (requantize64) and clamps to int16.
+// In the quant8 path the int64 accumulator is reduced modulo 2^32 before the output
+// stage, which equals the wrapping int32 accumulation of NNAPI's kernels (and of the
+// NPU's MAC array). The 16x8 path keeps all 64 bits, as TFLite's 16x8 kernels do (int16 x
+// int8 products are below 2^22, so no real layer's sum comes near 2^63).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "ops/conv/conv_args.h"
 #include "ops/conv/conv_params.h"
@@ -37,6 +42,21 @@ struct QuantStage {
     return static_cast<TOut>(params->requantize(wrapToInt32(withBias), c));
   }
 };
+
+// The 16x8 mode's output stage (no wrap: the accumulator is int64 end to end).
+struct WideQuantStage {
+  const int32_t* bias;  // may be nullptr
+  const ConvQuantParams* params;
+  int16_t operator()(int64_t acc, uint32_t c) const {
+    const int64_t withBias = bias ? acc + bias[c] : acc;
+    return static_cast<int16_t>(params->requantize64(withBias, c));
+  }
+};
+
+// The output stage of a quantized layer with output element type TOut.
+template <typename TOut>
+using QuantStageFor =
+    std::conditional_t<std::is_same_v<TOut, int16_t>, WideQuantStage, QuantStage<TOut>>;
 
 // CONV_2D (groups == 1) and GROUPED_CONV_2D. Filter [outC, fH, fW, inC / groups]; output
 // channel oc belongs to group oc / (outC / groups) and reads that group's input channels.

@@ -7,16 +7,45 @@ namespace {
 
 using hal::OperandType;
 
-// A multiplier whose shift NNAPI's kernels can apply: left shifts above 30 would
-// overflow the int32 multiply by (1 << shift) of TFLite's formula.
+// A multiplier whose shift the layer's requantization can apply. Quant8: left shifts
+// above 30 would overflow the int32 multiply by (1 << shift) of TFLite's formula. 16x8:
+// multiplyByQuantizedMultiplier64's total right shift 15 - shift must be in [1, 46].
 hal::Result<quant::QuantizedMultiplier> toMultiplier(double real, const char* what,
-                                                     uint32_t channel) {
+                                                     uint32_t channel, bool wide) {
   if (!(real >= 0.0)) return hal::fail(what, " multiplier ", real, " is negative or NaN");
   const quant::QuantizedMultiplier m = quant::quantizeMultiplier(real);
-  if (m.shift > 30)
+  if (wide) {
+    if (m.shift < kWideMinShift || m.shift > kWideMaxShift)
+      return hal::fail("16x8 mode: ", what, " multiplier ", real, " of channel ", channel,
+                       " needs shift ", m.shift, ", outside [", kWideMinShift, ", ",
+                       kWideMaxShift, "]");
+  } else if (m.shift > 30) {
     return hal::fail(what, " multiplier ", real, " of channel ", channel, " is too large (shift ",
                      m.shift, " > 30)");
+  }
   return m;
+}
+
+// The 16x8 mode's operand rules beyond the types the operations check: symmetric
+// tensors throughout (zero points 0), int8 symmetric filters, an int16 output.
+hal::Status checkWideOperands(const Shape& input, const Shape& filter, const Shape* bias,
+                              const Shape& output) {
+  if (input.zeroPoint != 0)
+    return hal::fail("16x8 mode: input zero point ", input.zeroPoint, " must be 0");
+  if (filter.type != OperandType::TENSOR_QUANT8_SYMM &&
+      filter.type != OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL)
+    return hal::fail("16x8 mode: filter type ", hal::toString(filter.type),
+                     " must be TENSOR_QUANT8_SYMM or TENSOR_QUANT8_SYMM_PER_CHANNEL");
+  if (filter.zeroPoint != 0)
+    return hal::fail("16x8 mode: filter zero point ", filter.zeroPoint, " must be 0");
+  if (bias && bias->zeroPoint != 0)
+    return hal::fail("16x8 mode: bias zero point ", bias->zeroPoint, " must be 0");
+  if (output.type != OperandType::TENSOR_QUANT16_SYMM)
+    return hal::fail("16x8 mode: output type ", hal::toString(output.type),
+                     " must be TENSOR_QUANT16_SYMM");
+  if (output.zeroPoint != 0)
+    return hal::fail("16x8 mode: output zero point ", output.zeroPoint, " must be 0");
+  return hal::Status::Ok();
 }
 
 }  // namespace
@@ -27,6 +56,8 @@ hal::Result<ConvQuantParams> makeConvQuantParams(const Shape& input, const Shape
   if (activation < quant::kActNone || activation > quant::kActRelu6)
     return hal::fail("fused activation ", activation, " is not a FuseCode (0..3)");
   ConvQuantParams p;
+  p.wide = input.type == OperandType::TENSOR_QUANT16_SYMM;
+  if (p.wide) NNC_TRY(checkWideOperands(input, filter, bias, output));
   p.inputZeroPoint = input.zeroPoint;
   p.outputZeroPoint = output.zeroPoint;
   if (filter.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
@@ -43,7 +74,7 @@ hal::Result<ConvQuantParams> makeConvQuantParams(const Shape& input, const Shape
       // operand's own scale is not checked here.
       auto real = quant::productMultiplier(input.scale, scales[c], output.scale);
       if (!real.ok()) return hal::fail("channel ", c, ": ", real.error());
-      auto m = toMultiplier(*real, "per-channel", c);
+      auto m = toMultiplier(*real, "per-channel", c, p.wide);
       if (!m.ok()) return hal::Error{m.error()};
       p.multipliers.push_back(*m);
     }
@@ -54,12 +85,12 @@ hal::Result<ConvQuantParams> makeConvQuantParams(const Shape& input, const Shape
         bias ? quant::convolutionMultiplier(input.scale, filter.scale, bias->scale, output.scale)
              : quant::productMultiplier(input.scale, filter.scale, output.scale);
     if (!real.ok()) return hal::Error{real.error()};
-    auto m = toMultiplier(*real, "output", 0);
+    auto m = toMultiplier(*real, "output", 0, p.wide);
     if (!m.ok()) return hal::Error{m.error()};
     p.multipliers.push_back(*m);
   }
-  const bool isSigned = output.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-  const quant::ActivationRange range = quant::typeRange(8, isSigned);
+  const bool isSigned = p.wide || output.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  const quant::ActivationRange range = quant::typeRange(p.wide ? 16 : 8, isSigned);
   const quant::ActivationRange act =
       quant::activationRange(activation, output.scale, output.zeroPoint, range.min, range.max);
   p.activationMin = act.min;

@@ -44,7 +44,7 @@ Status runQuant(OperationContext& ctx, const ConvGeometry& g, ConvKind kind) {
   const int32_t* bias = ctx.input<int32_t>(2);
   std::vector<T> out(size_t{g.batches} * g.outH * g.outW * g.outC);
   runKernel<int64_t>(g, kind, in.data(), int64_t{p->inputZeroPoint}, filter,
-                     int64_t{p->filterZeroPoint}, QuantStage<T>{bias, &*p}, out.data());
+                     int64_t{p->filterZeroPoint}, QuantStageFor<T>{bias, &*p}, out.data());
   storeNhwc(ctx, 0, out, g.outputNhwcDims(), g.nchw);
   return Status::Ok();
 }
@@ -66,6 +66,8 @@ Status executeDirectConv(OperationContext& ctx, ConvKind kind) {
                         : runQuant<uint8_t, uint8_t>(ctx, *g, kind);
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
       return runQuant<int8_t, int8_t>(ctx, *g, kind);
+    case OperandType::TENSOR_QUANT16_SYMM:  // the 16x8 mode; both filter types are int8
+      return runQuant<int16_t, int8_t>(ctx, *g, kind);
     default:
       return hal::fail("unsupported input type ", hal::toString(inType));
   }

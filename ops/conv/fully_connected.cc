@@ -1,6 +1,9 @@
 // FULLY_CONNECTED: output[b, u] = act(sum_k input[b, k] * weights[u, k] + bias[u]).
 // Inputs: 0 input (rank 2..4, flattened to [batch, inputSize]), 1 weights
 // [units, inputSize], 2 bias [units], 3 fused activation. Output [batch, units].
+// In the 16x8 mode (TENSOR_QUANT16_SYMM input and output) the weights are
+// TENSOR_QUANT8_SYMM or, as TFLite's 16x8 scheme allows, TENSOR_QUANT8_SYMM_PER_CHANNEL
+// along dimension 0 (one scale per unit), which NNAPI's quant8 FULLY_CONNECTED lacks.
 #include <vector>
 
 #include "ops/conv/conv_common.h"
@@ -59,14 +62,33 @@ void fullyConnected(const FcGeometry& g, const TIn* in, Acc inZp, const TW* w, A
   }
 }
 
-template <typename T>
+template <typename T, typename TW>
 Status runQuant(OperationContext& ctx, const FcGeometry& g, int32_t activation) {
   auto p = makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), &ctx.inputShape(2),
                                ctx.outputShape(0), activation, g.units);
   if (!p.ok()) return hal::Error{p.error()};
-  fullyConnected<int64_t>(g, ctx.input<T>(0), int64_t{p->inputZeroPoint}, ctx.input<T>(1),
-                          int64_t{p->filterZeroPoint}, QuantStage<T>{ctx.input<int32_t>(2), &*p},
-                          ctx.output<T>(0));
+  fullyConnected<int64_t>(g, ctx.input<T>(0), int64_t{p->inputZeroPoint}, ctx.input<TW>(1),
+                          int64_t{p->filterZeroPoint},
+                          QuantStageFor<T>{ctx.input<int32_t>(2), &*p}, ctx.output<T>(0));
+  return Status::Ok();
+}
+
+// The weights types FULLY_CONNECTED takes for a `t` input (validated `wide` or not).
+Status checkWeightsType(const OperationContext& ctx, OperandType t, bool wide) {
+  if (!wide) return checkInputType(ctx, 1, t);
+  if (ctx.isOmitted(1)) return hal::fail(inputName(ctx, 1), ": the weights are omitted");
+  const OperandType w = ctx.inputType(1);
+  if (w == OperandType::TENSOR_QUANT8_SYMM) return Status::Ok();
+  if (w != OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL)
+    return hal::fail(inputName(ctx, 1), ": weights type ", hal::toString(w),
+                     " must be TENSOR_QUANT8_SYMM or TENSOR_QUANT8_SYMM_PER_CHANNEL for a ",
+                     hal::toString(t), " input");
+  const Shape& s = ctx.inputShape(1);
+  if (!s.channelQuant)
+    return hal::fail(inputName(ctx, 1), ": per-channel weights without channel scales");
+  if (s.channelQuant->channelDim != 0)
+    return hal::fail(inputName(ctx, 1), ": per-channel quantization along dimension ",
+                     s.channelQuant->channelDim, ", FULLY_CONNECTED needs 0 (the units)");
   return Status::Ok();
 }
 
@@ -76,12 +98,14 @@ Status validateFullyConnected(const OperationContext& ctx) {
   NNC_TRY(checkCounts(ctx, {4}, 1));
   const OperandType t = ctx.inputType(0);
   NNC_TRY(checkInputType(ctx, 0, t));
-  if (!isFloatTensor(t) && !isQuant8(t))
-    return hal::fail(inputName(ctx, 0), ": unsupported type ", hal::toString(t),
-                     " (expected TENSOR_FLOAT32, TENSOR_FLOAT16, TENSOR_QUANT8_ASYMM or "
-                     "TENSOR_QUANT8_ASYMM_SIGNED)");
-  NNC_TRY(checkInputType(ctx, 1, t));
-  NNC_TRY(checkInputType(ctx, 2, isQuant8(t) ? OperandType::TENSOR_INT32 : t));
+  // The 16x8 mode: int16 activations with int8 symmetric weights (docs/quantization.md).
+  const bool wide = isQuant16(t) && ctx.quant16x8();
+  if (!isFloatTensor(t) && !isQuant8(t) && !wide)
+    return unsupportedInputType(ctx, 0,
+                                "TENSOR_FLOAT32, TENSOR_FLOAT16, TENSOR_QUANT8_ASYMM or "
+                                "TENSOR_QUANT8_ASYMM_SIGNED");
+  NNC_TRY(checkWeightsType(ctx, t, wide));
+  NNC_TRY(checkInputType(ctx, 2, isFloatTensor(t) ? t : OperandType::TENSOR_INT32));
   NNC_TRY(checkInputType(ctx, 3, OperandType::INT32));
   NNC_TRY(checkOutputType(ctx, 0, t));
   NNC_TRY(checkRankRangeIfKnown(ctx, 0, 2, 4));
@@ -93,9 +117,11 @@ Status validateFullyConnected(const OperationContext& ctx) {
       w.dim(0) != bias.dim(0))
     return hal::fail(inputName(ctx, 2), ": bias has ", bias.dim(0), " elements but the weights ",
                      toString(w.dimensions), " have ", w.dim(0), " units");
-  if (isQuant8(t)) {
-    auto p =
-        makeConvQuantParams(ctx.inputShape(0), w, &bias, ctx.outputShape(0), quant::kActNone, 1);
+  if (isQuant8(t) || wide) {
+    const uint32_t channels =
+        w.channelQuant ? static_cast<uint32_t>(w.channelQuant->scales.size()) : 1;
+    auto p = makeConvQuantParams(ctx.inputShape(0), w, &bias, ctx.outputShape(0), quant::kActNone,
+                                 channels);
     if (!p.ok()) return hal::Error{p.error()};
   }
   if (ctx.hasInputValue(3)) NNC_TRY(checkActivation(intScalar(ctx, 3), ctx, 3));
@@ -130,9 +156,11 @@ Status executeFullyConnected(OperationContext& ctx) {
       return Status::Ok();
     }
     case OperandType::TENSOR_QUANT8_ASYMM:
-      return runQuant<uint8_t>(ctx, *g, activation);
+      return runQuant<uint8_t, uint8_t>(ctx, *g, activation);
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      return runQuant<int8_t>(ctx, *g, activation);
+      return runQuant<int8_t, int8_t>(ctx, *g, activation);
+    case OperandType::TENSOR_QUANT16_SYMM:  // the 16x8 mode; both weights types are int8
+      return runQuant<int16_t, int8_t>(ctx, *g, activation);
     default:
       return hal::fail("unsupported input type ", hal::toString(ctx.inputType(0)));
   }
