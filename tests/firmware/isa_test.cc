@@ -199,7 +199,8 @@ TEST(Isa, DisassemblyIsReadable) {
   c.deps.popPrev = true;
   EXPECT_EQ(disassemble(c),
             "gemm pop_prev=1 mode=int8 a_signed=1 b_signed=0 accumulate=0 m=16 n=8 "
-            "inp_addr=0x00000100 wgt_addr=0x00000000 acc_addr=0x00000000 k=1024 a_zp=-3 b_zp=0");
+            "inp_addr=0x00000100 wgt_addr=0x00000000 acc_addr=0x00000000 k=1024 acc64=0 a_zp=-3 "
+            "b_zp=0");
   auto bad = assemble("gemm m=17");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().find("m = 17"), std::string::npos) << bad.error();
@@ -209,6 +210,39 @@ TEST(Isa, DisassemblyIsReadable) {
   auto ok = assemble("dma_load buf_id=wgt elem_width=w16 dram_addr=0x1000 count0=4 count1=2 count2=1");
   ASSERT_TRUE(ok.ok()) << ok.error();
   EXPECT_EQ(std::get<DmaLoad>(ok->args).bufId, Buffer::kWgt);
+}
+
+// ISA 1.1 added acc64 in bits that 1.0 reserved: every 1.0 encoding keeps its meaning
+// (acc64 = 0), and the new bits sit where docs/isa.md says.
+TEST(Isa, Acc64FieldPositions) {
+  EXPECT_EQ(kIsaVersion, (1u << 16) | 1u);
+  Gemm g;
+  g.k = 0xFFFF;
+  CommandWords w = encode(Command{Deps{}, g});
+  EXPECT_EQ(w[4], 0xFFFFu);
+  g.acc64 = true;
+  w = encode(Command{Deps{}, g});
+  EXPECT_EQ(w[4], 0x1FFFFu);  // word 4 bit 16, beside k (bits 15:0)
+  auto dg = decode(w);
+  ASSERT_TRUE(dg.ok()) << dg.error();
+  EXPECT_TRUE(std::get<Gemm>(dg->args).acc64);
+  w[4] |= 1u << 17;  // still reserved
+  EXPECT_FALSE(decode(w).ok());
+
+  RequantStore r;
+  r.biasEn = true;
+  w = encode(Command{Deps{}, r});
+  EXPECT_EQ(w[2], 1u << 20);
+  EXPECT_FALSE(std::get<RequantStore>(decode(w)->args).acc64);
+  r.acc64 = true;
+  w = encode(Command{Deps{}, r});
+  EXPECT_EQ(w[2], 3u << 20);  // word 2 bit 21, beside bias_en (bit 20)
+  auto dr = decode(w);
+  ASSERT_TRUE(dr.ok()) << dr.error();
+  EXPECT_TRUE(std::get<RequantStore>(dr->args).acc64);
+  w[2] |= 1u << 22;
+  EXPECT_FALSE(decode(w).ok());
+  EXPECT_NE(disassemble(*dr).find("acc64=1"), std::string::npos) << disassemble(*dr);
 }
 
 TEST(Isa, ForbiddenDependencyFlags) {
