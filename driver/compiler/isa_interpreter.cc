@@ -112,6 +112,17 @@ void writeI32(uint8_t* p, int32_t value) {
   const auto v = static_cast<uint32_t>(value);
   for (int b = 0; b < 4; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));
 }
+int64_t readI64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int b = 0; b < 8; ++b) v |= uint64_t{p[b]} << (8 * b);
+  return static_cast<int64_t>(v);
+}
+void writeI64(uint8_t* p, int64_t value) {
+  const auto v = static_cast<uint64_t>(value);
+  for (int b = 0; b < 8; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));
+}
+// Bytes of one ACC element: int32, or int64 with acc64.
+uint32_t accElemBytes(bool acc64) { return acc64 ? 8 : 4; }
 
 // One memory access of a command, for the race check: [lo, hi) in one space.
 struct Access {
@@ -543,7 +554,8 @@ Fault Machine::gemm(const firmware::Gemm& g, std::vector<Access>& accesses) {
   // accumulators), the conservative reading of "checks their footprints".
   const uint64_t inpHi = uint64_t{g.inpAddr} + uint64_t{g.k} * R * eb;
   const uint64_t wgtHi = uint64_t{g.wgtAddr} + uint64_t{g.k} * C * eb;
-  const uint64_t accHi = uint64_t{g.accAddr} + uint64_t{g.m} * C * 4;
+  const uint32_t ab = accElemBytes(g.acc64);
+  const uint64_t accHi = uint64_t{g.accAddr} + uint64_t{g.m} * C * ab;
   if (Fault f = checkBuffer(Buffer::kInp, g.inpAddr, inpHi, "GEMM"); f.code != ErrCode::kNone) return f;
   if (Fault f = checkBuffer(Buffer::kWgt, g.wgtAddr, wgtHi, "GEMM"); f.code != ErrCode::kNone) return f;
   if (Fault f = checkBuffer(Buffer::kAcc, g.accAddr, accHi, "GEMM"); f.code != ErrCode::kNone) return f;
@@ -560,10 +572,17 @@ Fault Machine::gemm(const firmware::Gemm& g, std::vector<Access>& accesses) {
   }
   for (uint32_t i = 0; i < g.m; ++i)
     for (uint32_t j = 0; j < g.n; ++j) {
-      uint8_t* p = acc + (size_t{i} * C + j) * 4;
-      const int64_t base = g.accumulate ? readI32(p) : 0;
-      // The ACC words are int32: the sum wraps modulo 2^32.
-      writeI32(p, static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(base + sum[i][j]))));
+      uint8_t* p = acc + (size_t{i} * C + j) * ab;
+      if (g.acc64) {
+        // int64 ACC: the array's sum (exact here; 48 bits in the RTL, which holds every
+        // sum the docs promise) plus the old value, modulo 2^64.
+        const uint64_t base = g.accumulate ? static_cast<uint64_t>(readI64(p)) : 0;
+        writeI64(p, static_cast<int64_t>(base + static_cast<uint64_t>(sum[i][j])));
+      } else {
+        const int64_t base = g.accumulate ? readI32(p) : 0;
+        // The ACC words are int32: the sum wraps modulo 2^32.
+        writeI32(p, static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(base + sum[i][j]))));
+      }
     }
   result_.counters.macs += uint64_t{g.m} * g.n * g.k;
   accesses.push_back({0, g.inpAddr, inpHi, false});
@@ -575,7 +594,8 @@ Fault Machine::gemm(const firmware::Gemm& g, std::vector<Access>& accesses) {
 Fault Machine::requant(const firmware::RequantStore& r, std::vector<Access>& accesses) {
   const uint32_t C = config_.cols;
   const uint32_t ob = widthBytes(r.outWidth);
-  const uint64_t accHi = uint64_t{r.accAddr} + uint64_t{r.rows} * C * 4;
+  const uint32_t ab = accElemBytes(r.acc64);
+  const uint64_t accHi = uint64_t{r.accAddr} + uint64_t{r.rows} * C * ab;
   const uint64_t outHi = uint64_t{r.outAddr} + uint64_t{r.rows} * C * ob;
   const uint32_t perParam = r.perChannel ? C : 1;
   if (Fault f = checkBuffer(Buffer::kAcc, r.accAddr, accHi, "REQUANT_STORE"); f.code != ErrCode::kNone) return f;
@@ -604,13 +624,21 @@ Fault Machine::requant(const firmware::RequantStore& r, std::vector<Access>& acc
   for (uint32_t row = 0; row < r.rows; ++row)
     for (uint32_t j = 0; j < C; ++j) {
       const uint32_t pj = r.perChannel ? j : 0;
-      int32_t x = readI32(buffers_[2].data() + r.accAddr + (size_t{row} * C + j) * 4);
-      if (r.biasEn)
-        x = static_cast<int32_t>(static_cast<uint32_t>(x) +
-                                 static_cast<uint32_t>(readI32(prm + r.biasAddr + 4 * j)));
+      const uint8_t* a = buffers_[2].data() + r.accAddr + (size_t{row} * C + j) * ab;
+      const int32_t bias = r.biasEn ? readI32(prm + r.biasAddr + 4 * j) : 0;
       const int32_t mult = readI32(prm + r.multAddr + 4 * pj);
       const int shift = static_cast<int8_t>(prm[r.shiftAddr + pj]);
-      const int32_t scaled = ops::quant::multiplyByQuantizedMultiplier(x, mult, shift);
+      int32_t scaled;
+      if (r.acc64) {
+        // int64 sum (wrapping), TFLite's 16x8 requantization; shifts outside its domain
+        // are clamped into it (docs/isa.md).
+        const auto x = static_cast<int64_t>(static_cast<uint64_t>(readI64(a)) +
+                                            static_cast<uint64_t>(int64_t{bias}));
+        scaled = ops::quant::multiplyByQuantizedMultiplier64(x, mult, std::clamp(shift, -31, 14));
+      } else {
+        const auto x = static_cast<int32_t>(static_cast<uint32_t>(readI32(a)) + static_cast<uint32_t>(bias));
+        scaled = ops::quant::multiplyByQuantizedMultiplier(x, mult, shift);
+      }
       // The zero point add wraps like the reference's int32 arithmetic (ops/conv).
       int64_t y = static_cast<int32_t>(static_cast<uint32_t>(scaled) + static_cast<uint32_t>(r.outZp));
       y = std::max<int64_t>(std::min<int64_t>(y, r.clampMax), r.clampMin);

@@ -13,8 +13,8 @@
 //    when it has completed (a push beyond 255 outstanding tokens is a stream error: the
 //    8-bit counters cannot hold it);
 //  - DMA_LOAD / DMA_STORE (3-D strides, byte granular), GEMM (int8/int16, zero points,
-//    accumulate, wrapping int32 ACC), REQUANT_STORE (ops/quant fixed point, clamp,
-//    saturation), DENSIFY (the densify unit's descriptor, walked by ops' DensifyWalker),
+//    accumulate, wrapping int32 ACC or int64 with acc64), REQUANT_STORE (ops/quant fixed
+//    point, the 64-bit 16x8 form with acc64, clamp, saturation), DENSIFY (the densify unit's descriptor, walked by ops' DensifyWalker),
 //    SYNC and END; footprint checks (dma_oob) before anything moves; DRAM accesses outside
 //    the DRAM model fail with bus_error.
 //

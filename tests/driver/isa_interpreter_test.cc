@@ -126,6 +126,150 @@ TEST(IsaInterpreter, GemmAndRequantMatchTheFormulas) {
     }
 }
 
+// acc64 (docs/isa.md): int16 GEMMs whose sums leave int32, accumulated over several
+// commands into int64 ACC elements (8 bytes each), then REQUANT_STORE's 64-bit path.
+TEST(IsaInterpreter, Acc64GemmAndRequantMatchTheInt64Model) {
+  DramModel dram(kBase, 4096);
+  IsaInterpreter npu({}, dram);
+  std::mt19937_64 rng(11);
+  const uint32_t m = 16, n = 13, kPart = 1500, parts = 3, k = kPart * parts;
+  auto& inp = npu.buffer(Buffer::kInp);
+  auto& wgt = npu.buffer(Buffer::kWgt);
+  auto& acc = npu.buffer(Buffer::kAcc);
+  auto& prm = npu.buffer(Buffer::kPrm);
+  auto put = [](std::vector<uint8_t>& b, size_t a, uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) b[a + i] = static_cast<uint8_t>(v >> (8 * i));
+  };
+  auto get = [](const std::vector<uint8_t>& b, size_t a, int bytes) {
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; ++i) v |= uint64_t{b[a + i]} << (8 * i);
+    return v;
+  };
+  // Full-scale int16 activations; int16 weights in the even columns, int8 ones
+  // (sign-extended: the 16x8 case) in the odd columns.
+  std::vector<int64_t> A(m * k), B(k * 16);
+  for (uint32_t t = 0; t < k; ++t) {
+    for (uint32_t i = 0; i < 16; ++i) {
+      const int64_t a = rng() % 4 ? (rng() % 2 ? 32767 : -32768) : static_cast<int16_t>(rng());
+      if (i < m) A[i * k + t] = a;
+      put(inp, (size_t{t} * 16 + i) * 2, static_cast<uint64_t>(a), 2);
+    }
+    for (uint32_t j = 0; j < 16; ++j) {
+      const int64_t b = j % 2 ? static_cast<int8_t>(rng()) : static_cast<int16_t>(rng());
+      B[t * 16 + j] = b;
+      put(wgt, (size_t{t} * 16 + j) * 2, static_cast<uint64_t>(b), 2);
+    }
+  }
+  // ACC starts with values near the int64 limits in some lanes (accumulate wraps modulo
+  // 2^64) and a stale int32-looking pattern in the rest; lanes j >= n stay untouched.
+  const uint32_t accAddr = 1024;
+  std::vector<uint64_t> want(m * 16);
+  for (uint32_t i = 0; i < m; ++i)
+    for (uint32_t j = 0; j < 16; ++j) {
+      const uint64_t v = (i + j) % 5 == 0 ? uint64_t{INT64_MAX} - (rng() % (uint64_t{1} << 40)) : rng();
+      want[i * 16 + j] = v;
+      put(acc, accAddr + (size_t{i} * 16 + j) * 8, v, 8);
+    }
+  std::vector<Command> s;
+  for (uint32_t p = 0; p < parts; ++p) {
+    firmware::Gemm g;
+    g.mode = firmware::GemmMode::kInt16;
+    g.acc64 = true;
+    g.aSigned = g.bSigned = true;
+    g.accumulate = true;
+    g.m = m;
+    g.n = n;
+    g.k = kPart;
+    g.inpAddr = p * kPart * 16 * 2;
+    g.wgtAddr = p * kPart * 16 * 2;
+    g.accAddr = accAddr;
+    s.push_back(cmd(g));
+  }
+  bool beyondInt32 = false;
+  for (uint32_t i = 0; i < m; ++i)
+    for (uint32_t j = 0; j < n; ++j) {
+      int64_t sum = 0;
+      for (uint32_t t = 0; t < k; ++t) sum += A[i * k + t] * B[t * 16 + j];
+      beyondInt32 |= sum != static_cast<int32_t>(sum);
+      want[i * 16 + j] += static_cast<uint64_t>(sum);
+    }
+  ASSERT_TRUE(beyondInt32);
+  // Per-channel parameters; shifts cover the valid range [-31, 14] and two outside it
+  // (clamped: 20 acts as 14, -40 as -31).
+  int32_t bias[16], mult[16];
+  int shift[16];
+  for (uint32_t j = 0; j < 16; ++j) {
+    bias[j] = static_cast<int32_t>(rng());
+    mult[j] = static_cast<int32_t>((uint64_t{1} << 30) + rng() % (uint64_t{1} << 30));
+    shift[j] = j == 3 ? 20 : j == 5 ? -40 : static_cast<int>(rng() % 46) - 31;
+    put(prm, 4 * j, static_cast<uint32_t>(bias[j]), 4);
+    put(prm, 64 + 4 * j, static_cast<uint32_t>(mult[j]), 4);
+    prm[128 + j] = static_cast<uint8_t>(static_cast<int8_t>(shift[j]));
+  }
+  mult[7] = 0x7FFFFFFF;  // the reduced multiplier's cap
+  put(prm, 64 + 4 * 7, 0x7FFFFFFF, 4);
+  firmware::RequantStore rq;
+  rq.acc64 = true;
+  rq.accAddr = accAddr;
+  rq.rows = m;
+  rq.biasEn = true;
+  rq.multAddr = 64;
+  rq.shiftAddr = 128;
+  rq.perChannel = true;
+  rq.outWidth = firmware::ElemWidth::kW16;
+  rq.outSigned = true;
+  rq.outZp = 5;
+  rq.clampMin = -30000;
+  rq.clampMax = 32767;
+  s.push_back(cmd(rq));
+  s.push_back(end());
+  InterpreterResult r = npu.run(s);
+  ASSERT_TRUE(r.clean()) << r.describe();
+  for (uint32_t i = 0; i < m; ++i)
+    for (uint32_t j = 0; j < 16; ++j) {
+      ASSERT_EQ(get(acc, accAddr + (size_t{i} * 16 + j) * 8, 8), want[i * 16 + j]) << i << "," << j;
+      const int64_t x = static_cast<int64_t>(want[i * 16 + j] + static_cast<uint64_t>(int64_t{bias[j]}));
+      const int s = std::clamp(shift[j], -31, 14);
+      int64_t y = int64_t{ops::quant::multiplyByQuantizedMultiplier64(x, mult[j], s)} + 5;
+      y = std::clamp<int64_t>(y, -30000, 32767);
+      EXPECT_EQ(static_cast<int16_t>(get(npu.buffer(Buffer::kOut), (size_t{i} * 16 + j) * 2, 2)), y)
+          << i << "," << j << " shift " << shift[j];
+    }
+  // A sum that needs more than 32 bits, checked on its own: acc64 keeps it.
+  EXPECT_NE(want[0], static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(want[0]))));
+}
+
+// The same ACC row read without acc64 is the int32 path: acc64 = 0 is ISA 1.0.
+TEST(IsaInterpreter, Acc64OffIsTheInt32Path) {
+  DramModel dram(kBase, 4096);
+  IsaInterpreter npu({}, dram);
+  auto& inp = npu.buffer(Buffer::kInp);
+  auto& wgt = npu.buffer(Buffer::kWgt);
+  // 600 products of 32767 * -32768: -2^39-ish, wraps in int32.
+  const uint32_t k = 600;
+  for (uint32_t t = 0; t < k; ++t) {
+    inp[t * 32] = 0xFF;
+    inp[t * 32 + 1] = 0x7F;
+    wgt[t * 32] = 0x00;
+    wgt[t * 32 + 1] = 0x80;
+  }
+  firmware::Gemm g;
+  g.mode = firmware::GemmMode::kInt16;
+  g.aSigned = g.bSigned = true;
+  g.k = k;
+  g.acc64 = true;
+  ASSERT_TRUE(npu.run({cmd(g), end()}).clean());
+  const int64_t exact = int64_t{32767} * -32768 * k;
+  int64_t got = 0;
+  for (int b = 0; b < 8; ++b) got |= int64_t{npu.buffer(Buffer::kAcc)[b]} << (8 * b);
+  EXPECT_EQ(got, exact);
+  g.acc64 = false;
+  ASSERT_TRUE(npu.run({cmd(g), end()}).clean());
+  int32_t word = 0;
+  for (int b = 0; b < 4; ++b) word |= int32_t{npu.buffer(Buffer::kAcc)[b]} << (8 * b);
+  EXPECT_EQ(word, static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(exact))));
+}
+
 TEST(IsaInterpreter, FootprintsBeyondABufferAreDmaOob) {
   DramModel dram(kBase, 4096);
   NpuConfig cfg;
@@ -145,6 +289,23 @@ TEST(IsaInterpreter, FootprintsBeyondABufferAreDmaOob) {
   r = npu.run({cmd(g), end()});
   EXPECT_EQ(r.error, firmware::ErrCode::kDmaOob);
   EXPECT_EQ(r.errInfo, static_cast<uint32_t>(Buffer::kInp));
+  // acc64: 16 rows of 16 int64 need 2 KiB of ACC where int32 needs 1 KiB.
+  g = firmware::Gemm{};
+  g.m = 16;
+  g.accAddr = static_cast<uint32_t>(cfg.accBytes - 1024);
+  ASSERT_TRUE(npu.run({cmd(g), end()}).completed);
+  g.acc64 = true;
+  r = npu.run({cmd(g), end()});
+  EXPECT_EQ(r.error, firmware::ErrCode::kDmaOob);
+  EXPECT_EQ(r.errInfo, static_cast<uint32_t>(Buffer::kAcc));
+  firmware::RequantStore rq;
+  rq.rows = 8;
+  rq.accAddr = static_cast<uint32_t>(cfg.accBytes - 512);
+  ASSERT_TRUE(npu.run({cmd(rq), end()}).completed);
+  rq.acc64 = true;
+  r = npu.run({cmd(rq), end()});
+  EXPECT_EQ(r.error, firmware::ErrCode::kDmaOob);
+  EXPECT_EQ(r.errInfo, static_cast<uint32_t>(Buffer::kAcc));
 }
 
 TEST(IsaInterpreter, DramOutsideTheModelIsABusError) {
