@@ -54,8 +54,12 @@ hal::Result<double> productMultiplier(float inputScale, float filterScale, float
 
 ActivationRange activationRange(int32_t activation, float scale, int32_t zeroPoint, int32_t qmin,
                                 int32_t qmax) {
+  // Clamped before the conversion, so that a tiny scale (int16 outputs of the 16x8 mode)
+  // cannot overflow int32; the bound is intersected with [qmin, qmax] anyway.
   auto q = [&](float f) {
-    return zeroPoint + static_cast<int32_t>(std::round(f / scale));
+    const float r = std::min(std::max(std::round(f / scale), -1e12f), 1e12f);
+    const int64_t v = int64_t{zeroPoint} + static_cast<int64_t>(r);
+    return static_cast<int32_t>(std::min<int64_t>(std::max<int64_t>(v, INT32_MIN), INT32_MAX));
   };
   switch (activation) {
     case kActRelu: return {std::max(qmin, q(0.0f)), qmax};

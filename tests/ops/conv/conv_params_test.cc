@@ -159,6 +159,17 @@ TEST(ConvParams16x8, WideParametersAndInt16ActivationRanges) {
     EXPECT_EQ(p->activationMin, c.lo) << "activation " << c.act;
     EXPECT_EQ(p->activationMax, c.hi) << "activation " << c.act;
   }
+  // An output scale so small that 1 / scale passes 2^31 (int16 outputs have them far more
+  // often than int8 ones): the clamps saturate to the type range instead of overflowing.
+  // M_real = float(1e-6 * 1e-3) / 1e-12 ~ 1000: shift 10.
+  for (const Case& c : {Case{2, -32768, 32767}, Case{3, 0, 32767}}) {
+    auto p = makeConvQuantParams(quant(kQ16, 1e-6f, 0), perChannel({1e-3f}, 0), &bias,
+                                 quant(kQ16, 1e-12f, 0), c.act, 1);
+    ASSERT_TRUE(p.ok()) << p.error();
+    EXPECT_EQ(p->multiplier(0).shift, 10);
+    EXPECT_EQ(p->activationMin, c.lo) << "activation " << c.act;
+    EXPECT_EQ(p->activationMax, c.hi) << "activation " << c.act;
+  }
   // A quant8 layer is not wide.
   auto q8 = makeConvQuantParams(quant(kS8, 0.5f, 0), quant(kS8, 0.25f, 0), &bias,
                                 quant(kS8, 1.0f, 0), 0, 1);

@@ -45,6 +45,8 @@ class OneOp {
   void channelQuant(uint32_t operand, std::vector<float> scales, uint32_t dim) {
     b_.setChannelQuant(operand, std::move(scales), dim);
   }
+  // Selects the 16x8 quantization mode for the model.
+  void quant16x8(bool on = true) { b_.setQuant16x8(on); }
   void op(OperationType type, std::vector<uint32_t> in, std::vector<uint32_t> out) {
     b_.addOperation(type, std::move(in), std::move(out));
   }
