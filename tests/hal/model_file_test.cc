@@ -66,6 +66,44 @@ TEST_F(ModelFileTest, WriteThenReadGivesAnIdenticalModel) {
   EXPECT_TRUE(sameModel(*r, *r2));
 }
 
+TEST_F(ModelFileTest, Quant16x8FlagRoundTrips) {
+  // A 16x8 layer (docs/quantization.md §10): int16 activations, int8 symmetric weights.
+  ModelBuilder b;
+  const uint32_t in = b.addInput(OperandType::TENSOR_QUANT16_SYMM, {1, 2}, 0.5f);
+  const uint32_t w = b.addConstant(OperandType::TENSOR_QUANT8_SYMM, {1, 2},
+                                   std::vector<int8_t>{-3, 7}, 0.25f);
+  const uint32_t bias = b.addConstant(OperandType::TENSOR_INT32, {1}, std::vector<int32_t>{5},
+                                      0.125f);
+  const uint32_t out = b.addOutput(OperandType::TENSOR_QUANT16_SYMM, {1, 1}, 1.0f);
+  b.addOperation(OperationType::FULLY_CONNECTED, {in, w, bias, b.addInt32(0)}, {out});
+  b.setQuant16x8(true);
+  const Model m = b.build();
+  ASSERT_TRUE(writeModelFile(m, path("wide.json")).ok());
+  std::ifstream f(path("wide.json"));
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"quant16x8\": true"), std::string::npos) << text;
+  auto r = readModelFile(path("wide.json"));
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_TRUE(r->quant16x8);
+  EXPECT_TRUE(sameModel(m, *r));
+  // Off: the key is left out, reads back false, and the two models differ.
+  Model off = *r;
+  off.quant16x8 = false;
+  EXPECT_FALSE(sameModel(m, off));
+  ASSERT_TRUE(writeModelFile(off, path("narrow.json")).ok());
+  std::ifstream g(path("narrow.json"));
+  const std::string narrow((std::istreambuf_iterator<char>(g)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(narrow.find("quant16x8"), std::string::npos);
+  auto r2 = readModelFile(path("narrow.json"));
+  ASSERT_TRUE(r2.ok()) << r2.error();
+  EXPECT_FALSE(r2->quant16x8);
+  // A non-boolean value is an error that names the key.
+  write("bad.json", R"({"format":"nncosim-model/1","quant16x8":1,"main":{}})");
+  auto bad = readModelFile(path("bad.json"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().find("quant16x8"), std::string::npos) << bad.error();
+}
+
 TEST_F(ModelFileTest, EveryConformanceModelRoundTrips) {
   // A sample across the vector sets: conformance models written in our format and read back.
   int checked = 0;
