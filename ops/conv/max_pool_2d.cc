@@ -34,7 +34,8 @@ std::vector<T> maxPool(const PoolGeometry& g, const std::vector<T>& in, V lo, V 
 template <typename T>
 Status runQuant(OperationContext& ctx, const PoolGeometry& g) {
   const Shape& out = ctx.outputShape(0);
-  const quant::ActivationRange range = quant::typeRange(8, std::numeric_limits<T>::is_signed);
+  const quant::ActivationRange range =
+      quant::typeRange(8 * sizeof(T), std::numeric_limits<T>::is_signed);
   const quant::ActivationRange act =
       quant::activationRange(g.activation, out.scale, out.zeroPoint, range.min, range.max);
   const std::vector<T> res = maxPool<T, int32_t>(g, loadNhwc<T>(ctx, 0, g.nchw), act.min, act.max);
@@ -65,6 +66,8 @@ Status executeMaxPool2D(OperationContext& ctx) {
       return runQuant<uint8_t>(ctx, *g);
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
       return runQuant<int8_t>(ctx, *g);
+    case OperandType::TENSOR_QUANT16_SYMM:  // the 16x8 mode
+      return runQuant<int16_t>(ctx, *g);
     default:
       return hal::fail("unsupported input type ", hal::toString(ctx.inputType(0)));
   }

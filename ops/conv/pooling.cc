@@ -23,13 +23,27 @@ Status validatePool(const OperationContext& ctx, PoolKind kind) {
   NNC_TRY(checkCounts(ctx, {7, 8, 10, 11}, 1));
   const OperandType t = ctx.inputType(0);
   NNC_TRY(checkInputType(ctx, 0, t));
+  // The 16x8 mode (docs/quantization.md §10) also pools its int16 activations.
+  const bool wide = kind != PoolKind::kL2 && isQuant16(t) && ctx.quant16x8();
   const bool quantOk = kind != PoolKind::kL2 && isQuant8(t);
-  if (!isFloatTensor(t) && !quantOk)
+  if (kind == PoolKind::kL2 && !isFloatTensor(t))
     return hal::fail(inputName(ctx, 0), ": unsupported type ", hal::toString(t),
-                     kind == PoolKind::kL2
-                         ? " (expected TENSOR_FLOAT32 or TENSOR_FLOAT16)"
-                         : " (expected TENSOR_FLOAT32, TENSOR_FLOAT16, TENSOR_QUANT8_ASYMM or "
-                           "TENSOR_QUANT8_ASYMM_SIGNED)");
+                     " (expected TENSOR_FLOAT32 or TENSOR_FLOAT16)");
+  if (!isFloatTensor(t) && !quantOk && !wide)
+    return unsupportedInputType(ctx, 0,
+                                "TENSOR_FLOAT32, TENSOR_FLOAT16, TENSOR_QUANT8_ASYMM or "
+                                "TENSOR_QUANT8_ASYMM_SIGNED");
+  if (wide) {
+    // As TFLite's int16 pools: the output keeps the input's scale, symmetric.
+    const Shape& in = ctx.inputShape(0);
+    const Shape& out = ctx.outputShape(0);
+    if (in.zeroPoint != 0 || out.zeroPoint != 0)
+      return hal::fail("16x8 mode: input and output zero points (", in.zeroPoint, ", ",
+                       out.zeroPoint, ") must be 0");
+    if (in.scale != out.scale)
+      return hal::fail("16x8 mode: output scale ", out.scale, " must equal the input scale ",
+                       in.scale);
+  }
   const size_t last = activationIndex(ctx);
   for (size_t i = 1; i <= last; ++i) NNC_TRY(checkInputType(ctx, i, OperandType::INT32));
   if (hasLayout(ctx)) NNC_TRY(checkInputType(ctx, last + 1, OperandType::BOOL));

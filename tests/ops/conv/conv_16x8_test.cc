@@ -586,5 +586,43 @@ TEST(FullyConnected16x8, PerChannelWeightsAlongUnitsOnly) {
                                  "TENSOR_QUANT8_SYMM_PER_CHANNEL"));
 }
 
+// --- pooling of int16 activations -------------------------------------------------------
+
+// A 2x2/2 pool over a [1, 2, 4, 1] int16 input, VALID, in a 16x8 model (or not).
+std::string pool16(OneOp& m, OperationType type, bool mode, float outScale, int32_t act = 0) {
+  m.quant16x8(mode);
+  const uint32_t in =
+      m.input<int16_t>(kQ16, {1, 2, 4, 1}, {1, 2, -1, -2, 32767, 32767, -3, -3}, 0.5f);
+  const uint32_t out = m.output(kQ16, {1, 1, 2, 1}, outScale);
+  m.op(type, {in, m.i32(kValid), m.i32(2), m.i32(2), m.i32(2), m.i32(2), m.i32(act)}, {out});
+  return m.run();
+}
+
+TEST(Pool16x8, AverageAndMax) {
+  OneOp avg;
+  ASSERT_EQ(pool16(avg, OperationType::AVERAGE_POOL_2D, true, 0.5f), "");
+  // (1 + 2 + 32767 + 32767) / 4 = 16384.25 -> 16384; (-1 - 2 - 3 - 3) / 4 = -2.25 -> -2.
+  EXPECT_EQ(avg.result<int16_t>(), (std::vector<int16_t>{16384, -2}));
+  OneOp max;
+  ASSERT_EQ(pool16(max, OperationType::MAX_POOL_2D, true, 0.5f), "");
+  EXPECT_EQ(max.result<int16_t>(), (std::vector<int16_t>{32767, -1}));
+  OneOp relu1;  // RELU1 at scale 0.5: [-2, 2]
+  ASSERT_EQ(pool16(relu1, OperationType::MAX_POOL_2D, true, 0.5f, 2), "");
+  EXPECT_EQ(relu1.result<int16_t>(), (std::vector<int16_t>{2, -1}));
+}
+
+TEST(Pool16x8, RejectedWithoutTheModeOrWithAnotherScale) {
+  OneOp off;
+  std::string e = pool16(off, OperationType::AVERAGE_POOL_2D, false, 0.5f);
+  EXPECT_TRUE(contains(e, "unsupported type TENSOR_QUANT16_SYMM")) << e;
+  EXPECT_TRUE(contains(e, "quant16x8")) << e;
+  OneOp scale;
+  e = pool16(scale, OperationType::MAX_POOL_2D, true, 0.25f);
+  EXPECT_TRUE(contains(e, "output scale 0.25 must equal the input scale 0.5")) << e;
+  OneOp l2;
+  e = pool16(l2, OperationType::L2_POOL_2D, true, 0.5f);
+  EXPECT_TRUE(contains(e, "expected TENSOR_FLOAT32 or TENSOR_FLOAT16")) << e;
+}
+
 }  // namespace
 }  // namespace nncosim::ops::conv_test
