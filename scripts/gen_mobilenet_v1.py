@@ -9,6 +9,13 @@ a global AVERAGE_POOL_2D, FULLY_CONNECTED to the classes, then DEQUANTIZE and a 
 SOFTMAX. Convolution and depthwise filters are TENSOR_QUANT8_SYMM_PER_CHANNEL; the FC
 weights are per-tensor, of the activation type (int8, or uint8 with zero point 128).
 
+--quant 16x8 writes the same network in nncosim's 16x8 quantization mode
+(docs/quantization.md section 10; the model sets "quant16x8": true): TENSOR_QUANT16_SYMM
+activations (zero point 0; the image is the same picture, its 8-bit codes times 256),
+the same int8 symmetric per-channel filters, TENSOR_QUANT8_SYMM FC weights, int32 biases
+at scale input * filter. NNAPI has no DEQUANTIZE of TENSOR_QUANT16_SYMM, so that variant
+ends at the FULLY_CONNECTED: its output is the int16 logits.
+
 Quantization without calibration data: every layer's weights are drawn from N(0, 1), and
 a synthetic batch normalization is folded into them, as a trained network's converter
 does. Its statistics come from propagating per-channel means and variances through the
@@ -69,20 +76,30 @@ def round_away(x):
 
 
 class QType:
-    """An 8-bit activation type: TENSOR_QUANT8_ASYMM_SIGNED or TENSOR_QUANT8_ASYMM."""
+    """The activation type: TENSOR_QUANT8_ASYMM_SIGNED or TENSOR_QUANT8_ASYMM, or
+    TENSOR_QUANT16_SYMM in the 16x8 mode (wide)."""
 
-    def __init__(self, signed):
+    def __init__(self, signed, wide=False):
+        self.wide = wide
+        if wide:
+            self.name, self.qmin, self.qmax, self.center, self.pack = (
+                "TENSOR_QUANT16_SYMM", -32768, 32767, 0, "h")
+            # FC weights: int8 symmetric, zero point 0.
+            self.weight_name, self.weight_center, self.weight_pack = "TENSOR_QUANT8_SYMM", 0, "b"
+            return
         self.name = "TENSOR_QUANT8_ASYMM_SIGNED" if signed else "TENSOR_QUANT8_ASYMM"
         self.qmin, self.qmax = (-128, 127) if signed else (0, 255)
         self.center = 0 if signed else 128  # zero point of a symmetric range
         self.pack = "b" if signed else "B"
+        self.weight_name, self.weight_center, self.weight_pack = self.name, self.center, self.pack
 
 
 # --- model writer ---------------------------------------------------------------------
 
 
 class ModelWriter:
-    def __init__(self):
+    def __init__(self, quant16x8=False):
+        self.quant16x8 = quant16x8
         self.operands = []
         self.operations = []
         self.pool = bytearray()
@@ -141,10 +158,12 @@ class ModelWriter:
             pools.append({"file": pool_name, "size": len(self.pool)})
         dump = lambda v: json.dumps(v, separators=(", ", ": "))  # noqa: E731
         lines = ['{"format": "nncosim-model/1",',
-                 ' "relaxComputationFloat32toFloat16": false,',
-                 ' "pools": ' + dump(pools) + ",",
-                 ' "main": {',
-                 '  "operands": [']
+                 ' "relaxComputationFloat32toFloat16": false,']
+        if self.quant16x8:
+            lines.append(' "quant16x8": true,')
+        lines += [' "pools": ' + dump(pools) + ",",
+                  ' "main": {',
+                  '  "operands": [']
         lines += ["   " + dump(o) + ("," if i + 1 < len(self.operands) else "")
                   for i, o in enumerate(self.operands)]
         lines += ["  ],", '  "operations": [']
@@ -229,6 +248,28 @@ def requantizer(multiplier, shift, zero_point, lo, hi):
     return requant
 
 
+def wrap64(x):
+    return ((x + (1 << 63)) & 0xFFFFFFFFFFFFFFFF) - (1 << 63)
+
+
+def requantizer16(multiplier, shift, lo, hi):
+    """The 16x8 mode's output stage (quant::multiplyByQuantizedMultiplier64): the Q31
+    multiplier reduced to Q15, one rounding shift of the exact int64 sum, low 32 bits."""
+    assert -31 <= shift <= 14, "16x8 shift %d outside [-31, 14]" % shift
+    reduced = 0x7FFF if multiplier >= 0x7FFF0000 else (multiplier + (1 << 15)) >> 16
+    total = 15 - shift
+
+    def requant(acc):
+        return max(min(wrap32(wrap64(acc * reduced + (1 << (total - 1))) >> total), hi), lo)
+    return requant
+
+
+def layer_requantizer(qtype, multiplier, shift, zero_point, lo, hi):
+    if qtype.wide:
+        return requantizer16(multiplier, shift, lo, hi)
+    return requantizer(multiplier, shift, zero_point, lo, hi)
+
+
 def relu6_range(qtype, scale, zero_point):
     """quant::activationRange for ReLU6 (float division, round half away from zero)."""
     return (max(qtype.qmin, zero_point),
@@ -306,9 +347,11 @@ class Builder:
 
     def __init__(self, args, qtype, image):
         self.args, self.q, self.rng = args, qtype, random.Random(args.seed)
-        self.m = ModelWriter()
+        self.m = ModelWriter(qtype.wide)
         self.layers = []  # for --stats
-        self.in_scale, self.in_zp = f32(1.0 / 128), qtype.center
+        # 16x8: the same picture, its codes times 256 at a 256 times finer scale.
+        self.in_scale = f32(1.0 / 32768) if qtype.wide else f32(1.0 / 128)
+        self.in_zp = qtype.center
         self.x = self.m.operand(qtype.name, [1, args.size, args.size, 3], self.in_scale,
                                 self.in_zp, "SUBGRAPH_INPUT", "image")
         self.input_index = self.x
@@ -366,11 +409,15 @@ class Builder:
                        struct.pack("<%db" % len(flat), *flat), name=name + ".weights",
                        channel_quant=(channel_dim, wscales))
         bias_q = [round_away(b / f32(self.scale * s)) for b, s in zip(biases, wscales)]
+        assert all(-(1 << 31) <= v < (1 << 31) for v in bias_q), name + ": bias beyond int32"
         b = m.constant("TENSOR_INT32", [out_c], bias_q, struct.pack("<%di" % out_c, *bias_q),
                        name=name + ".bias")
 
         upper = min(6.0, max(beta + RELU6_HEADROOM_STD * gamma for beta, gamma in pre))
-        out_scale, out_zp = f32(upper / (q.qmax - q.qmin)), q.qmin
+        if q.wide:  # symmetric: [0, upper] uses the positive half
+            out_scale, out_zp = f32(upper / q.qmax), 0
+        else:
+            out_scale, out_zp = f32(upper / (q.qmax - q.qmin)), q.qmin
         oh, ow = -(-self.h // stride), -(-self.w // stride)
         y = m.operand(q.name, [1, oh, ow, out_c], out_scale, out_zp, name=name)
         pad, s = m.int32(PADDING_SAME), m.int32(stride)
@@ -381,8 +428,9 @@ class Builder:
                  [self.x, w, b, pad, s, s, m.int32(1), m.int32(FUSED_RELU6)], [y])
 
         lo, hi = relu6_range(q, out_scale, out_zp)
-        requants = [requantizer(*quantize_multiplier(product_multiplier(self.scale, ws, out_scale)),
-                                out_zp, lo, hi) for ws in wscales]
+        requants = [layer_requantizer(q, *quantize_multiplier(
+                        product_multiplier(self.scale, ws, out_scale)), out_zp, lo, hi)
+                    for ws in wscales]
         self.layers.append({"kind": kind, "name": name, "k": k, "stride": stride,
                             "in": (self.h, self.w, in_c), "out": (oh, ow, out_c),
                             "in_zp": self.zp, "weights": wq, "bias": bias_q,
@@ -415,10 +463,10 @@ class Builder:
         rows = [[w * g for w in row] for row in raw]
         w_scale = f32(max(abs(w) for row in rows for w in row) / 127.0)
         wq = [[max(-127, min(127, round_away(w / w_scale))) for w in row] for row in rows]
-        flat = [v + q.center for row in wq for v in row]
-        w = m.constant(q.name, [classes, in_c], flat,
-                       struct.pack("<%d%s" % (len(flat), q.pack), *flat),
-                       w_scale, q.center, name="fc.weights")
+        flat = [v + q.weight_center for row in wq for v in row]
+        w = m.constant(q.weight_name, [classes, in_c], flat,
+                       struct.pack("<%d%s" % (len(flat), q.weight_pack), *flat),
+                       w_scale, q.weight_center, name="fc.weights")
         bias_scale = f32(self.scale * w_scale)
         biases = [self.rng.gauss(0, 0.1 * LOGIT_STD) for _ in range(classes)]
         bias_q = [round_away(v / bias_scale) for v in biases]
@@ -430,12 +478,13 @@ class Builder:
             mu = bias + sum(wv * s[0] for wv, s in zip(row, self.stats))
             sd = math.sqrt(sum(wv * wv * s[1] for wv, s in zip(row, self.stats)))
             reach = max(reach, abs(mu) + LOGIT_HEADROOM_STD * sd)
-        out_scale, out_zp = f32(max(reach, 1e-3) / 127.0), q.center
-        y = m.operand(q.name, [1, classes], out_scale, out_zp, name="logits")
+        out_scale, out_zp = f32(max(reach, 1e-3) / (q.qmax - q.center)), q.center
+        lifetime = "SUBGRAPH_OUTPUT" if q.wide else "TEMPORARY_VARIABLE"
+        y = m.operand(q.name, [1, classes], out_scale, out_zp, lifetime, name="logits")
         m.op("FULLY_CONNECTED", [self.x, w, b, m.int32(FUSED_NONE)], [y])
         self.layers.append({"kind": "fc", "name": "fc", "in": (1, 1, in_c), "out": (1, 1, classes),
                             "in_zp": self.zp, "weights": wq, "bias": bias_q,
-                            "requant": [requantizer(*quantize_multiplier(
+                            "requant": [layer_requantizer(q, *quantize_multiplier(
                                 product_multiplier(self.scale, w_scale, out_scale)),
                                 out_zp, q.qmin, q.qmax)],
                             "scale": out_scale, "zp": out_zp, "range": (q.qmin, q.qmax),
@@ -464,6 +513,8 @@ def build(args, qtype, image):
         b.conv_like("conv", "block%d.pw" % i, channels(out_c, args.width_multiplier), 1, 1)
     b.average_pool()
     b.fully_connected(args.classes)
+    if qtype.wide:  # no DEQUANTIZE of TENSOR_QUANT16_SYMM: the int16 logits are the output
+        return b, b.x
     probs = b.float_tail(args.classes)
     return b, probs
 
@@ -548,7 +599,7 @@ def simulate(builder, image, qtype, report):
     top = max(logits)
     e = [math.exp(v - top) for v in logits]
     probs = [v / sum(e) for v in e]
-    return table, logits, probs
+    return table, codes, logits, probs
 
 
 # --- main -----------------------------------------------------------------------------
@@ -568,6 +619,11 @@ def main():
     p.add_argument("--classes", type=int, default=1000, help="output classes (default 1000)")
     p.add_argument("--unsigned", action="store_true",
                    help="TENSOR_QUANT8_ASYMM activations (default TENSOR_QUANT8_ASYMM_SIGNED)")
+    p.add_argument("--quant", choices=["8", "16x8"], default="8",
+                   help="8: 8-bit activations (default); 16x8: the 16x8 mode "
+                        "(quant16x8 = true): int16 activations (TENSOR_QUANT16_SYMM), int8 "
+                        "symmetric per-channel weights, int32 bias; the output is the int16 "
+                        "logits")
     p.add_argument("--stats", action="store_true",
                    help="run the network in Python (NNAPI integer arithmetic) on the synthetic "
                         "image and print per-layer ranges and the top classes")
@@ -576,9 +632,14 @@ def main():
     args = p.parse_args()
     if args.size < 1 or args.classes < 1 or not 0 < args.width_multiplier <= 4:
         p.error("--size and --classes must be >= 1, --width-multiplier in (0, 4]")
+    if args.quant == "16x8" and args.unsigned:
+        p.error("--unsigned is for 8-bit activations; --quant 16x8 is symmetric int16")
 
-    qtype = QType(not args.unsigned)
-    image = synthetic_image(args.size, args.seed, qtype)
+    wide = args.quant == "16x8"
+    qtype = QType(not args.unsigned, wide)
+    image = synthetic_image(args.size, args.seed, QType(True) if wide else qtype)
+    if wide:
+        image = [v * 256 for v in image]
     builder, probs = build(args, qtype, image)
     out_dir = os.path.dirname(args.output)
     if out_dir:
@@ -600,14 +661,15 @@ def main():
 
     if args.stats or args.stats_json:
         print("simulating (NNAPI integer arithmetic) ...")
-        table, logits, probs = simulate(builder, image, qtype, report=True)
+        table, codes, logits, probs = simulate(builder, image, qtype, report=True)
         order = sorted(range(len(probs)), key=lambda i: -probs[i])
         entropy = -sum(v * math.log(v) for v in probs if v > 0)
         print("top classes: " + ", ".join("%d (%.4f)" % (i, probs[i]) for i in order[:5]) +
               "; entropy %.3f nats (uniform %.3f)" % (entropy, math.log(len(probs))))
         if args.stats_json:
             with open(args.stats_json, "w") as f:
-                json.dump({"layers": table, "logits": logits, "probabilities": probs}, f, indent=1)
+                json.dump({"layers": table, "output_codes": codes, "logits": logits,
+                           "probabilities": probs}, f, indent=1)
                 f.write("\n")
 
 

@@ -111,6 +111,35 @@ with tempfile.TemporaryDirectory() as tmp:
         check("unsigned activations", '"TENSOR_QUANT8_ASYMM"' in f.read())
     run_model("unsigned", u_model, u_inputs, 16)
 
+    # --quant 16x8: int16 activations in the 16x8 mode; the int16 logits are the output
+    # and must equal the generator's integer simulation code for code.
+    w_model, w_inputs, w_stats = (os.path.join(tmp, f) for f in ("w.json", "w_in.json",
+                                                                  "w_stats.json"))
+    w_macs = generate("16x8", w_model, *SMALL, "--quant", "16x8", "--inputs-out", w_inputs,
+                      "--stats-json", w_stats)
+    check("16x8: same MACs as the 8-bit network", w_macs == macs, f"{w_macs} vs {macs}")
+    with open(w_model) as f:
+        text = f.read()
+    check("16x8: the model selects the mode", '"quant16x8": true' in text)
+    check("16x8: int16 activations", '"TENSOR_QUANT16_SYMM"' in text)
+    rc, out, err = run(NNCOSIM, "validate", w_model)
+    check("16x8: validate", rc == 0 and "1 valid" in out, f"exit {rc}: {out[-400:]} {err[-800:]}")
+    rc, out, err = run(NNCOSIM, "info", w_model, "--no-operands")
+    check("16x8: info", rc == 0 and "16x8 quantization: yes" in out, f"exit {rc}: {out[-300:]}")
+    rc, out, err = run(NNCOSIM, "run", w_model, "--inputs", w_inputs, "--backend", "ref")
+    m = re.search(r"^output 0 TENSOR_QUANT16_SYMM \[1, 10\]: (\[.*\])$", out, re.M)
+    if check("16x8: run prints the int16 logits", rc == 0 and m is not None,
+             f"exit {rc}: {out[-800:]} {err[-800:]}") and os.path.isfile(w_stats):
+        with open(w_stats) as f:
+            st = json.load(f)
+        codes = json.loads(m.group(1))
+        check("16x8: reference equals the generator's integer simulation",
+              codes == st["output_codes"], f"nncosim {codes}, simulation {st['output_codes']}")
+        check("16x8: logits not degenerate", len(set(codes)) == 10, str(codes))
+        for layer in st["layers"]:
+            check(f"16x8: layer {layer['name']} not saturated", layer["at_high"] < 0.01,
+                  str(layer))
+
 for f in failures:
     print("FAIL " + f)
 print(f"{checks - len(failures)}/{checks} checks passed")
