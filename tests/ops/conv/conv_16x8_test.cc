@@ -328,7 +328,8 @@ void runRandomConv(Kind kind, uint32_t seed, int count) {
     const Layer l = randomLayer(rng, kind);
     SCOPED_TRACE("case " + std::to_string(t) + ": " + l.describe());
     const ValueMode v = pickValues(rng);
-    const uint32_t depth = kind == Kind::kDepthwise ? 1 : l.inC / (kind == Kind::kGrouped ? l.extra : 1);
+    const uint32_t groups = kind == Kind::kGrouped ? l.extra : 1;
+    const uint32_t depth = kind == Kind::kDepthwise ? 1 : l.inC / groups;
     const Scales s = randomScales(rng, v, l.perChannel ? l.outC : 1, l.fH * l.fW * depth);
     const std::vector<int16_t> x =
         randomCodes<int16_t>(rng, size_t{l.batches} * l.inH * l.inW * l.inC, v.xLo, v.xHi);
