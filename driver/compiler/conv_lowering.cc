@@ -41,6 +41,10 @@
 //
 // Outputs of the other mappings leave as channel tiles (kChannelTiles): each channel
 // tile's rows of a step are one contiguous DMA_STORE.
+//
+// The 16x8 mode (int16 activations, int8 weights; hal::Model::quant16x8) runs host im2col
+// with 16-bit operands (weights sign-extended at compile time), int64 ACC words and int16
+// outputs: the same images with two bytes per element.
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -92,9 +96,10 @@ uint32_t tapStepOf(uint32_t sw, uint32_t dw) { return sw / std::gcd(dw, sw); }
 hal::Status convSupport(const OpView& v) {
   const ConvKind kind = kindOf(v.op().type);
   const OperandType t = v.inShape(0).type;
-  if (!isQuant8(t))
+  if (!isQuant8(t) && !is16x8(v))
     return hal::fail("input type ", hal::toString(t),
-                     ": the MAC array is integer (TENSOR_QUANT8_ASYMM[_SIGNED] only)");
+                     ": the MAC array is integer (TENSOR_QUANT8_ASYMM[_SIGNED], or "
+                     "TENSOR_QUANT16_SYMM in a 16x8 model)");
   if (!v.isConstant(1)) return hal::fail("the filter is not a constant");
   if (!v.isConstant(2)) return hal::fail("the bias is not a constant");
   auto g = ops::conv::convGeometry(v.ctx(), kind);
@@ -125,6 +130,8 @@ struct ConvSetup {
   uint8_t filterFill = 0, inputFill = 0;
   std::vector<int32_t> bias, mult, shift;
   bool aSigned = false, bSigned = false, outSigned = false, perChannel = false;
+  bool wide = false;  // 16x8 mode: int16 operands and outputs, int64 ACC
+  uint32_t eb() const { return wide ? 2 : 1; }
   int32_t aZp = 0, bZp = 0, outZp = 0, clampMin = 0, clampMax = 0;
   uint64_t usefulMacs = 0;
   uint64_t pixels() const { return uint64_t{g.batches} * g.outH * g.outW; }
@@ -154,6 +161,7 @@ GemmSpec baseSpec(const ConvSetup& s) {
   spec.outZp = s.outZp;
   spec.clampMin = s.clampMin;
   spec.clampMax = s.clampMax;
+  spec.wide = s.wide;
   return spec;
 }
 
@@ -179,6 +187,8 @@ std::vector<uint8_t> tileWeights(const ConvSetup& s, bool tapMajor) {
           }
         }
     }
+  // 16x8: the int8 filter (fill 0, symmetric) sign-extended to the array's int16 operands.
+  if (s.wide) return widenInt8(weights.data(), weights.size());
   return weights;
 }
 
@@ -194,21 +204,23 @@ TensorLayout channelTilesOut(const ConvSetup& s) {
   l.batches = s.g.batches;
   l.height = s.g.outH;
   l.width = s.g.outW;
+  l.elementBytes = s.eb();
   return l;
 }
 
 // Stores a step's rows (output pixels [px0, px0 + rows)) of channel tiles [q0, q1): one
-// contiguous run per tile.
+// contiguous run per tile (eb bytes per element).
 void storeChannelTiles(uint64_t outBase, uint64_t totalRows, uint64_t px0, uint32_t rows, uint32_t q0,
-                       uint32_t q1, uint32_t C, uint32_t outAddr, std::vector<firmware::DmaStore>& out) {
+                       uint32_t q1, uint32_t C, uint32_t outAddr, std::vector<firmware::DmaStore>& out,
+                       uint32_t eb = 1) {
   firmware::DmaStore d;
   d.bufId = firmware::Buffer::kOut;
   d.bufAddr = outAddr;
-  d.dramAddr = static_cast<uint32_t>(outBase + (uint64_t{q0} * totalRows + px0) * C);
-  d.count0 = rows * C;
+  d.dramAddr = static_cast<uint32_t>(outBase + (uint64_t{q0} * totalRows + px0) * C * eb);
+  d.count0 = rows * C * eb;
   d.count1 = q1 - q0;
-  d.dramStride1 = static_cast<uint32_t>(totalRows * C);
-  d.bufStride1 = rows * C;
+  d.dramStride1 = static_cast<uint32_t>(totalRows * C * eb);
+  d.bufStride1 = rows * C * eb;
   out.push_back(d);
 }
 
@@ -468,13 +480,15 @@ hal::Result<CompiledStep> lowerHostIm2col(const hal::Model& model, uint32_t inde
   in.outWidth = g.outW;
   in.laneTile = R;
   in.fill = s.inputFill;
+  in.elementBytes = s.eb();
+  const uint32_t eb = s.eb();
   std::vector<uint32_t> groupDepth;
   for (uint32_t q = 0; q < s.Q; ++q)
     if (q == 0 || s.tileGroup[q] != s.tileGroup[q - 1]) {
       in.groups.emplace_back(s.tileIcLo[q], s.tileIcCount[q]);
       groupDepth.push_back(s.tileDepth[q]);
     }
-  const uint64_t inputBytes = uint64_t{g.batches} * g.inH * g.inW * g.inC;
+  const uint64_t inputBytes = uint64_t{g.batches} * g.inH * g.inW * g.inC * eb;
   const uint64_t imageBytes = in.deviceBytes(inputBytes);
   if (imageBytes > (uint64_t{1} << 28)) return hal::fail("the im2col image would take ", imageBytes, " bytes");
 
@@ -484,7 +498,8 @@ hal::Result<CompiledStep> lowerHostIm2col(const hal::Model& model, uint32_t inde
   if (!inBuf.ok()) return hal::Error{inBuf.error()};
   const size_t wBuf = sb.addConstant("weights", tileWeights(s, false));
   const size_t pBuf = sb.addConstant("requant parameters", prmImage(g.outC, C, s.bias.data(), s.mult, s.shift));
-  const size_t oBuf = sb.bindOutput(v.outOperand(0), outLayout, outLayout.deviceBytes(s.pixels() * g.outC), "output");
+  const size_t oBuf =
+      sb.bindOutput(v.outOperand(0), outLayout, outLayout.deviceBytes(s.pixels() * g.outC * eb), "output");
   NNC_TRY(sb.layout());
   const uint64_t inBase = sb.address(*inBuf), outBase = sb.address(oBuf);
 
@@ -496,13 +511,13 @@ hal::Result<CompiledStep> lowerHostIm2col(const hal::Model& model, uint32_t inde
   prob.rowTiles = static_cast<uint32_t>(in.im2colTiles());
   prob.rowsOf = [totalRows, R](uint32_t p) { return static_cast<uint32_t>(std::min<uint64_t>(R, totalRows - uint64_t{p} * R)); };
   prob.loadA = [=](const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>& out) {
-    loadContiguousPieces(pieces, R, [&](const APiece& a) {
-      return groupBase[a.g] + (uint64_t{a.p} * groupDepth[a.g] + a.k0) * R;
+    loadContiguousPieces(pieces, R * eb, [&](const APiece& a) {
+      return groupBase[a.g] + (uint64_t{a.p} * groupDepth[a.g] + a.k0) * R * eb;
     }, out);
   };
   prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows, uint32_t outAddr,
                       std::vector<firmware::DmaStore>& out) {
-    storeChannelTiles(outBase, totalRows, uint64_t{p0} * R, rows, q0, q1, C, outAddr, out);
+    storeChannelTiles(outBase, totalRows, uint64_t{p0} * R, rows, q0, q1, C, outAddr, out, eb);
   };
   GemmSpec spec = baseSpec(s);
   spec.kUnit = 1;
@@ -511,6 +526,7 @@ hal::Result<CompiledStep> lowerHostIm2col(const hal::Model& model, uint32_t inde
   std::string mapping = "host im2col GEMM, pixels x channels" + mappingSuffix(s);
   if (s.kind == ConvKind::kDepthwise)
     mapping += ", block-diagonal depthwise tiles (" + std::to_string(std::min(C, g.outC)) + " channels per GEMM)";
+  if (s.wide) mapping += ", 16x8 (int16 x int8, acc64)";
   return finish(sb, spec, options, mapping);
 }
 
@@ -700,12 +716,14 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
     s.mult[oc] = qp.multiplier(oc).multiplier;
     s.shift[oc] = qp.multiplier(oc).shift;
   }
-  s.aSigned = v.inShape(0).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  // Only TENSOR_QUANT8_ASYMM is unsigned (the 16x8 mode's int16 and int8 types are signed).
+  s.wide = is16x8(v);
+  s.aSigned = v.inShape(0).type != OperandType::TENSOR_QUANT8_ASYMM;
   s.bSigned = v.inShape(1).type != OperandType::TENSOR_QUANT8_ASYMM;
   s.aZp = qp.inputZeroPoint;
   s.bZp = qp.filterZeroPoint;
   s.perChannel = qp.perChannel();
-  s.outSigned = v.outShape(0).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  s.outSigned = v.outShape(0).type != OperandType::TENSOR_QUANT8_ASYMM;
   s.outZp = qp.outputZeroPoint;
   s.clampMin = qp.activationMin;
   s.clampMax = qp.activationMax;
@@ -719,10 +737,16 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
     if (want == M::kAuto || want == m) candidates.push_back(lower());
   };
   consider(M::kHostIm2col, [&] { return lowerHostIm2col(model, index, v, options, s); });
-  consider(M::kDmaIm2col, [&] { return lowerGathered(model, index, v, options, s, false); });
-  if (shiftedPlan(s, options).applies)
+  // The gathering mappings address bytes of 8-bit images; 16x8 layers use host im2col.
+  if (s.wide) {
+    if (want != M::kAuto && want != M::kHostIm2col)
+      return hal::fail("16x8 mode: only the host im2col mapping applies");
+  } else {
+    consider(M::kDmaIm2col, [&] { return lowerGathered(model, index, v, options, s, false); });
+  }
+  if (!s.wide && shiftedPlan(s, options).applies)
     consider(M::kShiftedWindows, [&] { return lowerGathered(model, index, v, options, s, true); });
-  if (s.cg.gi == 1) {
+  if (!s.wide && s.cg.gi == 1) {
     const BlockShape bs = bestBlockShape(s);
     consider(M::kOutputBlocks, [&] { return lowerBlocks(model, index, v, options, s, bs); });
   }

@@ -71,8 +71,10 @@ void contiguousLoad(Buffer buffer, uint32_t bufAddr, uint32_t dramAddr, uint64_t
 
 void storeTiles(uint64_t dram, uint32_t rowStride, uint32_t m, uint32_t q0, uint32_t q1,
                 uint32_t channels, const NpuConfig& npu, uint32_t outAddr, uint32_t tileStride,
-                std::vector<firmware::DmaStore>& out) {
+                std::vector<firmware::DmaStore>& out, uint32_t eb) {
   const uint32_t C = npu.cols;
+  // Byte counts with 8-bit DMA elements, whatever the output width.
+  const uint32_t rowBytes = C * eb;
   // Tiles [q0, qFull) have all C channels; a last tile may have fewer.
   const uint32_t qFull = std::min(q1, channels / C);
   firmware::DmaStore d;
@@ -80,21 +82,21 @@ void storeTiles(uint64_t dram, uint32_t rowStride, uint32_t m, uint32_t q0, uint
   if (qFull > q0) {
     d.bufAddr = outAddr;
     d.dramAddr = static_cast<uint32_t>(dram);
-    d.count0 = C;
+    d.count0 = rowBytes;
     d.count1 = qFull - q0;  // tiles: tileStride bytes apart in OUT, C channels apart in DRAM
     d.bufStride1 = tileStride;
-    d.dramStride1 = C;
+    d.dramStride1 = rowBytes;
     d.count2 = m;           // rows
-    d.bufStride2 = C;
+    d.bufStride2 = rowBytes;
     d.dramStride2 = rowStride;
     out.push_back(d);
   }
   for (uint32_t q = std::max(q0, qFull); q < q1; ++q) {
     d.bufAddr = outAddr + (q - q0) * tileStride;
-    d.dramAddr = static_cast<uint32_t>(dram + uint64_t{q - q0} * C);
-    d.count0 = channels - q * C;
+    d.dramAddr = static_cast<uint32_t>(dram + uint64_t{q - q0} * rowBytes);
+    d.count0 = (channels - q * C) * eb;
     d.count1 = m;
-    d.bufStride1 = C;
+    d.bufStride1 = rowBytes;
     d.dramStride1 = rowStride;
     d.count2 = 1;
     d.bufStride2 = 0;
@@ -157,8 +159,10 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   const uint32_t wgtSlot = slot(npu.wgtBytes, D);
   const uint32_t prmSlot = slot(npu.prmBytes, D);
   const uint32_t outSlot = slot(npu.outBytes, Do);
-  const uint32_t accRows = npu.accBytes / (C * 4);  // int32 rows of C
-  const uint32_t outRows = outSlot / C;             // 8-bit rows of C
+  // Element sizes: operands (INP/WGT), ACC words, outputs.
+  const uint32_t eb = spec.wide ? 2 : 1, ab = spec.wide ? 8 : 4, ob = spec.wide ? 2 : 1;
+  const uint32_t accRows = npu.accBytes / (C * ab);  // ACC rows of C
+  const uint32_t outRows = outSlot / (C * ob);       // OUT rows of C
   const uint32_t rowCap = std::min(accRows, outRows);
   const uint32_t unit = std::max<uint32_t>(1, spec.kUnit);
   const uint32_t prmTile = spec.prmTile ? spec.prmTile : prmTileBytes(C);
@@ -167,7 +171,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   if (rowCap < R) return hal::fail("GEMM plan: ACC/OUT too small for one tile");
 
   // The deepest k chunk an INP slot (and the GEMM's 16-bit k) holds.
-  uint32_t kMax = std::min<uint32_t>(65535, inpSlot / R);
+  uint32_t kMax = std::min<uint32_t>(65535, inpSlot / (R * eb));
   kMax -= kMax % unit;
   if (kMax == 0)
     return hal::fail("GEMM plan: ", unit, " taps per input channel do not fit an INP slot of ",
@@ -176,21 +180,21 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   std::vector<uint64_t> offset(Q + 1, 0);  // byte offset of tile q in the weight image
   uint32_t maxDepth = 0;
   for (uint32_t q = 0; q < Q; ++q) {
-    offset[q + 1] = offset[q] + uint64_t{spec.tileDepth[q]} * C;
+    offset[q + 1] = offset[q] + uint64_t{spec.tileDepth[q]} * C * eb;
     maxDepth = std::max(maxDepth, spec.tileDepth[q]);
   }
-  const bool resident = uint64_t{maxDepth} * C <= wgtSlot;
+  const bool resident = uint64_t{maxDepth} * C * eb <= wgtSlot;
   // Streamed weights: each step also holds a k chunk of every tile of the phase.
   uint32_t kChunk = kMax;
   uint32_t streamTiles = 0;
   if (!resident) {
-    if (uint64_t{kChunk} * C > wgtSlot) {
-      kChunk = wgtSlot / C;
+    if (uint64_t{kChunk} * C * eb > wgtSlot) {
+      kChunk = wgtSlot / (C * eb);
       kChunk -= kChunk % unit;
     }
     if (kChunk == 0)
       return hal::fail("GEMM plan: ", unit, " taps per input channel do not fit a WGT slot");
-    streamTiles = std::max<uint32_t>(1, wgtSlot / (kChunk * C));
+    streamTiles = std::max<uint32_t>(1, wgtSlot / (kChunk * C * eb));
   }
 
   // Phases: greedy runs of channel tiles under every capacity limit (one row tile of
@@ -273,7 +277,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
         uint32_t deepest = 0;
         for (const Phase& r : runs) deepest = std::max(deepest, spec.tileDepth[r.q0]);
         block = std::min(rowCap / (widest * R),
-                         static_cast<uint32_t>((inpSlot - spec.inpTail) / (uint64_t{deepest} * R)));
+                         static_cast<uint32_t>((inpSlot - spec.inpTail) / (uint64_t{deepest} * R * eb)));
         block = std::max<uint32_t>(1, std::min(block, P.rowTiles));
         if (options.maxRowTilesPerStep) block = std::min(block, options.maxRowTilesPerStep);
       }
@@ -288,10 +292,10 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
           // Pack group runs into the step while ACC/OUT rows and INP bytes allow.
           size_t r1 = r0 + 1;
           uint32_t tiles = runs[r0].q1 - runs[r0].q0;
-          uint64_t inpBytes = uint64_t{p1 - p0} * spec.tileDepth[runs[r0].q0] * R;
+          uint64_t inpBytes = uint64_t{p1 - p0} * spec.tileDepth[runs[r0].q0] * R * eb;
           while (singleChunk && r1 < runs.size()) {
             const uint32_t t2 = tiles + runs[r1].q1 - runs[r1].q0;
-            const uint64_t b2 = inpBytes + uint64_t{p1 - p0} * spec.tileDepth[runs[r1].q0] * R;
+            const uint64_t b2 = inpBytes + uint64_t{p1 - p0} * spec.tileDepth[runs[r1].q0] * R * eb;
             if (uint64_t{t2} * rows > rowCap || b2 + spec.inpTail > inpSlot) break;
             if (options.maxGroupsPerStep && r1 - r0 >= options.maxGroupsPerStep) break;
             tiles = t2;
@@ -333,15 +337,15 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
                 a.inpAddr = at;
                 pieces.push_back(a);
                 pieceAt.push_back(at);
-                at += depth * R;
+                at += depth * R * eb;
               }
             }
             P.loadA(pieces, loads);
             if (!resident)
               for (uint32_t q = qa; q < qb; ++q)
-                contiguousLoad(Buffer::kWgt, s * wgtSlot + (q - qa) * kChunk * C,
-                               static_cast<uint32_t>(P.weightImage + offset[q] + uint64_t{k0} * C),
-                               uint64_t{k1 - k0} * C, loads);
+                contiguousLoad(Buffer::kWgt, s * wgtSlot + (q - qa) * kChunk * C * eb,
+                               static_cast<uint32_t>(P.weightImage + offset[q] + uint64_t{k0} * C * eb),
+                               uint64_t{k1 - k0} * C * eb, loads);
             for (const firmware::DmaLoad& d : loads) {
               ss.load(d);
               ++report.dmaLoads;
@@ -353,7 +357,8 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
               for (uint32_t p = p0; p < p1; ++p) {
                 firmware::Gemm g;
                 std::vector<firmware::Gemm> gemms;
-                g.mode = firmware::GemmMode::kInt8;
+                g.mode = spec.wide ? firmware::GemmMode::kInt16 : firmware::GemmMode::kInt8;
+                g.acc64 = spec.wide;
                 g.aSigned = spec.aSigned;
                 g.bSigned = spec.bSigned;
                 g.accumulate = k0 > 0;
@@ -364,9 +369,9 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
                 g.inpAddr = pieceAt[(runIndex - r0) * (p1 - p0) + (p - p0)];
                 g.wgtAddr = resident
                                 ? static_cast<uint32_t>(resSlot * wgtSlot + offset[q] - offset[ph.q0] +
-                                                        uint64_t{k0} * C)
-                                : s * wgtSlot + (q - qa) * kChunk * C;
-                g.accAddr = ((q - qa) * rows + rowBase[p - p0]) * C * 4;
+                                                        uint64_t{k0} * C * eb)
+                                : s * wgtSlot + (q - qa) * kChunk * C * eb;
+                g.accAddr = ((q - qa) * rows + rowBase[p - p0]) * C * ab;
                 g.aZp = spec.aZp;
                 g.bZp = spec.bZp;
                 if (P.gemms) {
@@ -387,13 +392,14 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
             ss.beginOutput();
             for (uint32_t q = qa; q < qb; ++q) {
               firmware::RequantStore r;
-              r.outWidth = firmware::ElemWidth::kW8;
+              r.outWidth = spec.wide ? firmware::ElemWidth::kW16 : firmware::ElemWidth::kW8;
+              r.acc64 = spec.wide;
               r.outSigned = spec.outSigned;
               r.perChannel = spec.perChannel;
               r.outZp = spec.outZp;
-              r.accAddr = (q - qa) * rows * C * 4;
+              r.accAddr = (q - qa) * rows * C * ab;
               r.rows = rows;
-              r.outAddr = o * outSlot + (q - qa) * rows * C;
+              r.outAddr = o * outSlot + (q - qa) * rows * C * ob;
               r.biasEn = spec.biasEn;
               const uint32_t prm = resSlot * prmSlot + (q - ph.q0) * prmTile;
               r.biasAddr = prm;

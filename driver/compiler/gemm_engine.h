@@ -68,7 +68,7 @@ struct PlanOptions {
 };
 
 // One k-major A chunk the engine asks for: row tile p of A group g, reduction [k0, k1)
-// (relative to the group's depth), to INP at inpAddr ((k1 - k0) * R bytes). A step's
+// (relative to the group's depth), to INP at inpAddr ((k1 - k0) * R elements). A step's
 // pieces are group-major, then row tile, packed one after the other.
 struct APiece {
   uint32_t p = 0, g = 0, k0 = 0, k1 = 0, inpAddr = 0;
@@ -102,6 +102,10 @@ struct GemmSpec {
   uint32_t kUnit = 1;                  // k chunks are multiples of this (taps per channel)
   uint32_t inpTail = 0;                // INP bytes a piece's GEMMs may read past its end
   uint64_t usefulMacs = 0;             // MACs the operation needs (for the report)
+  // The 16x8 mode: 16-bit operands (A and B images hold int16 elements, twice the bytes),
+  // int64 ACC words (GEMM and REQUANT_STORE acc64) and int16 outputs (OUT rows of C*2
+  // bytes; storeOut's byte counts double). Off: 8-bit operands, int32 ACC, 8-bit outputs.
+  bool wide = false;
   // GEMM operands
   bool aSigned = false, bSigned = false;
   int32_t aZp = 0, bZp = 0;
@@ -139,12 +143,13 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
                                                         uint32_t tag, StepReport& report);
 
 // Stores m output rows x channel tiles [q0, q1) (tile q's rows at outAddr +
-// (q - q0)*tileStride in OUT, C bytes each) to DRAM, where output row i, channel c is at
-// dram + i*rowStride + (c - q0*C): the full C-channel tiles in one 3-D DMA_STORE (channels
-// x tiles x rows), a partial last tile in another.
+// (q - q0)*tileStride in OUT, C elements of eb bytes each) to DRAM, where output row i,
+// channel c is at dram + i*rowStride + (c - q0*C)*eb (addresses and strides in bytes): the
+// full C-channel tiles in one 3-D DMA_STORE (channels x tiles x rows), a partial last tile
+// in another.
 void storeTiles(uint64_t dram, uint32_t rowStride, uint32_t m, uint32_t q0, uint32_t q1,
                 uint32_t channels, const NpuConfig& npu, uint32_t outAddr, uint32_t tileStride,
-                std::vector<firmware::DmaStore>& out);
+                std::vector<firmware::DmaStore>& out, uint32_t eb = 1);
 
 // Splits a contiguous DRAM -> buffer copy into DMA_LOADs (count0 is 16 bits).
 void contiguousLoad(firmware::Buffer buffer, uint32_t bufAddr, uint32_t dramAddr, uint64_t bytes,

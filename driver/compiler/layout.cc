@@ -8,7 +8,7 @@ namespace nncosim::driver {
 uint64_t TensorLayout::im2colGroupOffset(size_t g) const {
   uint64_t at = 0;
   for (size_t i = 0; i < g && i < groups.size(); ++i)
-    at += im2colTiles() * groups[i].second * filterH * filterW * laneTile;
+    at += im2colTiles() * groups[i].second * filterH * filterW * laneTile * elementBytes;
   return at;
 }
 
@@ -26,7 +26,7 @@ uint64_t TensorLayout::deviceBytes(uint64_t operandBytes) const {
     case Kind::kBlockInput:
       return uint64_t{channels} * batches * blockTiles() * windowH * windowW * laneTile;
     case Kind::kChannelTiles:
-      return uint64_t{matrices} * ((channels + laneTile - 1) / laneTile) * lanes * laneTile;
+      return uint64_t{matrices} * ((channels + laneTile - 1) / laneTile) * lanes * laneTile * elementBytes;
     case Kind::kBlockOutput:
       return uint64_t{channels} * batches * blocksPerImage() * laneTile;
   }
@@ -112,8 +112,11 @@ hal::Result<std::vector<uint8_t>> packTensor(const TensorLayout& l,
       return dst;
     }
     case TensorLayout::Kind::kIm2col: {
-      const uint64_t want = uint64_t{l.batches} * l.height * l.width * l.channels;
+      const uint64_t eb = l.elementBytes;
+      const uint64_t want = uint64_t{l.batches} * l.height * l.width * l.channels * eb;
       if (src.size() != want) return hal::fail("im2col input: ", src.size(), " bytes, expected ", want);
+      // Wider elements are symmetric (16x8 mode): the padding value is 0 in every byte.
+      if (eb != 1 && l.fill != 0) return hal::fail("im2col input: ", eb, "-byte elements need fill 0");
       std::vector<uint8_t> dst(l.deviceBytes(src.size()), l.fill);
       const uint64_t pixels = uint64_t{l.batches} * l.outHeight * l.outWidth, L = l.laneTile;
       const uint32_t taps = l.filterH * l.filterW;
@@ -125,7 +128,7 @@ hal::Result<std::vector<uint8_t>> packTensor(const TensorLayout& l,
           const uint32_t b = static_cast<uint32_t>(px / (uint64_t{l.outHeight} * l.outWidth));
           const uint32_t oy = static_cast<uint32_t>(px / l.outWidth % l.outHeight);
           const uint32_t ox = static_cast<uint32_t>(px % l.outWidth);
-          uint8_t* lane = image + (px / L) * depth * L + px % L;
+          uint8_t* lane = image + ((px / L) * depth * L + px % L) * eb;
           for (uint32_t fy = 0; fy < l.filterH; ++fy) {
             const int64_t iy = int64_t{oy} * l.strideH + int64_t{fy} * l.dilationH - l.padTop;
             if (iy < 0 || iy >= l.height) continue;
@@ -134,7 +137,9 @@ hal::Result<std::vector<uint8_t>> packTensor(const TensorLayout& l,
               if (ix < 0 || ix >= l.width) continue;
               for (uint32_t ic = 0; ic < icCount; ++ic) {
                 const uint64_t t = (uint64_t{ic} * l.filterH + fy) * l.filterW + fx;
-                lane[t * L] = src[convIndex(l, b, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), icLo + ic)];
+                std::memcpy(lane + t * L * eb,
+                            &src[convIndex(l, b, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), icLo + ic) * eb],
+                            eb);
               }
             }
           }
@@ -178,9 +183,9 @@ hal::Result<std::vector<uint8_t>> packTensor(const TensorLayout& l,
       const uint64_t matrix = uint64_t{l.lanes} * l.depth * eb;
       if (src.size() != matrix * l.matrices)
         return hal::fail("matrix image: ", src.size(), " bytes, expected ", matrix * l.matrices);
-      if (eb != 1) return hal::fail("matrix image: only 1-byte elements");
+      if (eb != 1 && l.fill != 0) return hal::fail("matrix image: ", eb, "-byte elements need fill 0");
       std::vector<uint8_t> dst(l.deviceBytes(src.size()), l.fill);
-      const uint64_t tileBytes = uint64_t{l.depth} * l.laneTile;
+      const uint64_t tileElems = uint64_t{l.depth} * l.laneTile;
       for (uint32_t m = 0; m < l.matrices; ++m) {
         const uint8_t* s = src.data() + m * matrix;
         uint8_t* d = dst.data() + m * l.matrixImageBytes();
@@ -188,8 +193,8 @@ hal::Result<std::vector<uint8_t>> packTensor(const TensorLayout& l,
           for (uint32_t t = 0; t < l.depth; ++t) {
             const uint64_t from = l.lanesMajor ? uint64_t{lane} * l.depth + t
                                                : uint64_t{t} * l.lanes + lane;
-            d[(lane / l.laneTile) * tileBytes + uint64_t{t} * l.laneTile + lane % l.laneTile] =
-                s[from];
+            std::memcpy(d + ((lane / l.laneTile) * tileElems + uint64_t{t} * l.laneTile + lane % l.laneTile) * eb,
+                        s + from * eb, eb);
           }
       }
       return dst;
@@ -225,7 +230,8 @@ hal::Result<std::vector<uint8_t>> unpackTensor(const TensorLayout& l,
     }
     case TensorLayout::Kind::kChannelTiles: {
       const uint64_t L = l.laneTile, rows = l.lanes, tiles = (l.channels + L - 1) / L;
-      const uint64_t n = uint64_t{l.matrices} * rows * l.channels;
+      const uint64_t eb = l.elementBytes;
+      const uint64_t n = uint64_t{l.matrices} * rows * l.channels * eb;
       // operandBytes may be the device buffer's size: the layout knows the operand's.
       if ((operandBytes != n && operandBytes != device.size()) || device.size() < l.deviceBytes(n))
         return hal::fail("channel-tile output: ", device.size(), " device bytes, ", operandBytes,
@@ -235,7 +241,7 @@ hal::Result<std::vector<uint8_t>> unpackTensor(const TensorLayout& l,
       std::vector<uint8_t> out(n);
       for (uint64_t m = 0; m < l.matrices; ++m)
         for (uint64_t c = 0; c < l.channels; ++c) {
-          const uint8_t* from = device.data() + ((m * tiles + c / L) * rows) * L + c % L;
+          const uint8_t* from = device.data() + (((m * tiles + c / L) * rows) * L + c % L) * eb;
           for (uint64_t r = 0; r < rows; ++r) {
             uint64_t to;
             if (l.sourceNchw) {
@@ -244,7 +250,7 @@ hal::Result<std::vector<uint8_t>> unpackTensor(const TensorLayout& l,
             } else {
               to = (m * rows + r) * l.channels + c;
             }
-            out[to] = from[r * L];
+            std::memcpy(&out[to * eb], from + r * L * eb, eb);
           }
         }
       return out;

@@ -88,6 +88,8 @@ struct TensorLayout {
   std::vector<std::pair<uint32_t, uint32_t>> groups;  // kIm2col: (icLo, icCount) per A group
   uint32_t blockH = 1, blockW = 1, windowH = 1, windowW = 1;  // kBlockInput / kBlockOutput
 
+  // Bytes per element (kNchwFromNhwc, kMatrixImage, kIm2col, kChannelTiles): 2 for the
+  // 16x8 mode's int16 activations and outputs. Sizes and offsets below are in bytes.
   uint32_t elementBytes = 1;
 
   // Derived sizes.
@@ -95,7 +97,7 @@ struct TensorLayout {
   uint64_t planeBytes() const { return rowBytes() * paddedHeight; }
   uint64_t imageBytes() const { return planeBytes() * channels; }
   uint64_t laneTiles() const { return (lanes + laneTile - 1) / laneTile; }
-  uint64_t matrixImageBytes() const { return laneTiles() * depth * laneTile; }
+  uint64_t matrixImageBytes() const { return laneTiles() * depth * laneTile * elementBytes; }
   // kIm2col: row tiles over all output pixels, and the byte offset of group g's image.
   uint64_t im2colTiles() const {
     return (uint64_t{batches} * outHeight * outWidth + laneTile - 1) / laneTile;

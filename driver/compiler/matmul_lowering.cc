@@ -2,6 +2,8 @@
 //
 //   FULLY_CONNECTED  A = input [batch][K] (rows on the array rows), B = weights [units][K]
 //                    (units on the columns), out [batch][units] stored row by row.
+//                    In the 16x8 mode (int16 input, int8 weights) the operands are int16
+//                    (weights sign-extended at compile time), ACC int64, outputs int16.
 //   BATCH_MATMUL     per batch: A = lhs (rows), B = rhs (columns); adj_x / adj_y only change
 //                    how the host packs the operand images (layout.h kMatrixImage), and a
 //                    broadcast rhs is one image read by several batches.
@@ -36,19 +38,21 @@ void plainTiles(uint32_t channels, uint32_t depth, uint32_t C, GemmSpec& spec) {
 // A from a matrix image (lane tiles of R, k-major) at `image`: consecutive row tiles are
 // consecutive in DRAM, so a step's pieces are one DMA.
 void loadImageA(uint64_t image, uint32_t depth, uint32_t R, const std::vector<APiece>& pieces,
-                std::vector<firmware::DmaLoad>& out) {
-  loadContiguousPieces(pieces, R, [=](const APiece& a) { return image + (uint64_t{a.p} * depth + a.k0) * R; },
-                       out);
+                std::vector<firmware::DmaLoad>& out, uint32_t eb = 1) {
+  const uint32_t lineBytes = R * eb;  // one k step of R lanes
+  loadContiguousPieces(pieces, lineBytes,
+                       [=](const APiece& a) { return image + (uint64_t{a.p} * depth + a.k0) * lineBytes; }, out);
 }
 
 void setRequant(const ops::conv::ConvQuantParams& qp, OperandType inType, OperandType wType,
                 OperandType outType, GemmSpec& spec) {
-  spec.aSigned = inType == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  // Only TENSOR_QUANT8_ASYMM is unsigned (int16 and int8 symmetric types are signed).
+  spec.aSigned = inType != OperandType::TENSOR_QUANT8_ASYMM;
   spec.bSigned = wType != OperandType::TENSOR_QUANT8_ASYMM;
   spec.aZp = qp.inputZeroPoint;
   spec.bZp = qp.filterZeroPoint;
   spec.perChannel = qp.perChannel();
-  spec.outSigned = outType == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  spec.outSigned = outType != OperandType::TENSOR_QUANT8_ASYMM;
   spec.outZp = qp.outputZeroPoint;
   spec.clampMin = qp.activationMin;
   spec.clampMax = qp.activationMax;
@@ -124,9 +128,12 @@ hal::Result<MatmulShape> matmulShape(const OpView& v) {
 
 hal::Status fullyConnectedSupport(const OpView& v) {
   const OperandType t = v.inShape(0).type;
-  if (!isQuant8(t))
+  if (!isQuant8(t) && !is16x8(v))
     return hal::fail("input type ", hal::toString(t),
-                     ": the MAC array is integer (TENSOR_QUANT8_ASYMM[_SIGNED] only)");
+                     ": the MAC array is integer (TENSOR_QUANT8_ASYMM[_SIGNED], or "
+                     "TENSOR_QUANT16_SYMM in a 16x8 model)");
+  // 16x8 weights are widened to int16 at compile time.
+  if (is16x8(v) && !v.isConstant(1)) return hal::fail("16x8 mode: the weights are not a constant");
   // Runtime weights (e.g. the output of a DENSIFY) are packed by the host before the job,
   // like BATCH_MATMUL's operands; the bias goes into the PRM image, so it must be known.
   if (!v.isConstant(2)) return hal::fail("the bias is not a constant");
@@ -150,6 +157,8 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
   if (!qr.ok()) return hal::Error{qr.error()};
   const ops::conv::ConvQuantParams& qp = *qr;
   const uint32_t R = options.npu.rows, C = options.npu.cols;
+  const bool wide = is16x8(v);
+  const uint32_t eb = wide ? 2 : 1;
 
   TensorLayout a;  // input rows on the array rows
   a.kind = TensorLayout::Kind::kMatrixImage;
@@ -159,6 +168,7 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
   a.laneTile = R;
   a.lanesMajor = true;
   a.fill = static_cast<uint8_t>(qp.inputZeroPoint);
+  a.elementBytes = eb;
   TensorLayout b = a;  // units on the columns
   b.lanes = s.units;
   b.laneTile = C;
@@ -174,10 +184,17 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
   StepBuilder sb(model, index);
   auto aBuf = sb.bindInput(v.inOperand(0), a, "input");
   if (!aBuf.ok()) return hal::Error{aBuf.error()};
-  auto bBuf = sb.bindInput(v.inOperand(1), b, "weights");
+  hal::Result<size_t> bBuf = size_t{0};
+  if (wide) {
+    auto image = packTensor(b, widenInt8(v.constantBytes(1), uint64_t{s.units} * s.inputSize));
+    if (!image.ok()) return hal::Error{image.error()};
+    bBuf = sb.addConstant("weights (int16)", std::move(*image));
+  } else {
+    bBuf = sb.bindInput(v.inOperand(1), b, "weights");
+  }
   if (!bBuf.ok()) return hal::Error{bBuf.error()};
   const size_t pBuf = sb.addConstant("requant parameters", prmImage(s.units, C, bias.data(), mult, shift));
-  const size_t oBuf = sb.bindOutput(v.outOperand(0), TensorLayout{}, uint64_t{s.batches} * s.units, "output");
+  const size_t oBuf = sb.bindOutput(v.outOperand(0), TensorLayout{}, uint64_t{s.batches} * s.units * eb, "output");
   NNC_TRY(sb.layout());
 
   const uint64_t aImage = sb.address(*aBuf), out = sb.address(oBuf);
@@ -186,19 +203,20 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
   prob.rowTiles = (s.batches + R - 1) / R;
   prob.rowsOf = [s, R](uint32_t p) { return std::min(R, s.batches - p * R); };
   prob.loadA = [=](const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>& o) {
-    loadImageA(aImage, s.inputSize, R, pieces, o);
+    loadImageA(aImage, s.inputSize, R, pieces, o, eb);
   };
   const NpuConfig npu = options.npu;
   prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows, uint32_t outAddr,
                       std::vector<firmware::DmaStore>& o) {
-    storeTiles(out + (uint64_t{p0} * R) * s.units + uint64_t{q0} * C, s.units, rows, q0, q1, s.units, npu,
-               outAddr, rows * C, o);
+    storeTiles(out + ((uint64_t{p0} * R) * s.units + uint64_t{q0} * C) * eb, s.units * eb, rows, q0, q1,
+               s.units, npu, outAddr, rows * C * eb, o, eb);
   };
 
   GemmSpec spec;
   plainTiles(s.units, s.inputSize, C, spec);
   spec.usefulMacs = uint64_t{s.batches} * s.units * s.inputSize;
   setRequant(qp, v.inShape(0).type, v.inShape(1).type, v.outShape(0).type, spec);
+  spec.wide = wide;
   spec.prmImage = sb.address(pBuf);
   spec.biasEn = true;
   spec.problems.push_back(std::move(prob));
@@ -208,7 +226,8 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
                            options.tag, step.report);
   if (!commands.ok()) return hal::Error{commands.error()};
   step.commands = std::move(*commands);
-  step.report.mapping = "GEMM, batch rows x units, depth " + std::to_string(s.inputSize);
+  step.report.mapping = "GEMM, batch rows x units, depth " + std::to_string(s.inputSize) +
+                        (wide ? ", 16x8 (int16 x int8, acc64)" : "");
   return std::move(step);
 }
 
