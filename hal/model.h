@@ -36,10 +36,11 @@ struct Model {
   std::vector<uint8_t> operandValues;  // CONSTANT_COPY data
   std::vector<MemoryPool> pools;       // CONSTANT_POOL data
   bool relaxComputationFloat32toFloat16 = false;
-  // nncosim's 16x8 quantization mode (docs/quantization.md): CONV_2D, DEPTHWISE_CONV_2D
-  // and FULLY_CONNECTED also accept TENSOR_QUANT16_SYMM activations with
-  // TENSOR_QUANT8_SYMM[_PER_CHANNEL] weights, accumulating in 64 bits as TFLite's 16x8
-  // scheme does. Off: those signatures are rejected, as NNAPI rejects them.
+  // nncosim's 16x8 quantization mode (docs/quantization.md section 10): CONV_2D,
+  // DEPTHWISE_CONV_2D, GROUPED_CONV_2D and FULLY_CONNECTED also accept TENSOR_QUANT16_SYMM
+  // activations with TENSOR_QUANT8_SYMM[_PER_CHANNEL] weights, accumulating in 64 bits as
+  // TFLite's 16x8 scheme does; AVERAGE_POOL_2D and MAX_POOL_2D pass int16 through. Off:
+  // those signatures are rejected, as NNAPI rejects them.
   bool quant16x8 = false;
 
   // The subgraph with index -1 = main, else referenced[index].
