@@ -21,6 +21,7 @@ void gateRequantize(const int32_t* acc, size_t n, const GateRequant& r, Out* out
 }
 template void gateRequantize<int16_t>(const int32_t*, size_t, const GateRequant&, int16_t*);
 template void gateRequantize<int8_t>(const int32_t*, size_t, const GateRequant&, int8_t*);
+template void gateRequantize<int32_t>(const int32_t*, size_t, const GateRequant&, int32_t*);
 
 hal::Result<quant::QuantizedMultiplier> scaleMultiplier(double real, const char* what) {
   if (!(real >= 0) || !std::isfinite(real))

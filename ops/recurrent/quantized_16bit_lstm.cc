@@ -15,12 +15,12 @@
 namespace nncosim::ops::recurrent {
 namespace {
 
-constexpr size_t kInput = 0;
+constexpr size_t kInput = kQuantized16BitLstmInput;
 constexpr size_t kInputToInput = 1;      // then forget, cell, output
 constexpr size_t kRecurrentToInput = 5;  // then forget, cell, output
 constexpr size_t kInputGateBias = 9;     // then forget, cell, output
-constexpr size_t kPrevCellState = 13;
-constexpr size_t kPrevOutput = 14;
+constexpr size_t kPrevCellState = kQuantized16BitLstmPrevCellState;
+constexpr size_t kPrevOutput = kQuantized16BitLstmPrevOutput;
 constexpr size_t kCellStateOut = 0;
 constexpr size_t kOutput = 1;
 
@@ -106,20 +106,46 @@ Status prepare(OperationContext& ctx) {
 Status execute(OperationContext& ctx) {
   auto gemm = quantized16BitLstmGemm(ctx);
   NNC_TRY(gemm);
-  const uint32_t B = gemm->batch, N = gemm->units;
+  const std::vector<int16_t> gates = quantized16BitLstmGates(ctx, *gemm);
+  quantized16BitLstmCell(ctx, gates.data());
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::vector<uint8_t> quantized16BitLstmActivations(const OperationContext& ctx,
+                                                   const Quantized16BitLstmGemm& g) {
+  std::vector<uint8_t> a(size_t{g.batch} * g.depth);
+  const uint8_t* in = ctx.input<uint8_t>(kInput);
+  const uint8_t* prev = ctx.input<uint8_t>(kPrevOutput);
+  for (uint32_t b = 0; b < g.batch; ++b) {
+    std::copy_n(in + size_t{b} * g.input, g.input, &a[size_t{b} * g.depth]);
+    std::copy_n(prev + size_t{b} * g.units, g.units, &a[size_t{b} * g.depth + g.input]);
+  }
+  return a;
+}
+
+std::vector<int16_t> quantized16BitLstmGates(const OperationContext& ctx,
+                                             const Quantized16BitLstmGemm& g) {
+  const uint32_t B = g.batch, N = g.units;
+  const std::vector<uint8_t> activations = quantized16BitLstmActivations(ctx, g);
   std::vector<int32_t> acc(size_t{B} * 4 * N);
-  fillBias(gemm->bias.data(), B, 4 * N, acc.data());
-  const GateOperand<uint8_t, uint8_t> operand{gemm->activations.data(), gemm->activationOffset,
-                                              gemm->weights.data(), gemm->weightOffset,
-                                              gemm->depth};
+  fillBias(g.bias.data(), B, 4 * N, acc.data());
+  const GateOperand<uint8_t, uint8_t> operand{activations.data(), g.activationOffset,
+                                              g.weights.data(), g.weightOffset, g.depth};
   gateAccumulate(operand, B, 4 * N, acc.data());
-  std::vector<int16_t> fc(acc.size());
-  gateRequantize(acc.data(), acc.size(), gemm->requant, fc.data());
+  std::vector<int16_t> gates(acc.size());
+  gateRequantize(acc.data(), acc.size(), g.requant, gates.data());
+  return gates;
+}
+
+void quantized16BitLstmCell(OperationContext& ctx, const int16_t* gates) {
+  const uint32_t B = ctx.inputShape(kPrevCellState).dim(0);
+  const uint32_t N = ctx.inputShape(kPrevCellState).dim(1);
   // Row blocks of the product: input, cell, forget, output gates.
   auto gate = [&](uint32_t block, size_t b, size_t c) {
-    return fc[b * 4 * N + size_t{block} * N + c];
+    return gates[b * 4 * N + size_t{block} * N + c];
   };
-
   using F0 = fx::Fx<int16_t, 0>;
   using F3 = fx::Fx<int16_t, 3>;
   using F4 = fx::Fx<int16_t, 4>;
@@ -142,10 +168,7 @@ Status execute(OperationContext& ctx) {
       out[k] = static_cast<uint8_t>(128 + std::min(127, std::max(-128, q)));
     }
   }
-  return Status::Ok();
 }
-
-}  // namespace
 
 Result<Quantized16BitLstmGemm> quantized16BitLstmGemm(const OperationContext& ctx) {
   auto d = configure(ctx);
@@ -163,13 +186,6 @@ Result<Quantized16BitLstmGemm> quantized16BitLstmGemm(const OperationContext& ct
   // conformance expectations, bit-exact with this) are defined by that layout. Row
   // blocks: input, cell, forget, output gates.
   g.depth = g.input + N;
-  g.activations.resize(size_t{g.batch} * g.depth);
-  for (uint32_t b = 0; b < g.batch; ++b) {
-    std::copy_n(ctx.input<uint8_t>(kInput) + size_t{b} * g.input, g.input,
-                &g.activations[size_t{b} * g.depth]);
-    std::copy_n(ctx.input<uint8_t>(kPrevOutput) + size_t{b} * N, N,
-                &g.activations[size_t{b} * g.depth + g.input]);
-  }
   constexpr Gate kRowOrder[4] = {kGateInput, kGateCell, kGateForget, kGateOutput};
   g.weights.resize(size_t{4} * N * g.depth);
   g.bias.resize(size_t{4} * N);

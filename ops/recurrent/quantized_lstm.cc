@@ -8,6 +8,7 @@
 // the previous cell state (NNAPI reads the not yet written output buffer).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "ops/recurrent/integer_lstm.h"
@@ -18,15 +19,15 @@
 namespace nncosim::ops::recurrent {
 namespace {
 
-constexpr size_t kInput = 0;
+constexpr size_t kInput = kQuantizedLstmInput;
 constexpr size_t kInputToInput = 1;      // then forget, cell, output
 constexpr size_t kRecurrentToInput = 5;  // then forget, cell, output
 constexpr size_t kCellToInput = 9;       // then forget, output
 constexpr size_t kInputGateBias = 12;    // then forget, cell, output
 constexpr size_t kProjectionWeights = 16;
 constexpr size_t kProjectionBias = 17;
-constexpr size_t kPrevOutput = 18;
-constexpr size_t kPrevCellState = 19;
+constexpr size_t kPrevOutput = kQuantizedLstmPrevOutput;
+constexpr size_t kPrevCellState = kQuantizedLstmPrevCellState;
 constexpr size_t kInputLayerNorm = 20;  // then forget, cell, output
 constexpr size_t kCellClip = 24;
 constexpr size_t kProjectionClip = 25;
@@ -141,20 +142,16 @@ Status prepare(OperationContext& ctx) {
   return setOutputDims(ctx, kOutput, {p.batch, p.output});
 }
 
-// Gate = input product + recurrent product (+ peephole), then layer norm.
+// Gate = saturate16(input product + recurrent product) (+ peephole), then layer norm.
 void gatePreActivation(const OperationContext& ctx, const QuantizedLstmParams& p, int g,
-                       const int16_t* peepholeCell, std::vector<int32_t>& acc, int16_t* gate) {
+                       const QuantizedLstmGateProducts& products, const int16_t* peepholeCell,
+                       int16_t* gate) {
   const size_t n = size_t{p.batch} * p.units;
-  fillBias(p.inputBias[g].data(), p.batch, p.units, acc.data());
-  gateAccumulate(GateOperand<int8_t, int8_t>{ctx.input<int8_t>(kInput), 0,
-                                             ctx.input<int8_t>(kInputToInput + g), 0, p.input},
-                 p.batch, p.units, acc.data());
-  gateRequantize(acc.data(), n, p.inputRequant[g], gate);
-  fillBias(p.recurrentBias[g].data(), p.batch, p.units, acc.data());
-  gateAccumulate(GateOperand<int8_t, int8_t>{ctx.input<int8_t>(kPrevOutput), 0,
-                                             ctx.input<int8_t>(kRecurrentToInput + g), 0, p.output},
-                 p.batch, p.units, acc.data());
-  gateRequantize(acc.data(), n, p.recurrentRequant[g], gate);
+  const int16_t* in = products.input[g].data();
+  const int32_t* rec = products.recurrent[g].data();
+  for (size_t k = 0; k < n; ++k)
+    gate[k] = static_cast<int16_t>(
+        std::min<int64_t>(32767, std::max<int64_t>(-32768, int64_t{rec[k]} + in[k])));
   if (p.peephole && g != kGateCell) {
     const size_t pi = kCellToInput + (g == kGateOutput ? 2 : g);
     peepholeAccumulate(ctx.input<int16_t>(pi), peepholeCell, p.batch, p.units, p.peepholeScale[g],
@@ -169,22 +166,50 @@ void gatePreActivation(const OperationContext& ctx, const QuantizedLstmParams& p
 Status execute(OperationContext& ctx) {
   auto params = quantizedLstmParams(ctx);
   NNC_TRY(params);
-  const QuantizedLstmParams& p = *params;
+  return quantizedLstmCell(ctx, *params, quantizedLstmGateProducts(ctx, *params));
+}
+
+}  // namespace
+
+QuantizedLstmGateProducts quantizedLstmGateProducts(const OperationContext& ctx,
+                                                    const QuantizedLstmParams& p) {
+  const size_t n = size_t{p.batch} * p.units;
+  QuantizedLstmGateProducts out;
+  std::vector<int32_t> acc(n);
+  for (int g = 0; g < 4; ++g) {
+    if (!p.hasGate(g)) continue;
+    fillBias(p.inputBias[g].data(), p.batch, p.units, acc.data());
+    gateAccumulate(GateOperand<int8_t, int8_t>{ctx.input<int8_t>(kInput), 0, p.inputWeights[g], 0,
+                                               p.input},
+                   p.batch, p.units, acc.data());
+    out.input[g].resize(n);
+    gateRequantize(acc.data(), n, p.inputRequant[g], out.input[g].data());
+    fillBias(p.recurrentBias[g].data(), p.batch, p.units, acc.data());
+    gateAccumulate(GateOperand<int8_t, int8_t>{ctx.input<int8_t>(kPrevOutput), 0,
+                                               p.recurrentWeights[g], 0, p.output},
+                   p.batch, p.units, acc.data());
+    out.recurrent[g].resize(n);
+    gateRequantize(acc.data(), n, p.recurrentRequant[g], out.recurrent[g].data());
+  }
+  return out;
+}
+
+Status quantizedLstmCell(OperationContext& ctx, const QuantizedLstmParams& p,
+                         const QuantizedLstmGateProducts& products) {
   const size_t n = size_t{p.batch} * p.units;
   const int16_t* prevCell = ctx.input<int16_t>(kPrevCellState);
   int16_t* cell = ctx.output<int16_t>(kCellStateOut);
-  std::vector<int32_t> acc(std::max(n, size_t{p.batch} * p.output));
   std::vector<int16_t> inputGate(n), forgetGate(n), cellGate(n), outputGate(n);
   std::vector<int8_t> hidden(n);
 
-  gatePreActivation(ctx, p, kGateForget, prevCell, acc, forgetGate.data());
+  gatePreActivation(ctx, p, kGateForget, products, prevCell, forgetGate.data());
   sigmoidQ3(forgetGate.data(), n, forgetGate.data());
-  gatePreActivation(ctx, p, kGateCell, prevCell, acc, cellGate.data());
+  gatePreActivation(ctx, p, kGateCell, products, prevCell, cellGate.data());
   NNC_TRY(tanhQ(3, cellGate.data(), n, cellGate.data()));
   if (p.cifg) {
     for (size_t k = 0; k < n; ++k) inputGate[k] = static_cast<int16_t>(32767 - forgetGate[k]);
   } else {
-    gatePreActivation(ctx, p, kGateInput, prevCell, acc, inputGate.data());
+    gatePreActivation(ctx, p, kGateInput, products, prevCell, inputGate.data());
     sigmoidQ3(inputGate.data(), n, inputGate.data());
   }
 
@@ -194,7 +219,8 @@ Status execute(OperationContext& ctx) {
   addSaturate(forgetGate.data(), cellGate.data(), n, cell);
   if (p.cellClip > 0) clipSymmetric<int16_t>(cell, n, p.cellClip);
 
-  gatePreActivation(ctx, p, kGateOutput, cell, acc, outputGate.data());
+  // The output gate's peephole reads the new cell state.
+  gatePreActivation(ctx, p, kGateOutput, products, cell, outputGate.data());
   sigmoidQ3(outputGate.data(), n, outputGate.data());
 
   // h = o * tanh(c), requantized to the hidden state's int8 scale.
@@ -205,6 +231,7 @@ Status execute(OperationContext& ctx) {
   int8_t* out = ctx.output<int8_t>(kOutput);
   const size_t outN = size_t{p.batch} * p.output;
   if (p.projection) {
+    std::vector<int32_t> acc(outN);
     fillBias(p.projectionBias.data(), p.batch, p.output, acc.data());
     gateAccumulate(GateOperand<int8_t, int8_t>{hidden.data(), 0,
                                                ctx.input<int8_t>(kProjectionWeights), 0, p.units},
@@ -217,8 +244,6 @@ Status execute(OperationContext& ctx) {
   std::copy(out, out + outN, ctx.output<int8_t>(kOutputStateOut));
   return Status::Ok();
 }
-
-}  // namespace
 
 // Scales and folded biases, computed with the reference's float/double mix.
 Result<QuantizedLstmParams> quantizedLstmParams(const OperationContext& ctx) {
@@ -243,7 +268,11 @@ Result<QuantizedLstmParams> quantizedLstmParams(const OperationContext& ctx) {
     NNC_TRY(mr);
     p.inputRequant[g].multiplier = *mi;
     p.recurrentRequant[g].multiplier = *mr;
-    p.recurrentRequant[g].accumulate = true;
+    // The recurrent product stays int32 until the sum with the input product saturates.
+    p.recurrentRequant[g].min = INT32_MIN;
+    p.recurrentRequant[g].max = INT32_MAX;
+    p.inputWeights[g] = ctx.input<int8_t>(kInputToInput + g);
+    p.recurrentWeights[g] = ctx.input<int8_t>(kRecurrentToInput + g);
     const int32_t* bias = p.layerNorm ? nullptr : ctx.input<int32_t>(kInputGateBias + g);
     p.inputBias[g] =
         foldZeroPoint(ctx.input<int8_t>(kInputToInput + g), p.units, p.input, -in.zeroPoint, bias);
