@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "hal/capabilities.h"
 #include "hal/operation_type.h"
 #include "hal/result.h"
+#include "ops/operation.h"
 
 namespace nncosim::driver {
 
@@ -65,6 +67,20 @@ struct StepReport {
   std::string describe() const;
 };
 
+// The host's part of a hybrid step: an operation whose matrix products run on the NPU and
+// whose elementwise remainder runs on the CPU (docs/driver.md, "Hybrid steps"). The jobs
+// write the products into `results` (kOutput buffers bound to no operand); the runtime
+// reads them back (device bytes) and calls `finish` with the operation's context (inputs
+// bound, outputs prepared), which writes the operation's outputs. `finish` calls the
+// reference's own phase (e.g. ops/recurrent's LSTM cell), so both paths share that code.
+struct HostEpilogue {
+  std::vector<size_t> results;  // step buffers, in the order `finish` receives them
+  std::function<hal::Status(ops::OperationContext& ctx,
+                            const std::vector<std::vector<uint8_t>>& results)>
+      finish;
+  explicit operator bool() const { return static_cast<bool>(finish); }
+};
+
 struct CompiledStep {
   uint32_t operation = 0;  // index in the main subgraph
   hal::OperationType type = hal::OperationType::ADD;
@@ -75,6 +91,7 @@ struct CompiledStep {
   std::vector<Binding> inputs;   // operands the runtime writes before the job
   std::vector<Binding> outputs;  // operands the runtime reads after it
   uint64_t localBytes = 0;       // extent of the step-local space
+  HostEpilogue epilogue;         // set for a hybrid step (its outputs come from the host)
   StepReport report;
 };
 

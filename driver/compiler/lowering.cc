@@ -1,6 +1,7 @@
 #include "driver/compiler/lowering.h"
 
 #include "driver/compiler/lowering_internal.h"
+#include "driver/compiler/lstm_lowering.h"
 #include "hal/operand.h"
 #include "ops/executor.h"
 #include "ops/registry.h"
@@ -160,6 +161,8 @@ hal::Status npuSupport(const hal::Model& model, uint32_t operationIndex,
     case hal::OperationType::FULLY_CONNECTED:
     case hal::OperationType::BATCH_MATMUL:
     case hal::OperationType::DENSIFY:
+    case hal::OperationType::QUANTIZED_16BIT_LSTM:
+    case hal::OperationType::QUANTIZED_LSTM:
       break;
     default:
       return hal::fail(hal::toString(type), " has no NPU mapping");
@@ -170,6 +173,8 @@ hal::Status npuSupport(const hal::Model& model, uint32_t operationIndex,
     case hal::OperationType::FULLY_CONNECTED: return internal::fullyConnectedSupport(v);
     case hal::OperationType::BATCH_MATMUL: return internal::batchMatmulSupport(v);
     case hal::OperationType::DENSIFY: return internal::densifySupport(v);
+    case hal::OperationType::QUANTIZED_16BIT_LSTM: return internal::quantized16BitLstmSupport(v);
+    case hal::OperationType::QUANTIZED_LSTM: return internal::quantizedLstmSupport(v);
     default: return internal::convSupport(v);
   }
 }
@@ -191,6 +196,12 @@ hal::Result<CompiledStep> lowerOperation(const hal::Model& model, uint32_t opera
       break;
     case hal::OperationType::DENSIFY:
       step = internal::lowerDensify(model, operationIndex, v, options);
+      break;
+    case hal::OperationType::QUANTIZED_16BIT_LSTM:
+      step = internal::lowerQuantized16BitLstm(model, operationIndex, v, options);
+      break;
+    case hal::OperationType::QUANTIZED_LSTM:
+      step = internal::lowerQuantizedLstm(model, operationIndex, v, options);
       break;
     default:
       step = internal::lowerConv(model, operationIndex, v, options);

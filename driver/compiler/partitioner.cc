@@ -6,6 +6,11 @@
 
 namespace nncosim::driver {
 
+bool isHybrid(hal::OperationType type) {
+  return type == hal::OperationType::QUANTIZED_16BIT_LSTM ||
+         type == hal::OperationType::QUANTIZED_LSTM;
+}
+
 int Partition::npuOperations() const {
   int n = 0;
   for (const OperationPlacement& p : operations) n += p.target == Target::kNpu;
@@ -21,7 +26,9 @@ std::string Partition::describe() const {
   for (const OperationPlacement& p : operations) {
     os << "#" << p.operation << " " << hal::toString(p.type) << "  ";
     if (p.target == Target::kNpu) {
-      os << "npu (" << (p.engine == ops::Placement::kDensifyUnit ? "densify unit" : "MAC array") << ")";
+      os << "npu (" << (p.engine == ops::Placement::kDensifyUnit ? "densify unit" : "MAC array");
+      if (isHybrid(p.type)) os << "; cell on the CPU";
+      os << ")";
     } else {
       os << "cpu: " << p.reason;
     }

@@ -7,6 +7,10 @@
 //                 also takes runtime weights, e.g. from a DENSIFY), constant filters otherwise,
 //                 any fused activation; BATCH_MATMUL on TENSOR_QUANT8_ASYMM_SIGNED.
 //   densify unit  DENSIFY of every element type, with constant sparsity metadata.
+//   hybrid        QUANTIZED_16BIT_LSTM and QUANTIZED_LSTM with constant weights and
+//                 parameters: the gate products on the MAC array (int16 / int32 outputs
+//                 of the requant unit), the cell on the CPU (ops/recurrent's cell phase,
+//                 the reference's own code) in the same step; runtime weights -> CPU.
 // Everything else, and any of the above whose shapes are not fully known, whose
 // parameters are not constant, or whose signature the reference rejects, runs on the CPU
 // (the reference), with the reason in the report. Operations of referenced subgraphs
@@ -25,6 +29,9 @@
 namespace nncosim::driver {
 
 enum class Target { kNpu, kCpu };
+
+// Operations whose NPU step is hybrid: matrix products on the NPU, the rest on the host.
+bool isHybrid(hal::OperationType type);
 
 struct OperationPlacement {
   uint32_t operation = 0;  // index in the main subgraph

@@ -181,11 +181,13 @@ JobStats& JobStats::operator+=(const JobStats& o) {
 
 namespace {
 
-// Allocates nothing: uploads the step's constants and `inputs`, runs, reads `outputs`.
+// Allocates nothing: uploads the step's constants and `inputs`, runs, reads `outputs` (the
+// output bindings, model layout) and `results` (a hybrid step's epilogue buffers, raw).
 hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
                                 const std::vector<uint64_t>& placement, bool uploadConstants,
                                 const std::vector<const std::vector<uint8_t>*>& inputs,
-                                std::vector<std::vector<uint8_t>>& outputs) {
+                                std::vector<std::vector<uint8_t>>& outputs,
+                                std::vector<std::vector<uint8_t>>& results) {
   if (uploadConstants)
     for (size_t b = 0; b < step.buffers.size(); ++b) {
       if (step.buffers[b].role != BufferRole::kConstant) continue;
@@ -226,6 +228,12 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
     if (!unpacked.ok()) return hal::Error{unpacked.error()};
     outputs.push_back(std::move(*unpacked));
   }
+  results.clear();
+  for (size_t b : step.epilogue.results) {
+    std::vector<uint8_t> raw(step.buffers.at(b).bytes);
+    NNC_TRY(device.read(placement[b], raw.data(), raw.size()));
+    results.push_back(std::move(raw));
+  }
   return stats;
 }
 
@@ -243,7 +251,10 @@ hal::Result<JobStats> runStep(NpuDevice& device, const CompiledStep& step,
   }
   std::vector<const std::vector<uint8_t>*> in;
   for (const auto& v : inputs) in.push_back(&v);
-  return runPlaced(device, step, placement, true, in, outputs);
+  std::vector<std::vector<uint8_t>> results;
+  auto stats = runPlaced(device, step, placement, true, in, outputs, results);
+  for (std::vector<uint8_t>& r : results) outputs.push_back(std::move(r));
+  return stats;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -379,10 +390,28 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
       for (const auto& v : in) inPtr.push_back(&v);
       std::vector<uint64_t> placement;
       for (uint64_t off : po.arenaOffset) placement.push_back(arena_ + off);
-      std::vector<std::vector<uint8_t>> out;
-      auto stats = runPlaced(device_, po.step, placement, false, inPtr, out);
+      std::vector<std::vector<uint8_t>> out, results;
+      auto stats = runPlaced(device_, po.step, placement, false, inPtr, out, results);
       if (!stats.ok()) return hal::fail(where, ": ", stats.error());
-      if (crossCheck_) {
+      if (po.step.epilogue) {
+        // Hybrid step: the host finishes the operation into its outputs from the NPU's
+        // results; the cross-check runs the whole reference first and compares after.
+        std::vector<std::vector<uint8_t>> want;
+        if (crossCheck_) {
+          if (hal::Status st = def->execute(ctx); !st.ok()) return hal::fail(where, ": reference: ", st.error());
+          for (uint32_t o : op.outputs) want.push_back(operands[o].storage);
+        }
+        if (hal::Status st = po.step.epilogue.finish(ctx, results); !st.ok())
+          return hal::fail(where, ": host epilogue: ", st.error());
+        if (crossCheck_) {
+          s.checked = true;
+          for (size_t i = 0; i < op.outputs.size() && s.mismatch.empty(); ++i) {
+            const ops::RuntimeOperand& r = operands[op.outputs[i]];
+            s.mismatch = firstDifference(r.shape.type, want[i], r.storage, i);
+          }
+          if (!s.mismatch.empty()) ++rep.mismatches;
+        }
+      } else if (crossCheck_) {
         // The reference computes into the outputs' storage; compare, then keep the NPU's.
         if (hal::Status st = def->execute(ctx); !st.ok()) return hal::fail(where, ": reference: ", st.error());
         s.checked = true;

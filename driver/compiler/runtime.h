@@ -1,6 +1,8 @@
 // The runtime side of the compiler: a model plan (partition + compiled NPU steps + a
 // device-memory plan), the device interface the plan runs on, and an executor that runs
 // a whole model with NPU steps on the device and every other operation on the reference.
+// A hybrid step (CompiledStep::epilogue) runs its jobs on the device, then its host
+// epilogue finishes the operation on the CPU.
 //
 //   ModelPlan plan = compileModel(model, options);        // once per model
 //   InterpreterDevice dev(options.npu);                    // or an adapter over sim::Device
@@ -128,7 +130,9 @@ class InterpreterDevice : public NpuDevice {
 
 // Runs one compiled step alone: allocates its buffers, uploads constants and inputs
 // (operand bytes in the model's layout, by the step's input bindings, in order), runs the
-// job and reads the outputs back (model layout). For tests and single-step tools.
+// job and reads the outputs back (model layout), then a hybrid step's epilogue results
+// (raw device bytes; the host epilogue needs the whole operation, so it is not run here).
+// For tests and single-step tools.
 hal::Result<JobStats> runStep(NpuDevice& device, const CompiledStep& step,
                               const std::vector<std::vector<uint8_t>>& inputs,
                               std::vector<std::vector<uint8_t>>& outputs);

@@ -646,6 +646,188 @@ RandomLayer randomBatchMatmul(Rng& r, const GeneratorOptions& opt) {
   return L;
 }
 
+constexpr OperandType kI16 = OperandType::TENSOR_QUANT16_SYMM;
+constexpr OperandType kW8 = OperandType::TENSOR_QUANT8_SYMM;
+
+std::vector<uint8_t> int16Bytes(const std::vector<int32_t>& v) {
+  std::vector<uint8_t> b(v.size() * 2);
+  for (size_t i = 0; i < v.size(); ++i) {
+    b[2 * i] = static_cast<uint8_t>(v[i]);
+    b[2 * i + 1] = static_cast<uint8_t>(static_cast<uint32_t>(v[i]) >> 8);
+  }
+  return b;
+}
+
+hal::TensorValue tensorValue(OperandType t, std::vector<uint32_t> dims, std::vector<uint8_t> bytes) {
+  hal::TensorValue v;
+  v.type = t;
+  v.dimensions = std::move(dims);
+  v.bytes = std::move(bytes);
+  return v;
+}
+
+// Batches of an LSTM step: usually a few, sometimes more than one row tile.
+uint32_t lstmBatch(Rng& r, const GeneratorOptions& opt) {
+  return r.coin(0.15) ? static_cast<uint32_t>(r.range(17, 40)) : randomBatch(r, std::max<uint32_t>(1, opt.maxBatch));
+}
+
+// QUANTIZED_16BIT_LSTM: constant uint8 weights (one scale and zero point), int32 biases in
+// weights scale / 128 spanning about +-4 in the gates' Q3.12, random input, previous
+// output and cell state (scale 2^-11).
+RandomLayer randomQuantized16BitLstm(Rng& r, const GeneratorOptions& opt) {
+  RandomLayer L;
+  L.type = OperationType::QUANTIZED_16BIT_LSTM;
+  const uint32_t maxC = std::max<uint32_t>(1, opt.maxChannels);
+  const uint32_t batch = lstmBatch(r, opt);
+  const uint32_t input = randomChannels(r, maxC), units = randomChannels(r, maxC);
+  const QRange q = rangeOf(kU8);
+  const int32_t wZp = randomZeroPoint(r, q);
+  const float wScale = static_cast<float>(r.logUniform(1e-3, 0.03));
+  const float actScale = 1.0f / 128.0f;
+  std::string wPattern, xPattern;
+  hal::ModelBuilder b;
+  const std::vector<int32_t> x = randomValues(r, size_t{batch} * input, q, 128, &xPattern);
+  std::vector<uint32_t> in{b.addInput(kU8, {batch, input}, actScale, 128)};
+  for (int k = 0; k < 8; ++k) {
+    const uint32_t cols = k < 4 ? input : units;
+    const std::vector<uint8_t> w = toBytes(randomValues(r, size_t{units} * cols, q, wZp, &wPattern));
+    in.push_back(b.addConstant(kU8, {units, cols}, w.data(), w.size(), wScale, wZp));
+  }
+  const int32_t biasSpan = static_cast<int32_t>(std::min(2.0e9, 4.0 * 128.0 / wScale));
+  for (int k = 0; k < 4; ++k) {
+    std::vector<int32_t> bias(units);
+    for (int32_t& v : bias) v = r.range(-biasSpan, biasSpan);
+    in.push_back(b.addConstant(kI32, {units}, bias, wScale / 128.0f, 0));
+  }
+  std::vector<int32_t> cell(size_t{batch} * units);
+  for (int32_t& v : cell) v = r.range(-32768, 32767);
+  std::string hPattern;
+  const std::vector<int32_t> h = randomValues(r, size_t{batch} * units, q, 128, &hPattern);
+  in.push_back(b.addInput(kI16, {batch, units}, 1.0f / 2048.0f, 0));
+  in.push_back(b.addInput(kU8, {batch, units}, actScale, 128));
+  b.addOperation(L.type, in,
+                 {b.addOutput(kI16, {batch, units}, 1.0f / 2048.0f, 0), b.addOutput(kU8, {batch, units}, actScale, 128)});
+  L.model = b.build();
+  L.inputs.push_back(tensorValue(kU8, {batch, input}, toBytes(x)));
+  L.inputs.push_back(tensorValue(kI16, {batch, units}, int16Bytes(cell)));
+  L.inputs.push_back(tensorValue(kU8, {batch, units}, toBytes(h)));
+  std::ostringstream d;
+  d << "QUANTIZED_16BIT_LSTM u8 batch " << batch << " input " << input << " units " << units << " | weights zp "
+    << wZp << " scale " << fmt(wScale) << " | data " << xPattern << " / " << hPattern << " weights " << wPattern;
+  L.description = d.str();
+  return L;
+}
+
+// QUANTIZED_LSTM: int8 input and previous output, int8 symmetric constant weights, int16
+// cell state (scale 2^-9 .. 2^-15), and each variant: CIFG, peepholes, layer norm,
+// projection (with or without bias and clip), cell clip. Scales keep the gate products
+// in the int16 range most of the time; some saturate.
+RandomLayer randomQuantizedLstm(Rng& r, const GeneratorOptions& opt) {
+  RandomLayer L;
+  L.type = OperationType::QUANTIZED_LSTM;
+  const uint32_t maxC = std::max<uint32_t>(1, opt.maxChannels);
+  const uint32_t batch = lstmBatch(r, opt);
+  const uint32_t input = randomChannels(r, maxC), units = randomChannels(r, maxC);
+  const bool cifg = r.coin(0.3), peephole = r.coin(0.35), layerNorm = r.coin(0.4), projection = r.coin(0.35);
+  const bool projectionBias = projection && r.coin(), cellClip = r.coin(0.3), projectionClip = projection && r.coin(0.3);
+  const uint32_t output = projection ? randomChannels(r, maxC) : units;
+  const QRange q8 = rangeOf(kS8), qw{-127, 127};
+  const float xScale = static_cast<float>(r.logUniform(2e-3, 0.03));
+  const float hScale = static_cast<float>(r.logUniform(2e-3, 0.03));
+  const int32_t xZp = randomZeroPoint(r, q8), hZp = randomZeroPoint(r, q8);
+  const int cellShift = r.range(-15, -9);
+  const float cellScale = std::ldexp(1.0f, cellShift);
+  std::string xPattern, hPattern, wPattern;
+  hal::ModelBuilder b;
+  // Omitted operands still need a valid quantization (model validation checks it).
+  auto omitted = [&](OperandType t) {
+    return b.addOperand(t, {}, t == kI32 ? 0.0f : 1.0f, 0, hal::OperandLifeTime::NO_VALUE);
+  };
+  auto weights = [&](uint32_t rows, uint32_t cols, float* scale) {
+    *scale = static_cast<float>(r.logUniform(2e-3, 0.03));
+    const std::vector<uint8_t> w = toBytes(randomValues(r, size_t{rows} * cols, qw, 0, &wPattern));
+    return b.addConstant(kW8, {rows, cols}, w.data(), w.size(), *scale, 0);
+  };
+  // Per gate: the intermediate (gate product) scale; Q3.12 in and around it without layer
+  // norm, anything with it.
+  float intermediate[4], wIn[4] = {}, wRec[4] = {};
+  for (float& s : intermediate)
+    s = static_cast<float>(layerNorm ? r.logUniform(1e-3, 0.02) : r.logUniform(std::ldexp(1.0, -14), std::ldexp(1.0, -10)));
+  const std::vector<int32_t> x = randomValues(r, size_t{batch} * input, q8, xZp, &xPattern);
+  std::vector<uint32_t> in{b.addInput(kS8, {batch, input}, xScale, xZp)};
+  for (int g = 0; g < 4; ++g) in.push_back(cifg && g == 0 ? omitted(kW8) : weights(units, input, &wIn[g]));
+  for (int g = 0; g < 4; ++g) in.push_back(cifg && g == 0 ? omitted(kW8) : weights(units, output, &wRec[g]));
+  for (int g = 0; g < 3; ++g) {  // peepholes: input, forget, output
+    if (!peephole || (cifg && g == 0)) {
+      in.push_back(omitted(kI16));
+      continue;
+    }
+    std::vector<int32_t> p(units);
+    for (int32_t& v : p) v = r.range(-20000, 20000);
+    in.push_back(b.addConstant(kI16, {units}, int16Bytes(p).data(), size_t{units} * 2,
+                               static_cast<float>(r.logUniform(1e-5, 1e-3)), 0));
+  }
+  for (int g = 0; g < 4; ++g) {  // biases: about +-1 in the gate (accumulator scale), or layer norm's
+    if (cifg && g == 0) {
+      in.push_back(omitted(kI32));
+      continue;
+    }
+    const double span = layerNorm ? 262144.0 : std::min(2.0e9, 1.0 / (double{wIn[g]} * xScale));
+    std::vector<int32_t> bias(units);
+    for (int32_t& v : bias) v = r.range(static_cast<int64_t>(-span), static_cast<int64_t>(span));
+    in.push_back(b.addConstant(kI32, {units}, bias, wIn[g] * xScale, 0));
+  }
+  float pScale = 0;
+  in.push_back(projection ? weights(output, units, &pScale) : omitted(kW8));
+  if (projectionBias) {
+    std::vector<int32_t> bias(output);
+    for (int32_t& v : bias) v = r.range(-20000, 20000);
+    in.push_back(b.addConstant(kI32, {output}, bias, pScale * hScale, 0));
+  } else {
+    in.push_back(omitted(kI32));
+  }
+  std::string cPattern;
+  const std::vector<int32_t> h = randomValues(r, size_t{batch} * output, q8, hZp, &hPattern);
+  std::vector<int32_t> cell(size_t{batch} * units);
+  for (int32_t& v : cell) v = r.range(-32768, 32767);
+  in.push_back(b.addInput(kS8, {batch, output}, hScale, hZp));
+  in.push_back(b.addInput(kI16, {batch, units}, cellScale, 0));
+  for (int g = 0; g < 4; ++g) {  // layer norm weights (about 1.0)
+    if (!layerNorm || (cifg && g == 0)) {
+      in.push_back(omitted(kI16));
+      continue;
+    }
+    std::vector<int32_t> w(units);
+    for (int32_t& v : w) v = r.range(300, 3000);
+    in.push_back(b.addConstant(kI16, {units}, int16Bytes(w).data(), size_t{units} * 2,
+                               static_cast<float>(r.logUniform(1.0 / 4096, 1.0 / 256)), 0));
+  }
+  const float hiddenScale = static_cast<float>(r.logUniform(2e-3, 0.03));
+  const int32_t hiddenZp = r.range(-20, 20);
+  in.push_back(b.addFloat32(cellClip ? static_cast<float>(r.real(0.5, 16.0) * cellScale * 1024) : 0.0f));
+  in.push_back(b.addFloat32(projectionClip ? static_cast<float>(r.real(10, 120) * pScale) : 0.0f));
+  for (float s : intermediate) in.push_back(b.addFloat32(s));
+  in.push_back(b.addInt32(hiddenZp));
+  in.push_back(b.addFloat32(hiddenScale));
+  b.addOperation(L.type, in,
+                 {b.addOutput(kS8, {batch, output}, hScale, hZp), b.addOutput(kI16, {batch, units}, cellScale, 0),
+                  b.addOutput(kS8, {batch, output}, hScale, hZp)});
+  L.model = b.build();
+  L.inputs.push_back(tensorValue(kS8, {batch, input}, toBytes(x)));
+  L.inputs.push_back(tensorValue(kS8, {batch, output}, toBytes(h)));
+  L.inputs.push_back(tensorValue(kI16, {batch, units}, int16Bytes(cell)));
+  std::ostringstream d;
+  d << "QUANTIZED_LSTM s8 batch " << batch << " input " << input << " units " << units << " output " << output
+    << (cifg ? " cifg" : "") << (peephole ? " peephole" : "") << (layerNorm ? " layer-norm" : "")
+    << (projection ? " projection" : "") << (projectionBias ? " projection-bias" : "")
+    << (projectionClip ? " projection-clip" : "") << (cellClip ? " cell-clip" : "") << " | zp in " << xZp
+    << " prev " << hZp << " hidden " << hiddenZp << " | scale in " << fmt(xScale) << " prev " << fmt(hScale)
+    << " cell 2^" << cellShift << " hidden " << fmt(hiddenScale) << " | data " << xPattern << " / " << hPattern
+    << " weights " << wPattern;
+  L.description = d.str();
+  return L;
+}
+
 }  // namespace
 
 const std::vector<hal::OperationType>& randomLayerTypes() {
@@ -655,9 +837,17 @@ const std::vector<hal::OperationType>& randomLayerTypes() {
   return kTypes;
 }
 
+const std::vector<hal::OperationType>& recurrentLayerTypes() {
+  static const std::vector<hal::OperationType> kTypes = {OperationType::QUANTIZED_16BIT_LSTM,
+                                                         OperationType::QUANTIZED_LSTM};
+  return kTypes;
+}
+
 bool isRandomLayerType(hal::OperationType type) {
-  const auto& all = randomLayerTypes();
-  return std::find(all.begin(), all.end(), type) != all.end();
+  const auto& mac = randomLayerTypes();
+  const auto& recurrent = recurrentLayerTypes();
+  return std::find(mac.begin(), mac.end(), type) != mac.end() ||
+         std::find(recurrent.begin(), recurrent.end(), type) != recurrent.end();
 }
 
 uint64_t layerSeed(uint64_t runSeed, uint64_t index) {
@@ -680,6 +870,8 @@ RandomLayer randomLayer(uint64_t seed, const GeneratorOptions& options) {
     case OperationType::DEPTHWISE_CONV_2D: L = randomConv(r, ConvKind::kDepthwise, options); break;
     case OperationType::GROUPED_CONV_2D: L = randomConv(r, ConvKind::kGrouped, options); break;
     case OperationType::FULLY_CONNECTED: L = randomFullyConnected(r, options); break;
+    case OperationType::QUANTIZED_16BIT_LSTM: L = randomQuantized16BitLstm(r, options); break;
+    case OperationType::QUANTIZED_LSTM: L = randomQuantizedLstm(r, options); break;
     default: L = randomBatchMatmul(r, options); break;
   }
   L.seed = seed;

@@ -8,6 +8,10 @@
 // activation. The output scale and zero point are derived from the integer accumulator
 // statistics of the drawn data, so outputs span a good part of the quantized range
 // rather than saturating (a few layers deliberately saturate or use extreme multipliers).
+// On request (GeneratorOptions::types, `nncosim difftest --op`), LSTM steps, which run as
+// hybrid NPU steps: QUANTIZED_16BIT_LSTM, and QUANTIZED_LSTM with CIFG, peephole,
+// layer-norm, projection and clipping variants; constant weights, random activations and
+// cell states, batches up to 40.
 //
 // The same seed gives the same layer on every platform (own PRNG, no <random>
 // distributions); layer i of a run with seed S uses layerSeed(S, i).
@@ -39,9 +43,11 @@ struct RandomLayer {
   std::string description;              // one line: every parameter of the layer
 };
 
-// The operation types the generator produces (the MAC array's operations).
+// The operation types the generator draws by default (the MAC array's operations).
 const std::vector<hal::OperationType>& randomLayerTypes();
-// True when `type` is one of randomLayerTypes().
+// The LSTM steps it produces when asked for them.
+const std::vector<hal::OperationType>& recurrentLayerTypes();
+// True when `type` is one of randomLayerTypes() or recurrentLayerTypes().
 bool isRandomLayerType(hal::OperationType type);
 
 // The seed of layer `index` of a run seeded with `runSeed` (a SplitMix64 mix of both).
