@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Runs the whole conformance suite on a backend and checks it against the committed
-expectations: the pass-count floor (conformance_floor.json), no unsupported test, every
-expectFailure test rejected, and bit-exactness everywhere except the known deviations
-(known_bit_exact_deviations.tsv), in both directions."""
+expectations: the pass-count floor and, on the driver backends, the NPU coverage floor
+(tests and steps that ran on the NPU, hybrid LSTM steps included; conformance_floor.json),
+no unsupported test, every expectFailure test rejected, and bit-exactness everywhere
+except the known deviations (known_bit_exact_deviations.tsv), in both directions."""
 import json
 import os
 import subprocess
@@ -36,6 +37,8 @@ if s["bit_exact"] < floor.get("bit_exact", 0):
     problems.append(f"bit-exact {s['bit_exact']} < floor {floor['bit_exact']}")
 if s.get("npu_tests", 0) < floor.get("npu_tests", 0):
     problems.append(f"{s.get('npu_tests', 0)} tests used the NPU < floor {floor['npu_tests']}")
+if s.get("npu_steps", 0) < floor.get("npu_steps", 0):
+    problems.append(f"{s.get('npu_steps', 0)} NPU steps < floor {floor['npu_steps']}")
 if s["unsupported"]:
     problems.append(f"{s['unsupported']} unsupported tests")
 if s["expect_failure_rejected"] != s["expect_failure"]:
