@@ -42,9 +42,10 @@
 // Outputs of the other mappings leave as channel tiles (kChannelTiles): each channel
 // tile's rows of a step are one contiguous DMA_STORE.
 //
-// The 16x8 mode (int16 activations, int8 weights; hal::Model::quant16x8) runs host im2col
-// with 16-bit operands (weights sign-extended at compile time), int64 ACC words and int16
-// outputs: the same images with two bytes per element.
+// The 16x8 mode (int16 activations, int8 weights; hal::Model::quant16x8) runs the
+// host-gathered mappings (host im2col, output blocks) with 16-bit operands (weights
+// sign-extended at compile time), int64 ACC words and int16 outputs: the same images with
+// two bytes per element.
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -565,12 +566,14 @@ hal::Result<CompiledStep> lowerBlocks(const hal::Model& model, uint32_t index, c
   in.windowW = bs.wx;
   in.laneTile = R;
   in.fill = s.inputFill;
+  in.elementBytes = s.eb();
+  const uint32_t eb = s.eb();
   TensorLayout outLayout = in;
   outLayout.kind = TensorLayout::Kind::kBlockOutput;
   outLayout.channels = g.outC;
   outLayout.laneTile = C;
   const uint64_t blocks = in.blocksPerImage(), tpi = in.blockTiles();
-  const uint64_t outputBytes = s.pixels() * g.outC;
+  const uint64_t outputBytes = s.pixels() * g.outC * eb;
 
   // Weights: per output channel a Toeplitz band [(v, u)][(dy, dx)].
   std::vector<uint8_t> weights(uint64_t{g.outC} * k * C, s.filterFill);
@@ -597,7 +600,8 @@ hal::Result<CompiledStep> lowerBlocks(const hal::Model& model, uint32_t index, c
   StepBuilder sb(model, index);
   auto inBuf = sb.bindInput(v.inOperand(0), in, "input (block windows)");
   if (!inBuf.ok()) return hal::Error{inBuf.error()};
-  const size_t wBuf = sb.addConstant("weights (Toeplitz bands)", std::move(weights));
+  const size_t wBuf = sb.addConstant("weights (Toeplitz bands)",
+                                     s.wide ? widenInt8(weights.data(), weights.size()) : std::move(weights));
   const size_t pBuf = sb.addConstant("requant parameters", std::move(prm));
   const size_t oBuf = sb.bindOutput(v.outOperand(0), outLayout, outLayout.deviceBytes(outputBytes), "output");
   NNC_TRY(sb.layout());
@@ -614,13 +618,13 @@ hal::Result<CompiledStep> lowerBlocks(const hal::Model& model, uint32_t index, c
   };
   auto rowStart = [=](uint32_t p) { return (p / tpi) * blocks + (p % tpi) * R; };
   prob.loadA = [=](const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>& out) {
-    loadContiguousPieces(pieces, R, [&](const APiece& a) {
-      return inBase + ((uint64_t{a.g} * rowTiles + a.p) * k + a.k0) * R;
+    loadContiguousPieces(pieces, R * eb, [&](const APiece& a) {
+      return inBase + ((uint64_t{a.g} * rowTiles + a.p) * k + a.k0) * R * eb;
     }, out);
   };
   prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows, uint32_t outAddr,
                       std::vector<firmware::DmaStore>& out) {
-    storeChannelTiles(outBase, totalRows, rowStart(p0), rows, q0, q1, C, outAddr, out);
+    storeChannelTiles(outBase, totalRows, rowStart(p0), rows, q0, q1, C, outAddr, out, eb);
   };
 
   GemmSpec spec = baseSpec(s);
@@ -637,7 +641,8 @@ hal::Result<CompiledStep> lowerBlocks(const hal::Model& model, uint32_t index, c
   spec.problems.push_back(std::move(prob));
   const std::string mapping = "output blocks " + std::to_string(bs.by) + "x" + std::to_string(bs.bx) +
                               " (one channel per GEMM, Toeplitz weights, window " + std::to_string(bs.wy) + "x" +
-                              std::to_string(bs.wx) + ")" + mappingSuffix(s);
+                              std::to_string(bs.wx) + ")" + mappingSuffix(s) +
+                              (s.wide ? ", 16x8 (int16 x int8, acc64)" : "");
   return finish(sb, spec, options, mapping);
 }
 
@@ -737,16 +742,17 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
     if (want == M::kAuto || want == m) candidates.push_back(lower());
   };
   consider(M::kHostIm2col, [&] { return lowerHostIm2col(model, index, v, options, s); });
-  // The gathering mappings address bytes of 8-bit images; 16x8 layers use host im2col.
+  // The DMA-gathering mappings address bytes of 8-bit images; 16x8 layers use the
+  // host-gathered ones (host im2col, output blocks).
   if (s.wide) {
-    if (want != M::kAuto && want != M::kHostIm2col)
-      return hal::fail("16x8 mode: only the host im2col mapping applies");
+    if (want == M::kDmaIm2col || want == M::kShiftedWindows)
+      return hal::fail("16x8 mode: only the host-gathered mappings apply");
   } else {
     consider(M::kDmaIm2col, [&] { return lowerGathered(model, index, v, options, s, false); });
   }
   if (!s.wide && shiftedPlan(s, options).applies)
     consider(M::kShiftedWindows, [&] { return lowerGathered(model, index, v, options, s, true); });
-  if (!s.wide && s.cg.gi == 1) {
+  if (s.cg.gi == 1) {
     const BlockShape bs = bestBlockShape(s);
     consider(M::kOutputBlocks, [&] { return lowerBlocks(model, index, v, options, s, bs); });
   }

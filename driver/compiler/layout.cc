@@ -24,11 +24,11 @@ uint64_t TensorLayout::deviceBytes(uint64_t operandBytes) const {
     case Kind::kIm2col:
       return im2colGroupOffset(groups.size());
     case Kind::kBlockInput:
-      return uint64_t{channels} * batches * blockTiles() * windowH * windowW * laneTile;
+      return uint64_t{channels} * batches * blockTiles() * windowH * windowW * laneTile * elementBytes;
     case Kind::kChannelTiles:
       return uint64_t{matrices} * ((channels + laneTile - 1) / laneTile) * lanes * laneTile * elementBytes;
     case Kind::kBlockOutput:
-      return uint64_t{channels} * batches * blocksPerImage() * laneTile;
+      return uint64_t{channels} * batches * blocksPerImage() * laneTile * elementBytes;
   }
   return operandBytes;
 }
@@ -148,27 +148,29 @@ hal::Result<std::vector<uint8_t>> packTensor(const TensorLayout& l,
       return dst;
     }
     case TensorLayout::Kind::kBlockInput: {
-      const uint64_t want = uint64_t{l.batches} * l.height * l.width * l.channels;
+      const uint64_t eb = l.elementBytes;
+      const uint64_t want = uint64_t{l.batches} * l.height * l.width * l.channels * eb;
       if (src.size() != want) return hal::fail("block input: ", src.size(), " bytes, expected ", want);
+      if (eb != 1 && l.fill != 0) return hal::fail("block input: ", eb, "-byte elements need fill 0");
       std::vector<uint8_t> dst(l.deviceBytes(src.size()), l.fill);
       const uint64_t L = l.laneTile, nbx = (l.outWidth + l.blockW - 1) / l.blockW;
       const uint64_t blocks = l.blocksPerImage(), tiles = l.blockTiles();
       const uint64_t window = uint64_t{l.windowH} * l.windowW;
       for (uint32_t c = 0; c < l.channels; ++c)
         for (uint32_t b = 0; b < l.batches; ++b) {
-          uint8_t* image = dst.data() + (uint64_t{c} * l.batches + b) * tiles * window * L;
+          uint8_t* image = dst.data() + (uint64_t{c} * l.batches + b) * tiles * window * L * eb;
           for (uint64_t blk = 0; blk < blocks; ++blk) {
             const int64_t y0 = int64_t(blk / nbx) * l.blockH * l.strideH - l.padTop;
             const int64_t x0 = int64_t(blk % nbx) * l.blockW * l.strideW - l.padLeft;
-            uint8_t* lane = image + (blk / L) * window * L + blk % L;
+            uint8_t* lane = image + ((blk / L) * window * L + blk % L) * eb;
             for (uint32_t v = 0; v < l.windowH; ++v) {
               const int64_t iy = y0 + v;
               if (iy < 0 || iy >= l.height) continue;
               for (uint32_t u = 0; u < l.windowW; ++u) {
                 const int64_t ix = x0 + u;
                 if (ix < 0 || ix >= l.width) continue;
-                lane[(uint64_t{v} * l.windowW + u) * L] =
-                    src[convIndex(l, b, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), c)];
+                std::memcpy(lane + (uint64_t{v} * l.windowW + u) * L * eb,
+                            &src[convIndex(l, b, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), c) * eb], eb);
               }
             }
           }
@@ -256,15 +258,15 @@ hal::Result<std::vector<uint8_t>> unpackTensor(const TensorLayout& l,
       return out;
     }
     case TensorLayout::Kind::kBlockOutput: {
-      const uint64_t L = l.laneTile;
-      const uint64_t n = uint64_t{l.batches} * l.outHeight * l.outWidth * l.channels;
+      const uint64_t L = l.laneTile, eb = l.elementBytes;
+      const uint64_t n = uint64_t{l.batches} * l.outHeight * l.outWidth * l.channels * eb;
       if ((operandBytes != n && operandBytes != device.size()) || device.size() < l.deviceBytes(n))
         return hal::fail("block output: ", device.size(), " device bytes, ", operandBytes, " operand bytes, expected ", n);
       std::vector<uint8_t> out(n);
       const uint64_t nbx = (l.outWidth + l.blockW - 1) / l.blockW, blocks = l.blocksPerImage();
       for (uint32_t c = 0; c < l.channels; ++c)
         for (uint32_t b = 0; b < l.batches; ++b) {
-          const uint8_t* image = device.data() + (uint64_t{c} * l.batches + b) * blocks * L;
+          const uint8_t* image = device.data() + (uint64_t{c} * l.batches + b) * blocks * L * eb;
           for (uint64_t blk = 0; blk < blocks; ++blk) {
             const uint64_t by = blk / nbx, bx = blk % nbx;
             for (uint32_t dy = 0; dy < l.blockH; ++dy) {
@@ -275,7 +277,7 @@ hal::Result<std::vector<uint8_t>> unpackTensor(const TensorLayout& l,
                 if (ox >= l.outWidth) break;
                 const uint64_t to = l.sourceNchw ? ((uint64_t{b} * l.channels + c) * l.outHeight + oy) * l.outWidth + ox
                                                  : ((uint64_t{b} * l.outHeight + oy) * l.outWidth + ox) * l.channels + c;
-                out[to] = image[blk * L + uint64_t{dy} * l.blockW + dx];
+                std::memcpy(&out[to * eb], image + (blk * L + uint64_t{dy} * l.blockW + dx) * eb, eb);
               }
             }
           }

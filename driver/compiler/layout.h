@@ -88,7 +88,8 @@ struct TensorLayout {
   std::vector<std::pair<uint32_t, uint32_t>> groups;  // kIm2col: (icLo, icCount) per A group
   uint32_t blockH = 1, blockW = 1, windowH = 1, windowW = 1;  // kBlockInput / kBlockOutput
 
-  // Bytes per element (kNchwFromNhwc, kMatrixImage, kIm2col, kChannelTiles): 2 for the
+  // Bytes per element (kNchwFromNhwc, kMatrixImage, kIm2col, kBlockInput, kChannelTiles,
+  // kBlockOutput): 2 for the
   // 16x8 mode's int16 activations and outputs. Sizes and offsets below are in bytes.
   uint32_t elementBytes = 1;
 

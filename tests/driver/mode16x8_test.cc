@@ -176,6 +176,29 @@ TEST(Mode16x8, RandomLayersMatchTheReference) {
   EXPECT_EQ(layers, 120);
 }
 
+// Both host-gathered mappings run 16x8 layers (output blocks: depthwise only); the
+// DMA-gathered ones refuse them.
+TEST(Mode16x8, EveryHostGatheredMapping) {
+  Rng r(20);
+  int blocks = 0;
+  for (int i = 0; i < 30; ++i) {
+    const Case c = randomLayer(r, i % 2 ? Kind::kDepthwise : Kind::kConv);
+    LoweringOptions o;
+    o.convMapping = ConvMapping::kHostIm2col;
+    expectBitExact(c, o);
+    if (HasFatalFailure()) return;
+    if (i % 2) {
+      o.convMapping = ConvMapping::kOutputBlocks;
+      expectBitExact(c, o);
+      if (HasFatalFailure()) return;
+      ++blocks;
+    }
+    o.convMapping = ConvMapping::kDmaIm2col;
+    EXPECT_NE(npuRun(c.model, c.inputs, o).error.find("16x8 mode"), std::string::npos);
+  }
+  EXPECT_EQ(blocks, 15);
+}
+
 TEST(Mode16x8, TinyNpuChunkedAndStreamedPlans) {
   Rng r(17);
   LoweringOptions o;
