@@ -43,7 +43,7 @@ using firmware::ElemWidth;
 struct GateGemm {
   std::string name;
   uint32_t batch = 0, depth = 0, channels = 0;
-  std::vector<uint8_t> weights;  // [channels][depth]
+  std::vector<uint8_t> weights;                  // [channels][depth]
   std::vector<int32_t> bias, multiplier, shift;  // per channel
   bool aSigned = false, bSigned = false;
   int32_t aZp = 0, bZp = 0;
@@ -55,9 +55,12 @@ struct GateGemm {
 
 uint32_t widthBytes(ElemWidth w) {
   switch (w) {
-    case ElemWidth::kW8: return 1;
-    case ElemWidth::kW16: return 2;
-    default: return 4;
+    case ElemWidth::kW8:
+      return 1;
+    case ElemWidth::kW16:
+      return 2;
+    default:
+      return 4;
   }
 }
 
@@ -131,8 +134,9 @@ hal::Result<GateGemmBuffers> addBuffers(StepBuilder& sb, const OpView& v, const 
 }
 
 // The commands of one GateGemm (its buffers placed); adds its figures to `report`.
-hal::Result<std::vector<firmware::Command>> emitGateGemm(const GateGemm& g, const GateGemmBuffers& b,
-                                                         StepBuilder& sb, const LoweringOptions& options,
+hal::Result<std::vector<firmware::Command>> emitGateGemm(const GateGemm& g,
+                                                         const GateGemmBuffers& b, StepBuilder& sb,
+                                                         const LoweringOptions& options,
                                                          StepReport& report) {
   const NpuConfig& npu = options.npu;
   const uint32_t R = npu.rows, C = npu.cols, ob = widthBytes(g.outWidth);
@@ -155,7 +159,8 @@ hal::Result<std::vector<firmware::Command>> emitGateGemm(const GateGemm& g, cons
   spec.prmImage = sb.address(b.prm);
 
   std::vector<std::pair<uint64_t, uint32_t>> images;  // (address, depth)
-  for (size_t i = 0; i < b.parts.size(); ++i) images.emplace_back(sb.address(b.parts[i]), g.parts[i].second);
+  for (size_t i = 0; i < b.parts.size(); ++i)
+    images.emplace_back(sb.address(b.parts[i]), g.parts[i].second);
   const uint64_t out = sb.address(b.result);
   const uint32_t batch = g.batch, channels = g.channels;
   GemmProblem prob;
@@ -165,8 +170,9 @@ hal::Result<std::vector<firmware::Command>> emitGateGemm(const GateGemm& g, cons
   prob.loadA = [images, R](const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>& o) {
     if (images.size() == 1) {
       const auto [image, depth] = images[0];
-      loadContiguousPieces(pieces, R, [=](const APiece& a) { return image + (uint64_t{a.p} * depth + a.k0) * R; },
-                           o);
+      loadContiguousPieces(
+          pieces, R, [=](const APiece& a) { return image + (uint64_t{a.p} * depth + a.k0) * R; },
+          o);
       return;
     }
     // Piece k range [k0, k1) of the concatenation: each image's share from that image.
@@ -185,13 +191,14 @@ hal::Result<std::vector<firmware::Command>> emitGateGemm(const GateGemm& g, cons
     }
   };
   // OUT addresses as planned (8-bit) times ob; tile q of the step's rows to its columns.
-  prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows, uint32_t outAddr,
-                      std::vector<firmware::DmaStore>& o) {
+  prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows,
+                      uint32_t outAddr, std::vector<firmware::DmaStore>& o) {
     for (uint32_t q = q0; q < q1; ++q) {
       firmware::DmaStore d;
       d.bufId = firmware::Buffer::kOut;
       d.bufAddr = (outAddr + (q - q0) * rows * C) * ob;
-      d.dramAddr = static_cast<uint32_t>(out + (uint64_t{p0} * R * channels + uint64_t{q} * C) * ob);
+      d.dramAddr =
+          static_cast<uint32_t>(out + (uint64_t{p0} * R * channels + uint64_t{q} * C) * ob);
       d.count0 = std::min(C, channels - q * C) * ob;
       d.count1 = rows;
       d.bufStride1 = C * ob;
@@ -293,7 +300,8 @@ hal::Result<CompiledStep> lowerQuantized16BitLstm(const hal::Model& model, uint3
   gemm.outZp = g.requant.zeroPoint;
   gemm.clampMin = g.requant.min;
   gemm.clampMax = g.requant.max;
-  gemm.parts = {{rec::kQuantized16BitLstmInput, g.input}, {rec::kQuantized16BitLstmPrevOutput, g.units}};
+  gemm.parts = {{rec::kQuantized16BitLstmInput, g.input},
+                {rec::kQuantized16BitLstmPrevOutput, g.units}};
 
   StepBuilder sb(model, index);
   auto results = emitGateGemms({gemm}, sb, v, options);
@@ -301,14 +309,15 @@ hal::Result<CompiledStep> lowerQuantized16BitLstm(const hal::Model& model, uint3
   CompiledStep& step = sb.step();
   const size_t n = size_t{g.batch} * 4 * g.units;
   step.epilogue.results = *results;
-  step.epilogue.finish = [n](ops::OperationContext& ctx, const std::vector<std::vector<uint8_t>>& r) {
+  step.epilogue.finish = [n](ops::OperationContext& ctx,
+                             const std::vector<std::vector<uint8_t>>& r) {
     const std::vector<int16_t> gates = fromBytes<int16_t>(r.at(0), n);
     rec::quantized16BitLstmCell(ctx, gates.data());
     return hal::Status::Ok();
   };
-  step.report.mapping = "hybrid: gate GEMM on the NPU (batch rows x " + std::to_string(4 * g.units) +
-                        " gate units, depth " + std::to_string(g.depth) +
-                        ", int16 out), cell on the CPU";
+  step.report.mapping = "hybrid: gate GEMM on the NPU (batch rows x " +
+                        std::to_string(4 * g.units) + " gate units, depth " +
+                        std::to_string(g.depth) + ", int16 out), cell on the CPU";
   return std::move(step);
 }
 
@@ -320,8 +329,8 @@ hal::Status quantizedLstmSupport(const OpView& v) {
   return hal::Status::Ok();
 }
 
-hal::Result<CompiledStep> lowerQuantizedLstm(const hal::Model& model, uint32_t index, const OpView& v,
-                                             const LoweringOptions& options) {
+hal::Result<CompiledStep> lowerQuantizedLstm(const hal::Model& model, uint32_t index,
+                                             const OpView& v, const LoweringOptions& options) {
   auto pr = rec::quantizedLstmParams(v.ctx());
   if (!pr.ok()) return hal::Error{pr.error()};
   const rec::QuantizedLstmParams& p = *pr;
@@ -360,8 +369,9 @@ hal::Result<CompiledStep> lowerQuantizedLstm(const hal::Model& model, uint32_t i
   CompiledStep& step = sb.step();
   step.epilogue.results = *results;
   const uint32_t B = p.batch, channels = static_cast<uint32_t>(gates.size()) * U;
-  step.epilogue.finish = [gates, B, U, channels](ops::OperationContext& ctx,
-                                                 const std::vector<std::vector<uint8_t>>& r) -> hal::Status {
+  step.epilogue.finish = [gates, B, U, channels](
+                             ops::OperationContext& ctx,
+                             const std::vector<std::vector<uint8_t>>& r) -> hal::Status {
     // The parameters from the run's operands (the weights are the compiled constants).
     auto params = rec::quantizedLstmParams(ctx);
     NNC_TRY(params);
@@ -383,8 +393,9 @@ hal::Result<CompiledStep> lowerQuantizedLstm(const hal::Model& model, uint32_t i
   };
   step.report.mapping = "hybrid: " + std::to_string(gates.size()) +
                         " gates' input and recurrent products on the NPU (batch rows x " +
-                        std::to_string(channels) + " gate units, depth " + std::to_string(p.input) + " and " +
-                        std::to_string(p.output) + "; int16 and int32 out), cell on the CPU";
+                        std::to_string(channels) + " gate units, depth " + std::to_string(p.input) +
+                        " and " + std::to_string(p.output) +
+                        "; int16 and int32 out), cell on the CPU";
   return std::move(step);
 }
 

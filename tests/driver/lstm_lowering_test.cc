@@ -64,9 +64,12 @@ HybridRun runHybrid(const RandomLayer& L, const LoweringOptions& options, ModelP
     return out;
   }
   const ExecutionReport::Step& s = out.report.steps.at(0);
-  if (s.target != Target::kNpu) out.error = "ran on the CPU: " + s.note;
-  else if (!s.checked || !s.mismatch.empty()) out.error = "cross-check: " + s.mismatch;
-  else if (got.size() != want.size()) out.error = "output count";
+  if (s.target != Target::kNpu)
+    out.error = "ran on the CPU: " + s.note;
+  else if (!s.checked || !s.mismatch.empty())
+    out.error = "cross-check: " + s.mismatch;
+  else if (got.size() != want.size())
+    out.error = "output count";
   for (size_t i = 0; out.error.empty() && i < want.size(); ++i)
     if (got[i].bytes != want[i].bytes || got[i].dimensions != want[i].dimensions)
       out.error = "output " + std::to_string(i) + " differs from the reference";
@@ -83,13 +86,15 @@ TEST(LstmLowering, Quantized16BitLstmGatesOnTheNpuAreBitExact) {
   uint64_t cycles = 0;
   int multiTile = 0;
   for (uint64_t i = 0; i < 60; ++i) {
-    const RandomLayer L = difftest::randomLayer(difftest::layerSeed(21, i), only(OperationType::QUANTIZED_16BIT_LSTM));
+    const RandomLayer L = difftest::randomLayer(difftest::layerSeed(21, i),
+                                                only(OperationType::QUANTIZED_16BIT_LSTM));
     LoweringOptions options;
     options.preference = static_cast<hal::ExecutionPreference>(i % 3);
     ModelPlan plan;
     const HybridRun r = runHybrid(L, options, plan);
     ASSERT_EQ(r.error, "") << L.description;
-    EXPECT_EQ(outWidths(*r.step), std::set<firmware::ElemWidth>{firmware::ElemWidth::kW16}) << L.description;
+    EXPECT_EQ(outWidths(*r.step), std::set<firmware::ElemWidth>{firmware::ElemWidth::kW16})
+        << L.description;
     EXPECT_TRUE(r.step->epilogue);
     EXPECT_NE(r.step->report.mapping.find("cell on the CPU"), std::string::npos);
     EXPECT_GT(r.report.steps[0].stats.cycles, 0u);
@@ -105,22 +110,24 @@ TEST(LstmLowering, Quantized16BitLstmGatesOnTheNpuAreBitExact) {
 TEST(LstmLowering, QuantizedLstmEveryVariantIsBitExact) {
   std::map<std::string, int> variants;
   for (uint64_t i = 0; i < 120; ++i) {
-    const RandomLayer L = difftest::randomLayer(difftest::layerSeed(22, i), only(OperationType::QUANTIZED_LSTM));
+    const RandomLayer L =
+        difftest::randomLayer(difftest::layerSeed(22, i), only(OperationType::QUANTIZED_LSTM));
     LoweringOptions options;
     options.preference = static_cast<hal::ExecutionPreference>(i % 3);
     ModelPlan plan;
     const HybridRun r = runHybrid(L, options, plan);
     ASSERT_EQ(r.error, "") << L.description;
-    const std::set<firmware::ElemWidth> widths{firmware::ElemWidth::kW16, firmware::ElemWidth::kW32};
+    const std::set<firmware::ElemWidth> widths{firmware::ElemWidth::kW16,
+                                               firmware::ElemWidth::kW32};
     EXPECT_EQ(outWidths(*r.step), widths) << L.description;
     EXPECT_GT(r.report.steps[0].stats.cycles, 0u);
-    for (const char* v : {" cifg", " peephole", " layer-norm", " projection ", " projection-bias", " projection-clip",
-                          " cell-clip"})
+    for (const char* v : {" cifg", " peephole", " layer-norm", " projection ", " projection-bias",
+                          " projection-clip", " cell-clip"})
       if ((L.description + " ").find(v) != std::string::npos) ++variants[v];
     if (r.step->report.pixelTiles > 1) ++variants["batch over one row tile"];
   }
-  for (const char* v : {" cifg", " peephole", " layer-norm", " projection ", " projection-bias", " projection-clip",
-                        " cell-clip", "batch over one row tile"})
+  for (const char* v : {" cifg", " peephole", " layer-norm", " projection ", " projection-bias",
+                        " projection-clip", " cell-clip", "batch over one row tile"})
     EXPECT_GT(variants[v], 3) << v;
 }
 
@@ -147,11 +154,13 @@ TEST(LstmLowering, SmallNpuChunksAndPhasesStayBitExact) {
 
 // The plan and the run table name the hybrid mapping; the executor's report has cycles.
 TEST(LstmLowering, ReportsShowTheHybridStep) {
-  const RandomLayer L = difftest::randomLayer(difftest::layerSeed(24, 0), only(OperationType::QUANTIZED_LSTM));
+  const RandomLayer L =
+      difftest::randomLayer(difftest::layerSeed(24, 0), only(OperationType::QUANTIZED_LSTM));
   ModelPlan plan;
   const HybridRun r = runHybrid(L, LoweringOptions{}, plan);
   ASSERT_EQ(r.error, "") << L.description;
-  EXPECT_NE(plan.describe().find("npu (MAC array; cell on the CPU)"), std::string::npos) << plan.describe();
+  EXPECT_NE(plan.describe().find("npu (MAC array; cell on the CPU)"), std::string::npos)
+      << plan.describe();
   const std::string table = r.report.describe();
   EXPECT_NE(table.find("QUANTIZED_LSTM  npu"), std::string::npos) << table;
   EXPECT_NE(table.find("cell on the CPU"), std::string::npos) << table;
@@ -161,7 +170,8 @@ TEST(LstmLowering, ReportsShowTheHybridStep) {
 // A QUANTIZED_16BIT_LSTM whose weights are model inputs: the weights cannot be compiled
 // into the step, so the operation runs on the CPU and says why.
 TEST(LstmLowering, RuntimeWeightsStayOnTheCpu) {
-  RandomLayer L = difftest::randomLayer(difftest::layerSeed(25, 0), only(OperationType::QUANTIZED_16BIT_LSTM));
+  RandomLayer L =
+      difftest::randomLayer(difftest::layerSeed(25, 0), only(OperationType::QUANTIZED_16BIT_LSTM));
   hal::Model& m = L.model;
   const uint32_t w = m.main.operations[0].inputs[1];
   hal::Operand& o = m.main.operands[w];
