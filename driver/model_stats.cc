@@ -43,6 +43,21 @@ uint64_t macCount(const hal::Model& model, const hal::Subgraph& g, const hal::Op
       }
       return outElems * (adjX ? a[a.size() - 2] : a.back());
     }
+    case T::QUANTIZED_16BIT_LSTM: {  // one [B, I + N] x [4N, I + N]^T gate product
+      const auto& in = g.operands[op.inputs[0]].dimensions;
+      return in.size() == 2 && filter.size() == 2 ? uint64_t{in[0]} * 4 * filter[0] * (in[1] + filter[0]) : 0;
+    }
+    case T::QUANTIZED_LSTM: {  // per gate [B, I] x [U, I]^T + [B, O] x [U, O]^T, projection [B, U] x [O, U]^T
+      if (op.inputs.size() < 17) return 0;
+      const auto& in = g.operands[op.inputs[0]].dimensions;
+      const auto& w = g.operands[op.inputs[4]].dimensions;  // input-to-output [U, I]
+      const auto& r = g.operands[op.inputs[8]].dimensions;  // recurrent-to-output [U, O]
+      if (in.size() != 2 || w.size() != 2 || r.size() != 2) return 0;
+      const bool cifg = g.operands[op.inputs[1]].lifetime == hal::OperandLifeTime::NO_VALUE;
+      uint64_t macs = uint64_t{in[0]} * (cifg ? 3 : 4) * w[0] * (w[1] + r[1]);
+      if (g.operands[op.inputs[16]].lifetime != hal::OperandLifeTime::NO_VALUE) macs += uint64_t{in[0]} * r[1] * w[0];
+      return macs;
+    }
     default:
       return 0;
   }
