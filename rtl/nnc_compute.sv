@@ -3,12 +3,20 @@
 //
 // GEMM: streams k beats from INP and WGT (one line each per cycle) into the MAC array; the
 // array's drained rows go to ACC through a two-stage read-add-write (accumulate) or a plain
-// write. GEMMs overlap: the next one streams while the previous one drains, which is what
+// write. ACC ports are C*8 bytes wide so a row moves in one access in both element sizes:
+//
+//   int32 row (acc64 = 0):  | lane 0 | lane 1 | ... | lane C-1 |  (unused, bytes off)  |
+//                             4 bytes each, C*4 bytes under the byte enables
+//   int64 row (acc64 = 1):  | lane 0          | lane 1          | ... | lane C-1        |
+//                             8 bytes each: the array's 48-bit sums sign-extended
+//
+// Accumulation adds word by word: each 64-bit word is one int64 lane or two int32 lanes
+// (a 64-bit adder with its carry into bit 32 cut), so both layouts share the adders. GEMMs overlap: the next one streams while the previous one drains, which is what
 // keeps the array busy for back-to-back tiles. REQUANT_STORE and DENSIFY wait until the
 // unit is empty (they read what GEMMs wrote), so completions stay in command order.
 //
-// REQUANT_STORE: loads the bias/multiplier/shift vectors from PRM, streams ACC rows through
-// nnc_requant and writes the packed rows to OUT. The requant unit runs with the int32 output
+// REQUANT_STORE: loads the bias/multiplier/shift vectors from PRM, streams ACC rows (int32
+// or, with acc64, int64 elements) through nnc_requant and writes the packed rows to OUT. The requant unit runs with the int32 output
 // type and an activation range intersected with the output type's range:
 // sat(clamp(y, lo, hi)) == clamp(y, clamp(lo, tmin, tmax), clamp(hi, tmin, tmax)), which
 // covers the unsigned 16-bit output nnc_requant has no type for. (An unsigned 32-bit
@@ -56,11 +64,11 @@ module nnc_compute
   input  logic [Cols*16-1:0]     wgt_rdata_i,
   output logic                   acc_re_o,
   output logic [BufAddrBits-1:0] acc_raddr_o,
-  input  logic [Cols*32-1:0]     acc_rdata_i,
+  input  logic [Cols*64-1:0]     acc_rdata_i,
   output logic                   acc_we_o,
   output logic [BufAddrBits-1:0] acc_waddr_o,
-  output logic [Cols*32-1:0]     acc_wdata_o,
-  output logic [Cols*4-1:0]      acc_wbe_o,
+  output logic [Cols*64-1:0]     acc_wdata_o,
+  output logic [Cols*8-1:0]      acc_wbe_o,
   output logic                   out_we_o,
   output logic [BufAddrBits-1:0] out_waddr_o,
   output logic [Cols*32-1:0]     out_wdata_o,
@@ -95,7 +103,6 @@ module nnc_compute
   localparam int unsigned OPtrW    = $clog2(OpFifo);
   localparam int unsigned BeatBits = $clog2(BusBytes);
   localparam int unsigned RowIdxW  = Rows > 1 ? $clog2(Rows) : 1;
-  localparam logic [39:0] AccRowBytes = 40'(Cols * 4);
 
   typedef logic [BufAddrBits-1:0] baddr_t;
 
@@ -119,6 +126,11 @@ module nnc_compute
     return end_byte > 40'(size);
   endfunction
 
+  // Bytes of an ACC element: int32, or int64 with acc64.
+  function automatic logic [39:0] acc_elem_bytes(logic acc64);
+    return acc64 ? 40'd8 : 40'd4;
+  endfunction
+
   always_comb begin
     logic [39:0] eb, ob;
     c_oob     = 1'b0;
@@ -133,14 +145,15 @@ module nnc_compute
         end else if (over(40'(c_g.wgt_addr) + 40'(c_g.k) * 40'(Cols) * eb, WgtBytes)) begin
           c_oob = 1'b1;
           c_oob_buf = BufferWgt;
-        end else if (over(40'(c_g.acc_addr) + 40'(8'(c_g.m - 8'd1)) * AccRowBytes +
-                          40'(c_g.n) * 40'd4, AccBytes)) begin
+        end else if (over(40'(c_g.acc_addr) + (40'(8'(c_g.m - 8'd1)) * 40'(Cols) +
+                          40'(c_g.n)) * acc_elem_bytes(c_g.acc64), AccBytes)) begin
           c_oob = 1'b1;
           c_oob_buf = BufferAcc;
         end
       end
       OpcodeRequantStore: begin
-        if (over(40'(c_r.acc_addr) + 40'(c_r.rows) * AccRowBytes, AccBytes)) begin
+        if (over(40'(c_r.acc_addr) + 40'(c_r.rows) * 40'(Cols) * acc_elem_bytes(c_r.acc64),
+                 AccBytes)) begin
           c_oob = 1'b1;
           c_oob_buf = BufferAcc;
         end else if (over(40'(c_r.out_addr) + 40'(c_r.rows) * 40'(Cols) * ob, OutBytes)) begin
@@ -165,6 +178,7 @@ module nnc_compute
     logic [7:0] m;
     logic [7:0] n;
     logic       accumulate;
+    logic       acc64;
   } tile_t;
 
   tile_t            tiles_q [TileFifo];
@@ -250,10 +264,10 @@ module nnc_compute
   endfunction
 
   // Drain: stage 1 takes a row from the array (and reads ACC to accumulate), stage 2 writes.
-  logic                  d1_valid_q, d1_last_q, d1_write_q, d1_accum_q;
-  logic [Cols-1:0][31:0] d1_acc_q;
+  logic                  d1_valid_q, d1_last_q, d1_write_q, d1_accum_q, d1_acc64_q;
+  logic [Cols*64-1:0]    d1_row_q;       // the array's sums, packed as the ACC row
   baddr_t                d1_addr_q;
-  logic [Cols*4-1:0]     d1_be_q;
+  logic [Cols*8-1:0]     d1_be_q;
   tile_t                 st1_tile;
   logic                  st1_write;
   baddr_t                st1_addr;
@@ -261,13 +275,48 @@ module nnc_compute
 
   assign st1_tile  = tiles_q[t_st1_q];
   assign st1_write = 8'(mac_out_row) < st1_tile.m;
-  assign st1_addr  = st1_tile.acc_addr + baddr_t'(32'(mac_out_row) * Cols * 4);
+  assign st1_addr  = st1_tile.acc_addr +
+                     baddr_t'((32'(mac_out_row) * Cols) << (st1_tile.acc64 ? 3 : 2));
   assign tile_done = d1_valid_q && d1_last_q;
 
-  function automatic logic [Cols*4-1:0] lane_be(logic [7:0] n);
-    logic [Cols*4-1:0] be;
-    for (int unsigned c = 0; c < Cols; c++) be[4*c +: 4] = {4{8'(c) < n}};
+  // Byte enables of lanes c < n of a row in the element size.
+  function automatic logic [Cols*8-1:0] lane_be(logic [7:0] n, logic acc64);
+    logic [Cols*8-1:0] be;
+    be = '0;
+    for (int unsigned c = 0; c < Cols; c++) begin
+      if (acc64) be[8*c +: 8] = {8{8'(c) < n}};
+      else       be[4*c +: 4] = {4{8'(c) < n}};
+    end
     return be;
+  endfunction
+
+  // A drained row of the array's (48-bit) sums packed as an ACC row in the element size:
+  // int64 sign-extended, or the low 32 bits.
+  function automatic logic [Cols*64-1:0] pack_sums(logic [Cols-1:0][AccWidth-1:0] sums,
+                                                   logic acc64);
+    logic [Cols*64-1:0] row;
+    row = '0;
+    for (int unsigned c = 0; c < Cols; c++) begin
+      if (acc64) row[64*c +: 64] = 64'(signed'(sums[c]));
+      else       row[32*c +: 32] = sums[c][31:0];
+    end
+    return row;
+  endfunction
+
+  // Accumulate: a packed row plus the old ACC row, element by element (two int32 lanes or
+  // one int64 lane per 64-bit word; words past an int32 row are never written).
+  function automatic logic [Cols*64-1:0] add_rows(logic [Cols*64-1:0] row,
+                                                  logic [Cols*64-1:0] old, logic acc64);
+    logic [Cols*64-1:0] sum;
+    for (int unsigned w = 0; w < Cols; w++) begin
+      if (acc64) begin
+        sum[64*w +: 64] = row[64*w +: 64] + old[64*w +: 64];
+      end else begin
+        sum[64*w +: 32]      = row[64*w +: 32] + old[64*w +: 32];
+        sum[64*w + 32 +: 32] = row[64*w + 32 +: 32] + old[64*w + 32 +: 32];
+      end
+    end
+    return sum;
   endfunction
 
   // =========================================================================================
@@ -278,25 +327,28 @@ module nnc_compute
   requant_store_t        rq_q;
   logic [2:0]            rq_pstep_q;
   logic [Cols-1:0][31:0] rq_bias_q, rq_mult_q;
-  logic [Cols-1:0][5:0]  rq_shift_q;
+  logic [Cols-1:0][7:0]  rq_shift_q;
   logic [31:0]           rq_lo_q, rq_hi_q;
   logic [11:0]           rq_issued_q, rq_written_q;
   logic                  rq_pend_q;      // ACC read issued last cycle
-  logic [Cols-1:0][31:0] rf_q [OpFifo];  // accumulator rows waiting for the requant unit
+  // Accumulator rows waiting for the requant unit, unpacked into lanes when they arrive
+  // (int32 lanes zero-extended: the unit's int32 path reads bits 31:0).
+  logic [Cols-1:0][63:0] rf_q [OpFifo];
   logic [OPtrW-1:0]      rf_wr_q, rf_rd_q;
   logic [OPtrW:0]        rf_cnt_q;
   logic                  rq_issue, rq_in_ready, rq_out_valid, rq_last_write;
   logic [Cols-1:0][31:0] rq_out_data;
-  logic [Cols-1:0][AccWidth-1:0] rq_in_acc;
 
   assign rq_issue = rq_state_q == RqStream && rq_issued_q < rq_q.rows &&
                     (32'(rf_cnt_q) + 32'(rq_pend_q) < OpFifo);
 
-  always_comb begin
+  function automatic logic [Cols-1:0][63:0] unpack_acc(logic [Cols*64-1:0] row, logic acc64);
+    logic [Cols-1:0][63:0] lanes;
     for (int unsigned c = 0; c < Cols; c++) begin
-      rq_in_acc[c] = AccWidth'(signed'(rf_q[rf_rd_q][c]));
+      lanes[c] = acc64 ? row[64*c +: 64] : {32'd0, row[32*c +: 32]};
     end
-  end
+    return lanes;
+  endfunction
 
   nnc_requant #(
     .Lanes(Cols)
@@ -305,8 +357,8 @@ module nnc_compute
     .rst_ni,
     .in_valid_i    (rf_cnt_q != '0),
     .in_ready_o    (rq_in_ready),
-    .in_acc_i      (rq_in_acc),
-    .in_acc_wide_i (1'b0),  // ACC holds int32: acc + bias wraps, as the reference
+    .in_acc_i      (rf_q[rf_rd_q]),
+    .in_acc64_i    (rq_q.acc64),
     .in_bias_i     (rq_bias_q),
     .in_mult_i     (rq_mult_q),
     .in_shift_i    (rq_shift_q),
@@ -497,12 +549,14 @@ module nnc_compute
     wgt_raddr_o = s_wgt_q;
     // ACC reads: the drain's accumulate reads, or the requant stream (never both).
     acc_re_o    = (mac_out_valid && st1_write && st1_tile.accumulate) || rq_issue;
-    acc_raddr_o = rq_issue ? rq_q.acc_addr + baddr_t'(32'(rq_issued_q) * Cols * 4) : st1_addr;
+    acc_raddr_o = rq_issue ? rq_q.acc_addr +
+                             baddr_t'((32'(rq_issued_q) * Cols) << (rq_q.acc64 ? 3 : 2))
+                           : st1_addr;
     acc_we_o    = d1_valid_q && d1_write_q;
     acc_waddr_o = d1_addr_q;
-    for (int unsigned c = 0; c < Cols; c++) begin
-      acc_wdata_o[32*c +: 32] = d1_acc_q[c] + (d1_accum_q ? acc_rdata_i[32*c +: 32] : 32'd0);
-    end
+    // The adders run only in the cycles that write an accumulated row.
+    acc_wdata_o = d1_row_q;
+    if (d1_valid_q && d1_accum_q) acc_wdata_o = add_rows(d1_row_q, acc_rdata_i, d1_acc64_q);
     acc_wbe_o   = d1_be_q;
     out_we_o    = rq_out_valid;
     out_waddr_o = rq_q.out_addr + baddr_t'((32'(rq_written_q) * Cols) << rq_q.out_width);
@@ -551,9 +605,10 @@ module nnc_compute
       d1_last_q      <= 1'b0;
       d1_write_q     <= 1'b0;
       d1_accum_q     <= 1'b0;
+      d1_acc64_q     <= 1'b0;
       d1_addr_q      <= '0;
       d1_be_q        <= '0;
-      d1_acc_q       <= '0;
+      d1_row_q       <= '0;
       rq_state_q     <= RqIdle;
       rq_q           <= '0;
       rq_pstep_q     <= '0;
@@ -642,9 +697,10 @@ module nnc_compute
         d1_last_q  <= mac_out_last;
         d1_write_q <= st1_write;
         d1_accum_q <= st1_tile.accumulate;
+        d1_acc64_q <= st1_tile.acc64;
         d1_addr_q  <= st1_addr;
-        d1_be_q    <= lane_be(st1_tile.n);
-        for (int unsigned c = 0; c < Cols; c++) d1_acc_q[c] <= mac_out_acc[c][31:0];
+        d1_be_q    <= lane_be(st1_tile.n, st1_tile.acc64);
+        d1_row_q   <= pack_sums(mac_out_acc, st1_tile.acc64);
         if (mac_out_last) t_st1_q <= t_st1_q + 1'b1;
       end
       if (tile_done) t_rd_q <= t_rd_q + 1'b1;
@@ -659,7 +715,7 @@ module nnc_compute
             rq_mult_q[c] <= rq_q.per_channel ? prm_rdata_i[32*c +: 32] : prm_rdata_i[31:0];
           end
           if (rq_pstep_q == 3'd3) begin
-            rq_shift_q[c] <= rq_q.per_channel ? prm_rdata_i[8*c +: 6] : prm_rdata_i[5:0];
+            rq_shift_q[c] <= rq_q.per_channel ? prm_rdata_i[8*c +: 8] : prm_rdata_i[7:0];
           end
         end
         if (rq_pstep_q == 3'd3) rq_state_q <= RqStream;
@@ -714,14 +770,15 @@ module nnc_compute
   // Storage without reset (guarded by the counters): tiles, operand and accumulator FIFOs.
   always_ff @(posedge clk_i) begin
     if (cmd_fire && c_is_gemm && !c_oob) begin
-      tiles_q[t_wr_q] <= '{acc_addr: c_g.acc_addr, m: c_g.m, n: c_g.n, accumulate: c_g.accumulate};
+      tiles_q[t_wr_q] <= '{acc_addr: c_g.acc_addr, m: c_g.m, n: c_g.n, accumulate: c_g.accumulate,
+                           acc64: c_g.acc64};
     end
     if (g_pend_q) begin
       of_q[of_wr_q] <= '{act: unpack_act(inp_rdata_i, s_wide_q), wgt: unpack_wgt(wgt_rdata_i, s_wide_q),
                          last: g_pend_last_q, wide: s_wide_q, asg: s_asg_q, bsg: s_bsg_q,
                          azp: s_azp_q, bzp: s_bzp_q};
     end
-    if (rq_pend_q) rf_q[rf_wr_q] <= acc_rdata_i;
+    if (rq_pend_q) rf_q[rf_wr_q] <= unpack_acc(acc_rdata_i, rq_q.acc64);
   end
 
   // =========================================================================================

@@ -79,7 +79,8 @@ module nnc_npu_top
 
   localparam int unsigned InpLine = Rows * 2;
   localparam int unsigned WgtLine = Cols * 2;
-  localparam int unsigned WideLine = Cols * 4;  // ACC, OUT, PRM
+  localparam int unsigned WideLine = Cols * 4;  // OUT, PRM: a row of int32
+  localparam int unsigned AccLine  = Cols * 8;  // ACC: a row of int64 (acc64) in one access
 
   // =========================================================================================
   // Register file <-> command processor
@@ -318,8 +319,10 @@ module nnc_npu_top
   logic [BufAddrBits-1:0] inp_raddr, wgt_raddr, acc_raddr, acc_waddr, out_waddr, prm_raddr;
   logic [Rows*16-1:0]     inp_rdata;
   logic [Cols*16-1:0]     wgt_rdata;
-  logic [Cols*32-1:0]     acc_rdata, acc_wdata, out_wdata, prm_rdata;
-  logic [Cols*4-1:0]      acc_wbe, out_wbe;
+  logic [Cols*64-1:0]     acc_rdata, acc_wdata;
+  logic [Cols*32-1:0]     out_wdata, prm_rdata;
+  logic [Cols*8-1:0]      acc_wbe;
+  logic [Cols*4-1:0]      out_wbe;
 
   nnc_compute #(
     .Rows     (Rows),
@@ -404,7 +407,8 @@ module nnc_npu_top
   // One buffer: compute port (priority) or the DMA, read data to both sides.
   logic [InpLine*8-1:0]  inp_rd;
   logic [WgtLine*8-1:0]  wgt_rd;
-  logic [WideLine*8-1:0] acc_rd, out_rd, prm_rd;
+  logic [AccLine*8-1:0]  acc_rd;
+  logic [WideLine*8-1:0] out_rd, prm_rd;
 
   logic dma_w_inp, dma_w_wgt, dma_w_acc, dma_w_out, dma_w_prm;
   logic dma_r_inp, dma_r_wgt, dma_r_acc, dma_r_out, dma_r_prm;
@@ -439,12 +443,12 @@ module nnc_npu_top
     .raddr_i (wgt_re ? wgt_raddr[$clog2(WgtBytes)-1:0] : br_addr[$clog2(WgtBytes)-1:0]),
     .rdata_o (wgt_rd)
   );
-  nnc_buffer #(.SizeBytes(AccBytes), .LineBytes(WideLine)) u_acc (
+  nnc_buffer #(.SizeBytes(AccBytes), .LineBytes(AccLine)) u_acc (
     .clk_i,
     .we_i    (acc_we || dma_w_acc),
     .waddr_i (acc_we ? acc_waddr[$clog2(AccBytes)-1:0] : bw_addr[$clog2(AccBytes)-1:0]),
-    .wdata_i (acc_we ? acc_wdata : (WideLine*8)'(bw_data)),
-    .wbe_i   (acc_we ? acc_wbe : WideLine'(bw_be)),
+    .wdata_i (acc_we ? acc_wdata : (AccLine*8)'(bw_data)),
+    .wbe_i   (acc_we ? acc_wbe : AccLine'(bw_be)),
     .re_i    (acc_re || dma_r_acc),
     .raddr_i (acc_re ? acc_raddr[$clog2(AccBytes)-1:0] : br_addr[$clog2(AccBytes)-1:0]),
     .rdata_o (acc_rd)

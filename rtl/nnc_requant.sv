@@ -1,19 +1,28 @@
 // Requantization unit: per lane, acc + bias -> x * multiplier * 2^shift (the reference's
 // fixed-point formulas, bit for bit) -> + output zero point -> activation clamp -> saturation
 // to the output type. Five-stage pipeline; the whole pipeline stalls when the output is held.
+// Two arithmetic paths share the stages and registers, chosen per beat by in_acc64_i:
 //
-// Per lane:   sum   = wrap32(acc + bias)            int32 accumulators (as the reference)
-//                   = sat32(acc + bias)             int48 accumulators (in_acc_wide_i)
-//             left  = max(shift, 0), right = max(-shift, 0)
+// int32 (acc64 = 0): ops/quant multiplyByQuantizedMultiplier, TFLite's double rounding
+//             sum   = wrap32(acc[31:0] + bias)      int32 accumulators, as the reference
+//             left  = max(shift, 0), right = max(-shift, 0)     shift = in_shift_i[5:0]
 //             x     = wrap32(sum << left)
 //             h     = SRDHM(x, multiplier)          x*m / 2^31 to nearest, ties toward +inf
 //                                                   (gemmlowp's nudge, then truncation)
 //             r     = RDBPOT(h, right)              h / 2^right to nearest, ties away from 0
-//             y     = clamp(clamp(r + zp, act_min, act_max), type_min, type_max)
+// int64 (acc64 = 1): ops/quant multiplyByQuantizedMultiplier64, TFLite's 16x8 path
+//             x     = wrap64(acc + sext(bias))
+//             m15   = multiplier < 0x7FFF0000 ? (multiplier + 2^15) >> 16 : 0x7FFF
+//             total = 15 - clamp(shift, -31, 14)    1..46; shift = the int8 in_shift_i
+//             r     = low32((wrap64(x * m15) + 2^(total-1)) >>> total)   one rounding
+// both:       y     = clamp(clamp(r + zp, act_min, act_max), type_min, type_max)
 // (docs/quantization.md derives the rounding of both steps.)
 // r + zp is added exactly (33 bits) before the clamps; the reference's int32 addition
-// agrees wherever it does not overflow. Int48 sums have no reference (NNAPI accumulates in
-// int32), so they saturate into the int32 the fixed-point steps take.
+// agrees wherever it does not overflow.
+//
+// Stage use:  1 inputs | 2 x, multiplier, right/total | 3 x * multiplier (one 64 x 32
+// multiply, low 64 bits, for both paths) | 4 high half (int32) or rounded shift (int64)
+// | output: RDBPOT (by 0 for int64), zero point, clamps.
 module nnc_requant
   import nnc_pkg::*;
 #(
@@ -26,11 +35,12 @@ module nnc_requant
   // the per-operation parameters.
   input  logic                             in_valid_i,
   output logic                             in_ready_o,
-  input  logic [Lanes-1:0][AccWidth-1:0]   in_acc_i,    // signed
-  input  logic                             in_acc_wide_i, // int48 accumulators (else bits 31:0)
+  input  logic [Lanes-1:0][63:0]           in_acc_i,    // signed; int32 path: bits 31:0
+  input  logic                             in_acc64_i,  // the int64 path (else int32)
   input  logic [Lanes-1:0][31:0]           in_bias_i,   // signed
   input  logic [Lanes-1:0][31:0]           in_mult_i,   // signed Q31
-  input  logic [Lanes-1:0][5:0]            in_shift_i,  // signed, -31..+31
+  input  logic [Lanes-1:0][7:0]            in_shift_i,  // signed; int32 path: bits 5:0,
+                                                        // -31..+31; int64: clamped to -31..14
   input  logic [31:0]                      in_zp_i,     // signed output zero point
   input  logic [31:0]                      in_act_min_i,
   input  logic [31:0]                      in_act_max_i,
@@ -74,7 +84,7 @@ module nnc_requant
   end
 
   typedef struct packed {
-    logic        acc_wide;
+    logic        acc64;
     logic [31:0] zp;
     logic [31:0] act_min;
     logic [31:0] act_max;
@@ -85,7 +95,7 @@ module nnc_requant
   op_cfg_t cfg_q [Stages];
   always_ff @(posedge clk_i) begin
     if (load[0]) begin
-      cfg_q[0] <= '{acc_wide: in_acc_wide_i, zp: in_zp_i, act_min: in_act_min_i,
+      cfg_q[0] <= '{acc64: in_acc64_i, zp: in_zp_i, act_min: in_act_min_i,
                     act_max: in_act_max_i, out_type: in_out_type_i};
     end
     for (int unsigned s = 1; s < Stages; s++) begin
@@ -96,30 +106,36 @@ module nnc_requant
   assign out_valid_o = out_valid_q;
 
   // --- Per-lane arithmetic, one function per stage ------------------------------------------
-  // Stage 1 -> 2: bias add (wrapping for int32, saturating for int48), then the wrapping
-  // left shift.
-  function automatic logic signed [31:0] shifted_sum(logic signed [AccWidth-1:0] acc,
-                                                     logic signed [31:0] bias,
-                                                     logic signed [5:0] shift, logic acc_wide);
-    logic signed [AccWidth:0] sum_wide;
-    logic signed [31:0]       sum_sat;
-    logic [5:0]               left;
-    sum_wide = {acc[AccWidth-1], acc} + {{(AccWidth - 31){bias[31]}}, bias};
-    if (!acc_wide) begin
-      sum_sat = acc[31:0] + bias;
-    end else if (sum_wide > (AccWidth+1)'(signed'(32'sh7fff_ffff))) begin
-      sum_sat = 32'sh7fff_ffff;
-    end else if (sum_wide < (AccWidth+1)'(signed'(32'sh8000_0000))) begin
-      sum_sat = 32'sh8000_0000;
-    end else begin
-      sum_sat = sum_wide[31:0];
-    end
-    left = shift[5] ? 6'd0 : shift;
-    return sum_sat <<< left;
+  // Stage 1 -> 2: the multiplicand x. int32: bias add and left shift, both wrapping in 32
+  // bits, sign-extended; int64: the bias add, wrapping in 64 bits.
+  function automatic logic signed [63:0] stage2_x(logic signed [63:0] acc,
+                                                  logic signed [31:0] bias,
+                                                  logic signed [5:0] shift, logic acc64);
+    logic signed [31:0] sum32, shifted32;
+    logic [5:0]         left;
+    sum32     = acc[31:0] + bias;
+    left      = shift[5] ? 6'd0 : shift;
+    shifted32 = sum32 <<< left;  // a 32-bit variable: the shift wraps in 32 bits
+    return acc64 ? acc + 64'(bias) : 64'(shifted32);
   endfunction
 
-  function automatic logic [5:0] right_shift(logic signed [5:0] shift);
-    return shift[5] ? 6'(-shift) : 6'd0;
+  // Stage 1 -> 2: the multiplier: Q31 (int32), or reduced to Q15 and rounded (int64; the
+  // cap keeps 0x7FFF8000 and above from rounding up to 2^15).
+  function automatic logic signed [31:0] stage2_mult(logic signed [31:0] mult, logic acc64);
+    logic signed [31:0] nudged;
+    nudged = mult + 32'sd32768;  // cannot overflow below the cap
+    if (!acc64) return mult;
+    if (mult >= 32'sh7fff_0000) return 32'sd32767;
+    return 32'(nudged >>> 16);
+  endfunction
+
+  // Stage 1 -> 2: the right shift after the high multiply (int32), or the one total shift
+  // 15 - clamp(shift, -31, 14) (int64).
+  function automatic logic [5:0] stage2_right(logic signed [7:0] shift, logic acc64);
+    logic signed [7:0] clamped;
+    clamped = shift < -8'sd31 ? -8'sd31 : (shift > 8'sd14 ? 8'sd14 : shift);
+    if (acc64) return 6'(8'sd15 - clamped);
+    return shift[5] ? 6'(-shift[5:0]) : 6'd0;
   endfunction
 
   // The two functions below keep the low 32 bits of a 33-bit intermediate that provably fits.
@@ -165,17 +181,26 @@ module nnc_requant
     // The clamp result fits 32 bits.
     return typed[31:0];
   endfunction
+
+  // Stage 3 -> 4 (int64): the product rounded to nearest (ties up) and shifted right by
+  // total (1..46), both in 64-bit two's complement; the low 32 bits are the result.
+  function automatic logic signed [31:0] round_shift(logic signed [63:0] prod, logic [5:0] total);
+    logic signed [63:0] rounded, shifted;
+    rounded = prod + (64'sd1 <<< (total - 6'd1));
+    shifted = rounded >>> total;
+    return shifted[31:0];
+  endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
   // --- Lanes ------------------------------------------------------------------------------
   for (genvar l = 0; l < Lanes; l++) begin : g_lane
     // Stage 1: inputs.
-    logic signed [AccWidth-1:0] s1_acc_q;
+    logic signed [63:0]         s1_acc_q;
     logic signed [31:0]         s1_bias_q;
     logic signed [31:0]         s1_mult_q;
-    logic signed [5:0]          s1_shift_q;
-    // Stage 2: left-shifted sum.
-    logic signed [31:0]         s2_x_q;
+    logic signed [7:0]          s1_shift_q;
+    // Stage 2: the multiplicand (int32: the left-shifted sum), the multiplier, the shift.
+    logic signed [63:0]         s2_x_q;
     logic signed [31:0]         s2_mult_q;
     logic [5:0]                 s2_right_q;
     // Stage 3: the 64-bit product and the one case the high multiply saturates.
@@ -188,31 +213,38 @@ module nnc_requant
     // Output.
     logic signed [31:0]         out_q;
 
-    // Datapath flops need no reset: the valid bits qualify them.
+    // Datapath flops need no reset: the valid bits qualify them. Stages are written from
+    // the output back to the input, so each reads its predecessor before that one's
+    // update in statement order as well: Verilator then needs no shadow copies of the
+    // stage registers (with the input stage first it kept and committed a copy of all of
+    // them every cycle, idle or not).
     always_ff @(posedge clk_i) begin
+      if (load_out) begin
+        out_q <= finish(s4_high_q, s4_right_q, cfg_q[Stages-1].zp, cfg_q[Stages-1].act_min,
+                        cfg_q[Stages-1].act_max, cfg_q[Stages-1].out_type);
+      end
+      if (load[3]) begin
+        s4_high_q  <= cfg_q[2].acc64 ? round_shift(s3_prod_q, s3_right_q)
+                                     : high_half(s3_prod_q, s3_sat_q);
+        s4_right_q <= cfg_q[2].acc64 ? 6'd0 : s3_right_q;  // int64: already rounded
+      end
+      if (load[2]) begin
+        // int32: exact (a sign-extended int32 times an int32); int64: wraps, as specified.
+        s3_prod_q  <= s2_x_q * 64'(s2_mult_q);
+        // int32 only: the int64 path's multiplier never reaches INT32_MIN.
+        s3_sat_q   <= (s2_x_q == 64'(32'sh8000_0000)) && (s2_mult_q == 32'sh8000_0000);
+        s3_right_q <= s2_right_q;
+      end
+      if (load[1]) begin
+        s2_x_q     <= stage2_x(s1_acc_q, s1_bias_q, s1_shift_q[5:0], cfg_q[0].acc64);
+        s2_mult_q  <= stage2_mult(s1_mult_q, cfg_q[0].acc64);
+        s2_right_q <= stage2_right(s1_shift_q, cfg_q[0].acc64);
+      end
       if (load[0]) begin
         s1_acc_q   <= in_acc_i[l];
         s1_bias_q  <= in_bias_i[l];
         s1_mult_q  <= in_mult_i[l];
         s1_shift_q <= in_shift_i[l];
-      end
-      if (load[1]) begin
-        s2_x_q     <= shifted_sum(s1_acc_q, s1_bias_q, s1_shift_q, cfg_q[0].acc_wide);
-        s2_mult_q  <= s1_mult_q;
-        s2_right_q <= right_shift(s1_shift_q);
-      end
-      if (load[2]) begin
-        s3_prod_q  <= 64'(s2_x_q) * 64'(s2_mult_q);
-        s3_sat_q   <= (s2_x_q == 32'sh8000_0000) && (s2_mult_q == 32'sh8000_0000);
-        s3_right_q <= s2_right_q;
-      end
-      if (load[3]) begin
-        s4_high_q  <= high_half(s3_prod_q, s3_sat_q);
-        s4_right_q <= s3_right_q;
-      end
-      if (load_out) begin
-        out_q <= finish(s4_high_q, s4_right_q, cfg_q[Stages-1].zp, cfg_q[Stages-1].act_min,
-                        cfg_q[Stages-1].act_max, cfg_q[Stages-1].out_type);
       end
     end
 
@@ -221,17 +253,17 @@ module nnc_requant
 
   // --- Assertions ---------------------------------------------------------------------------
 `ifndef SYNTHESIS
-  // shift = -32 would be a division by 2^32, which the reference does not define. One check
-  // for all lanes (the message names the first bad one): with --assert, per-lane properties
-  // cost every cycle.
-  function automatic int first_bad_shift(logic [Lanes-1:0][5:0] shifts);
+  // int32 path: shift = -32 would be a division by 2^32, which the reference does not
+  // define (the int64 path clamps its shift). One check for all lanes (the message names the
+  // first bad one): with --assert, per-lane properties cost every cycle.
+  function automatic int first_bad_shift(logic [Lanes-1:0][7:0] shifts);
     for (int l = 0; l < Lanes; l++) begin
-      if (shifts[l] == 6'b100000) return l;
+      if (shifts[l][5:0] == 6'b100000) return l;
     end
     return -1;
   endfunction
   ShiftInRange_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      (in_valid_i && in_ready_o) |-> first_bad_shift(in_shift_i) < 0)
+      (in_valid_i && in_ready_o && !in_acc64_i) |-> first_bad_shift(in_shift_i) < 0)
     else $error("nnc_requant: lane %0d shift -32 is not supported",
                 first_bad_shift($sampled(in_shift_i)));
 `endif

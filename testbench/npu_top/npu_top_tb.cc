@@ -6,9 +6,10 @@
 // npu_top, per iteration: a random GEMM tile (int8 or int16, signed or unsigned, zero
 // points, K split into accumulating GEMMs, per-tensor or per-channel requant to 8/16/32-bit
 // outputs) loaded with strided DMA, requantized and stored, checked against the C++
-// reference (ops/quant); a DENSIFY of a random CSR matrix; and in turn one fault: a corrupt
-// command, a dependency deadlock (watchdog), a DMA bus error, bad densify metadata; each
-// followed by a soft reset.
+// reference (ops/quant); an acc64 tile (int16 x int8/int16, K = 4096, sums beyond int32,
+// int64 ACC and the 64-bit requantization); a DENSIFY of a random CSR matrix; and in turn
+// one fault: a corrupt command, an acc64 footprint past ACC, a dependency deadlock
+// (watchdog), a DMA bus error, bad densify metadata; each followed by a soft reset.
 //
 // bench_gemm: an int8 GEMM M x 1024 x 256 (M = 16 x iterations, default 256) with operands
 // resident on chip: cycles against the ideal M*K*N / (R*C), and simulated cycles per second.
@@ -407,6 +408,211 @@ void gemmCase(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs) {
   macs += uint64_t{M} * N * K;
 }
 
+// --- acc64: int16 GEMMs whose sums leave int32 -------------------------------------------------
+// The 16x8 case (int16 activations, int8 weights sign-extended to int16) or int16 x int16,
+// now and then int8 x int8: K = 4096 with full-scale values whose signs lean one way per
+// row and column (so the sums reach 2^33..2^42), split into 2..4 accumulating acc64 GEMMs,
+// ACC sometimes preloaded with int64 values by DMA; REQUANT_STORE acc64 to int16 (or 8/32-bit)
+// outputs against an int64 C++ model using multiplyByQuantizedMultiplier64, and the int64
+// ACC rows themselves stored with DMA_STORE and compared.
+constexpr uint32_t kA64 = 0x10000, kB64 = 0x30000, kPre64 = 0x50000, kP64 = 0x52000, kO64 = 0x54000,
+                   kAcc64Out = 0x58000;
+
+void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint64_t& beyondInt32) {
+  auto rnd = [&](int64_t a, int64_t b) { return a + static_cast<int64_t>(rng() % static_cast<uint64_t>(b - a + 1)); };
+  auto& m = npu.mem().mem();
+  const uint32_t M = static_cast<uint32_t>(rnd(1, kR)), N = static_cast<uint32_t>(rnd(1, kC)), K = 4096;
+  const int kind = static_cast<int>(rng() % 8);  // 0..3: 16x8, 4..6: 16x16, 7: 8x8
+  const bool wide = kind != 7, wgt8 = kind < 4;
+  const uint32_t eb = wide ? 2 : 1;
+  const int64_t aMax = wide ? 32767 : 127, bMax = wide && !wgt8 ? 32767 : 127;
+  // Operands as the buffers want them (INP k-major over all R lanes, WGT over all C lanes),
+  // so each loads with one contiguous DMA.
+  std::vector<int64_t> A(kR * K), B(K * kC);
+  int rowSign[kR], colSign[kC];
+  for (auto& v : rowSign) v = rng() % 2 ? 1 : -1;
+  for (auto& v : colSign) v = rng() % 2 ? 1 : -1;
+  auto fullScale = [&](int sign, int64_t max) {
+    const int64_t mag = rng() % 4 ? max - rnd(0, max / 8) : rnd(0, max);
+    const int s2 = rng() % 4 ? sign : -sign;
+    return s2 > 0 ? mag : -mag - (mag == max ? 1 : 0);  // reaches -32768 / -128 too
+  };
+  for (uint32_t t = 0; t < K; ++t) {
+    for (uint32_t i = 0; i < kR; ++i) {
+      A[i * K + t] = fullScale(rowSign[i], aMax);
+      putN(m, kA64 + (t * kR + i) * eb, A[i * K + t], static_cast<int>(eb));
+    }
+    for (uint32_t j = 0; j < kC; ++j) {
+      B[t * kC + j] = fullScale(colSign[j], bMax);
+      putN(m, kB64 + (t * kC + j) * eb, B[t * kC + j], static_cast<int>(eb));
+    }
+  }
+  // ACC: preloaded (int64 values, all GEMMs accumulate) or overwritten by the first GEMM.
+  const bool preload = rng() % 2;
+  const uint32_t accAddr = static_cast<uint32_t>(rnd(0, 48)) * 64 + static_cast<uint32_t>(rnd(0, 1)) * 8;
+  std::vector<uint64_t> acc(M * kC, 0);
+  for (uint32_t i = 0; i < M; ++i) {
+    for (uint32_t j = 0; j < kC; ++j) {
+      acc[i * kC + j] = static_cast<uint64_t>(rnd(-(int64_t{1} << 40), int64_t{1} << 40));
+      putN(m, kPre64 + (i * kC + j) * 8, static_cast<int64_t>(acc[i * kC + j]), 8);
+    }
+  }
+  if (!preload) std::fill(acc.begin(), acc.end(), 0);
+  for (uint32_t i = 0; i < M; ++i) {
+    for (uint32_t j = 0; j < N; ++j) {
+      int64_t sum = 0;
+      for (uint32_t t = 0; t < K; ++t) sum += A[i * K + t] * B[t * kC + j];
+      acc[i * kC + j] += static_cast<uint64_t>(sum);
+      beyondInt32 += static_cast<int64_t>(acc[i * kC + j]) != static_cast<int32_t>(acc[i * kC + j]);
+    }
+  }
+  // Requant parameters: scales that bring such sums into int16.
+  const ElemWidth ow = rng() % 4 ? ElemWidth::kW16 : static_cast<ElemWidth>(rng() % 3);
+  const bool os = ow == ElemWidth::kW16 || rng() % 2;
+  const int ob = 1 << static_cast<int>(ow);
+  const int64_t tmin = ow == ElemWidth::kW32 ? (os ? INT32_MIN : 0) : os ? -(int64_t{1} << (8 * ob - 1)) : 0;
+  const int64_t tmax = ow == ElemWidth::kW32 ? INT32_MAX : os ? (int64_t{1} << (8 * ob - 1)) - 1 : (int64_t{1} << (8 * ob)) - 1;
+  const bool perChannel = rng() % 2, biasEn = rng() % 2;
+  int32_t bias[kC], mult[kC];
+  int shift[kC];
+  for (uint32_t j = 0; j < kC; ++j) {
+    bias[j] = static_cast<int32_t>(rng() % 2 ? rnd(INT32_MIN, INT32_MAX) : rnd(-100000, 100000));
+    mult[j] = static_cast<int32_t>(rng() % 8 ? rnd(int64_t{1} << 30, (int64_t{1} << 31) - 1) : rnd(0x7FFF0000, INT32_MAX));
+    shift[j] = static_cast<int>(rng() % 4 ? rnd(-31, -12) : rnd(-31, 14));
+    put32(m, kP64 + 4 * j, static_cast<uint32_t>(bias[j]));
+    put32(m, kP64 + 64 + 4 * j, static_cast<uint32_t>(mult[j]));
+    m[kP64 + 128 + j] = static_cast<uint8_t>(shift[j]);
+  }
+  const int32_t outZp = ow == ElemWidth::kW32 || rng() % 2 ? 0 : static_cast<int32_t>(rnd(-50, 50) + (os ? 0 : 100));
+  int32_t cmin = static_cast<int32_t>(tmin), cmax = static_cast<int32_t>(tmax);
+  if (rng() % 4 == 0) {
+    cmin = static_cast<int32_t>(std::max<int64_t>(tmin, -20000));
+    cmax = static_cast<int32_t>(std::min<int64_t>(tmax, 20000));
+  }
+  std::vector<int64_t> want(M * N);
+  for (uint32_t i = 0; i < M; ++i) {
+    for (uint32_t j = 0; j < N; ++j) {
+      const uint32_t jj = perChannel ? j : 0;
+      const auto x = static_cast<int64_t>(acc[i * kC + j] + static_cast<uint64_t>(int64_t{biasEn ? bias[j] : 0}));
+      int64_t y = int64_t{ops::quant::multiplyByQuantizedMultiplier64(x, mult[jj], shift[jj])} + outZp;
+      y = std::min<int64_t>(std::max<int64_t>(y, cmin), cmax);
+      want[i * N + j] = std::min<int64_t>(std::max<int64_t>(y, tmin), tmax);
+    }
+  }
+  std::fill(m.begin() + kO64, m.begin() + kO64 + M * N * ob + 64, 0xA5);
+  std::fill(m.begin() + kAcc64Out, m.begin() + kAcc64Out + M * N * 8 + 64, 0x5A);
+
+  const uint32_t opBytes = K * kR * eb;  // = K * kC * eb
+  std::vector<Command> s;
+  s.push_back(cmd(load(Buffer::kInp, ElemWidth::kW32, kA64, 0, 0, 0, 0, 0, opBytes / 4, 1, 1)));
+  s.push_back(cmd(load(Buffer::kWgt, ElemWidth::kW32, kB64, 0, 0, 0, 0, 0, opBytes / 4, 1, 1)));
+  s.push_back(cmd(load(Buffer::kPrm, ElemWidth::kW8, kP64, 0, 0, 0, 0, 0, 144, 1, 1)));
+  if (preload) {
+    s.push_back(cmd(load(Buffer::kAcc, ElemWidth::kW8, kPre64, kC * 8, 0, accAddr, kC * 8, 0, kC * 8, M, 1)));
+  }
+  s.back().deps.pushNext = true;
+  // K split into 2..4 parts at random points.
+  const uint32_t parts = static_cast<uint32_t>(rnd(2, 4));
+  std::vector<uint32_t> cuts{0, K};
+  while (cuts.size() < parts + 1) {
+    const uint32_t c = static_cast<uint32_t>(rnd(1, K - 1));
+    if (std::find(cuts.begin(), cuts.end(), c) == cuts.end()) cuts.push_back(c);
+  }
+  std::sort(cuts.begin(), cuts.end());
+  for (uint32_t p = 0; p < parts; ++p) {
+    Gemm g;
+    g.mode = wide ? GemmMode::kInt16 : GemmMode::kInt8;
+    g.acc64 = true;
+    g.aSigned = g.bSigned = true;
+    g.accumulate = preload || p > 0;
+    g.m = M;
+    g.n = N;
+    g.k = cuts[p + 1] - cuts[p];
+    g.inpAddr = cuts[p] * kR * eb;
+    g.wgtAddr = cuts[p] * kC * eb;
+    g.accAddr = accAddr;
+    s.push_back(cmd(g, p == 0));
+  }
+  RequantStore r;
+  r.acc64 = true;
+  r.outWidth = ow;
+  r.outSigned = os;
+  r.perChannel = perChannel;
+  r.outZp = outZp;
+  r.accAddr = accAddr;
+  r.rows = M;
+  r.outAddr = 0;
+  r.biasEn = biasEn;
+  r.biasAddr = 0;
+  r.multAddr = 64;
+  r.shiftAddr = 128;
+  r.clampMin = cmin;
+  r.clampMax = cmax;
+  s.push_back(cmd(r, false, false, false, true));
+  DmaStore st;
+  st.bufId = Buffer::kOut;
+  st.elemWidth = ow;
+  st.dramAddr = kO64;
+  st.dramStride1 = N * ob;
+  st.bufStride1 = kC * ob;
+  st.count0 = N;
+  st.count1 = M;
+  s.push_back(cmd(st, true));
+  DmaStore sa;  // the int64 ACC rows (no token needed: REQUANT_STORE completed after the GEMMs)
+  sa.bufId = Buffer::kAcc;
+  sa.elemWidth = ElemWidth::kW8;
+  sa.dramAddr = kAcc64Out;
+  sa.dramStride1 = N * 8;
+  sa.bufAddr = accAddr;
+  sa.bufStride1 = kC * 8;
+  sa.count0 = N * 8;
+  sa.count1 = M;
+  s.push_back(cmd(sa));
+  End e;
+  e.irq = true;
+  e.tag = static_cast<uint16_t>(rng());
+  s.push_back(cmd(e));
+
+  std::ostringstream what;
+  what << "acc64 GEMM M=" << M << " K=" << K << " in " << parts << " parts N=" << N
+       << (kind == 7 ? " int8x8" : wgt8 ? " int16x8" : " int16x16") << (preload ? " preloaded" : "") << " out w"
+       << ob * 8 << (os ? "s" : "u") << (perChannel ? " per-channel" : " per-tensor");
+  if (auto st2 = npu.submit(s); !st2.ok()) {
+    f.fail(what.str() + ": " + st2.error());
+    return;
+  }
+  if (!npu.waitIrq(1000000)) {
+    f.fail(what.str() + ": no interrupt; " + errText(npu));
+    npu.softReset();
+    return;
+  }
+  const uint32_t irq = npu.read(reg::kIrqStatus);
+  npu.write(reg::kIrqStatus, irq);
+  if (irq != reg::kIrqStatusDone || npu.read(reg::kLastTag) != e.tag) {
+    f.fail(what.str() + ": IRQ_STATUS=" + std::to_string(irq) + "; " + errText(npu));
+    npu.softReset();
+    return;
+  }
+  for (uint32_t i = 0; i < M; ++i) {
+    for (uint32_t j = 0; j < N; ++j) {
+      const int64_t gotAcc = getN(m, kAcc64Out + (i * N + j) * 8, 8, true);
+      if (gotAcc != static_cast<int64_t>(acc[i * kC + j])) {
+        f.fail(what.str() + ": ACC[" + std::to_string(i) + "][" + std::to_string(j) + "] = " + std::to_string(gotAcc) +
+               ", want " + std::to_string(static_cast<int64_t>(acc[i * kC + j])));
+        return;
+      }
+      const int64_t got = getN(m, kO64 + (i * N + j) * ob, ob, os);
+      if (got != want[i * N + j]) {
+        f.fail(what.str() + ": out[" + std::to_string(i) + "][" + std::to_string(j) + "] = " + std::to_string(got) +
+               ", want " + std::to_string(want[i * N + j]));
+        return;
+      }
+    }
+  }
+  if (m[kO64 + M * N * ob] != 0xA5 || m[kAcc64Out + M * N * 8] != 0x5A) f.fail(what.str() + ": wrote past the output");
+  macs += uint64_t{M} * N * K;
+}
+
 // --- DENSIFY -----------------------------------------------------------------------------------
 constexpr uint32_t kDesc = 0x50000, kSeg = 0x51000, kIdx = 0x52000, kVal = 0x53000, kDense = 0x60000;
 
@@ -558,6 +764,39 @@ void faultCase(Npu& npu, std::mt19937_64& rng, Failures& f, int kind) {
       f.fail("soft reset during DMA did not return to idle; " + errText(npu));
     }
     return;
+  } else if (kind == 5) {
+    // acc64 footprints count 8-byte elements: a GEMM or REQUANT_STORE whose int32 ACC
+    // footprint ends exactly at the end of ACC runs without acc64 and is dma_oob with it.
+    const uint32_t accBytes = 65536;  // nnc_npu_top's AccBytes
+    Command c32, c64;
+    if (rng() % 2) {
+      Gemm g;
+      g.m = 1 + static_cast<uint32_t>(rng() % kR);
+      g.n = 1 + static_cast<uint32_t>(rng() % kC);
+      g.accAddr = accBytes - ((g.m - 1) * kC + g.n) * 4;
+      c32 = cmd(g);
+      g.acc64 = true;
+      c64 = cmd(g);
+      what = "acc64 GEMM past ACC";
+    } else {
+      RequantStore r;
+      r.rows = 1 + static_cast<uint32_t>(rng() % 16);
+      r.accAddr = accBytes - r.rows * kC * 4;
+      c32 = cmd(r);
+      r.acc64 = true;
+      c64 = cmd(r);
+      what = "acc64 REQUANT_STORE past ACC";
+    }
+    (void)npu.submit({c32, cmd(e)});
+    if (!npu.waitIrq(200000) || npu.read(reg::kIrqStatus) != reg::kIrqStatusDone) {
+      f.fail(what + ": the int32 footprint must fit; " + errText(npu));
+    }
+    npu.write(reg::kIrqStatus, 3);
+    const uint32_t slot = npu.tail();
+    (void)npu.submit({c64, cmd(e)});
+    wantCode = static_cast<uint32_t>(ErrCode::kDmaOob);
+    wantAddr = npu.slotAddress(slot);
+    wantInfo = static_cast<uint32_t>(Buffer::kAcc);
   } else {
     // A buffer footprint past the end of ACC: dma_oob naming the buffer.
     DmaStore s;
@@ -624,20 +863,23 @@ TestbenchResult runNpuTop(const TestbenchOptions& opt) {
   if (npu.lastResp() != 2) f.fail("a read of an unmapped register must answer SLVERR");
   npu.setupRing(64, 100000);
 
-  uint64_t macs = 0, gemms = 0, densifies = 0, faults = 0;
+  uint64_t macs = 0, gemms = 0, acc64s = 0, beyondInt32 = 0, densifies = 0, faults = 0;
   const uint64_t c0 = npu.cycle();
   for (uint64_t it = 0; it < iterations && f.first.size() < 3; ++it) {
     const uint64_t before = f.count;
     gemmCase(npu, rng, f, macs);
     ++gemms;
+    acc64Case(npu, rng, f, macs, beyondInt32);
+    ++acc64s;
     densifyCase(npu, rng, f, false);
     ++densifies;
-    switch (it % 6) {
+    switch (it % 7) {
       case 0: faultCase(npu, rng, f, 0); break;
-      case 1: faultCase(npu, rng, f, 1); break;
-      case 2: faultCase(npu, rng, f, 2); break;
-      case 3: faultCase(npu, rng, f, 3); break;
-      case 4: faultCase(npu, rng, f, 4); break;
+      case 1: faultCase(npu, rng, f, 5); break;  // acc64 dma_oob early: CI runs 8 iterations
+      case 2: faultCase(npu, rng, f, 1); break;
+      case 3: faultCase(npu, rng, f, 2); break;
+      case 4: faultCase(npu, rng, f, 3); break;
+      case 5: faultCase(npu, rng, f, 4); break;
       default: densifyCase(npu, rng, f, true); break;
     }
     ++faults;
@@ -648,8 +890,10 @@ TestbenchResult runNpuTop(const TestbenchOptions& opt) {
   const uint32_t perfCycles = npu.read(reg::kPerfCycles), perfMacs = npu.read(reg::kPerfMacs);
   res.cycles = npu.cycle();
   std::ostringstream os;
-  os << gemms << " GEMM+requant tiles (" << macs << " MACs) exact vs ops/quant, " << densifies
-     << " densify jobs, " << faults << " faults (bad field, watchdog, bus error, dma_oob, soft reset during DMA, bad "
+  if (acc64s > 0 && beyondInt32 == 0) f.fail("acc64: no sum left the int32 range (the case tests nothing)");
+  os << gemms << " GEMM+requant tiles and " << acc64s << " acc64 K=4096 tiles (" << beyondInt32
+     << " int64 sums beyond int32) (" << macs << " MACs) exact vs ops/quant, " << densifies << " densify jobs, "
+     << faults << " faults (bad field, acc64 dma_oob, watchdog, bus error, dma_oob, soft reset during DMA, bad "
      << "metadata) handled as documented; " << (npu.cycle() - c0) << " cycles (PERF_CYCLES " << perfCycles << ", PERF_MACS " << perfMacs
      << ")";
   return finish(res, f, os.str());

@@ -1,8 +1,13 @@
 // Testbench `requant`: the requant unit (rtl/nnc_requant.sv) against the reference's
 // fixed-point primitives (ops/quant/fixed_point.h), bit for bit, on seeded random beats that
-// favour edge values (INT32_MIN/MAX, int48 extremes, every shift, zero and INT32_MIN
-// multipliers, empty and inverted activation ranges), int32 (wrapping bias add, garbage in
-// bits 47:32) and int48 (saturating) accumulators, with random stalls on both sides.
+// favour edge values (INT32_MIN/MAX, every shift, zero and INT32_MIN multipliers, empty and
+// inverted activation ranges, every output type), with random stalls on both sides. Half
+// the beats take each path:
+//  - int32 (acc64 = 0): multiplyByQuantizedMultiplier; wrapping bias add, garbage in bits
+//    63:32 of the accumulator;
+//  - int64 (acc64 = 1): multiplyByQuantizedMultiplier64; sums up to +-2^47 (the MAC
+//    array's) and beyond (int64 extremes: the bias add and the product wrap), every shift
+//    of [-31, 14] and some outside it (clamped), multipliers at the Q15 reduction's cap.
 #include <algorithm>
 #include <cstdint>
 #include <deque>
@@ -21,8 +26,7 @@
 namespace nncosim::testbench {
 namespace {
 
-constexpr int kLanes = 16;     // nnc_requant's default Lanes
-constexpr int kAccWidth = 48;  // nnc_pkg::AccWidth
+constexpr int kLanes = 16;  // nnc_requant's default Lanes
 
 enum OutType : int { kOutU8 = 0, kOutI8 = 1, kOutI16 = 2, kOutI32 = 3, kOutU16 = 4 };  // out_type_e
 constexpr int kOutTypes = 5;
@@ -52,27 +56,29 @@ uint64_t getBits(const Wide& w, unsigned lsb, unsigned width) {
 }
 
 struct Lane {
-  int64_t acc;  // int48; in int32 mode only bits 31:0 count
+  int64_t acc;  // in int32 mode only bits 31:0 count
   int32_t bias, mult;
-  int shift;
+  int shift;    // the int8 the unit takes
 };
 struct Beat {
   Lane lane[kLanes];
   int32_t zp, actMin, actMax;
   int outType;
-  bool accWide;
+  bool acc64;
 };
 
 // The unit's contract in terms of the reference primitives (see nnc_requant.sv's header).
 int32_t model(const Lane& l, const Beat& b) {
   namespace q = ops::quant;
-  int64_t sum;
-  if (b.accWide) {
-    sum = std::min<int64_t>(std::max<int64_t>(l.acc + l.bias, INT32_MIN), INT32_MAX);
+  int32_t scaled;
+  if (b.acc64) {  // int64 sum, wrapping; the shift clamped into the 64-bit form's domain
+    const auto x = static_cast<int64_t>(static_cast<uint64_t>(l.acc) +
+                                        static_cast<uint64_t>(int64_t{l.bias}));
+    scaled = q::multiplyByQuantizedMultiplier64(x, l.mult, std::min(std::max(l.shift, -31), 14));
   } else {  // the reference's int32 accumulator: wrapping
-    sum = static_cast<int32_t>(static_cast<uint32_t>(l.acc) + static_cast<uint32_t>(l.bias));
+    const auto x = static_cast<int32_t>(static_cast<uint32_t>(l.acc) + static_cast<uint32_t>(l.bias));
+    scaled = q::multiplyByQuantizedMultiplier(x, l.mult, l.shift);
   }
-  const int32_t scaled = q::multiplyByQuantizedMultiplier(static_cast<int32_t>(sum), l.mult, l.shift);
   int64_t y = static_cast<int64_t>(scaled) + b.zp;
   y = y < b.actMin ? b.actMin : (y > b.actMax ? b.actMax : y);  // fixed_point.h's clamp order
   y = y < kTypeMin[b.outType] ? kTypeMin[b.outType] : (y > kTypeMax[b.outType] ? kTypeMax[b.outType] : y);
@@ -85,9 +91,9 @@ class Generator {
 
   Beat beat() {
     Beat b;
-    for (auto& l : b.lane) l = lane();
+    b.acc64 = pick(2);
+    for (auto& l : b.lane) l = b.acc64 ? lane64() : lane32();
     b.outType = static_cast<int>(pick(kOutTypes));
-    b.accWide = pick(2);
     const int64_t* lo = kTypeMin;
     const int64_t* hi = kTypeMax;
     switch (pick(8)) {
@@ -121,31 +127,18 @@ class Generator {
   }
 
  private:
-  Lane lane() {
+  // int32 path: the low 32 bits of acc are the accumulator, the rest is garbage.
+  Lane lane32() {
     Lane l;
-    switch (pick(10)) {
+    switch (pick(6)) {
       case 0: l.acc = edge32(); break;
-      case 1: l.acc = pick(2) ? (int64_t{1} << 47) - 1 - static_cast<int64_t>(pick(4))
-                              : -(int64_t{1} << 47) + static_cast<int64_t>(pick(4)); break;
-      case 2: l.acc = range(-(int64_t{1} << 47), (int64_t{1} << 47) - 1); break;
-      case 3: l.acc = range(-(int64_t{1} << 34), int64_t{1} << 34); break;  // near int32 overflow
-      case 4: l.acc = range(-256, 256); break;
+      case 1: l.acc = range(-256, 256); break;
       default: l.acc = int32() >> pick(32);
     }
-    switch (pick(6)) {
-      case 0: l.bias = edge32(); break;
-      case 1: l.bias = 0; break;
-      case 2: l.bias = int32(); break;
-      default: l.bias = int32() >> (8 + pick(24));
-    }
-    switch (pick(10)) {
-      case 0: l.mult = 0; break;
-      case 1: l.mult = INT32_MIN; break;
-      case 2: l.mult = INT32_MAX; break;
-      case 3: l.mult = 1 << 30; break;
-      case 4: l.mult = int32(); break;
-      default: l.mult = static_cast<int32_t>(range(int64_t{1} << 30, (int64_t{1} << 31) - 1));
-    }
+    l.acc = static_cast<int64_t>((static_cast<uint64_t>(rng_()) << 32) |
+                                 static_cast<uint32_t>(l.acc));
+    l.bias = bias();
+    l.mult = mult();
     // Every shift the unit defines, with the common small right shifts more often.
     l.shift = pick(3) ? static_cast<int>(range(-31, 31)) : -static_cast<int>(pick(12));
     // INT32_MIN * INT32_MIN saturates: make it happen (shift 0, sum INT32_MIN).
@@ -156,6 +149,56 @@ class Generator {
       l.shift = 0;
     }
     return l;
+  }
+
+  // int64 path: the sums a 48-bit array produces (accumulated in int64), near the int32
+  // limits, and int64 extremes (the bias add and the product wrap).
+  Lane lane64() {
+    Lane l;
+    switch (pick(10)) {
+      case 0: l.acc = edge32(); break;
+      case 1: l.acc = pick(2) ? (int64_t{1} << 47) - 1 - static_cast<int64_t>(pick(4))
+                              : -(int64_t{1} << 47) + static_cast<int64_t>(pick(4)); break;
+      case 2: l.acc = range(-(int64_t{1} << 34), int64_t{1} << 34); break;  // beyond int32
+      case 3: l.acc = range(-256, 256); break;
+      case 4: {
+        static const int64_t e[] = {INT64_MIN, INT64_MIN + 1, INT64_MAX, INT64_MAX - 1,
+                                    -(int64_t{1} << 62), int64_t{1} << 62};
+        l.acc = pick(2) ? e[pick(6)] : static_cast<int64_t>(rng_());
+        break;
+      }
+      default: l.acc = range(-(int64_t{1} << 47), (int64_t{1} << 47) - 1);
+    }
+    l.bias = bias();
+    switch (pick(8)) {
+      case 0: l.mult = mult(); break;
+      case 1: l.mult = static_cast<int32_t>(range(0x7FFF0000 - 2, INT32_MAX)); break;  // the cap
+      case 2: l.mult = static_cast<int32_t>(range(INT32_MIN, -1)); break;
+      default: l.mult = static_cast<int32_t>(range(int64_t{1} << 30, (int64_t{1} << 31) - 1));
+    }
+    // Every shift of [-31, 14], now and then an int8 outside it (clamped).
+    l.shift = pick(16) ? static_cast<int>(range(-31, 14))
+                       : static_cast<int>(static_cast<int8_t>(rng_()));
+    return l;
+  }
+
+  int32_t bias() {
+    switch (pick(6)) {
+      case 0: return edge32();
+      case 1: return 0;
+      case 2: return int32();
+      default: return int32() >> (8 + pick(24));
+    }
+  }
+  int32_t mult() {
+    switch (pick(10)) {
+      case 0: return 0;
+      case 1: return INT32_MIN;
+      case 2: return INT32_MAX;
+      case 3: return 1 << 30;
+      case 4: return int32();
+      default: return static_cast<int32_t>(range(int64_t{1} << 30, (int64_t{1} << 31) - 1));
+    }
   }
 
   int32_t edge32() {
@@ -175,7 +218,7 @@ class Generator {
 TestbenchResult run(const TestbenchOptions& opt) {
   TestbenchResult res;
   res.seed = opt.seed;
-  const uint64_t cases = opt.iterations ? opt.iterations : 200000;
+  const uint64_t cases = opt.iterations ? opt.iterations : 250000;
   const uint64_t beats = (cases + kLanes - 1) / kLanes;
 
   auto ctx = std::make_unique<VerilatedContext>();
@@ -216,7 +259,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
 
   std::deque<Beat> inFlight;
   std::vector<std::string> firstMismatches;
-  uint64_t sent = 0, received = 0, checked = 0;
+  uint64_t sent = 0, received = 0, checked = 0, checked64 = 0;
   Beat next = gen.beat();
   // Phases of flow control: free running, then random stalls on either side.
   const uint64_t maxCycles = beats * 8 + 1000;
@@ -228,16 +271,16 @@ TestbenchResult run(const TestbenchOptions& opt) {
     dut->out_ready_i = ready;
     for (int l = 0; l < kLanes; ++l) {
       const Lane& ln = next.lane[l];
-      putBits(dut->in_acc_i, l * kAccWidth, kAccWidth, static_cast<uint64_t>(ln.acc));
+      putBits(dut->in_acc_i, l * 64, 64, static_cast<uint64_t>(ln.acc));
       putBits(dut->in_bias_i, l * 32, 32, static_cast<uint32_t>(ln.bias));
       putBits(dut->in_mult_i, l * 32, 32, static_cast<uint32_t>(ln.mult));
-      putBits(dut->in_shift_i, l * 6, 6, static_cast<uint64_t>(ln.shift) & 0x3f);
+      putBits(dut->in_shift_i, l * 8, 8, static_cast<uint64_t>(ln.shift) & 0xff);
     }
     dut->in_zp_i = static_cast<uint32_t>(next.zp);
     dut->in_act_min_i = static_cast<uint32_t>(next.actMin);
     dut->in_act_max_i = static_cast<uint32_t>(next.actMax);
     dut->in_out_type_i = static_cast<uint8_t>(next.outType);
-    dut->in_acc_wide_i = next.accWide;
+    dut->in_acc64_i = next.acc64;
     dut->eval();
 
     if (dut->out_valid_o && ready) {
@@ -250,13 +293,14 @@ TestbenchResult run(const TestbenchOptions& opt) {
           const int32_t got = static_cast<int32_t>(getBits(dut->out_data_o, l * 32, 32));
           const int32_t want = model(b.lane[l], b);
           ++checked;
+          checked64 += b.acc64;
           if (got != want) {
             ++res.mismatches;
             if (firstMismatches.size() < 4) {
               const Lane& ln = b.lane[l];
               std::ostringstream m;
               m << "beat " << received << " lane " << l << ": acc=" << ln.acc
-                << (b.accWide ? "(int48)" : "(int32)") << " bias=" << ln.bias
+                << (b.acc64 ? "(int64)" : "(int32)") << " bias=" << ln.bias
                 << " mult=" << ln.mult << " shift=" << ln.shift << " zp=" << b.zp << " act=["
                 << b.actMin << "," << b.actMax << "] " << kOutTypeName[b.outType] << " -> got "
                 << got << ", want " << want;
@@ -291,7 +335,9 @@ TestbenchResult run(const TestbenchOptions& opt) {
   }
   res.passed = res.mismatches == 0;
   if (res.passed) {
-    s << checked << " lane results bit-exact vs ops/quant (" << beats << " beats of " << kLanes
+    s << checked << " lane results bit-exact vs ops/quant: " << checked - checked64
+      << " int32 (multiplyByQuantizedMultiplier), " << checked64
+      << " int64 (multiplyByQuantizedMultiplier64) (" << beats << " beats of " << kLanes
       << " lanes, " << res.cycles << " cycles)";
   } else {
     s << res.mismatches << " mismatches";
