@@ -13,6 +13,9 @@
 //   Requantization uses ops/conv's ConvQuantParams (the reference's own derivation), so
 //   results are bit-exact.
 // Densify unit: DENSIFY of any element type, one DENSIFY command.
+// Hybrid steps (lstm_lowering.cc): QUANTIZED_16BIT_LSTM and QUANTIZED_LSTM, gate products
+//   on the array (int16 / int32 REQUANT_STORE outputs), the cell in the step's host
+//   epilogue (CompiledStep::epilogue).
 #pragma once
 
 #include <cstdint>
