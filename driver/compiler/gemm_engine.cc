@@ -160,7 +160,9 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   const uint32_t prmSlot = slot(npu.prmBytes, D);
   const uint32_t outSlot = slot(npu.outBytes, Do);
   // Element sizes: operands (INP/WGT), ACC words, outputs.
-  const uint32_t eb = spec.wide ? 2 : 1, ab = spec.wide ? 8 : 4, ob = spec.wide ? 2 : 1;
+  const uint32_t eb = spec.wide ? 2 : 1, ab = spec.wide ? 8 : 4;
+  const uint32_t ob = spec.outBytes ? spec.outBytes : (spec.wide ? 2 : 1);
+  if (ob != 1 && ob != 2 && ob != 4) return hal::fail("GEMM plan: output elements of ", ob, " bytes");
   const uint32_t accRows = npu.accBytes / (C * ab);  // ACC rows of C
   const uint32_t outRows = outSlot / (C * ob);       // OUT rows of C
   const uint32_t rowCap = std::min(accRows, outRows);
@@ -392,7 +394,9 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
             ss.beginOutput();
             for (uint32_t q = qa; q < qb; ++q) {
               firmware::RequantStore r;
-              r.outWidth = spec.wide ? firmware::ElemWidth::kW16 : firmware::ElemWidth::kW8;
+              r.outWidth = ob == 1   ? firmware::ElemWidth::kW8
+                           : ob == 2 ? firmware::ElemWidth::kW16
+                                     : firmware::ElemWidth::kW32;
               r.acc64 = spec.wide;
               r.outSigned = spec.outSigned;
               r.perChannel = spec.perChannel;

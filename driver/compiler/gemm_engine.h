@@ -106,6 +106,10 @@ struct GemmSpec {
   // int64 ACC words (GEMM and REQUANT_STORE acc64) and int16 outputs (OUT rows of C*2
   // bytes; storeOut's byte counts double). Off: 8-bit operands, int32 ACC, 8-bit outputs.
   bool wide = false;
+  // Output element bytes (1, 2 or 4; REQUANT_STORE's out_width, OUT rows of C*outBytes);
+  // 0 = by the mode (1, or 2 when wide). The LSTMs' gate products store int16 and int32
+  // results of 8-bit GEMMs.
+  uint32_t outBytes = 0;
   // GEMM operands
   bool aSigned = false, bSigned = false;
   int32_t aZp = 0, bZp = 0;

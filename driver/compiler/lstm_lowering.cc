@@ -20,9 +20,7 @@
 //
 //   result buffer [batch][channels] of `ob`-byte elements (ob = 2 or 4), row-major
 //
-// The GEMM engine plans 8-bit outputs; the plan runs on an OUT buffer 1/ob the real size
-// and every OUT address of its REQUANT_STOREs is scaled by ob afterwards (the stores come
-// from storeOut below, already scaled), so a wider output changes no other command.
+// The GEMM engine plans the wider outputs itself (GemmSpec::outBytes).
 #include "driver/compiler/lstm_lowering.h"
 
 #include <algorithm>
@@ -156,6 +154,7 @@ hal::Result<std::vector<firmware::Command>> emitGateGemm(const GateGemm& g,
   spec.outZp = g.outZp;
   spec.clampMin = g.clampMin;
   spec.clampMax = g.clampMax;
+  spec.outBytes = ob;
   spec.prmImage = sb.address(b.prm);
 
   std::vector<std::pair<uint64_t, uint32_t>> images;  // (address, depth)
@@ -190,13 +189,13 @@ hal::Result<std::vector<firmware::Command>> emitGateGemm(const GateGemm& g,
       }
     }
   };
-  // OUT addresses as planned (8-bit) times ob; tile q of the step's rows to its columns.
+  // Tile q of the step's rows (C elements of ob bytes each) to its columns.
   prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows,
                       uint32_t outAddr, std::vector<firmware::DmaStore>& o) {
     for (uint32_t q = q0; q < q1; ++q) {
       firmware::DmaStore d;
       d.bufId = firmware::Buffer::kOut;
-      d.bufAddr = (outAddr + (q - q0) * rows * C) * ob;
+      d.bufAddr = outAddr + (q - q0) * rows * C * ob;
       d.dramAddr =
           static_cast<uint32_t>(out + (uint64_t{p0} * R * channels + uint64_t{q} * C) * ob);
       d.count0 = std::min(C, channels - q * C) * ob;
@@ -208,18 +207,11 @@ hal::Result<std::vector<firmware::Command>> emitGateGemm(const GateGemm& g,
   };
   spec.problems.push_back(std::move(prob));
 
-  NpuConfig planned = npu;
-  planned.outBytes = npu.outBytes / ob;
   PlanOptions plan = PlanOptions::forPreference(options.preference);
   plan.maxJobCommands = options.maxJobCommands;
   StepReport r;
-  auto commands = emitGemm(spec, planned, plan, options.tag, r);
+  auto commands = emitGemm(spec, npu, plan, options.tag, r);
   if (!commands.ok()) return hal::fail(g.name, ": ", commands.error());
-  for (firmware::Command& c : *commands)
-    if (auto* rs = std::get_if<firmware::RequantStore>(&c.args)) {
-      rs->outWidth = g.outWidth;
-      rs->outAddr *= ob;
-    }
   for (const std::vector<firmware::Command>& job : splitJobs(*commands)) {
     const InterpreterResult est = IsaInterpreter::estimate(npu, job, options.cost);
     if (!est.completed) return hal::fail(g.name, ": plan estimate failed: ", est.describe());
