@@ -53,6 +53,7 @@ int cmdDifftest(const Args& args) {
   std::vector<std::string> opNames, soc;
   std::string socConfig, mapping = "auto";
   uint32_t maxSpatial = 20, maxChannels = 48, maxBatch = 3;
+  double quant16x8 = driver::difftest::GeneratorOptions{}.quant16x8;
   size_t maxFailures = 50;
   bool verbose = false;
   desc.add_options()("layers,n", po::value(&layers)->default_value(layers), "random layers to run")(
@@ -72,6 +73,9 @@ int cmdDifftest(const Args& args) {
       "max-channels", po::value(&maxChannels)->default_value(maxChannels),
       "largest channel count (also FC units, matmul rows / columns)")(
       "max-batch", po::value(&maxBatch)->default_value(maxBatch), "largest batch")(
+      "quant16x8", po::value(&quant16x8)->default_value(quant16x8),
+      "share (0..1) of CONV_2D / DEPTHWISE_CONV_2D / GROUPED_CONV_2D / FULLY_CONNECTED layers drawn in the "
+      "16x8 mode (int16 activations, int8 weights)")(
       "config", po::value(&socConfig), "SoC configuration JSON (sim)")(
       "set", po::value(&soc)->multitoken(), "SoC setting key=value, e.g. dram_latency_cycles=80 (sim)")(
       "max-failures", po::value(&maxFailures)->default_value(maxFailures), "failures listed in the summary")(
@@ -91,6 +95,7 @@ int cmdDifftest(const Args& args) {
   opt.generator.maxSpatial = maxSpatial;
   opt.generator.maxChannels = maxChannels;
   opt.generator.maxBatch = maxBatch;
+  opt.generator.quant16x8 = quant16x8;
   for (const std::string& list : opNames) {
     std::stringstream ss(list);
     std::string name;
@@ -103,6 +108,10 @@ int cmdDifftest(const Args& args) {
       }
       opt.generator.types.push_back(*t);
     }
+  }
+  if (!(quant16x8 >= 0 && quant16x8 <= 1)) {
+    std::cerr << "nncosim difftest: --quant16x8 must be between 0 and 1\n";
+    return kExitUsage;
   }
   if (maxSpatial < 1 || maxChannels < 1 || maxBatch < 1) {
     std::cerr << "nncosim difftest: --max-spatial, --max-channels and --max-batch must be >= 1\n";

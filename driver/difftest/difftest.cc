@@ -126,6 +126,7 @@ LayerResult runLayer(const RandomLayer& layer, uint64_t index, Backend& npu, Bac
   r.seed = layer.seed;
   r.type = layer.type;
   r.description = layer.description;
+  r.quant16x8 = layer.model.quant16x8;
 
   std::vector<hal::TensorValue> want, got;
   auto t0 = Clock::now();
@@ -205,9 +206,11 @@ DifftestSummary runDifftest(Backend& npu, Backend& reference, const DifftestOpti
       case Outcome::kMatch:
         ++s.npuChecked, ++t.npuChecked, ++s.matched;
         s.constantOutputs += r.constantOutput;
+        s.quant16x8Checked += r.quant16x8;
         break;
       case Outcome::kMismatch:
         ++s.npuChecked, ++t.npuChecked, ++s.mismatches, ++t.mismatches;
+        s.quant16x8Checked += r.quant16x8;
         s.failures.push_back(r);
         break;
       case Outcome::kFallback: {
@@ -265,8 +268,8 @@ void DifftestSummary::print(std::ostream& os, size_t maxFailures) const {
   }
   os << std::fixed << std::setprecision(1);
   os << "layers " << layers << ", NPU-checked " << npuChecked << " (" << matched << " bit-exact, " << outputElements
-     << " output elements), CPU fallbacks " << fallbacks << ", mismatches " << mismatches << ", errors " << errors
-     << "\n";
+     << " output elements; " << quant16x8Checked << " in the 16x8 mode), CPU fallbacks " << fallbacks
+     << ", mismatches " << mismatches << ", errors " << errors << "\n";
   os << "NPU cycles " << npuCycles << " total";
   if (npuChecked) os << " (" << npuCycles / npuChecked << " per checked layer)";
   os << "; wall time " << seconds << " s (NPU backend " << npuSeconds << " s, reference " << refSeconds << " s)\n";

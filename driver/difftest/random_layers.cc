@@ -20,6 +20,9 @@ constexpr OperandType kU8 = OperandType::TENSOR_QUANT8_ASYMM;
 constexpr OperandType kS8 = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
 constexpr OperandType kI32 = OperandType::TENSOR_INT32;
 constexpr OperandType kPerChannel = OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+// The 16x8 mode's activations and per-tensor weights.
+constexpr OperandType kI16 = OperandType::TENSOR_QUANT16_SYMM;
+constexpr OperandType kW8 = OperandType::TENSOR_QUANT8_SYMM;
 
 uint64_t splitMix(uint64_t& state) {
   uint64_t z = (state += 0x9E3779B97F4A7C15ull);
@@ -70,7 +73,8 @@ struct QRange {
 };
 QRange rangeOf(OperandType t) {
   if (t == kU8) return {0, 255};
-  if (t == kPerChannel) return {-127, 127};
+  if (t == kPerChannel || t == kW8) return {-127, 127};
+  if (t == kI16) return {-32768, 32767};
   return {-128, 127};
 }
 
@@ -111,6 +115,18 @@ int32_t randomZeroPoint(Rng& r, QRange q) {
 std::vector<uint8_t> toBytes(const std::vector<int32_t>& v) {
   std::vector<uint8_t> b(v.size());
   for (size_t i = 0; i < v.size(); ++i) b[i] = static_cast<uint8_t>(v[i]);
+  return b;
+}
+
+// Little-endian int16 values (TENSOR_QUANT16_SYMM), or bytes for the 8-bit types.
+std::vector<uint8_t> toBytes(const std::vector<int32_t>& v, OperandType t) {
+  if (t != kI16) return toBytes(v);
+  std::vector<uint8_t> b(v.size() * 2);
+  for (size_t i = 0; i < v.size(); ++i) {
+    const auto u = static_cast<uint16_t>(static_cast<int16_t>(v[i]));
+    b[2 * i] = static_cast<uint8_t>(u);
+    b[2 * i + 1] = static_cast<uint8_t>(u >> 8);
+  }
   return b;
 }
 
@@ -196,7 +212,10 @@ struct OutputQuant {
 // accumulator range of every column lands on the output's quantized range (after the
 // activation's clamp), with random slack; ~8 % of layers get a wild scale/zero point
 // (heavy saturation or a few output levels). Every multiplier stays representable.
-OutputQuant chooseQuant(Rng& r, const std::vector<Column>& cols, int32_t activation, QRange q) {
+// `symmetric` (the 16x8 mode's int16 output): zero point 0, the scale fitted to the larger
+// end of the range, multipliers below 2^13 (the 64-bit requantization's shift limit).
+OutputQuant chooseQuant(Rng& r, const std::vector<Column>& cols, int32_t activation, QRange q,
+                        bool symmetric = false) {
   OutputQuant o;
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   double fsMax = 0;
@@ -246,18 +265,21 @@ OutputQuant chooseQuant(Rng& r, const std::vector<Column>& cols, int32_t activat
   rlo = std::min(rlo, 0.0);
   rhi = std::max(rhi, 0.0);
   const int32_t levels = q.hi - q.lo;
-  double outScale = (rhi - rlo) / levels * r.logUniform(straddles ? 0.6 : 1.0, 1.6);
+  const double span = symmetric ? 2 * std::max(-rlo, rhi) : rhi - rlo;
+  double outScale = span / levels * r.logUniform(straddles ? 0.6 : 1.0, 1.6);
   double zp = std::round(q.lo - rlo / outScale) + r.range(-12, 12);
   if (r.coin(0.08)) {
     outScale *= r.logUniform(1.0 / 64, 64.0);
     zp = r.range(q.lo, q.hi);
     o.mode = "wild";
   }
+  if (symmetric) zp = 0;
   if (o.mode.empty()) o.mode = "fitted";
-  // Representable multipliers: input * filter / output in [2^-24, 2^16].
+  // Representable multipliers: input * filter / output in [2^-24, 2^16] (2^13 symmetric).
+  const double maxMultiplier = symmetric ? 8192.0 : 65536.0;
   for (const Column& c : cols) {
     const double product = static_cast<double>(o.inScale * c.filterScale);
-    outScale = std::max(outScale, product / 65536.0);
+    outScale = std::max(outScale, product / maxMultiplier);
   }
   for (const Column& c : cols) {
     const double product = static_cast<double>(o.inScale * c.filterScale);
@@ -290,8 +312,9 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
   L.type = kind == ConvKind::kConv        ? OperationType::CONV_2D
            : kind == ConvKind::kDepthwise ? OperationType::DEPTHWISE_CONV_2D
                                           : OperationType::GROUPED_CONV_2D;
+  const bool wide = opt.quant16x8 > 0 && r.coin(opt.quant16x8);  // the 16x8 mode
   const bool isSigned = r.coin();
-  const OperandType t = isSigned ? kS8 : kU8;
+  const OperandType t = wide ? kI16 : isSigned ? kS8 : kU8;
   const QRange q = rangeOf(t);
   const bool perChannel = r.coin(0.4);
   const uint32_t maxC = std::max<uint32_t>(1, opt.maxChannels);
@@ -363,7 +386,7 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
   const int32_t activation = r.range(0, 3);
 
   // Input.
-  const int32_t inZp = randomZeroPoint(r, q);
+  const int32_t inZp = wide ? 0 : randomZeroPoint(r, q);
   std::string inPattern, wPattern, biasKind;
   const size_t inCount = size_t{batches} * inH * inW * inC;
   const std::vector<int32_t> inValues = randomValues(r, inCount, q, inZp, &inPattern);
@@ -373,9 +396,9 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
   const std::vector<uint32_t> filterDims = kind == ConvKind::kDepthwise ? std::vector<uint32_t>{1, fh, fw, outC}
                                                                         : std::vector<uint32_t>{outC, fh, fw, filterIn};
   const size_t filterCount = size_t{outC} * fh * fw * filterIn;
-  const OperandType filterType = perChannel ? kPerChannel : t;
+  const OperandType filterType = perChannel ? kPerChannel : wide ? kW8 : t;
   const QRange fq = rangeOf(filterType);
-  const int32_t filterZp = perChannel ? 0 : randomZeroPoint(r, fq);
+  const int32_t filterZp = perChannel || wide ? 0 : randomZeroPoint(r, fq);
   const std::vector<int32_t> wValues = randomValues(r, filterCount, fq, filterZp, &wPattern);
   std::vector<Column> cols(outC);
   {
@@ -417,9 +440,10 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
   }
   const std::vector<int32_t> bias = randomBias(r, cols, &biasKind);
   addBias(cols, bias);
-  const OutputQuant oq = chooseQuant(r, cols, activation, q);
+  const OutputQuant oq = chooseQuant(r, cols, activation, q, wide);
 
   hal::ModelBuilder b;
+  b.setQuant16x8(wide);
   const std::vector<uint32_t> inDims = nchw ? std::vector<uint32_t>{batches, inC, inH, inW}
                                             : std::vector<uint32_t>{batches, inH, inW, inC};
   const uint32_t input = b.addInput(t, inDims, oq.inScale, inZp);
@@ -429,7 +453,7 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
     filter = b.addConstant(kPerChannel, filterDims, wBytes.data(), wBytes.size(), 0.0f, 0);
     b.setChannelQuant(filter, channelScales, kind == ConvKind::kDepthwise ? 3 : 0);
   } else {
-    filter = b.addConstant(t, filterDims, wBytes.data(), wBytes.size(), baseScale, filterZp);
+    filter = b.addConstant(filterType, filterDims, wBytes.data(), wBytes.size(), baseScale, filterZp);
   }
   // NNAPI: a per-channel filter's bias has scale 0 (each channel's is input * filter[c]).
   const float biasScale = perChannel ? 0.0f : oq.inScale * baseScale;
@@ -460,11 +484,11 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
   hal::TensorValue v;
   v.type = t;
   v.dimensions = inDims;
-  v.bytes = toBytes(inValues);
+  v.bytes = toBytes(inValues, t);
   L.inputs.push_back(std::move(v));
 
   std::ostringstream d;
-  d << hal::toString(L.type) << (isSigned ? " s8" : " u8") << (perChannel ? " per-channel" : " per-tensor")
+  d << hal::toString(L.type) << (wide ? " 16x8" : isSigned ? " s8" : " u8") << (perChannel ? " per-channel" : " per-tensor")
     << " in " << ops::toString(inDims) << (nchw ? " NCHW" : " NHWC") << " filter " << fh << "x" << fw
     << " outC " << outC;
   if (kind == ConvKind::kDepthwise) d << " mult " << multiplier;
@@ -486,9 +510,11 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
 RandomLayer randomFullyConnected(Rng& r, const GeneratorOptions& opt) {
   RandomLayer L;
   L.type = OperationType::FULLY_CONNECTED;
+  const bool wide = opt.quant16x8 > 0 && r.coin(opt.quant16x8);  // the 16x8 mode
   const bool isSigned = r.coin();
-  const OperandType t = isSigned ? kS8 : kU8;
-  const QRange q = rangeOf(t);
+  const OperandType t = wide ? kI16 : isSigned ? kS8 : kU8;
+  const OperandType wType = wide ? kW8 : t;
+  const QRange q = rangeOf(t), wq = rangeOf(wType);
   const uint32_t maxC = std::max<uint32_t>(1, opt.maxChannels);
   const uint32_t maxB = std::max<uint32_t>(1, opt.maxBatch);
   const uint32_t units = randomChannels(r, maxC);
@@ -512,10 +538,10 @@ RandomLayer randomFullyConnected(Rng& r, const GeneratorOptions& opt) {
     inDims = {batches, h, w, c};
   }
   const int32_t activation = r.range(0, 3);
-  const int32_t inZp = randomZeroPoint(r, q), wZp = randomZeroPoint(r, q);
+  const int32_t inZp = wide ? 0 : randomZeroPoint(r, q), wZp = wide ? 0 : randomZeroPoint(r, wq);
   std::string inPattern, wPattern, biasKind;
   const std::vector<int32_t> inValues = randomValues(r, size_t{batches} * inputSize, q, inZp, &inPattern);
-  const std::vector<int32_t> wValues = randomValues(r, size_t{units} * inputSize, q, wZp, &wPattern);
+  const std::vector<int32_t> wValues = randomValues(r, size_t{units} * inputSize, wq, wZp, &wPattern);
   std::vector<Column> cols(units);
   for (uint32_t n = 0; n < batches; ++n)
     for (uint32_t u = 0; u < units; ++u) {
@@ -529,12 +555,13 @@ RandomLayer randomFullyConnected(Rng& r, const GeneratorOptions& opt) {
   for (Column& c : cols) c.filterScale = wScale;
   const std::vector<int32_t> bias = randomBias(r, cols, &biasKind);
   addBias(cols, bias);
-  const OutputQuant oq = chooseQuant(r, cols, activation, q);
+  const OutputQuant oq = chooseQuant(r, cols, activation, q, wide);
 
   hal::ModelBuilder b;
+  b.setQuant16x8(wide);
   const uint32_t input = b.addInput(t, inDims, oq.inScale, inZp);
   const std::vector<uint8_t> wBytes = toBytes(wValues);
-  const uint32_t weights = b.addConstant(t, {units, inputSize}, wBytes.data(), wBytes.size(), wScale, wZp);
+  const uint32_t weights = b.addConstant(wType, {units, inputSize}, wBytes.data(), wBytes.size(), wScale, wZp);
   const uint32_t biasOperand = b.addConstant(kI32, {units}, bias, oq.inScale * wScale, 0);
   const uint32_t output = b.addOutput(t, {batches, units}, oq.outScale, oq.outZp);
   b.addOperation(L.type, {input, weights, biasOperand, b.addInt32(activation)}, {output});
@@ -542,11 +569,11 @@ RandomLayer randomFullyConnected(Rng& r, const GeneratorOptions& opt) {
   hal::TensorValue v;
   v.type = t;
   v.dimensions = inDims;
-  v.bytes = toBytes(inValues);
+  v.bytes = toBytes(inValues, t);
   L.inputs.push_back(std::move(v));
 
   std::ostringstream d;
-  d << "FULLY_CONNECTED" << (isSigned ? " s8" : " u8") << " in " << ops::toString(inDims) << " (" << batches
+  d << "FULLY_CONNECTED" << (wide ? " 16x8" : isSigned ? " s8" : " u8") << " in " << ops::toString(inDims) << " (" << batches
     << " rows x " << inputSize << ") units " << units << " act " << activationName(activation) << " | zp in "
     << inZp << " weights " << wZp << " out " << oq.outZp << " | scale in " << fmt(oq.inScale) << " weights "
     << fmt(wScale) << " out " << fmt(oq.outScale) << " (" << oq.mode << ") | data " << inPattern << " weights "
@@ -646,18 +673,6 @@ RandomLayer randomBatchMatmul(Rng& r, const GeneratorOptions& opt) {
   return L;
 }
 
-constexpr OperandType kI16 = OperandType::TENSOR_QUANT16_SYMM;
-constexpr OperandType kW8 = OperandType::TENSOR_QUANT8_SYMM;
-
-std::vector<uint8_t> int16Bytes(const std::vector<int32_t>& v) {
-  std::vector<uint8_t> b(v.size() * 2);
-  for (size_t i = 0; i < v.size(); ++i) {
-    b[2 * i] = static_cast<uint8_t>(v[i]);
-    b[2 * i + 1] = static_cast<uint8_t>(static_cast<uint32_t>(v[i]) >> 8);
-  }
-  return b;
-}
-
 hal::TensorValue tensorValue(OperandType t, std::vector<uint32_t> dims, std::vector<uint8_t> bytes) {
   hal::TensorValue v;
   v.type = t;
@@ -709,7 +724,7 @@ RandomLayer randomQuantized16BitLstm(Rng& r, const GeneratorOptions& opt) {
                  {b.addOutput(kI16, {batch, units}, 1.0f / 2048.0f, 0), b.addOutput(kU8, {batch, units}, actScale, 128)});
   L.model = b.build();
   L.inputs.push_back(tensorValue(kU8, {batch, input}, toBytes(x)));
-  L.inputs.push_back(tensorValue(kI16, {batch, units}, int16Bytes(cell)));
+  L.inputs.push_back(tensorValue(kI16, {batch, units}, toBytes(cell, kI16)));
   L.inputs.push_back(tensorValue(kU8, {batch, units}, toBytes(h)));
   std::ostringstream d;
   d << "QUANTIZED_16BIT_LSTM u8 batch " << batch << " input " << input << " units " << units << " | weights zp "
@@ -764,7 +779,7 @@ RandomLayer randomQuantizedLstm(Rng& r, const GeneratorOptions& opt) {
     }
     std::vector<int32_t> p(units);
     for (int32_t& v : p) v = r.range(-20000, 20000);
-    in.push_back(b.addConstant(kI16, {units}, int16Bytes(p).data(), size_t{units} * 2,
+    in.push_back(b.addConstant(kI16, {units}, toBytes(p, kI16).data(), size_t{units} * 2,
                                static_cast<float>(r.logUniform(1e-5, 1e-3)), 0));
   }
   for (int g = 0; g < 4; ++g) {  // biases: about +-1 in the gate (accumulator scale), or layer norm's
@@ -799,7 +814,7 @@ RandomLayer randomQuantizedLstm(Rng& r, const GeneratorOptions& opt) {
     }
     std::vector<int32_t> w(units);
     for (int32_t& v : w) v = r.range(300, 3000);
-    in.push_back(b.addConstant(kI16, {units}, int16Bytes(w).data(), size_t{units} * 2,
+    in.push_back(b.addConstant(kI16, {units}, toBytes(w, kI16).data(), size_t{units} * 2,
                                static_cast<float>(r.logUniform(1.0 / 4096, 1.0 / 256)), 0));
   }
   const float hiddenScale = static_cast<float>(r.logUniform(2e-3, 0.03));
@@ -815,7 +830,7 @@ RandomLayer randomQuantizedLstm(Rng& r, const GeneratorOptions& opt) {
   L.model = b.build();
   L.inputs.push_back(tensorValue(kS8, {batch, input}, toBytes(x)));
   L.inputs.push_back(tensorValue(kS8, {batch, output}, toBytes(h)));
-  L.inputs.push_back(tensorValue(kI16, {batch, units}, int16Bytes(cell)));
+  L.inputs.push_back(tensorValue(kI16, {batch, units}, toBytes(cell, kI16)));
   std::ostringstream d;
   d << "QUANTIZED_LSTM s8 batch " << batch << " input " << input << " units " << units << " output " << output
     << (cifg ? " cifg" : "") << (peephole ? " peephole" : "") << (layerNorm ? " layer-norm" : "")

@@ -5,7 +5,8 @@
 // GROUPED_CONV_2D, FULLY_CONNECTED or BATCH_MATMUL, with random shapes, strides,
 // explicit and implicit padding, dilation, NHWC and NCHW, zero points, per-tensor and
 // per-channel (TENSOR_QUANT8_SYMM_PER_CHANNEL) filters, uint8 and int8, every fused
-// activation. The output scale and zero point are derived from the integer accumulator
+// activation; a share of the convolutions and fully connected layers in the 16x8 mode
+// (TENSOR_QUANT16_SYMM activations, TENSOR_QUANT8_SYMM[_PER_CHANNEL] weights). The output scale and zero point are derived from the integer accumulator
 // statistics of the drawn data, so outputs span a good part of the quantized range
 // rather than saturating (a few layers deliberately saturate or use extreme multipliers).
 // On request (GeneratorOptions::types, `nncosim difftest --op`), LSTM steps, which run as
@@ -33,6 +34,10 @@ struct GeneratorOptions {
   uint32_t maxSpatial = 20;   // input height / width
   uint32_t maxChannels = 48;  // input and output channels, FC units, matmul rows/columns
   uint32_t maxBatch = 3;
+  // Share of CONV_2D, DEPTHWISE_CONV_2D, GROUPED_CONV_2D and FULLY_CONNECTED layers drawn
+  // in the 16x8 mode (int16 activations and outputs, int8 symmetric weights; the model's
+  // quant16x8 flag set).
+  double quant16x8 = 0.2;
 };
 
 struct RandomLayer {

@@ -102,7 +102,7 @@ TEST(Difftest, LayersAreValidAndNpuEligible) {
       EXPECT_EQ(L.inputs[k].dimensions, op.dimensions);
       uint64_t n = 1;
       for (uint32_t d : op.dimensions) n *= d;
-      EXPECT_EQ(L.inputs[k].bytes.size(), n) << L.description;
+      EXPECT_EQ(L.inputs[k].bytes.size(), n * hal::elementSize(op.type)) << L.description;
     }
     const hal::Operation& op = L.model.main.operations[0];
     if (L.type != hal::OperationType::FULLY_CONNECTED && L.type != hal::OperationType::BATCH_MATMUL) {
@@ -116,25 +116,36 @@ TEST(Difftest, LayersAreValidAndNpuEligible) {
 // Most layers have outputs spread over several values: the scales follow the data.
 TEST(Difftest, OutputsAreMostlyNotSaturated) {
   ReferenceBackend ref;
-  int spread = 0, total = 0;
+  int spread = 0, total = 0, wide = 0;
   for (uint64_t i = 0; i < 400; ++i) {
     const RandomLayer L = randomLayer(layerSeed(17, i));
     std::vector<hal::TensorValue> out;
     ASSERT_TRUE(ref.execute(L.model, L.inputs, out, nullptr).ok()) << L.description;
     ASSERT_EQ(out.size(), 1u);
-    const auto& b = out[0].bytes;
-    std::set<uint8_t> values(b.begin(), b.end());
-    const bool isSigned = out[0].type == hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-    const uint8_t lo = isSigned ? 0x80 : 0, hi = isSigned ? 0x7f : 0xff;
+    // The output codes (int16 in the 16x8 mode) and the rails of their type.
+    const hal::OperandType t = out[0].type;
+    std::vector<int32_t> b;
+    int32_t lo = 0, hi = 255;
+    if (t == hal::OperandType::TENSOR_QUANT16_SYMM) {
+      for (size_t k = 0; k + 1 < out[0].bytes.size(); k += 2)
+        b.push_back(static_cast<int16_t>(out[0].bytes[k] | out[0].bytes[k + 1] << 8));
+      lo = -32768, hi = 32767;
+      ++wide;
+    } else {
+      const bool isSigned = t == hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+      for (uint8_t v : out[0].bytes) b.push_back(isSigned ? static_cast<int8_t>(v) : v);
+      if (isSigned) lo = -128, hi = 127;
+    }
+    std::set<int32_t> values(b.begin(), b.end());
     size_t clamped = 0;
-    for (uint8_t v : b) clamped += v == lo || v == hi;
+    for (int32_t v : b) clamped += v == lo || v == hi;
     ++total;
-    // Several levels and not mostly at the rails (a one-element output counts if not railed).
     // Several levels, and not nearly all at the rails (RELU outputs at 0 often sit on one).
     if (values.size() >= std::min<size_t>(3, b.size()) && clamped * 10 <= b.size() * 9) ++spread;
   }
   std::printf("[ difftest ] %d of %d layers have outputs over several levels, not all at the rails\n", spread, total);
   EXPECT_GT(spread, total * 8 / 10) << spread << " of " << total;
+  EXPECT_GT(wide, total / 20) << "16x8 layers among the default mix";
 }
 
 TEST(Difftest, CompareOutputsNamesTheFirstDifference) {
