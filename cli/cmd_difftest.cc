@@ -41,6 +41,7 @@ constexpr std::pair<const char*, driver::ConvMapping> kMappings[] = {
 std::string typeNames() {
   std::string s;
   for (hal::OperationType t : driver::difftest::randomLayerTypes()) s += (s.empty() ? "" : "|") + std::string(hal::toString(t));
+  for (hal::OperationType t : driver::difftest::recurrentLayerTypes()) s += "|" + std::string(hal::toString(t));
   return s;
 }
 

@@ -1,8 +1,10 @@
 #include "cli/run_report.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -55,7 +57,11 @@ Totals totalsOf(const RunSummary& r) {
 
 void printRunTable(std::ostream& os, const RunSummary& r) {
   if (!r.report) return;
-  os << std::left << std::setw(5) << "step" << std::setw(20) << "operation" << std::setw(6) << "where"
+  // Wide enough for the longest operation name of the run (QUANTIZED_16BIT_LSTM is 20).
+  int opWidth = 20;
+  for (const auto& s : r.report->steps)
+    opWidth = std::max(opWidth, static_cast<int>(std::string_view(hal::toString(s.type)).size()) + 2);
+  os << std::left << std::setw(5) << "step" << std::setw(opWidth) << "operation" << std::setw(6) << "where"
      << std::right << std::setw(12) << "MACs" << std::setw(11) << "cycles" << std::setw(7) << "util"
      << std::setw(12) << "DRAM bytes" << std::setw(9) << "check" << "  note\n";
   for (const auto& s : r.report->steps) {
@@ -63,7 +69,7 @@ void printRunTable(std::ostream& os, const RunSummary& r) {
     std::ostringstream util;
     if (npu) util << std::fixed << std::setprecision(1) << 100.0 * utilization(s, r) << "%";
     else util << "-";
-    os << std::left << std::setw(5) << s.operation << std::setw(20) << hal::toString(s.type) << std::setw(6)
+    os << std::left << std::setw(5) << s.operation << std::setw(opWidth) << hal::toString(s.type) << std::setw(6)
        << (npu ? "npu" : "cpu") << std::right << std::setw(12) << s.macs << std::setw(11)
        << (npu ? std::to_string(s.stats.cycles) : std::string("-")) << std::setw(7) << util.str() << std::setw(12)
        << (npu ? std::to_string(dramBytes(s)) : std::string("-")) << std::setw(9) << checkText(s, r.checked) << "  "
