@@ -13,25 +13,29 @@ namespace {
 
 using hal::OperandType;
 
-// The calibration layer: a quantized 3x3 CONV_2D, 32x32x32 -> 32 channels, SAME, ReLU.
-hal::Model calibrationModel(std::vector<hal::TensorValue>* inputs) {
+// The calibration layer: a quantized 3x3 CONV_2D, 32x32x32 -> 32 channels, SAME, ReLU;
+// int8, or in the 16x8 mode (int16 activations, int8 weights) when `wide`.
+hal::Model calibrationModel(bool wide, std::vector<hal::TensorValue>* inputs) {
   hal::ModelBuilder b;
-  const auto t = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-  const uint32_t in = b.addInput(t, {1, 32, 32, 32}, 0.05f, -3);
+  b.setQuant16x8(wide);
+  const auto t = wide ? OperandType::TENSOR_QUANT16_SYMM : OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  const float inScale = wide ? 0.0005f : 0.05f;
+  const uint32_t in = b.addInput(t, {1, 32, 32, 32}, inScale, wide ? 0 : -3);
   std::vector<int8_t> w(32 * 9 * 32);
   for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(static_cast<int>((i * 37) % 255) - 127);
-  const uint32_t wt = b.addConstant(t, {32, 3, 3, 32}, w, 0.01f, 0);
+  const uint32_t wt =
+      b.addConstant(wide ? OperandType::TENSOR_QUANT8_SYMM : t, {32, 3, 3, 32}, w, 0.01f, 0);
   std::vector<int32_t> bias(32);
   for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<int32_t>(i * 17) - 200;
-  const uint32_t bs = b.addConstant(OperandType::TENSOR_INT32, {32}, bias, 0.05f * 0.01f, 0);
-  const uint32_t out = b.addOutput(t, {1, 32, 32, 32}, 0.5f, -10);
+  const uint32_t bs = b.addConstant(OperandType::TENSOR_INT32, {32}, bias, inScale * 0.01f, 0);
+  const uint32_t out = b.addOutput(t, {1, 32, 32, 32}, wide ? 0.005f : 0.5f, wide ? 0 : -10);
   b.addOperation(hal::OperationType::CONV_2D, {in, wt, bs, b.addInt32(1), b.addInt32(1), b.addInt32(1), b.addInt32(1)},
                  {out});
   hal::Model m = b.build();
   hal::TensorValue v;
   v.type = t;
   v.dimensions = {1, 32, 32, 32};
-  v.bytes.resize(32 * 32 * 32);
+  v.bytes.resize(size_t{32 * 32 * 32} * (wide ? 2 : 1));
   for (size_t i = 0; i < v.bytes.size(); ++i) v.bytes[i] = static_cast<uint8_t>(i * 13);
   inputs->assign(1, v);
   return m;
@@ -39,9 +43,10 @@ hal::Model calibrationModel(std::vector<hal::TensorValue>* inputs) {
 
 }  // namespace
 
-hal::Status NnapiDriver::calibrate() {
+hal::Result<NnapiDriver::Calibration> NnapiDriver::measure(bool wide) {
   std::vector<hal::TensorValue> inputs, outputs;
-  const hal::Model m = calibrationModel(&inputs);
+  const hal::Model m = calibrationModel(wide, &inputs);
+  Calibration c;
   // CPU: the reference's wall time, median of five runs.
   std::vector<double> cpu;
   for (int i = 0; i < 5; ++i) {
@@ -51,7 +56,7 @@ hal::Status NnapiDriver::calibrate() {
     cpu.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(cpu.begin(), cpu.end());
-  cpuMicros_ = cpu[cpu.size() / 2];
+  c.cpuMicros = cpu[cpu.size() / 2];
   // NPU: the step's cycles at the device clock.
   LoweringOptions lo;
   lo.npu = device_.config();
@@ -61,10 +66,23 @@ hal::Status NnapiDriver::calibrate() {
   ExecutionReport rep;
   NNC_TRY(ex.run(inputs, outputs, &rep));
   if (rep.npuSteps != 1) return hal::fail("calibration layer did not run on the NPU");
-  npuMicros_ = static_cast<double>(rep.npuCycles) / clockMHz_;
+  c.npuMicros = static_cast<double>(rep.npuCycles) / clockMHz_;
+  device_.freeAll();
+  return c;
+}
+
+hal::Status NnapiDriver::calibrate() {
+  auto q8 = measure(false);
+  NNC_TRY(q8);
+  auto q16 = measure(true);
+  NNC_TRY(q16);
+  npuMicros_ = q8->npuMicros;
+  cpuMicros_ = q8->cpuMicros;
+  wide_ = *q16;
 
   const float quant = static_cast<float>(npuMicros_ / cpuMicros_);
-  const hal::PerformanceInfo npuPerf{quant, quant}, cpuPerf{1.0f, 1.0f};
+  const float quant16 = static_cast<float>(wide_.npuMicros / wide_.cpuMicros);
+  const hal::PerformanceInfo npuPerf{quant, quant}, npu16Perf{quant16, quant16}, cpuPerf{1.0f, 1.0f};
   caps_.float32Performance = cpuPerf;
   caps_.relaxedFloat32toFloat16PerformanceScalar = cpuPerf;
   caps_.relaxedFloat32toFloat16PerformanceTensor = cpuPerf;
@@ -75,9 +93,10 @@ hal::Status NnapiDriver::calibrate() {
   for (int t = 0; t < hal::kNumOperandTypes; ++t) {
     const auto type = static_cast<OperandType>(t);
     const bool npu = type == OperandType::TENSOR_QUANT8_ASYMM || type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-    caps_.operandPerformance.push_back({type, npu ? npuPerf : cpuPerf});
+    // TENSOR_QUANT16_SYMM: the 16x8 mode's activations (models that select it).
+    const bool npu16 = type == OperandType::TENSOR_QUANT16_SYMM;
+    caps_.operandPerformance.push_back({type, npu ? npuPerf : npu16 ? npu16Perf : cpuPerf});
   }
-  device_.freeAll();
   calibrated_ = true;
   return hal::Status::Ok();
 }

@@ -9,7 +9,8 @@
 // Capabilities are measured, not invented: on first use the driver times a calibration
 // layer (a quantized 3x3 CONV_2D, 32x32x32 -> 32 channels) on the NPU (its cycles at
 // the device clock) and on the software reference (host wall time, median of 5), and
-// reports the ratio NPU/CPU as execTime for quant8 work. Float work and every operation
+// reports the ratio NPU/CPU as execTime for quant8 work; the same layer in the 16x8 mode
+// (int16 activations) gives TENSOR_QUANT16_SYMM's entry. Float work and every operation
 // without NPU support run on the reference, so their ratio is 1.0 by construction. The
 // simulator has no power model: powerUsage is taken equal to execTime (energy assumed
 // proportional to busy time), which docs/driver.md states.
@@ -72,16 +73,22 @@ class NnapiDriver {
   hal::Result<std::unique_ptr<PreparedModel>> prepareModel(const hal::Model& model,
                                                            hal::ExecutionPreference preference);
   // The measured calibration behind getCapabilities(): NPU and CPU microseconds.
+  struct Calibration {
+    double npuMicros = 0, cpuMicros = 0;
+  };
   double calibrationNpuMicros() const { return npuMicros_; }
   double calibrationCpuMicros() const { return cpuMicros_; }
+  const Calibration& calibration16x8() const { return wide_; }  // the 16x8-mode layer
 
  private:
+  hal::Result<Calibration> measure(bool wide);
   hal::Status calibrate();
   NpuDevice& device_;
   double clockMHz_;
   bool calibrated_ = false;
   hal::Capabilities caps_;
   double npuMicros_ = 0, cpuMicros_ = 0;
+  Calibration wide_;
 };
 
 }  // namespace nncosim::driver

@@ -19,6 +19,13 @@ TEST(NnapiDriverTest, CapabilitiesAreMeasured) {
                   static_cast<float>(drv.calibrationNpuMicros() / drv.calibrationCpuMicros()));
   EXPECT_FLOAT_EQ(caps.float32Performance.execTime, 1.0f);
   ASSERT_EQ(caps.operandPerformance.size(), static_cast<size_t>(hal::kNumOperandTypes));
+  // TENSOR_QUANT16_SYMM: the 16x8-mode layer's own measured ratio.
+  const auto& wide = drv.calibration16x8();
+  EXPECT_GT(wide.npuMicros, 0);
+  EXPECT_GT(wide.cpuMicros, 0);
+  for (const auto& [type, perf] : caps.operandPerformance)
+    if (type == hal::OperandType::TENSOR_QUANT16_SYMM)
+      EXPECT_FLOAT_EQ(perf.execTime, static_cast<float>(wide.npuMicros / wide.cpuMicros));
 }
 
 TEST(NnapiDriverTest, SupportedOperationsSayWhereEachRuns) {
