@@ -22,9 +22,10 @@
 // covers the unsigned 16-bit output nnc_requant has no type for. (An unsigned 32-bit
 // output saturates to [0, 2^31 - 1].)
 //
-// DENSIFY: runs nnc_densify on the memory through nnc_dma's aux client (one aligned beat per
-// access; an element access that would straddle two beats answers an error), and waits for
-// its posted writes to be acknowledged before completing.
+// DENSIFY: runs nnc_densify on the memory through nnc_dma's aux client (single aligned
+// beats: the unit's prefetching reads, several in flight, and its strobed writes), and waits
+// for its posted writes to be acknowledged before completing. A read error is reported when
+// the unit stops on it (ErrCodeBusError at the element's address).
 //
 // Every command's buffer footprint is checked before it starts (ErrCodeDmaOob, ERR_INFO =
 // buffer id); a failed check completes the command at once with the error.
@@ -101,7 +102,6 @@ module nnc_compute
   localparam int unsigned OpFifo   = 4;       // operand / accumulator rows in flight
   localparam int unsigned TPtrW    = $clog2(TileFifo);
   localparam int unsigned OPtrW    = $clog2(OpFifo);
-  localparam int unsigned BeatBits = $clog2(BusBytes);
   localparam int unsigned RowIdxW  = Rows > 1 ? $clog2(Rows) : 1;
 
   typedef logic [BufAddrBits-1:0] baddr_t;
@@ -411,28 +411,27 @@ module nnc_compute
   // =========================================================================================
   logic         ds_active_q, ds_start, ds_busy, ds_done;
   densify_err_e ds_err;
-  logic [31:0]  ds_written;
+  logic [31:0]  ds_written, ds_err_addr;
+  logic [1:0]   ds_err_resp;
+  logic         ds_rd_stall;     // the unit waits for read data
   logic         ds_finished_q;   // the unit is done, waiting for write responses
   densify_err_e ds_err_q;
   logic         ds_rd_valid, ds_rd_ready, ds_wr_valid, ds_wr_ready;
-  logic [31:0]  ds_rd_addr, ds_wr_addr, ds_wr_data;
-  elem_size_e   ds_rd_size, ds_wr_size;
-  logic         ds_rsp_valid, ds_rsp_err;
-  logic [31:0]  ds_rsp_data;
-  logic         rd_wait_q, rd_bad_q;           // a read is out / a straddling read answers next
-  logic [BeatBits-1:0] rd_ofs_q;
-  elem_size_e   rd_size_q;
-  logic [31:0]  rd_addr_q;
+  logic [31:0]  ds_rd_addr, ds_wr_addr;
+  logic [BusBits-1:0]  ds_wr_data;
+  logic [BusBytes-1:0] ds_wr_strb;
   logic [15:0]  wr_out_q;                      // writes awaiting their response
   logic         bus_err_q;
   logic [31:0]  bus_err_addr_q;
   logic [1:0]   bus_err_resp_q;
-  logic         rd_straddle, rd_go, wr_go;
+  logic         wr_go, rd_go;
   logic [31:0]  c_d_out_addr_q;
 
   assign ds_start = cmd_valid_i && cmd_ready_o && c_op == OpcodeDensify;
 
-  nnc_densify u_densify (
+  nnc_densify #(
+    .BusBytes (BusBytes)
+  ) u_densify (
     .clk_i,
     .rst_ni,
     .start_i        (ds_start),
@@ -445,55 +444,34 @@ module nnc_compute
     .done_o         (ds_done),
     .err_o          (ds_err),
     .written_o      (ds_written),
+    .err_addr_o     (ds_err_addr),
+    .err_resp_o     (ds_err_resp),
+    .rd_wait_o      (ds_rd_stall),
     .rd_req_valid_o (ds_rd_valid),
     .rd_req_ready_i (ds_rd_ready),
     .rd_req_addr_o  (ds_rd_addr),
-    .rd_req_size_o  (ds_rd_size),
-    .rd_rsp_valid_i (ds_rsp_valid),
-    .rd_rsp_data_i  (ds_rsp_data),
-    .rd_rsp_err_i   (ds_rsp_err),
+    .rd_rsp_valid_i (aux_rrsp_valid_i),
+    .rd_rsp_data_i  (aux_rrsp_data_i),
+    .rd_rsp_resp_i  (aux_rrsp_resp_i),
     .wr_req_valid_o (ds_wr_valid),
     .wr_req_ready_i (ds_wr_ready),
     .wr_req_addr_o  (ds_wr_addr),
-    .wr_req_size_o  (ds_wr_size),
-    .wr_req_data_o  (ds_wr_data)
+    .wr_req_data_o  (ds_wr_data),
+    .wr_req_strb_o  (ds_wr_strb)
   );
 
-  function automatic logic [3:0] size_mask(elem_size_e s);
-    unique case (s)
-      Elem8:   return 4'b0001;
-      Elem16:  return 4'b0011;
-      default: return 4'b1111;
-    endcase
-  endfunction
-  function automatic logic [BeatBits:0] size_bytes(elem_size_e s);
-    unique case (s)
-      Elem8:   return (BeatBits+1)'(1);
-      Elem16:  return (BeatBits+1)'(2);
-      default: return (BeatBits+1)'(4);
-    endcase
-  endfunction
-
-  // Reads go first; a read that would straddle two beats is answered with an error.
-  assign rd_straddle = (BeatBits+1)'(ds_rd_addr[BeatBits-1:0]) + size_bytes(ds_rd_size) >
-                       (BeatBits+1)'(BusBytes);
-  assign rd_go  = ds_rd_valid && !rd_wait_q && !rd_bad_q && !rd_straddle;
-  assign wr_go  = ds_wr_valid && !rd_go;
-  assign aux_req_valid_o = rd_go || wr_go;
-  assign aux_req_write_o = !rd_go;
-  assign aux_req_addr_o  = rd_go ? {ds_rd_addr[31:BeatBits], BeatBits'(0)}
-                                 : {ds_wr_addr[31:BeatBits], BeatBits'(0)};
-  assign aux_req_wdata_o = BusBits'(ds_wr_data) << (8 * ds_wr_addr[BeatBits-1:0]);
-  assign aux_req_wstrb_o = BusBytes'(size_mask(ds_wr_size)) << ds_wr_addr[BeatBits-1:0];
-  assign ds_rd_ready     = (rd_go && aux_req_ready_i) ||
-                           (ds_rd_valid && rd_straddle && !rd_wait_q && !rd_bad_q);
+  // The unit speaks whole beats already; writes go first (the unit waits for them, reads
+  // are mostly prefetches). Read responses go straight to the unit (aux responses are in
+  // request order and never held back).
+  assign wr_go  = ds_wr_valid;
+  assign rd_go  = ds_rd_valid && !wr_go;
+  assign aux_req_valid_o = wr_go || rd_go;
+  assign aux_req_write_o = wr_go;
+  assign aux_req_addr_o  = wr_go ? ds_wr_addr : ds_rd_addr;
+  assign aux_req_wdata_o = ds_wr_data;
+  assign aux_req_wstrb_o = ds_wr_strb;
+  assign ds_rd_ready     = rd_go && aux_req_ready_i;
   assign ds_wr_ready     = wr_go && aux_req_ready_i;
-  assign ds_rsp_valid    = (rd_wait_q && aux_rrsp_valid_i) || rd_bad_q;
-  assign ds_rsp_err      = rd_bad_q || aux_rrsp_resp_i != 2'b00;
-  logic [3:0] rd_mask;
-  assign rd_mask         = size_mask(rd_size_q);
-  assign ds_rsp_data     = 32'(aux_rrsp_data_i >> (8 * rd_ofs_q)) &
-                           {{8{rd_mask[3]}}, {8{rd_mask[2]}}, {8{rd_mask[1]}}, {8{rd_mask[0]}}};
 
   // =========================================================================================
   // Acceptance, completion, errors
@@ -626,11 +604,6 @@ module nnc_compute
       ds_active_q    <= 1'b0;
       ds_finished_q  <= 1'b0;
       ds_err_q       <= DensifyOk;
-      rd_wait_q      <= 1'b0;
-      rd_bad_q       <= 1'b0;
-      rd_ofs_q       <= '0;
-      rd_size_q      <= Elem8;
-      rd_addr_q      <= '0;
       wr_out_q       <= '0;
       bus_err_q      <= 1'b0;
       bus_err_addr_q <= '0;
@@ -734,21 +707,14 @@ module nnc_compute
         ds_err_q      <= ds_err;
       end
       if (ds_complete) ds_active_q <= 1'b0;
-      if (rd_go && aux_req_ready_i) begin
-        rd_wait_q <= 1'b1;
-        rd_ofs_q  <= ds_rd_addr[BeatBits-1:0];
-        rd_size_q <= ds_rd_size;
-        rd_addr_q <= ds_rd_addr;
+      // A read error is the unit's to report: it stops at the first element it needs from
+      // a failed beat (a failed prefetch it never needs is no error). A straddling element
+      // (response 0) is a metadata error, not a bus error.
+      if (ds_done && ds_err == DensifyErrBus && ds_err_resp != 2'b00 && !bus_err_q) begin
+        bus_err_q      <= 1'b1;
+        bus_err_addr_q <= ds_err_addr;
+        bus_err_resp_q <= ds_err_resp;
       end
-      if (rd_wait_q && aux_rrsp_valid_i) begin
-        rd_wait_q <= 1'b0;
-        if (aux_rrsp_resp_i != 2'b00 && !bus_err_q) begin
-          bus_err_q      <= 1'b1;
-          bus_err_addr_q <= rd_addr_q;
-          bus_err_resp_q <= aux_rrsp_resp_i;
-        end
-      end
-      rd_bad_q <= ds_rd_valid && rd_straddle && !rd_wait_q && !rd_bad_q;
       wr_out_q <= wr_out_q + 16'(wr_go && aux_req_ready_i) - 16'(aux_brsp_valid_i);
       if (aux_brsp_valid_i && aux_brsp_resp_i != 2'b00 && !bus_err_q) begin
         bus_err_q      <= 1'b1;
@@ -786,15 +752,14 @@ module nnc_compute
   // =========================================================================================
   assign macs_o          = g_issue ? s_mn_q : 16'd0;
   assign densify_busy_o  = ds_busy;
-  assign densify_stall_o = ds_busy && ((ds_rd_valid && !ds_rd_ready) || rd_wait_q ||
-                                       (ds_wr_valid && !ds_wr_ready));
+  assign densify_stall_o = ds_busy && ((ds_wr_valid && !ds_wr_ready) || ds_rd_stall);
   assign progress_o      = cmd_fire || g_issue || mac_in_fire || mac_out_valid || rq_issue ||
                            rq_out_valid || (aux_req_valid_o && aux_req_ready_i) ||
                            aux_rrsp_valid_i || aux_brsp_valid_i || ds_busy;
 
   // Outputs that only matter in some configurations.
   logic unused_compute;
-  assign unused_compute = ^{ds_written, mac_idle, ds_wr_size};
+  assign unused_compute = ^{ds_written, mac_idle};
   // Each command struct view is read only for its own fields (header, reserved bits unused).
   logic unused_cmd_views;
   assign unused_cmd_views = ^{c_g, c_d, rq_q};

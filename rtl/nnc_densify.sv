@@ -19,10 +19,18 @@
 // output. Not checked: duplicate indices within a segment (the reference rejects them; here
 // the later value wins, still inside the output).
 //
-// Memory: one read in flight at a time (request valid/ready, then a response), posted writes.
+// Memory: whole bus beats. Reads go through nnc_densify_reader (a few buffered beats per
+// array, prefetched in address order, several reads in flight), so sequential elements hit
+// on chip; the fill writes whole beats under byte strobes, a stored value one element.
 module nnc_densify
   import nnc_pkg::*;
-(
+#(
+  parameter int unsigned BusBytes    = 16,
+  parameter int unsigned StreamDepth = 4,   // buffered beats per array (reader)
+  parameter int unsigned MaxReads    = 8,   // reads in flight (reader)
+  localparam int unsigned BusBits    = BusBytes * 8,
+  localparam int unsigned BeatBits   = $clog2(BusBytes)
+) (
   input  logic         clk_i,
   input  logic         rst_ni,
 
@@ -38,28 +46,32 @@ module nnc_densify
   output logic         done_o,         // one-cycle pulse
   output densify_err_e err_o,
   output logic [31:0]  written_o,      // stored values written by the last operation
+  // With DensifyErrBus: the byte address of the element access that failed and the AXI
+  // response of its beat (0: the element straddles two beats, nothing was sent).
+  output logic [31:0]  err_addr_o,
+  output logic [1:0]   err_resp_o,
+  output logic         rd_wait_o,      // waiting for read data (a stall on memory latency)
 
-  // Reads: byte address, size code; the response is right-justified.
-  output logic         rd_req_valid_o,
-  input  logic         rd_req_ready_i,
-  output logic [31:0]  rd_req_addr_o,
-  output elem_size_e   rd_req_size_o,
-  input  logic         rd_rsp_valid_i,
-  input  logic [31:0]  rd_rsp_data_i,
-  input  logic         rd_rsp_err_i,
+  // Reads: beat-aligned, several in flight, responses in request order and always taken.
+  output logic                rd_req_valid_o,
+  input  logic                rd_req_ready_i,
+  output logic [31:0]         rd_req_addr_o,
+  input  logic                rd_rsp_valid_i,
+  input  logic [BusBits-1:0]  rd_rsp_data_i,
+  input  logic [1:0]          rd_rsp_resp_i,
 
-  // Writes: posted, complete on the handshake; data right-justified.
-  output logic         wr_req_valid_o,
-  input  logic         wr_req_ready_i,
-  output logic [31:0]  wr_req_addr_o,
-  output elem_size_e   wr_req_size_o,
-  output logic [31:0]  wr_req_data_o
+  // Writes: beat-aligned under byte strobes, posted, complete on the handshake.
+  output logic                wr_req_valid_o,
+  input  logic                wr_req_ready_i,
+  output logic [31:0]         wr_req_addr_o,
+  output logic [BusBits-1:0]  wr_req_data_o,
+  output logic [BusBytes-1:0] wr_req_strb_o
 );
 
   localparam int unsigned MaxLevels = DensifyMaxRank;
 
   typedef enum logic [3:0] {
-    StIdle, StRdReq, StRdRsp, StCheck, StShape, StScanLevel, StFill, StEnter, StStep, StCoord,
+    StIdle, StRd, StCheck, StShape, StScanLevel, StFill, StEnter, StStep, StCoord,
     StWrite, StDone
   } state_e;
 
@@ -77,6 +89,8 @@ module nnc_densify
   elem_size_e   rd_size_d, rd_size_q;
   densify_err_e err_d, err_q;
   logic [31:0]  written_d, written_q;
+  logic [31:0]  err_addr_d, err_addr_q;
+  logic [1:0]   err_resp_d, err_resp_q;
 
   // Descriptor.
   logic [31:0]  desc_d, desc_q;
@@ -98,6 +112,7 @@ module nnc_densify
   logic [31:0]  npos_d, npos_q;         // positions of the level above
   logic [31:0]  cnt_d, cnt_q;           // entry being scanned / element being filled
   logic [31:0]  prev_d, prev_q;         // previous segment value
+  logic [32:0]  fcur_d, fcur_q;         // fill: address of the beat being written
 
   // Walk.
   logic [2:0]   lvl_d, lvl_q;
@@ -209,6 +224,104 @@ module nnc_densify
     return res;
   endfunction
 
+  // --- Reads: element lookups in the reader's streams ----------------------------------------
+  // Stream per array: 0 descriptor, 1 values, 2 + l segments of level l, 10 + l indices of
+  // level l; each lookup names the end of its array, the prefetcher's bound.
+  localparam int unsigned Streams = 2 + 2 * MaxLevels;
+  localparam int unsigned SidW    = $clog2(Streams);
+  localparam int unsigned OfsW    = BeatBits + 2;  // byte offset in a beat + element bytes
+
+  logic              rd_straddle;   // the element crosses a beat boundary: a bus error
+  logic [2:0]        rd_lvl;        // level of the array being read
+  logic [SidW-1:0]   rd_stream;
+  logic [34:0]       rd_end;
+  logic              lk_valid, lk_hit, rd_idle;
+  logic [31:0]       lk_data;
+  logic [1:0]        lk_resp;
+
+  always_comb begin
+    rd_straddle = OfsW'(rd_addr_q[BeatBits-1:0]) + (OfsW'(1) << rd_size_q) > OfsW'(BusBytes);
+    rd_lvl      = rd_kind_q inside {RdScanSeg, RdScanIdx} ? scan_l_q[2:0] : lvl_q;
+    unique case (rd_kind_q)
+      RdDesc: begin
+        rd_stream = '0;
+        rd_end    = word_q < 7'd8 ? 35'(desc_q) + 35'd16
+                                  : 35'(desc_q) + 35'd32 + 35'({levels_q[3:0], 5'd0});
+      end
+      RdVal: begin
+        rd_stream = SidW'(1);
+        rd_end    = 35'(val_addr_q) + (35'(val_cnt_q) << esize_q);
+      end
+      RdScanSeg, RdSegLo, RdSegHi: begin
+        rd_stream = SidW'(2 + 32'(rd_lvl));
+        rd_end    = 35'(seg_addr_q[rd_lvl]) + {1'b0, seg_cnt_q[rd_lvl], 2'd0};
+      end
+      default: begin  // indices
+        rd_stream = SidW'(2 + MaxLevels + 32'(rd_lvl));
+        rd_end    = 35'(idx_addr_q[rd_lvl]) + {1'b0, idx_cnt_q[rd_lvl], 2'd0};
+      end
+    endcase
+  end
+  assign lk_valid = state_q == StRd && !rd_straddle;
+
+  nnc_densify_reader #(
+    .BusBytes (BusBytes),
+    .Streams  (Streams),
+    .Depth    (StreamDepth),
+    .MaxReads (MaxReads)
+  ) u_reader (
+    .clk_i,
+    .rst_ni,
+    .active_i       (state_q != StIdle),
+    .flush_i        (state_q == StIdle && start_i),
+    .stop_i         (state_q == StDone),
+    .idle_o         (rd_idle),
+    .lk_valid_i     (lk_valid),
+    .lk_stream_i    (rd_stream),
+    .lk_addr_i      (rd_addr_q),
+    .lk_size_i      (rd_size_q),
+    .lk_end_i       (rd_end),
+    .lk_hit_o       (lk_hit),
+    .lk_data_o      (lk_data),
+    .lk_resp_o      (lk_resp),
+    .rd_req_valid_o,
+    .rd_req_ready_i,
+    .rd_req_addr_o,
+    .rd_rsp_valid_i,
+    .rd_rsp_data_i,
+    .rd_rsp_resp_i
+  );
+
+  // --- Writes -----------------------------------------------------------------------------------
+  // Fill: the beat at fcur_q, bytes inside [out_addr, out_addr + out_bytes), each the fill
+  // value's byte for its position in its element. A stored value: one element at wr_addr.
+  logic [32:0]         fill_end;
+  logic [BusBits-1:0]  fill_data;
+  logic [BusBytes-1:0] fill_strb;
+  logic [31:0]         wr_addr;
+  logic                wr_straddle;
+  always_comb begin
+    logic [1:0] emask;
+    logic [1:0] lane;
+    logic [32:0] a;
+    emask     = esize_q == Elem8 ? 2'd0 : (esize_q == Elem16 ? 2'd1 : 2'd3);
+    fill_end  = {1'b0, out_addr_q} + {1'b0, out_bytes_q};
+    fill_data = '0;
+    fill_strb = '0;
+    lane      = '0;
+    a         = '0;
+    if (state_q == StFill) begin  // evaluated only while filling
+      for (int unsigned i = 0; i < BusBytes; i++) begin
+        lane                = (2'(i) - out_addr_q[1:0]) & emask;
+        fill_data[8*i +: 8] = fill_q[8*lane +: 8];
+        a                   = fcur_q + 33'(i);
+        fill_strb[i]        = a >= {1'b0, out_addr_q} && a < fill_end;
+      end
+    end
+    wr_addr     = out_addr_q + (off_q << esize_q);
+    wr_straddle = OfsW'(wr_addr[BeatBits-1:0]) + (OfsW'(1) << esize_q) > OfsW'(BusBytes);
+  end
+
   // --- Main FSM -------------------------------------------------------------------------------
   logic [2:0]  lvl_up;         // lvl - 1
   logic [2:0]  lvl_dn;         // lvl + 1
@@ -234,7 +347,7 @@ module nnc_densify
   // Write ports of the per-level registers (one write per array per cycle), so the FSM does
   // not copy them every cycle: a level record word of the descriptor, the level weights, and
   // the walk's pos / end / first / partial entries.
-  logic        rec_we;               // descriptor word word_q >= 8 arrives (rd_rsp_data_i)
+  logic        rec_we;               // descriptor word word_q >= 8 arrives (lk_data)
   logic [5:0]  rec_w;                // its index in the level records: level, field
   logic        weight_we;            // the dense shape was accepted (shape_now.weight)
   shape_t      shape_now;            // dense_shape(), in StShape only
@@ -253,6 +366,9 @@ module nnc_densify
     rd_size_d  = rd_size_q;
     err_d      = err_q;
     written_d  = written_q;
+    err_addr_d = err_addr_q;
+    err_resp_d = err_resp_q;
+    fcur_d     = fcur_q;
     desc_d     = desc_q;
     word_d     = word_q;
     levels_d   = levels_q;
@@ -287,7 +403,7 @@ module nnc_densify
     off_d      = off_q;
     val_d      = val_q;
 
-    rsp            = rd_rsp_data_i;
+    rsp            = lk_data;
 
     unique case (state_q)
       StIdle: begin
@@ -299,6 +415,7 @@ module nnc_densify
           out_cnt_d   = out_bytes_i >> elem_size_i;
           esize_d     = elem_size_i;
           err_d       = DensifyOk;
+          err_resp_d  = '0;
           written_d   = '0;
           word_d      = '0;
           // Unloaded level records must not look valid to the checks.
@@ -311,127 +428,125 @@ module nnc_densify
             rd_kind_d = RdDesc;
             rd_addr_d = desc_addr_i;
             rd_size_d = Elem32;
-            state_d   = StRdReq;
+            state_d   = StRd;
           end
         end
       end
 
-      StRdReq: begin
-        if (rd_req_ready_i) state_d = StRdRsp;
-      end
-
-      StRdRsp: begin
-        if (rd_rsp_valid_i) begin
-          if (rd_rsp_err_i) begin
-            err_d   = DensifyErrBus;
-            state_d = StDone;
-          end else begin
-            unique case (rd_kind_q)
-              RdDesc: begin
-                if (word_q < 7'd8) begin
-                  // Words 4..7 are reserved (never read).
-                  unique case (word_q[1:0])
-                    2'd0:    levels_d  = rsp;
-                    2'd1:    nblk_d    = rsp;
-                    2'd2:    val_cnt_d = rsp;
-                    default: fill_d    = rsp;
-                  endcase
-                end else begin
-                  rec_we = 1'b1;
-                end
-                if (word_q == 7'd3 &&
-                    (levels_q == '0 || levels_q > 32'(MaxLevels) || nblk_q >= levels_q ||
-                     {nblk_q, 1'b0} > {1'b0, levels_q})) begin
-                  err_d   = DensifyErrRank;
-                  state_d = StDone;
-                end else if (word_q >= 7'd8 && word_q == last_word) begin
-                  state_d = StCheck;
-                end else begin
-                  // The header's reserved words 4..7 are skipped.
-                  word_d    = word_q == 7'd3 ? 7'd8 : word_q + 7'd1;
-                  rd_addr_d = desc_q + {23'd0, word_d, 2'd0};
-                  state_d   = StRdReq;
-                end
+      // An element read: waits until the reader has its beat, then handles the element in the
+      // same cycle; the handler either stays here with the next address or moves on.
+      StRd: begin
+        if (rd_straddle || (lk_hit && lk_resp != 2'b00)) begin
+          err_d      = DensifyErrBus;
+          err_addr_d = rd_addr_q;
+          err_resp_d = rd_straddle ? 2'b00 : lk_resp;
+          state_d    = StDone;
+        end else if (lk_hit) begin
+          unique case (rd_kind_q)
+            RdDesc: begin
+              if (word_q < 7'd8) begin
+                // Words 4..7 are reserved (never used).
+                unique case (word_q[1:0])
+                  2'd0:    levels_d  = rsp;
+                  2'd1:    nblk_d    = rsp;
+                  2'd2:    val_cnt_d = rsp;
+                  default: fill_d    = rsp;
+                endcase
+              end else begin
+                rec_we = 1'b1;
               end
-
-              RdScanSeg: begin
-                // cnt = q, reading segments[q] for q = 0 .. npos.
-                if ((cnt_q == '0 && rsp != '0) || (cnt_q != '0 && $signed(rsp) < $signed(prev_q)) ||
-                    (cnt_q == npos_q && rsp != idx_cnt_q[scan_l3[2:0]])) begin
-                  err_d   = DensifyErrSegment;
-                  state_d = StDone;
-                end else if (cnt_q != npos_q) begin
-                  prev_d    = rsp;
-                  cnt_d     = cnt_q + 32'd1;
-                  rd_addr_d = seg_addr_q[scan_l3[2:0]] + ((cnt_q + 32'd1) << 2);
-                  state_d   = StRdReq;
-                end else if (idx_cnt_q[scan_l3[2:0]] > elems_q) begin
-                  // More positions than dense elements: some index repeats.
-                  err_d   = DensifyErrIndex;
-                  state_d = StDone;
-                end else if (idx_cnt_q[scan_l3[2:0]] == '0) begin
-                  npos_d   = '0;
-                  scan_l_d = scan_l_q + 4'd1;
-                  state_d  = StScanLevel;
-                end else begin
-                  cnt_d     = '0;
-                  rd_kind_d = RdScanIdx;
-                  rd_addr_d = idx_addr_q[scan_l3[2:0]];
-                  state_d   = StRdReq;
-                end
+              if (word_q == 7'd3 &&
+                  (levels_q == '0 || levels_q > 32'(MaxLevels) || nblk_q >= levels_q ||
+                   {nblk_q, 1'b0} > {1'b0, levels_q})) begin
+                err_d   = DensifyErrRank;
+                state_d = StDone;
+              end else if (word_q >= 7'd8 && word_q == last_word) begin
+                state_d = StCheck;
+              end else begin
+                // The header's reserved words 4..7 are skipped.
+                word_d    = word_q == 7'd3 ? 7'd8 : word_q + 7'd1;
+                rd_addr_d = desc_q + {23'd0, word_d, 2'd0};
+                state_d   = StRd;
               end
+            end
 
-              RdScanIdx: begin
-                if ($signed(rsp) < 0 || $signed(rsp) >= $signed(dim_q[scan_l3[2:0]])) begin
-                  err_d   = DensifyErrIndex;
-                  state_d = StDone;
-                end else if (cnt_q + 32'd1 == idx_cnt_q[scan_l3[2:0]]) begin
-                  npos_d   = idx_cnt_q[scan_l3[2:0]];
-                  scan_l_d = scan_l_q + 4'd1;
-                  state_d  = StScanLevel;
-                end else begin
-                  cnt_d     = cnt_q + 32'd1;
-                  rd_addr_d = idx_addr_q[scan_l3[2:0]] + ((cnt_q + 32'd1) << 2);
-                  state_d   = StRdReq;
-                end
+            RdScanSeg: begin
+              // cnt = q, reading segments[q] for q = 0 .. npos.
+              if ((cnt_q == '0 && rsp != '0) || (cnt_q != '0 && $signed(rsp) < $signed(prev_q)) ||
+                  (cnt_q == npos_q && rsp != idx_cnt_q[scan_l3[2:0]])) begin
+                err_d   = DensifyErrSegment;
+                state_d = StDone;
+              end else if (cnt_q != npos_q) begin
+                prev_d    = rsp;
+                cnt_d     = cnt_q + 32'd1;
+                rd_addr_d = seg_addr_q[scan_l3[2:0]] + ((cnt_q + 32'd1) << 2);
+                state_d   = StRd;
+              end else if (idx_cnt_q[scan_l3[2:0]] > elems_q) begin
+                // More positions than dense elements: some index repeats.
+                err_d   = DensifyErrIndex;
+                state_d = StDone;
+              end else if (idx_cnt_q[scan_l3[2:0]] == '0) begin
+                npos_d   = '0;
+                scan_l_d = scan_l_q + 4'd1;
+                state_d  = StScanLevel;
+              end else begin
+                cnt_d     = '0;
+                rd_kind_d = RdScanIdx;
+                rd_addr_d = idx_addr_q[scan_l3[2:0]];
+                state_d   = StRd;
               end
+            end
 
-              RdSegLo: begin
-                pos_we       = 1'b1;
-                pos_val      = rsp;
-                rd_kind_d    = RdSegHi;
-                rd_addr_d    = seg_addr_q[lvl_q] + ((parent + 32'd1) << 2);
-                state_d      = StRdReq;
+            RdScanIdx: begin
+              if ($signed(rsp) < 0 || $signed(rsp) >= $signed(dim_q[scan_l3[2:0]])) begin
+                err_d   = DensifyErrIndex;
+                state_d = StDone;
+              end else if (cnt_q + 32'd1 == idx_cnt_q[scan_l3[2:0]]) begin
+                npos_d   = idx_cnt_q[scan_l3[2:0]];
+                scan_l_d = scan_l_q + 4'd1;
+                state_d  = StScanLevel;
+              end else begin
+                cnt_d     = cnt_q + 32'd1;
+                rd_addr_d = idx_addr_q[scan_l3[2:0]] + ((cnt_q + 32'd1) << 2);
+                state_d   = StRd;
               end
+            end
 
-              RdSegHi: begin
-                if ($signed(pos_q[lvl_q]) < 0 || $signed(rsp) < $signed(pos_q[lvl_q]) ||
-                    rsp > idx_cnt_q[lvl_q]) begin
-                  err_d   = DensifyErrSegment;
-                  state_d = StDone;
-                end else begin
-                  end_we       = 1'b1;
-                  end_val      = rsp;
-                  state_d      = StStep;
-                end
-              end
+            RdSegLo: begin
+              pos_we       = 1'b1;
+              pos_val      = rsp;
+              rd_kind_d    = RdSegHi;
+              rd_addr_d    = seg_addr_q[lvl_q] + ((parent + 32'd1) << 2);
+              state_d      = StRd;
+            end
 
-              RdIdx: begin
-                if ($signed(rsp) < 0 || $signed(rsp) >= $signed(dim_q[lvl_q])) begin
-                  err_d   = DensifyErrIndex;
-                  state_d = StDone;
-                end else begin
-                  coord_d = rsp;
-                  state_d = StCoord;
-                end
+            RdSegHi: begin
+              if ($signed(pos_q[lvl_q]) < 0 || $signed(rsp) < $signed(pos_q[lvl_q]) ||
+                  rsp > idx_cnt_q[lvl_q]) begin
+                err_d   = DensifyErrSegment;
+                state_d = StDone;
+              end else begin
+                end_we       = 1'b1;
+                end_val      = rsp;
+                state_d      = StStep;
               end
+            end
 
-              default: begin  // RdVal
-                val_d   = rsp;
-                state_d = StWrite;
+            RdIdx: begin
+              if ($signed(rsp) < 0 || $signed(rsp) >= $signed(dim_q[lvl_q])) begin
+                err_d   = DensifyErrIndex;
+                state_d = StDone;
+              end else begin
+                coord_d = rsp;
+                state_d = StCoord;
               end
-            endcase
-          end
+            end
+
+            default: begin  // RdVal
+              val_d   = rsp;
+              state_d = StWrite;
+            end
+          endcase
         end
       end
 
@@ -463,7 +578,7 @@ module nnc_densify
             err_d   = DensifyErrValues;
             state_d = StDone;
           end else begin
-            cnt_d   = '0;
+            fcur_d  = {1'b0, out_addr_q[31:BeatBits], BeatBits'(0)};
             state_d = StFill;
           end
         end else if (fmt_q[scan_l3[2:0]] == 32'd0) begin
@@ -482,14 +597,14 @@ module nnc_densify
           prev_d    = '0;
           rd_kind_d = RdScanSeg;
           rd_addr_d = seg_addr_q[scan_l3[2:0]];
-          state_d   = StRdReq;
+          state_d   = StRd;
         end
       end
 
       StFill: begin
         if (wr_req_ready_i) begin
-          cnt_d = cnt_q + 32'd1;
-          if (cnt_q + 32'd1 == elems_q) begin
+          fcur_d = fcur_q + 33'(BusBytes);
+          if (fcur_q + 33'(BusBytes) >= fill_end) begin
             lvl_d        = '0;
             partial_we   = 1'b1;
             partial_idx  = '0;
@@ -514,7 +629,7 @@ module nnc_densify
           rd_kind_d = RdSegLo;
           rd_addr_d = seg_addr_q[lvl_q] + (parent << 2);
           rd_size_d = Elem32;
-          state_d   = StRdReq;
+          state_d   = StRd;
         end
       end
 
@@ -535,7 +650,7 @@ module nnc_densify
           rd_kind_d = RdIdx;
           rd_addr_d = idx_addr_q[lvl_q] + (pos_q[lvl_q] << 2);
           rd_size_d = Elem32;
-          state_d   = StRdReq;
+          state_d   = StRd;
         end
       end
 
@@ -552,7 +667,7 @@ module nnc_densify
             rd_kind_d = RdVal;
             rd_addr_d = val_addr_q + (pos_q[lvl_q] << esize_q);
             rd_size_d = esize_q;
-            state_d   = StRdReq;
+            state_d   = StRd;
           end
         end else begin
           partial_we        = 1'b1;
@@ -564,7 +679,12 @@ module nnc_densify
       end
 
       StWrite: begin
-        if (wr_req_ready_i) begin
+        if (wr_straddle) begin
+          err_d      = DensifyErrBus;
+          err_addr_d = wr_addr;
+          err_resp_d = 2'b00;
+          state_d    = StDone;
+        end else if (wr_req_ready_i) begin
           pos_we       = 1'b1;
           pos_val      = pos_q[lvl_q] + 32'd1;
           written_d    = written_q + 32'd1;
@@ -573,7 +693,8 @@ module nnc_densify
       end
 
       StDone: begin
-        state_d = StIdle;
+        // Reads still in flight (prefetches) come back before the operation ends.
+        if (rd_idle) state_d = StIdle;
       end
 
       default: begin
@@ -585,13 +706,17 @@ module nnc_densify
   // --- Flops ----------------------------------------------------------------------------------
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q   <= StIdle;
-      err_q     <= DensifyOk;
-      written_q <= '0;
+      state_q    <= StIdle;
+      err_q      <= DensifyOk;
+      written_q  <= '0;
+      err_addr_q <= '0;
+      err_resp_q <= '0;
     end else begin
-      state_q   <= state_d;
-      err_q     <= err_d;
-      written_q <= written_d;
+      state_q    <= state_d;
+      err_q      <= err_d;
+      written_q  <= written_d;
+      err_addr_q <= err_addr_d;
+      err_resp_q <= err_resp_d;
     end
   end
 
@@ -619,6 +744,7 @@ module nnc_densify
       npos_q      <= npos_d;
       cnt_q       <= cnt_d;
       prev_q      <= prev_d;
+      fcur_q      <= fcur_d;
       lvl_q       <= lvl_d;
       coord_q     <= coord_d;
       off_q       <= off_d;
@@ -626,14 +752,14 @@ module nnc_densify
     end
     if (rec_we) begin
       unique case (rec_w[2:0])
-        3'd0:    trav_q[rec_w[5:3]]     <= rd_rsp_data_i;
-        3'd1:    fmt_q[rec_w[5:3]]      <= rd_rsp_data_i;
-        3'd2:    dim_q[rec_w[5:3]]      <= rd_rsp_data_i;
-        3'd3:    bmap_q[rec_w[5:3]]     <= rd_rsp_data_i;
-        3'd4:    seg_addr_q[rec_w[5:3]] <= rd_rsp_data_i;
-        3'd5:    seg_cnt_q[rec_w[5:3]]  <= rd_rsp_data_i;
-        3'd6:    idx_addr_q[rec_w[5:3]] <= rd_rsp_data_i;
-        default: idx_cnt_q[rec_w[5:3]]  <= rd_rsp_data_i;
+        3'd0:    trav_q[rec_w[5:3]]     <= lk_data;
+        3'd1:    fmt_q[rec_w[5:3]]      <= lk_data;
+        3'd2:    dim_q[rec_w[5:3]]      <= lk_data;
+        3'd3:    bmap_q[rec_w[5:3]]     <= lk_data;
+        3'd4:    seg_addr_q[rec_w[5:3]] <= lk_data;
+        3'd5:    seg_cnt_q[rec_w[5:3]]  <= lk_data;
+        3'd6:    idx_addr_q[rec_w[5:3]] <= lk_data;
+        default: idx_cnt_q[rec_w[5:3]]  <= lk_data;
       endcase
     end
     if (weight_we)  weight_q <= shape_now.weight;
@@ -644,25 +770,29 @@ module nnc_densify
   end
 
   // Requests and done depend on the state only (no path from the ready inputs).
-  assign rd_req_valid_o = state_q == StRdReq;
-  assign wr_req_valid_o = state_q == StFill || state_q == StWrite;
-  assign wr_req_addr_o  = out_addr_q + ((state_q == StWrite ? off_q : cnt_q) << esize_q);
-  assign wr_req_data_o  = state_q == StWrite ? val_q : fill_q;
-  assign done_o         = state_q == StDone;
+  assign wr_req_valid_o = state_q == StFill || (state_q == StWrite && !wr_straddle);
+  always_comb begin
+    wr_req_addr_o = fcur_q[31:0];
+    wr_req_data_o = fill_data;
+    wr_req_strb_o = fill_strb;
+    if (state_q == StWrite) begin  // a stored value: shifted only while writing one
+      wr_req_addr_o = {wr_addr[31:BeatBits], BeatBits'(0)};
+      wr_req_data_o = BusBits'(val_q) << (8 * wr_addr[BeatBits-1:0]);
+      wr_req_strb_o = BusBytes'({{2{esize_q == Elem32}}, esize_q != Elem8, 1'b1})
+                      << wr_addr[BeatBits-1:0];
+    end
+  end
+  assign done_o         = state_q == StDone && rd_idle;
 
   assign busy_o        = state_q != StIdle;
   assign err_o         = err_q;
   assign written_o     = written_q;
-  assign rd_req_addr_o = rd_addr_q;
-  assign rd_req_size_o = rd_size_q;
-  assign wr_req_size_o = esize_q;
+  assign err_addr_o    = err_addr_q;
+  assign err_resp_o    = err_resp_q;
+  assign rd_wait_o     = (lk_valid && !lk_hit) || (state_q == StDone && !rd_idle);
 
   // --- Assertions ---------------------------------------------------------------------------
 `ifndef SYNTHESIS
-  // Responses only come for the one outstanding request.
-  RspExpected_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      rd_rsp_valid_i |-> state_q == StRdRsp)
-    else $error("nnc_densify: read response with no request outstanding");
   // Every write lands inside the output (the walk's own bound checks make this hold).
   WriteInOutput_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
       (wr_req_valid_o && state_q == StWrite) |-> off_q < out_cnt_q)

@@ -8,9 +8,10 @@
 //      segments, indices, counts, bus errors), which must end with the documented error
 //      code, be rejected by the reference too, and write nothing at all (bus errors during
 //      the walk: nothing outside the output).
-// A memory model with random latency and backpressure serves the unit and checks every
-// access against the regions the descriptor describes: a read outside the described arrays
-// or a write outside the output counts as a failure.
+// A memory model with random latency and backpressure serves the unit's beat reads (several
+// in flight) and strobed beat writes and checks every access against the regions the
+// descriptor describes: a read of a beat that holds no byte of the described arrays, or a
+// strobed byte outside the output, counts as a failure.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -65,7 +66,9 @@ struct Job {
   // override them.
   uint32_t levels = 0, nblk = 0, esizeField = 0, valCnt = 0, outBytes = 0;
   std::vector<uint32_t> segCnt, idxCnt;
-  int failRead = -1;          // index of the read that answers with a bus error
+  // Element whose beat answers every read with SLVERR: header word i (i < 4), level record
+  // word i - 4, or value i - 4 - 8 * levels.
+  int failRead = -1;
   std::string what;           // for messages
 
   void deriveCounts(uint64_t denseElements) {
@@ -157,6 +160,14 @@ class Memory {
   std::vector<uint8_t> get(uint32_t addr, size_t n) const {
     return std::vector<uint8_t>(bytes_.begin() + (addr - kBase), bytes_.begin() + (addr - kBase) + n);
   }
+  // Whether [addr, addr + n) shares a byte with a region the unit may read.
+  bool touchesReadable(uint32_t addr, uint32_t n) const {
+    for (const auto& r : regions_)
+      if (r.readable && !r.writable && addr < static_cast<uint64_t>(r.addr) + r.size &&
+          r.addr < static_cast<uint64_t>(addr) + n)
+        return true;
+    return false;
+  }
   // Region an access falls in completely, or nullptr.
   const Region* find(uint32_t addr, uint32_t n) const {
     for (const auto& r : regions_)
@@ -169,6 +180,7 @@ class Memory {
     std::memcpy(&v, &bytes_[addr - kBase], n);
     return v;
   }
+  uint8_t byte(uint32_t addr) const { return bytes_[addr - kBase]; }
   void write(uint32_t addr, uint32_t n, uint32_t v) { std::memcpy(&bytes_[addr - kBase], &v, n); }
   // Bytes outside every region still hold the canary.
   bool canaryIntact() const {
@@ -204,6 +216,7 @@ class Harness {
     dut_->start_i = 0;
     dut_->rd_req_ready_i = 0;
     dut_->rd_rsp_valid_i = 0;
+    dut_->rd_rsp_resp_i = 0;
     dut_->wr_req_ready_i = 0;
     dut_->eval();
     tick();
@@ -217,15 +230,15 @@ class Harness {
 
   struct Outcome {
     int err = -1;  // -1: timeout
-    uint32_t written = 0;
-    uint64_t writes = 0, cycles = 0;
+    uint32_t written = 0, errAddr = 0, errResp = 0;
+    uint64_t writes = 0, reads = 0, cycles = 0;
     std::vector<uint8_t> out;
     std::vector<std::string> violations;
   };
 
   // Lays the job out in memory, runs the unit, returns what it did. `slow` adds random
-  // backpressure and latency.
-  Outcome run(const Job& j, bool slow) {
+  // backpressure and latency (1..4 cycles); otherwise reads take `latency` cycles.
+  Outcome run(const Job& j, bool slow, uint32_t latency = 1) {
     Outcome o;
     mem_.reset(rng_);
     const uint32_t es = 1u << j.esize;
@@ -233,7 +246,7 @@ class Harness {
     // the descriptor's bounds.
     const uint32_t nlev = std::min<uint32_t>(j.levels, 8);
     const uint32_t descWords = 8 + 8 * nlev;
-    // Descriptor: header words 0..3, reserved words 4..7 (never read), level records.
+    // Descriptor: header words 0..3, reserved words 4..7 (never used), level records.
     const uint32_t desc = mem_.alloc(16, 4, false, "descriptor header", rng_, false);
     mem_.alloc(16, 4, false, "descriptor reserved", rng_, false);
     mem_.forbidLast();
@@ -264,6 +277,14 @@ class Harness {
     }
     // The output starts as garbage, so a missing fill shows.
     for (uint32_t i = 0; i < outBytes; ++i) mem_.write(out + i, 1, static_cast<uint32_t>(rng_()));
+    // The beat that answers with a bus error, if any.
+    uint64_t failBeat = ~uint64_t{0};
+    if (j.failRead >= 0) {
+      const uint32_t e = static_cast<uint32_t>(j.failRead);
+      const uint32_t a = e < 4 ? desc + 4 * e
+                               : e < 4 + 8 * nlev ? desc + 32 + 4 * (e - 4) : vals + (e - 4 - 8 * nlev) * es;
+      failBeat = a / kBeat;
+    }
 
     // Start.
     dut_->start_i = 1;
@@ -276,9 +297,9 @@ class Harness {
     const uint64_t limit = start + 20000 + 40ull * (descWords + j.outBytes + j.valCnt) +
                            40ull * std::accumulate(j.idxCnt.begin(), j.idxCnt.end(), uint64_t{0}) +
                            40ull * std::accumulate(j.segCnt.begin(), j.segCnt.end(), uint64_t{0});
-    struct Pending { uint64_t due; uint32_t data; bool err; };
+    // Responses in request order, each at least its latency after its request.
+    struct Pending { uint64_t due; uint8_t data[kBeat]; bool err; };
     std::deque<Pending> rsp;
-    int reads = 0;
     bool started = false;
     while (cycles_ < limit) {
       const bool rdReady = !slow || rng_() % 4 != 0;
@@ -287,38 +308,51 @@ class Harness {
       dut_->wr_req_ready_i = wrReady;
       const bool rspNow = !rsp.empty() && rsp.front().due <= cycles_;
       dut_->rd_rsp_valid_i = rspNow;
-      dut_->rd_rsp_data_i = rspNow ? rsp.front().data : 0xdeadbeef;
-      dut_->rd_rsp_err_i = rspNow && rsp.front().err;
+      for (int w = 0; w < 4; ++w) {
+        uint32_t v = 0xdeadbeef;
+        if (rspNow) std::memcpy(&v, rsp.front().data + 4 * w, 4);
+        dut_->rd_rsp_data_i[w] = v;
+      }
+      dut_->rd_rsp_resp_i = rspNow && rsp.front().err ? 2 : 0;  // SLVERR
       dut_->eval();
 
       if (started && dut_->done_o) {
         o.err = dut_->err_o;
         o.written = dut_->written_o;
+        o.errAddr = dut_->err_addr_o;
+        o.errResp = dut_->err_resp_o;
         tick();
         break;
       }
       if (dut_->rd_req_valid_o && rdReady) {
-        const uint32_t n = 1u << dut_->rd_req_size_o;
         const uint32_t a = dut_->rd_req_addr_o;
-        const Memory::Region* r = mem_.find(a, n);
-        uint32_t data = 0xdeadbeef;
-        if (!r || r->writable || !r->readable) {
-          violation(o, "read of " + std::to_string(n) + " bytes at 0x" + hex(a) + " outside the described arrays");
+        Pending p{};
+        if (a % kBeat != 0) violation(o, "read at 0x" + hex(a) + " not beat aligned");
+        if (!mem_.touchesReadable(a, kBeat)) {
+          violation(o, "read of the beat at 0x" + hex(a) + " that holds no byte of the described arrays");
+          std::memset(p.data, 0xde, kBeat);
         } else {
-          data = mem_.read(a, n);
+          for (uint32_t i = 0; i < kBeat; ++i) p.data[i] = mem_.byte(a + i);
         }
-        const uint64_t lat = slow ? 1 + rng_() % 4 : 1;
-        rsp.push_back({cycles_ + lat, data, reads == j.failRead});
-        ++reads;
+        const uint64_t lat = slow ? 1 + rng_() % 4 : latency;
+        p.due = std::max(cycles_ + lat, rsp.empty() ? 0 : rsp.back().due);
+        p.err = a / kBeat == failBeat;
+        rsp.push_back(p);
+        ++o.reads;
       }
       if (dut_->wr_req_valid_o && wrReady) {
-        const uint32_t n = 1u << dut_->wr_req_size_o;
         const uint32_t a = dut_->wr_req_addr_o;
-        const Memory::Region* r = mem_.find(a, n);
-        if (!r || !r->writable) {
-          violation(o, "write of " + std::to_string(n) + " bytes at 0x" + hex(a) + " outside the output");
-        } else {
-          mem_.write(a, n, dut_->wr_req_data_o);
+        const uint32_t strb = dut_->wr_req_strb_o;
+        if (a % kBeat != 0) violation(o, "write at 0x" + hex(a) + " not beat aligned");
+        if (strb == 0) violation(o, "write at 0x" + hex(a) + " with no byte strobe");
+        for (uint32_t i = 0; i < kBeat; ++i) {
+          if (!(strb >> i & 1)) continue;
+          const Memory::Region* r = mem_.find(a + i, 1);
+          if (!r || !r->writable) {
+            violation(o, "write of the byte at 0x" + hex(a + i) + " outside the output");
+          } else {
+            mem_.write(a + i, 1, dut_->wr_req_data_o[i / 4] >> (8 * (i % 4)));
+          }
         }
         ++o.writes;
       }
@@ -330,6 +364,9 @@ class Harness {
       }
     }
     if (!rsp.empty()) violation(o, "responses left over");
+    if (o.err == kErrBus && j.failRead >= 0 && (o.errAddr / kBeat != failBeat || o.errResp != 2))
+      violation(o, "bus error reported at 0x" + hex(o.errAddr) + " response " + std::to_string(o.errResp) +
+                       ", want the failing beat 0x" + hex(static_cast<uint32_t>(failBeat * kBeat)) + " and 2");
     if (!mem_.canaryIntact()) violation(o, "memory outside every region changed");
     o.cycles = cycles_ - start;
     o.out = mem_.get(out, outBytes);
@@ -341,6 +378,7 @@ class Harness {
   std::mt19937_64& rng() { return rng_; }
 
  private:
+  static constexpr uint32_t kBeat = 16;  // the unit's BusBytes
   static std::string hex(uint32_t v) {
     std::ostringstream s;
     s << std::hex << v;
@@ -630,10 +668,10 @@ int corrupt(Job& j, int kind, Generator& g) {
       }
       return -1;
     }
-    default:  // a bus error on one of the reads
-      // Every job reads its descriptor and each value once: the failing read exists.
+    default:  // a bus error on the beat of one element the unit must read
+      // Every job reads its header, its level records and each value.
       j.failRead = static_cast<int>(g.pick(4 + 8 * j.levels + j.valCnt));
-      j.what += ", bus error on read " + std::to_string(j.failRead);
+      j.what += ", bus error on the beat of element " + std::to_string(j.failRead);
       return kErrBus;
   }
 }
@@ -773,8 +811,8 @@ TestbenchResult run(const TestbenchOptions& opt) {
   if (vectors == 0) fail("no DENSIFY conformance vectors found (" + note + ")");
 
   // Throughput: a 128x128 CSR matrix (DENSE rows, SPARSE_CSR columns), 1 in 8 stored, on a
-  // memory with one cycle of latency and no backpressure.
-  uint64_t benchCycles = 0, benchValues = 0;
+  // memory with one cycle of latency and no backpressure, and with the SoC's 40 cycles.
+  uint64_t benchCycles = 0, benchCycles40 = 0, benchValues = 0;
   {
     Job j;
     constexpr int kN = 128;
@@ -793,11 +831,13 @@ TestbenchResult run(const TestbenchOptions& opt) {
     j.deriveCounts(kN * kN);
     j.what = "128x128 CSR benchmark";
     const RefResult ref = reference(j);
-    const auto o = h.run(j, false);
-    ++checked;
-    if (!ref.ok || o.err != kOk || o.out != ref.dense || !o.violations.empty())
-      fail("128x128 CSR benchmark: wrong result (error " + std::string(errName(o.err)) + ")");
-    benchCycles = o.cycles;
+    for (uint32_t latency : {1u, 40u}) {
+      const auto o = h.run(j, false, latency);
+      ++checked;
+      if (!ref.ok || o.err != kOk || o.out != ref.dense || !o.violations.empty())
+        fail("128x128 CSR benchmark: wrong result (error " + std::string(errName(o.err)) + ")");
+      (latency == 1 ? benchCycles : benchCycles40) = o.cycles;
+    }
     benchValues = j.valCnt;
   }
 
@@ -865,7 +905,8 @@ TestbenchResult run(const TestbenchOptions& opt) {
       << walkCycles << " cycles), " << corrupted
       << " corrupted descriptors ended with the documented error and no stray write, "
       << duplicates << " repeated-index cases stayed inside the output; 128x128 CSR with "
-      << benchValues << " stored values: " << benchCycles << " cycles";
+      << benchValues << " stored values: " << benchCycles << " cycles (read latency 1), "
+      << benchCycles40 << " (latency 40)";
   } else {
     s << res.mismatches << " failures";
     for (const auto& m : first) s << "; " << m;
