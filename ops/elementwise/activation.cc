@@ -29,4 +29,11 @@ Status checkFixedOutputQuant(const OperationContext& ctx, const char* op, float 
   return Status::Ok();
 }
 
+Status validateCurve(const OperationContext& ctx) { return validateActivation(ctx, 4); }
+
+Status prepareCurve(OperationContext& ctx) {
+  NNC_TRY(checkInputRankAtMost(ctx, 0, 4));
+  return prepareSameShape(ctx);
+}
+
 }  // namespace nncosim::ops::elementwise
