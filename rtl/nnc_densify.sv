@@ -26,7 +26,7 @@ module nnc_densify
   import nnc_pkg::*;
 #(
   parameter int unsigned BusBytes    = 16,
-  parameter int unsigned StreamDepth = 4,   // buffered beats per array (reader)
+  parameter int unsigned StreamDepth = 8,   // buffered beats per array (reader)
   parameter int unsigned MaxReads    = 8,   // reads in flight (reader)
   localparam int unsigned BusBits    = BusBytes * 8,
   localparam int unsigned BeatBits   = $clog2(BusBytes)
@@ -231,6 +231,12 @@ module nnc_densify
   localparam int unsigned SidW    = $clog2(Streams);
   localparam int unsigned OfsW    = BeatBits + 2;  // byte offset in a beat + element bytes
 
+  // The element read of this cycle: StRd's pending one, or the index / value read that StStep
+  // and StCoord look up at once (a hit is handled in the same cycle, a miss waits in StRd).
+  logic              rq_valid;
+  rd_kind_e          rq_kind;
+  logic [31:0]       rq_addr;
+  elem_size_e        rq_size;
   logic              rd_straddle;   // the element crosses a beat boundary: a bus error
   logic [2:0]        rd_lvl;        // level of the array being read
   logic [SidW-1:0]   rd_stream;
@@ -240,9 +246,9 @@ module nnc_densify
   logic [1:0]        lk_resp;
 
   always_comb begin
-    rd_straddle = OfsW'(rd_addr_q[BeatBits-1:0]) + (OfsW'(1) << rd_size_q) > OfsW'(BusBytes);
-    rd_lvl      = rd_kind_q inside {RdScanSeg, RdScanIdx} ? scan_l_q[2:0] : lvl_q;
-    unique case (rd_kind_q)
+    rd_straddle = OfsW'(rq_addr[BeatBits-1:0]) + (OfsW'(1) << rq_size) > OfsW'(BusBytes);
+    rd_lvl      = rq_kind inside {RdScanSeg, RdScanIdx} ? scan_l_q[2:0] : lvl_q;
+    unique case (rq_kind)
       RdDesc: begin
         rd_stream = '0;
         rd_end    = word_q < 7'd8 ? 35'(desc_q) + 35'd16
@@ -262,7 +268,7 @@ module nnc_densify
       end
     endcase
   end
-  assign lk_valid = state_q == StRd && !rd_straddle;
+  assign lk_valid = rq_valid && !rd_straddle;
 
   nnc_densify_reader #(
     .BusBytes (BusBytes),
@@ -278,8 +284,8 @@ module nnc_densify
     .idle_o         (rd_idle),
     .lk_valid_i     (lk_valid),
     .lk_stream_i    (rd_stream),
-    .lk_addr_i      (rd_addr_q),
-    .lk_size_i      (rd_size_q),
+    .lk_addr_i      (rq_addr),
+    .lk_size_i      (rq_size),
     .lk_end_i       (rd_end),
     .lk_hit_o       (lk_hit),
     .lk_data_o      (lk_data),
@@ -342,6 +348,35 @@ module nnc_densify
     npos_next   = {32'd0, npos_q} * {32'd0, dim_q[scan_l3[2:0]]};
     npos_plus1  = {1'b0, npos_q} + 33'd1;
     last_word   = 7'(7'd7 + {levels_q[3:0], 3'd0});
+  end
+
+  always_comb begin
+    rq_valid = 1'b0;
+    rq_kind  = rd_kind_q;
+    rq_addr  = rd_addr_q;
+    rq_size  = rd_size_q;
+    unique case (state_q)
+      StRd: rq_valid = 1'b1;
+      StStep: begin
+        if (pos_q[lvl_q] != end_q[lvl_q] && fmt_q[lvl_q] != 32'd0) begin
+          rq_valid = 1'b1;
+          rq_kind  = RdIdx;
+          rq_addr  = idx_addr_q[lvl_q] + (pos_q[lvl_q] << 2);
+          rq_size  = Elem32;
+        end
+      end
+      StCoord: begin
+        // After the offset and value-count checks (they come first, as documented).
+        if (coord_off < {32'd0, out_cnt_q} && {1'b0, lvl_q} == nlev - 4'd1 &&
+            pos_q[lvl_q] < val_cnt_q) begin
+          rq_valid = 1'b1;
+          rq_kind  = RdVal;
+          rq_addr  = val_addr_q + (pos_q[lvl_q] << esize_q);
+          rq_size  = esize_q;
+        end
+      end
+      default: ;
+    endcase
   end
 
   // Write ports of the per-level registers (one write per array per cycle), so the FSM does
@@ -433,122 +468,9 @@ module nnc_densify
         end
       end
 
-      // An element read: waits until the reader has its beat, then handles the element in the
-      // same cycle; the handler either stays here with the next address or moves on.
-      StRd: begin
-        if (rd_straddle || (lk_hit && lk_resp != 2'b00)) begin
-          err_d      = DensifyErrBus;
-          err_addr_d = rd_addr_q;
-          err_resp_d = rd_straddle ? 2'b00 : lk_resp;
-          state_d    = StDone;
-        end else if (lk_hit) begin
-          unique case (rd_kind_q)
-            RdDesc: begin
-              if (word_q < 7'd8) begin
-                // Words 4..7 are reserved (never used).
-                unique case (word_q[1:0])
-                  2'd0:    levels_d  = rsp;
-                  2'd1:    nblk_d    = rsp;
-                  2'd2:    val_cnt_d = rsp;
-                  default: fill_d    = rsp;
-                endcase
-              end else begin
-                rec_we = 1'b1;
-              end
-              if (word_q == 7'd3 &&
-                  (levels_q == '0 || levels_q > 32'(MaxLevels) || nblk_q >= levels_q ||
-                   {nblk_q, 1'b0} > {1'b0, levels_q})) begin
-                err_d   = DensifyErrRank;
-                state_d = StDone;
-              end else if (word_q >= 7'd8 && word_q == last_word) begin
-                state_d = StCheck;
-              end else begin
-                // The header's reserved words 4..7 are skipped.
-                word_d    = word_q == 7'd3 ? 7'd8 : word_q + 7'd1;
-                rd_addr_d = desc_q + {23'd0, word_d, 2'd0};
-                state_d   = StRd;
-              end
-            end
-
-            RdScanSeg: begin
-              // cnt = q, reading segments[q] for q = 0 .. npos.
-              if ((cnt_q == '0 && rsp != '0) || (cnt_q != '0 && $signed(rsp) < $signed(prev_q)) ||
-                  (cnt_q == npos_q && rsp != idx_cnt_q[scan_l3[2:0]])) begin
-                err_d   = DensifyErrSegment;
-                state_d = StDone;
-              end else if (cnt_q != npos_q) begin
-                prev_d    = rsp;
-                cnt_d     = cnt_q + 32'd1;
-                rd_addr_d = seg_addr_q[scan_l3[2:0]] + ((cnt_q + 32'd1) << 2);
-                state_d   = StRd;
-              end else if (idx_cnt_q[scan_l3[2:0]] > elems_q) begin
-                // More positions than dense elements: some index repeats.
-                err_d   = DensifyErrIndex;
-                state_d = StDone;
-              end else if (idx_cnt_q[scan_l3[2:0]] == '0) begin
-                npos_d   = '0;
-                scan_l_d = scan_l_q + 4'd1;
-                state_d  = StScanLevel;
-              end else begin
-                cnt_d     = '0;
-                rd_kind_d = RdScanIdx;
-                rd_addr_d = idx_addr_q[scan_l3[2:0]];
-                state_d   = StRd;
-              end
-            end
-
-            RdScanIdx: begin
-              if ($signed(rsp) < 0 || $signed(rsp) >= $signed(dim_q[scan_l3[2:0]])) begin
-                err_d   = DensifyErrIndex;
-                state_d = StDone;
-              end else if (cnt_q + 32'd1 == idx_cnt_q[scan_l3[2:0]]) begin
-                npos_d   = idx_cnt_q[scan_l3[2:0]];
-                scan_l_d = scan_l_q + 4'd1;
-                state_d  = StScanLevel;
-              end else begin
-                cnt_d     = cnt_q + 32'd1;
-                rd_addr_d = idx_addr_q[scan_l3[2:0]] + ((cnt_q + 32'd1) << 2);
-                state_d   = StRd;
-              end
-            end
-
-            RdSegLo: begin
-              pos_we       = 1'b1;
-              pos_val      = rsp;
-              rd_kind_d    = RdSegHi;
-              rd_addr_d    = seg_addr_q[lvl_q] + ((parent + 32'd1) << 2);
-              state_d      = StRd;
-            end
-
-            RdSegHi: begin
-              if ($signed(pos_q[lvl_q]) < 0 || $signed(rsp) < $signed(pos_q[lvl_q]) ||
-                  rsp > idx_cnt_q[lvl_q]) begin
-                err_d   = DensifyErrSegment;
-                state_d = StDone;
-              end else begin
-                end_we       = 1'b1;
-                end_val      = rsp;
-                state_d      = StStep;
-              end
-            end
-
-            RdIdx: begin
-              if ($signed(rsp) < 0 || $signed(rsp) >= $signed(dim_q[lvl_q])) begin
-                err_d   = DensifyErrIndex;
-                state_d = StDone;
-              end else begin
-                coord_d = rsp;
-                state_d = StCoord;
-              end
-            end
-
-            default: begin  // RdVal
-              val_d   = rsp;
-              state_d = StWrite;
-            end
-          endcase
-        end
-      end
+      // An element read that missed: waits here until the reader has its beat (the element
+      // is handled below, in the cycle of the hit).
+      StRd: ;
 
       StCheck: begin
         err_d   = desc_check();
@@ -646,12 +568,8 @@ module nnc_densify
         end else if (fmt_q[lvl_q] == 32'd0) begin
           coord_d = pos_q[lvl_q] - first_q[lvl_q];
           state_d = StCoord;
-        end else begin
-          rd_kind_d = RdIdx;
-          rd_addr_d = idx_addr_q[lvl_q] + (pos_q[lvl_q] << 2);
-          rd_size_d = Elem32;
-          state_d   = StRd;
         end
+        // else: the index read (rq_*), handled below
       end
 
       StCoord: begin
@@ -663,11 +581,7 @@ module nnc_densify
             err_d   = DensifyErrValues;
             state_d = StDone;
           end else begin
-            off_d     = coord_off[31:0];
-            rd_kind_d = RdVal;
-            rd_addr_d = val_addr_q + (pos_q[lvl_q] << esize_q);
-            rd_size_d = esize_q;
-            state_d   = StRd;
+            off_d = coord_off[31:0];  // the value read (rq_*) is handled below
           end
         end else begin
           partial_we        = 1'b1;
@@ -701,6 +615,128 @@ module nnc_densify
         state_d = StIdle;
       end
     endcase
+
+    // The element read of this cycle (rq_*): an error, the handler of its kind on a hit (it
+    // looks up the next element from StRd, or moves on), or a wait in StRd on a miss.
+    if (rq_valid) begin
+      if (rd_straddle || (lk_hit && lk_resp != 2'b00)) begin
+        err_d      = DensifyErrBus;
+        err_addr_d = rq_addr;
+        err_resp_d = rd_straddle ? 2'b00 : lk_resp;
+        state_d    = StDone;
+      end else if (lk_hit) begin
+        unique case (rq_kind)
+          RdDesc: begin
+            if (word_q < 7'd8) begin
+              // Words 4..7 are reserved (never used).
+              unique case (word_q[1:0])
+                2'd0:    levels_d  = rsp;
+                2'd1:    nblk_d    = rsp;
+                2'd2:    val_cnt_d = rsp;
+                default: fill_d    = rsp;
+              endcase
+            end else begin
+              rec_we = 1'b1;
+            end
+            if (word_q == 7'd3 &&
+                (levels_q == '0 || levels_q > 32'(MaxLevels) || nblk_q >= levels_q ||
+                 {nblk_q, 1'b0} > {1'b0, levels_q})) begin
+              err_d   = DensifyErrRank;
+              state_d = StDone;
+            end else if (word_q >= 7'd8 && word_q == last_word) begin
+              state_d = StCheck;
+            end else begin
+              // The header's reserved words 4..7 are skipped.
+              word_d    = word_q == 7'd3 ? 7'd8 : word_q + 7'd1;
+              rd_addr_d = desc_q + {23'd0, word_d, 2'd0};
+              state_d   = StRd;
+            end
+          end
+
+          RdScanSeg: begin
+            // cnt = q, reading segments[q] for q = 0 .. npos.
+            if ((cnt_q == '0 && rsp != '0) || (cnt_q != '0 && $signed(rsp) < $signed(prev_q)) ||
+                (cnt_q == npos_q && rsp != idx_cnt_q[scan_l3[2:0]])) begin
+              err_d   = DensifyErrSegment;
+              state_d = StDone;
+            end else if (cnt_q != npos_q) begin
+              prev_d    = rsp;
+              cnt_d     = cnt_q + 32'd1;
+              rd_addr_d = seg_addr_q[scan_l3[2:0]] + ((cnt_q + 32'd1) << 2);
+              state_d   = StRd;
+            end else if (idx_cnt_q[scan_l3[2:0]] > elems_q) begin
+              // More positions than dense elements: some index repeats.
+              err_d   = DensifyErrIndex;
+              state_d = StDone;
+            end else if (idx_cnt_q[scan_l3[2:0]] == '0) begin
+              npos_d   = '0;
+              scan_l_d = scan_l_q + 4'd1;
+              state_d  = StScanLevel;
+            end else begin
+              cnt_d     = '0;
+              rd_kind_d = RdScanIdx;
+              rd_addr_d = idx_addr_q[scan_l3[2:0]];
+              state_d   = StRd;
+            end
+          end
+
+          RdScanIdx: begin
+            if ($signed(rsp) < 0 || $signed(rsp) >= $signed(dim_q[scan_l3[2:0]])) begin
+              err_d   = DensifyErrIndex;
+              state_d = StDone;
+            end else if (cnt_q + 32'd1 == idx_cnt_q[scan_l3[2:0]]) begin
+              npos_d   = idx_cnt_q[scan_l3[2:0]];
+              scan_l_d = scan_l_q + 4'd1;
+              state_d  = StScanLevel;
+            end else begin
+              cnt_d     = cnt_q + 32'd1;
+              rd_addr_d = idx_addr_q[scan_l3[2:0]] + ((cnt_q + 32'd1) << 2);
+              state_d   = StRd;
+            end
+          end
+
+          RdSegLo: begin
+            pos_we       = 1'b1;
+            pos_val      = rsp;
+            rd_kind_d    = RdSegHi;
+            rd_addr_d    = seg_addr_q[lvl_q] + ((parent + 32'd1) << 2);
+            state_d      = StRd;
+          end
+
+          RdSegHi: begin
+            if ($signed(pos_q[lvl_q]) < 0 || $signed(rsp) < $signed(pos_q[lvl_q]) ||
+                rsp > idx_cnt_q[lvl_q]) begin
+              err_d   = DensifyErrSegment;
+              state_d = StDone;
+            end else begin
+              end_we       = 1'b1;
+              end_val      = rsp;
+              state_d      = StStep;
+            end
+          end
+
+          RdIdx: begin
+            if ($signed(rsp) < 0 || $signed(rsp) >= $signed(dim_q[lvl_q])) begin
+              err_d   = DensifyErrIndex;
+              state_d = StDone;
+            end else begin
+              coord_d = rsp;
+              state_d = StCoord;
+            end
+          end
+
+          default: begin  // RdVal
+            val_d   = rsp;
+            state_d = StWrite;
+          end
+        endcase
+      end else begin
+        rd_kind_d = rq_kind;
+        rd_addr_d = rq_addr;
+        rd_size_d = rq_size;
+        state_d   = StRd;
+      end
+    end
   end
 
   // --- Flops ----------------------------------------------------------------------------------
