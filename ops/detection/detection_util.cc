@@ -17,7 +17,7 @@ Status checkCounts(const OperationContext& ctx, size_t inputs, size_t outputs) {
   return Status::Ok();
 }
 
-Status checkInputTypes(const OperationContext& ctx, std::initializer_list<OperandType> types) {
+Status checkInputTypes(const OperationContext& ctx, const std::vector<OperandType>& types) {
   size_t i = 0;
   for (OperandType t : types) {
     if (i >= ctx.numInputs()) return hal::fail("input ", i, " (", hal::toString(t), ") is missing");

@@ -20,7 +20,7 @@ namespace nncosim::ops::detection {
 // Exactly `inputs` inputs and `outputs` outputs.
 Status checkCounts(const OperationContext& ctx, size_t inputs, size_t outputs);
 // Input/output i has types[i] (one entry per operand, in order).
-Status checkInputTypes(const OperationContext& ctx, std::initializer_list<OperandType> types);
+Status checkInputTypes(const OperationContext& ctx, const std::vector<OperandType>& types);
 Status checkOutputTypes(const OperationContext& ctx, std::initializer_list<OperandType> types);
 // The rank of input i is `rank` (unknown ranks pass: validate runs before shapes are known).
 Status checkInputRank(const OperationContext& ctx, size_t i, uint32_t rank);

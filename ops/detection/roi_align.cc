@@ -7,6 +7,7 @@
 
 #include "ops/detection/detection_ops.h"
 #include "ops/detection/detection_util.h"
+#include "ops/detection/roi_grid.h"
 #include "ops/quant/fixed_point.h"
 #include "ops/quant/quant_params.h"
 #include "ops/registry.h"
@@ -14,86 +15,34 @@
 namespace nncosim::ops {
 namespace {
 
-constexpr size_t kInput = 0, kRois = 1, kBatchSplit = 2, kOutHeight = 3, kOutWidth = 4,
-                 kHeightStride = 5, kWidthStride = 6, kHeightRatio = 7, kWidthRatio = 8,
-                 kLayout = 9;
+constexpr size_t kHeightRatio = 7, kWidthRatio = 8, kLayout = 9;
 
-Status validate(const OperationContext& ctx) {
-  NNC_TRY(detection::checkCounts(ctx, 10, 1));
-  const OperandType t = ctx.inputType(kInput);
-  using T = OperandType;
-  if (t == T::TENSOR_FLOAT32 || t == T::TENSOR_FLOAT16) {
-    const T s = t == T::TENSOR_FLOAT32 ? T::FLOAT32 : T::FLOAT16;
-    NNC_TRY(detection::checkInputTypes(
-        ctx, {t, t, T::TENSOR_INT32, T::INT32, T::INT32, s, s, T::INT32, T::INT32, T::BOOL}));
-  } else if (t == T::TENSOR_QUANT8_ASYMM || t == T::TENSOR_QUANT8_ASYMM_SIGNED) {
-    NNC_TRY(detection::checkInputTypes(
-        ctx, {t, T::TENSOR_QUANT16_ASYMM, T::TENSOR_INT32, T::INT32, T::INT32, T::FLOAT32,
-              T::FLOAT32, T::INT32, T::INT32, T::BOOL}));
-  } else {
-    return hal::fail("input 0: unsupported type ", hal::toString(t));
-  }
-  NNC_TRY(detection::checkOutputTypes(ctx, {t}));
-  NNC_TRY(detection::checkInputRank(ctx, kInput, 4));
-  return detection::checkInputRank(ctx, kRois, 2);
-}
+Status validate(const OperationContext& ctx) { return detection::validateRoiOperands(ctx, 2); }
 
-struct Params {
-  bool nchw;
-  uint32_t batches, inHeight, inWidth, depth, numRois;
-  int32_t outHeight, outWidth, heightRatio, widthRatio;
-  float heightStride, widthStride;
+// The shared grid plus the sampling points per bin (0: adaptive).
+struct Params : detection::RoiGrid {
+  int32_t heightRatio, widthRatio;
 };
 
 Result<Params> readParams(const OperationContext& ctx) {
-  NNC_TRY(detection::checkInputRank(ctx, kInput, 4));
-  NNC_TRY(detection::checkInputRank(ctx, kRois, 2));
-  NNC_TRY(detection::checkInputRank(ctx, kBatchSplit, 1));
-  Params p;
-  p.nchw = detection::boolScalar(ctx, kLayout);
-  const Shape& in = ctx.inputShape(kInput);
-  const Shape& rois = ctx.inputShape(kRois);
-  p.batches = in.dim(0);
-  p.inHeight = in.dim(p.nchw ? 2 : 1);
-  p.inWidth = in.dim(p.nchw ? 3 : 2);
-  p.depth = in.dim(p.nchw ? 1 : 3);
-  p.numRois = rois.dim(0);
+  auto grid = detection::readRoiGrid(ctx, kLayout);
+  NNC_TRY(grid);
+  Params p{*grid, 0, 0};
   if (p.batches == 0 || p.inHeight == 0 || p.inWidth == 0 || p.depth == 0)
-    return hal::fail("input 0: every dimension must be positive, found ", toString(in.dimensions));
-  if (rois.dim(1) != 4)
-    return hal::fail("input 1: expected [numRois, 4], found ", toString(rois.dimensions));
-  if (ctx.inputShape(kBatchSplit).dim(0) != p.numRois)
-    return hal::fail("input 2: expected ", p.numRois, " batch indexes, found ",
-                     ctx.inputShape(kBatchSplit).dim(0));
-  p.outHeight = ctx.scalar<int32_t>(kOutHeight);
-  p.outWidth = ctx.scalar<int32_t>(kOutWidth);
-  p.heightStride = detection::floatScalar(ctx, kHeightStride);
-  p.widthStride = detection::floatScalar(ctx, kWidthStride);
+    return hal::fail("input 0: every dimension must be positive, found ",
+                     toString(ctx.inputShape(detection::kRoiInput).dimensions));
   p.heightRatio = ctx.scalar<int32_t>(kHeightRatio);
   p.widthRatio = ctx.scalar<int32_t>(kWidthRatio);
-  if (p.outHeight <= 0 || p.outWidth <= 0)
-    return hal::fail("inputs 3/4: output size ", p.outHeight, "x", p.outWidth, " must be positive");
-  if (!(p.heightStride > 0) || !(p.widthStride > 0))
-    return hal::fail("inputs 5/6: strides ", p.heightStride, ", ", p.widthStride,
-                     " must be positive");
   if (p.heightRatio < 0 || p.widthRatio < 0)
     return hal::fail("inputs 7/8: sampling ratios ", p.heightRatio, ", ", p.widthRatio,
                      " must be >= 0");
-  if (rois.type == OperandType::TENSOR_QUANT16_ASYMM &&
-      (rois.scale != 0.125f || rois.zeroPoint != 0))
-    return hal::fail("input 1: quantization must be scale 0.125, zeroPoint 0; found scale ",
-                     rois.scale, ", zeroPoint ", rois.zeroPoint);
   return p;
 }
 
 Status prepare(OperationContext& ctx) {
   auto p = readParams(ctx);
   NNC_TRY(p);
-  Shape s = ctx.outputShape(0);
-  const uint32_t oh = static_cast<uint32_t>(p->outHeight), ow = static_cast<uint32_t>(p->outWidth);
-  s.dimensions = p->nchw ? std::vector<uint32_t>{p->numRois, p->depth, oh, ow}
-                         : std::vector<uint32_t>{p->numRois, oh, ow, p->depth};
-  return ctx.setOutputShape(0, s);
+  return detection::setRoiOutputShape(ctx, *p);
 }
 
 // The geometry of one region in feature-map coordinates.
@@ -172,16 +121,8 @@ Status roiAlignFloat(const Params& p, const float* in, const float* rois, const 
   for (uint32_t r = 0; r < p.numRois; ++r) {
     const float* roi = rois + 4 * r;
     const int32_t batch = batchIds[r];
-    if (batch < 0 || static_cast<uint32_t>(batch) >= p.batches)
-      return hal::fail("input 2: roi ", r, " has batch index ", batch, ", expected [0, ", p.batches,
-                       ")");
-    if (!(roi[0] >= 0 && roi[1] >= 0 && roi[2] >= 0 && roi[3] >= 0 &&
-          roi[0] * widthScale <= p.inWidth && roi[1] * heightScale <= p.inHeight &&
-          roi[2] * widthScale <= p.inWidth && roi[3] * heightScale <= p.inHeight &&
-          roi[0] <= roi[2] && roi[1] <= roi[3]))
-      return hal::fail("input 1: roi ", r, " [", roi[0], ", ", roi[1], ", ", roi[2], ", ", roi[3],
-                       "] is malformed or outside the ", p.inHeight, "x", p.inWidth,
-                       " feature map");
+    NNC_TRY(detection::checkRoiBatchIndex(p, r, batch));
+    NNC_TRY(detection::checkImageRoi(p, r, roi));
     const Region g = regionGeometry(p, roi[0] * widthScale, roi[1] * heightScale,
                                     roi[2] * widthScale, roi[3] * heightScale);
     NNC_TRY(checkSamplingPoints(g, r));
@@ -230,9 +171,7 @@ Status roiAlignQuant(const Params& p, const T* in, const Shape& inShape, const u
     const float y1 = static_cast<float>(roi[1]) * heightScale * 0.125f;
     const float x2 = static_cast<float>(roi[2]) * widthScale * 0.125f;
     const float y2 = static_cast<float>(roi[3]) * heightScale * 0.125f;
-    if (batch < 0 || static_cast<uint32_t>(batch) >= p.batches)
-      return hal::fail("input 2: roi ", r, " has batch index ", batch, ", expected [0, ", p.batches,
-                       ")");
+    NNC_TRY(detection::checkRoiBatchIndex(p, r, batch));
     if (!(x1 <= p.inWidth && y1 <= p.inHeight && x2 <= p.inWidth && y2 <= p.inHeight && x1 <= x2 &&
           y1 <= y2))
       return hal::fail("input 1: roi ", r, " [", x1, ", ", y1, ", ", x2, ", ", y2,
@@ -282,20 +221,15 @@ Status roiAlignQuant(const Params& p, const T* in, const Shape& inShape, const u
 
 template <typename T>
 Status runQuant(OperationContext& ctx, const Params& p) {
-  const Shape& inShape = ctx.inputShape(kInput);
-  std::vector<uint32_t> outNhwc = {p.numRois, static_cast<uint32_t>(p.outHeight),
-                                   static_cast<uint32_t>(p.outWidth), p.depth};
-  const T* in = ctx.input<T>(kInput);
-  std::vector<T> inNhwc;
-  if (p.nchw) {
-    inNhwc = detection::nchwToNhwc(in, inShape.dimensions);
-    in = inNhwc.data();
-  }
-  std::vector<T> out(static_cast<size_t>(ctx.outputShape(0).elements()));
-  NNC_TRY(roiAlignQuant<T>(p, in, inShape, ctx.input<uint16_t>(kRois),
-                           ctx.input<int32_t>(kBatchSplit), ctx.outputShape(0), out.data()));
-  if (p.nchw) out = detection::nhwcToNchw(out.data(), outNhwc);
-  std::memcpy(ctx.outputBytes(0), out.data(), out.size() * sizeof(T));
+  const Shape& inShape = ctx.inputShape(detection::kRoiInput);
+  auto out = detection::runRoiKernelNhwc<T>(
+      ctx, p, ctx.input<T>(detection::kRoiInput), [&](const T* in, T* o) {
+        return roiAlignQuant<T>(p, in, inShape, ctx.input<uint16_t>(detection::kRoiRegions),
+                                ctx.input<int32_t>(detection::kRoiBatchSplit), ctx.outputShape(0),
+                                o);
+      });
+  NNC_TRY(out);
+  std::memcpy(ctx.outputBytes(0), out->data(), out->size() * sizeof(T));
   return Status::Ok();
 }
 
@@ -303,19 +237,17 @@ Status execute(OperationContext& ctx) {
   auto p = readParams(ctx);
   NNC_TRY(p);
   if (p->numRois == 0) return Status::Ok();
-  const OperandType t = ctx.inputType(kInput);
+  const OperandType t = ctx.inputType(detection::kRoiInput);
   if (t == OperandType::TENSOR_QUANT8_ASYMM) return runQuant<uint8_t>(ctx, *p);
   if (t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) return runQuant<int8_t>(ctx, *p);
 
-  std::vector<float> in = detection::inputAsFloat(ctx, kInput);
-  if (p->nchw) in = detection::nchwToNhwc(in.data(), ctx.inputShape(kInput).dimensions);
-  const std::vector<float> rois = detection::inputAsFloat(ctx, kRois);
-  std::vector<float> out(static_cast<size_t>(ctx.outputShape(0).elements()));
-  NNC_TRY(roiAlignFloat(*p, in.data(), rois.data(), ctx.input<int32_t>(kBatchSplit), out.data()));
-  if (p->nchw)
-    out = detection::nhwcToNchw(out.data(), {p->numRois, static_cast<uint32_t>(p->outHeight),
-                                             static_cast<uint32_t>(p->outWidth), p->depth});
-  detection::storeOutput(ctx, 0, out);
+  const std::vector<float> in = detection::inputAsFloat(ctx, detection::kRoiInput);
+  const std::vector<float> rois = detection::inputAsFloat(ctx, detection::kRoiRegions);
+  auto out = detection::runRoiKernelNhwc<float>(ctx, *p, in.data(), [&](const float* i, float* o) {
+    return roiAlignFloat(*p, i, rois.data(), ctx.input<int32_t>(detection::kRoiBatchSplit), o);
+  });
+  NNC_TRY(out);
+  detection::storeOutput(ctx, 0, *out);
   return Status::Ok();
 }
 
