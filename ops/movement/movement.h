@@ -10,7 +10,7 @@ void registerArgMinMax(OperationTable& t);       // ARGMAX, ARGMIN
 void registerBatchToSpace(OperationTable& t);    // BATCH_TO_SPACE_ND
 void registerChannelShuffle(OperationTable& t);  // CHANNEL_SHUFFLE
 void registerConcatenation(OperationTable& t);   // CONCATENATION
-void registerDepthToSpace(OperationTable& t);    // DEPTH_TO_SPACE
+void registerDepthSpace(OperationTable& t);      // DEPTH_TO_SPACE, SPACE_TO_DEPTH
 void registerEmbeddingLookup(OperationTable& t); // EMBEDDING_LOOKUP
 void registerExpandDims(OperationTable& t);      // EXPAND_DIMS
 void registerFill(OperationTable& t);            // FILL
@@ -27,7 +27,6 @@ void registerResize(OperationTable& t);          // RESIZE_BILINEAR, RESIZE_NEAR
 void registerReverse(OperationTable& t);         // REVERSE
 void registerSlice(OperationTable& t);           // SLICE
 void registerSpaceToBatch(OperationTable& t);    // SPACE_TO_BATCH_ND
-void registerSpaceToDepth(OperationTable& t);    // SPACE_TO_DEPTH
 void registerSplit(OperationTable& t);           // SPLIT
 void registerSqueeze(OperationTable& t);         // SQUEEZE
 void registerStridedSlice(OperationTable& t);    // STRIDED_SLICE

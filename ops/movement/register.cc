@@ -10,7 +10,7 @@ void registerMovementOperations(OperationTable& t) {
   registerBatchToSpace(t);
   registerChannelShuffle(t);
   registerConcatenation(t);
-  registerDepthToSpace(t);
+  registerDepthSpace(t);
   registerEmbeddingLookup(t);
   registerExpandDims(t);
   registerFill(t);
@@ -27,7 +27,6 @@ void registerMovementOperations(OperationTable& t) {
   registerReverse(t);
   registerSlice(t);
   registerSpaceToBatch(t);
-  registerSpaceToDepth(t);
   registerSplit(t);
   registerSqueeze(t);
   registerStridedSlice(t);
