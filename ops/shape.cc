@@ -29,4 +29,14 @@ std::string toString(const std::vector<uint32_t>& dims) {
   return os.str();
 }
 
+std::string toString(std::initializer_list<hal::OperandType> types) {
+  std::ostringstream os;
+  bool first = true;
+  for (hal::OperandType t : types) {
+    os << (first ? "" : ", ") << hal::toString(t);
+    first = false;
+  }
+  return os.str();
+}
+
 }  // namespace nncosim::ops

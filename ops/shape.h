@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,5 +28,7 @@ struct Shape {
 };
 
 std::string toString(const std::vector<uint32_t>& dims);  // "[1, 2, 3]"
+// "TENSOR_FLOAT32, TENSOR_INT32": the accepted types in a signature error.
+std::string toString(std::initializer_list<hal::OperandType> types);
 
 }  // namespace nncosim::ops

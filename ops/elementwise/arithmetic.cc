@@ -120,11 +120,7 @@ Status prepareBroadcastBinary(OperationContext& ctx) {
   if (a.type != b.type)
     return hal::fail("input 1: type ", hal::toString(b.type), " differs from input 0 type ",
                      hal::toString(a.type));
-  auto dims = broadcastDims(a, b);
-  if (!dims.ok()) return Error{dims.error()};
-  Shape out = ctx.outputShape(kOutput);
-  out.dimensions = *dims;
-  return ctx.setOutputShape(kOutput, out);
+  return prepareBroadcast(ctx);
 }
 
 Status executeArithmeticNonQuant(ArithOp op, OperationContext& ctx) {

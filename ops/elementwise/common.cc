@@ -3,19 +3,6 @@
 #include <sstream>
 
 namespace nncosim::ops::elementwise {
-namespace {
-
-std::string typeList(std::initializer_list<OperandType> types) {
-  std::ostringstream os;
-  bool first = true;
-  for (OperandType t : types) {
-    os << (first ? "" : ", ") << hal::toString(t);
-    first = false;
-  }
-  return os.str();
-}
-
-}  // namespace
 
 Status checkInputCount(const OperationContext& ctx, std::initializer_list<size_t> allowed) {
   for (size_t n : allowed)
@@ -61,7 +48,7 @@ Status checkSupportedType(const OperationContext& ctx, size_t i,
   for (OperandType t : allowed)
     if (ctx.inputType(i) == t) return Status::Ok();
   return hal::fail("input ", i, ": unsupported type ", hal::toString(ctx.inputType(i)),
-                   " (expected one of ", typeList(allowed), ")");
+                   " (expected one of ", toString(allowed), ")");
 }
 
 Status checkInputRankAtMost(const OperationContext& ctx, size_t i, uint32_t maxRank) {
@@ -77,6 +64,14 @@ Status checkFusedActivation(const OperationContext& ctx, size_t i) {
   if (act < 0 || act > 3)
     return hal::fail("input ", i, ": fused activation ", act, " is not one of 0..3");
   return Status::Ok();
+}
+
+Status checkBinarySignature(const OperationContext& ctx,
+                            std::initializer_list<OperandType> allowed) {
+  NNC_TRY(checkInputCount(ctx, {2}));
+  NNC_TRY(checkOutputCount(ctx, 1));
+  NNC_TRY(checkSupportedType(ctx, 0, allowed));
+  return checkInputType(ctx, 1, ctx.inputType(0));
 }
 
 bool isQuant8(OperandType t) {
@@ -98,6 +93,14 @@ Result<std::vector<uint32_t>> broadcastDims(const Shape& a, const Shape& b) {
     out[rank - 1 - k] = da == 1 ? db : da;
   }
   return out;
+}
+
+Status prepareBroadcast(OperationContext& ctx) {
+  auto dims = broadcastDims(ctx.inputShape(0), ctx.inputShape(1));
+  if (!dims.ok()) return Error{dims.error()};
+  Shape out = ctx.outputShape(0);
+  out.dimensions = *dims;
+  return ctx.setOutputShape(0, out);
 }
 
 float floatScalar(const OperationContext& ctx, size_t i) {

@@ -30,6 +30,9 @@ Status checkSupportedType(const OperationContext& ctx, size_t i,
 Status checkInputRankAtMost(const OperationContext& ctx, size_t i, uint32_t maxRank);
 // A fused activation scalar (input i) in [0, 3] when its value is readable.
 Status checkFusedActivation(const OperationContext& ctx, size_t i);
+// Two inputs and one output; input 0 of one of `allowed` and input 1 of input 0's type.
+Status checkBinarySignature(const OperationContext& ctx,
+                            std::initializer_list<OperandType> allowed);
 
 bool isQuant8(OperandType t);  // TENSOR_QUANT8_ASYMM or _SIGNED
 
@@ -37,6 +40,10 @@ bool isQuant8(OperandType t);  // TENSOR_QUANT8_ASYMM or _SIGNED
 
 // The NumPy broadcast of two shapes (right-aligned, 1 stretches).
 Result<std::vector<uint32_t>> broadcastDims(const Shape& a, const Shape& b);
+
+// prepare() of the broadcasting binary operations: output 0 = the broadcast of inputs 0
+// and 1.
+Status prepareBroadcast(OperationContext& ctx);
 
 // Calls f(outIndex, aIndex, bIndex) for every output element of the broadcast of a and b
 // to `outDims` (which must be their broadcast shape).

@@ -11,24 +11,11 @@ namespace {
 using hal::OperationType;
 
 Status validate(const OperationContext& ctx) {
-  NNC_TRY(checkInputCount(ctx, {2}));
-  NNC_TRY(checkOutputCount(ctx, 1));
-  NNC_TRY(checkSupportedType(
-      ctx, 0,
-      {OperandType::TENSOR_BOOL8, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
-       OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
-       OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  NNC_TRY(checkInputType(ctx, 1, ctx.inputType(0)));
-  NNC_TRY(checkOutputType(ctx, 0, OperandType::TENSOR_BOOL8));
-  return Status::Ok();
-}
-
-Status prepare(OperationContext& ctx) {
-  auto dims = broadcastDims(ctx.inputShape(0), ctx.inputShape(1));
-  if (!dims.ok()) return Error{dims.error()};
-  Shape out = ctx.outputShape(0);
-  out.dimensions = *dims;
-  return ctx.setOutputShape(0, out);
+  NNC_TRY(checkBinarySignature(
+      ctx, {OperandType::TENSOR_BOOL8, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_FLOAT32,
+            OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
+            OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+  return checkOutputType(ctx, 0, OperandType::TENSOR_BOOL8);
 }
 
 // Element tag for TENSOR_BOOL8: bytes compare as truth values (any non-zero byte is true).
@@ -76,13 +63,15 @@ Status execute(OperationContext& ctx) {
 }  // namespace
 
 void registerComparisons(OperationTable& t) {
-  t.add(OperationDef{OperationType::EQUAL, &validate, &prepare, &execute<std::equal_to>});
-  t.add(OperationDef{OperationType::NOT_EQUAL, &validate, &prepare, &execute<std::not_equal_to>});
-  t.add(OperationDef{OperationType::GREATER, &validate, &prepare, &execute<std::greater>});
-  t.add(OperationDef{OperationType::GREATER_EQUAL, &validate, &prepare,
+  t.add(OperationDef{OperationType::EQUAL, &validate, &prepareBroadcast, &execute<std::equal_to>});
+  t.add(OperationDef{OperationType::NOT_EQUAL, &validate, &prepareBroadcast,
+                     &execute<std::not_equal_to>});
+  t.add(OperationDef{OperationType::GREATER, &validate, &prepareBroadcast, &execute<std::greater>});
+  t.add(OperationDef{OperationType::GREATER_EQUAL, &validate, &prepareBroadcast,
                      &execute<std::greater_equal>});
-  t.add(OperationDef{OperationType::LESS, &validate, &prepare, &execute<std::less>});
-  t.add(OperationDef{OperationType::LESS_EQUAL, &validate, &prepare, &execute<std::less_equal>});
+  t.add(OperationDef{OperationType::LESS, &validate, &prepareBroadcast, &execute<std::less>});
+  t.add(OperationDef{OperationType::LESS_EQUAL, &validate, &prepareBroadcast,
+                     &execute<std::less_equal>});
 }
 
 }  // namespace nncosim::ops::elementwise

@@ -19,14 +19,6 @@ Status validateNot(const OperationContext& ctx) {
   return checkOutputType(ctx, 0, OperandType::TENSOR_BOOL8);
 }
 
-Status prepareBinary(OperationContext& ctx) {
-  auto dims = broadcastDims(ctx.inputShape(0), ctx.inputShape(1));
-  if (!dims.ok()) return Error{dims.error()};
-  Shape out = ctx.outputShape(0);
-  out.dimensions = *dims;
-  return ctx.setOutputShape(0, out);
-}
-
 Status prepareNot(OperationContext& ctx) {
   Shape out = ctx.outputShape(0);
   out.dimensions = ctx.inputShape(0).dimensions;
@@ -57,9 +49,9 @@ Status executeNot(OperationContext& ctx) {
 }  // namespace
 
 void registerLogical(OperationTable& t) {
-  t.add(OperationDef{hal::OperationType::LOGICAL_AND, &validateBinary, &prepareBinary,
+  t.add(OperationDef{hal::OperationType::LOGICAL_AND, &validateBinary, &prepareBroadcast,
                      &executeBinary<true>});
-  t.add(OperationDef{hal::OperationType::LOGICAL_OR, &validateBinary, &prepareBinary,
+  t.add(OperationDef{hal::OperationType::LOGICAL_OR, &validateBinary, &prepareBroadcast,
                      &executeBinary<false>});
   t.add(OperationDef{hal::OperationType::LOGICAL_NOT, &validateNot, &prepareNot, &executeNot});
 }

@@ -8,23 +8,10 @@ namespace nncosim::ops::elementwise {
 namespace {
 
 Status validate(const OperationContext& ctx) {
-  NNC_TRY(checkInputCount(ctx, {2}));
-  NNC_TRY(checkOutputCount(ctx, 1));
-  NNC_TRY(checkSupportedType(
-      ctx, 0,
-      {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_INT32,
-       OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  NNC_TRY(checkInputType(ctx, 1, ctx.inputType(0)));
-  NNC_TRY(checkOutputType(ctx, 0, ctx.inputType(0)));
-  return Status::Ok();
-}
-
-Status prepare(OperationContext& ctx) {
-  auto dims = broadcastDims(ctx.inputShape(0), ctx.inputShape(1));
-  if (!dims.ok()) return Error{dims.error()};
-  Shape out = ctx.outputShape(0);
-  out.dimensions = *dims;
-  return ctx.setOutputShape(0, out);
+  NNC_TRY(checkBinarySignature(
+      ctx, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_INT32,
+            OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+  return checkOutputType(ctx, 0, ctx.inputType(0));
 }
 
 template <typename T, bool kQuant>
@@ -79,8 +66,8 @@ Status execute(OperationContext& ctx) {
 }  // namespace
 
 void registerMaximumMinimum(OperationTable& t) {
-  t.add(OperationDef{hal::OperationType::MAXIMUM, &validate, &prepare, &execute<false>});
-  t.add(OperationDef{hal::OperationType::MINIMUM, &validate, &prepare, &execute<true>});
+  t.add(OperationDef{hal::OperationType::MAXIMUM, &validate, &prepareBroadcast, &execute<false>});
+  t.add(OperationDef{hal::OperationType::MINIMUM, &validate, &prepareBroadcast, &execute<true>});
 }
 
 }  // namespace nncosim::ops::elementwise

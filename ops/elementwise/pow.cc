@@ -7,20 +7,8 @@ namespace nncosim::ops::elementwise {
 namespace {
 
 Status validate(const OperationContext& ctx) {
-  NNC_TRY(checkInputCount(ctx, {2}));
-  NNC_TRY(checkOutputCount(ctx, 1));
-  NNC_TRY(checkSupportedType(ctx, 0, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}));
-  NNC_TRY(checkInputType(ctx, 1, ctx.inputType(0)));
-  NNC_TRY(checkOutputType(ctx, 0, ctx.inputType(0)));
-  return Status::Ok();
-}
-
-Status prepare(OperationContext& ctx) {
-  auto dims = broadcastDims(ctx.inputShape(0), ctx.inputShape(1));
-  if (!dims.ok()) return Error{dims.error()};
-  Shape out = ctx.outputShape(0);
-  out.dimensions = *dims;
-  return ctx.setOutputShape(0, out);
+  NNC_TRY(checkBinarySignature(ctx, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}));
+  return checkOutputType(ctx, 0, ctx.inputType(0));
 }
 
 template <typename T>
@@ -45,7 +33,7 @@ Status execute(OperationContext& ctx) {
 }  // namespace
 
 void registerPow(OperationTable& t) {
-  t.add(OperationDef{hal::OperationType::POW, &validate, &prepare, &execute});
+  t.add(OperationDef{hal::OperationType::POW, &validate, &prepareBroadcast, &execute});
 }
 
 }  // namespace nncosim::ops::elementwise

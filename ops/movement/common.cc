@@ -4,19 +4,6 @@
 #include <sstream>
 
 namespace nncosim::ops::movement {
-namespace {
-
-std::string typeList(std::initializer_list<OperandType> types) {
-  std::ostringstream os;
-  bool first = true;
-  for (OperandType t : types) {
-    os << (first ? "" : ", ") << hal::toString(t);
-    first = false;
-  }
-  return os.str();
-}
-
-}  // namespace
 
 Status expectCounts(const OperationContext& ctx, size_t minInputs, size_t maxInputs,
                     size_t outputs) {
@@ -56,7 +43,7 @@ Status expectInputTypeIn(const OperationContext& ctx, size_t i,
   for (OperandType t : allowed)
     if (ctx.inputType(i) == t) return Status::Ok();
   return hal::fail("input ", i, ": type ", hal::toString(ctx.inputType(i)),
-                   " is not supported (expected one of ", typeList(allowed), ")");
+                   " is not supported (expected one of ", toString(allowed), ")");
 }
 
 Status expectSameQuant(const OperationContext& ctx, size_t in, size_t out) {
@@ -264,6 +251,7 @@ void fillElements(uint8_t* dst, const uint8_t* value, size_t count, size_t elemS
 }  // namespace nncosim::ops::movement
 
 namespace nncosim::ops::movement {
+
 
 Result<ReducePlan> makeReducePlan(const Shape& input, const std::vector<int32_t>& axes,
                                   bool keepDims, const char* what) {
