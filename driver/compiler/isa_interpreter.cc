@@ -342,6 +342,8 @@ class Machine {
   // completion time (advancing the unit's state).
   bool unitAccepts(int q, const QueueState& s, const Command& c, uint64_t now) const;
   uint64_t issueTiming(int q, QueueState& s, const Command& c, uint64_t now);
+  // DENSIFY's duration from its descriptor (the metadata is a constant of the model).
+  uint64_t densifyCycles(const firmware::Densify& d) const;
   // A DMA command's bursts: per row, whole 16-byte beats in bursts of at most 256, as
   // (beats, count) runs.
   static std::vector<std::pair<uint32_t, uint64_t>> dmaBursts(uint32_t dramAddr, uint32_t c0, uint32_t c1,
@@ -438,10 +440,61 @@ uint64_t Machine::issueTiming(int q, QueueState& s, const Command& c, uint64_t n
   if (auto* r = std::get_if<firmware::RequantStore>(&c.args))
     d = uint64_t{r->rows} + cost_.requantOverhead;
   else if (auto* x = std::get_if<firmware::Densify>(&c.args))
-    d = cost_.dramLatency * 4 + x->outSize / std::max<uint32_t>(1, cost_.busBytesPerCycle) + 64;
+    d = densifyCycles(*x);
   (void)q;
   s.readyAt = now + d + 1;
   return now + d;
+}
+
+// The densify unit's phases (rtl/nnc_densify.sv, docs/rtl-datapath.md section 3): it reads
+// each array element by element, one per cycle while its beats are on chip; the reader
+// keeps `densifyAhead` beats per array in flight, so an array's first beat costs a DRAM
+// round trip and a fast phase (the descriptor, the scan) then runs at the rate the beats
+// come back. The fill writes whole beats, `densifyFillBeat` cycles each (the DMA's aux
+// port); the walk spends a few cycles per position of each level and per stored value.
+// Without a readable, valid descriptor (an estimate without DRAM contents, or metadata the
+// unit rejects early) only the fill and a round trip are counted.
+uint64_t Machine::densifyCycles(const firmware::Densify& d) const {
+  constexpr uint64_t kBeat = 16;
+  const uint64_t lat = cost_.dramLatency;
+  const uint64_t outBeats = (uint64_t{d.outAddr} + d.outSize + kBeat - 1) / kBeat - d.outAddr / kBeat;
+  const uint64_t base = cost_.densifyOverhead + outBeats * cost_.densifyFillBeat;
+  uint32_t hdr[4];
+  auto word = [&](uint64_t a, uint32_t* v) {
+    if (!dram_.contains(a, 4)) return false;
+    *v = static_cast<uint32_t>(readI32(dram_.at(a, 4)));
+    return true;
+  };
+  for (uint32_t i = 0; i < 4; ++i)
+    if (!word(uint64_t{d.descAddr} + 4 * i, &hdr[i])) return base + lat;
+  const uint32_t levels = hdr[0];
+  if (levels == 0 || levels > kDensifyMaxLevels) return base + lat;
+  // An array of n 4-byte elements read at one per cycle, from its first beat on.
+  const uint64_t ahead = std::max<uint32_t>(1, cost_.densifyAhead);
+  auto stream = [&](uint64_t n) {
+    const uint64_t beats = (4 * n + kBeat - 1) / kBeat;
+    return n == 0 ? 0 : lat + std::max(n, beats * (lat + cost_.densifyRefill) / ahead);
+  };
+  uint64_t cycles = base + stream(4) + stream(8 * uint64_t{levels});
+  uint64_t parents = 1;  // positions of the level above
+  for (uint32_t l = 0; l < levels; ++l) {
+    uint32_t rec[8];
+    for (uint32_t i = 0; i < 8; ++i)
+      if (!word(uint64_t{d.descAddr} + 4 * (kDensifyHeaderWords + kDensifyLevelWords * l + i), &rec[i]))
+        return cycles;
+    const bool sparse = rec[1] == 1;
+    const uint64_t positions = sparse ? rec[7] : parents * std::max<uint32_t>(rec[2], 1);
+    // Scan (sparse levels: segments, then indices), then the walk: entering each parent
+    // (a sparse one looks up its segment pair), stepping and placing each position, leaving.
+    if (sparse) cycles += stream(rec[5]) + stream(rec[7]) + 2 * lat;
+    cycles += parents * (sparse ? cost_.densifyEnterSparse : cost_.densifyEnterDense) +
+              positions * cost_.densifyPosition;
+    if (sparse) cycles += positions / std::max<uint32_t>(1, cost_.densifyIndexRun);
+    parents = positions;
+  }
+  // The last level's positions are the stored values: one write each; the values array is
+  // one more stream to start.
+  return cycles + parents * cost_.densifyValue + lat;
 }
 
 Fault Machine::checkBuffer(Buffer b, uint64_t lo, uint64_t hi, const char* what) const {

@@ -82,8 +82,11 @@ class DramModel {
 //    completes) `gemmDrain` cycles after the last beat; at most `gemmTiles` in flight.
 //  - REQUANT_STORE and DENSIFY start only once every earlier compute command completed;
 //    REQUANT_STORE takes rows + `requantOverhead` cycles, and nothing overlaps it.
+//    DENSIFY's duration follows its descriptor (array lengths, positions per level, stored
+//    values; the `densify*` fields); without DRAM contents (estimate()) it is the fill alone.
 //  - SYNC completes as it issues, once its queue has nothing in flight; END waits for all.
-// Timing never depends on data, and on addresses only through their offset in a 16-byte
+// Timing never depends on data (DENSIFY's metadata aside, a constant of the model), and on
+// addresses only through their offset in a 16-byte
 // beat (4 KiB burst boundaries are not modelled), so the estimate of a step in its
 // step-local address space equals its cycles wherever it is relocated (64-byte aligned).
 struct CostModel {
@@ -102,6 +105,16 @@ struct CostModel {
   uint32_t gemmDrain = 35;         // last beat -> results in ACC
   uint32_t gemmTiles = 4;          // GEMMs in flight (rtl/nnc_compute TileFifo)
   uint32_t requantOverhead = 13;   // REQUANT_STORE: rows + this
+  // DENSIFY (rtl/nnc_densify.sv; Machine::densifyCycles has the model):
+  uint32_t densifyAhead = 8;        // beats in flight per array (the reader's StreamDepth)
+  uint32_t densifyRefill = 4;       // a prefetched beat's round trip beyond dramLatency
+  uint32_t densifyFillBeat = 3;     // cycles per fill beat (aux write: AW, W, then the next)
+  uint32_t densifyEnterDense = 2;   // walk: per parent position of a DENSE level
+  uint32_t densifyEnterSparse = 4;  //       of a SPARSE_CSR level (its segment pair)
+  uint32_t densifyPosition = 2;     //       per position of any level (step, place)
+  uint32_t densifyValue = 1;        //       per stored value (its write)
+  uint32_t densifyIndexRun = 8;     //       a cycle lost per this many sparse positions
+  uint32_t densifyOverhead = 16;    // start, checks, level bookkeeping, completion
 };
 
 struct InterpreterCounters {

@@ -2,7 +2,7 @@
 // interpreter's cost model, cycles side by side. The streams isolate what the compiler's
 // plan choices depend on: command fetch, DMA latency and bursts (long rows, short rows,
 // unaligned rows, stores), GEMM streaming and back-to-back overlap, REQUANT_STORE after
-// GEMMs, and the pipelined load/compute/store loop.
+// GEMMs, the pipelined load/compute/store loop, and DENSIFY of a few sparse formats.
 //
 //   npu_calibrate [--filter SUBSTRING]
 //   npu_calibrate --model FILE --op N [--mapping im2col|dma|shifted|blocks]
@@ -16,6 +16,7 @@
 
 #include "Vnnc_npu_top.h"  // Verilator before SystemC
 
+#include "driver/compiler/densify_descriptor.h"
 #include "driver/compiler/lowering.h"
 #include "driver/compiler/runtime.h"
 #include "hal/model_file.h"
@@ -103,7 +104,68 @@ Command end() {
 struct Case {
   std::string name;
   std::function<std::vector<Command>(const Ctx&)> build;
+  // Device memory the stream needs (a DENSIFY descriptor), written before each run.
+  std::function<void(NpuDevice&, const Ctx&)> setup = nullptr;
 };
+
+// A DENSIFY of `f` with its descriptor in the source area (1 MiB on), values at its start
+// (whatever bytes are there), the output in the destination area.
+Case densifyCase(const std::string& name, const ops::SparseFormat& f, uint32_t elemLog2) {
+  auto w = ops::DensifyWalker::create(f);
+  if (!w.ok()) std::abort();
+  const uint32_t values = static_cast<uint32_t>(w->numValues());
+  const uint32_t dense = static_cast<uint32_t>(w->denseElements());
+  auto desc = [](const Ctx& x) { return static_cast<uint32_t>(x.src + (1 << 19)); };
+  Case c;
+  c.name = "DENSIFY " + name;
+  c.setup = [=](NpuDevice& d, const Ctx& x) {
+    auto image = buildDensifyImage(f, desc(x), elemLog2, static_cast<uint32_t>(x.src), values,
+                                   static_cast<uint32_t>(x.dst), dense, 0);
+    if (!image.ok() || !d.write(desc(x), image->bytes.data(), image->bytes.size()).ok()) std::abort();
+  };
+  c.build = [=](const Ctx& x) {
+    firmware::Densify d;
+    d.elemWidth = static_cast<firmware::ElemWidth>(elemLog2);
+    d.descAddr = desc(x);
+    d.valuesAddr = static_cast<uint32_t>(x.src);
+    d.outAddr = static_cast<uint32_t>(x.dst);
+    d.outSize = dense << elemLog2;
+    return std::vector<Command>{Command{{}, d}, end()};
+  };
+  return c;
+}
+
+// Levels of `dims` (formats 0 DENSE / 1 SPARSE_CSR); a sparse level keeps each coordinate
+// with probability 1/keep (a fixed pseudo-random pattern).
+ops::SparseFormat sparseFormat(const std::vector<int32_t>& dims, const std::vector<int32_t>& formats,
+                               uint32_t keep, std::vector<int32_t> blockMap = {}) {
+  ops::SparseFormat f;
+  const size_t n = dims.size();
+  for (size_t l = 0; l < n; ++l) f.traversalOrder.push_back(static_cast<int32_t>(l));
+  f.blockMap = std::move(blockMap);
+  f.dimFormat = formats;
+  f.dimensions = dims;
+  f.segments.assign(n, {});
+  f.indices.assign(n, {});
+  uint32_t rng = 12345;
+  uint64_t positions = 1;
+  for (size_t l = 0; l < n; ++l) {
+    if (!formats[l]) {
+      positions *= static_cast<uint64_t>(dims[l]);
+      continue;
+    }
+    f.segments[l].push_back(0);
+    for (uint64_t q = 0; q < positions; ++q) {
+      for (int32_t c = 0; c < dims[l]; ++c) {
+        rng = rng * 1103515245u + 12345u;
+        if ((rng >> 16) % keep == 0) f.indices[l].push_back(c);
+      }
+      f.segments[l].push_back(static_cast<int32_t>(f.indices[l].size()));
+    }
+    positions = f.indices[l].size();
+  }
+  return f;
+}
 
 std::vector<Case> cases() {
   std::vector<Case> v;
@@ -177,6 +239,13 @@ std::vector<Case> cases() {
                  }
                  return only(c);
                }});
+  v.push_back(densifyCase("10x2048 CSR 1/7, 8-bit", sparseFormat({10, 2048}, {0, 1}, 7), 0));
+  v.push_back(densifyCase("128x128 CSR 1/8, 8-bit", sparseFormat({128, 128}, {0, 1}, 8), 0));
+  v.push_back(densifyCase("64x64 CSR 1/2, 32-bit", sparseFormat({64, 64}, {0, 1}, 2), 2));
+  v.push_back(densifyCase("16x16x16 D/S/S 1/4, 16-bit", sparseFormat({16, 16, 16}, {0, 1, 1}, 4), 1));
+  v.push_back(densifyCase("32x32 dense, 8-bit", sparseFormat({32, 32}, {0, 0}, 1), 0));
+  v.push_back(densifyCase("16x16 blocks 4x4 D/S/D/D 1/3, 8-bit",
+                          sparseFormat({4, 4, 4, 4}, {0, 1, 0, 0}, 3, {0, 1}), 0));
   v.push_back({"4x (4 GEMM k=64 ; 1 REQUANT rows=64)", [=](const Ctx&) {
                  std::vector<Command> c;
                  for (int i = 0; i < 4; ++i) {
@@ -323,6 +392,10 @@ int main(int argc, char** argv) {
   std::printf("%-44s %9s %9s %8s\n", "stream", "rtl", "isa", "isa/rtl");
   for (const Case& c : cases()) {
     if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
+    if (c.setup) {
+      c.setup(soc, sx);
+      c.setup(isa, ix);
+    }
     auto a = soc.run(c.build(sx));
     auto b = isa.run(c.build(ix));
     if (!a.ok() || !b.ok()) {
