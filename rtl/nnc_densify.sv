@@ -15,13 +15,15 @@
 // Any error ends the operation with done_o and an error code; errors found in steps 1-3
 // leave the output untouched. The walk re-checks every bound it relies on (segment and
 // index ranges, value index, dense offset < output count), so even metadata that changes
-// under the unit cannot make it read outside the described arrays or write outside the
-// output. Not checked: duplicate indices within a segment (the reference rejects them; here
+// under the unit cannot make it read a beat outside the described arrays or write outside
+// the output. The output must not overlap the inputs (lines are not snooped; if it does,
+// reads may see the bytes before or after the fill, still all inside bounds). Not checked: duplicate indices within a segment (the reference rejects them; here
 // the later value wins, still inside the output).
 //
 // Memory: whole bus beats. Reads go through nnc_densify_reader (a few buffered beats per
 // array, prefetched in address order, several reads in flight), so sequential elements hit
-// on chip; the fill writes whole beats under byte strobes, a stored value one element.
+// on chip; the fill writes whole beats under byte strobes, a stored value one element. The
+// operation ends once all its reads are back.
 module nnc_densify
   import nnc_pkg::*;
 #(

@@ -54,7 +54,8 @@ package nnc_pkg;
                                  // elements (repeated indices)
     DensifyErrValues    = 4'd9,  // values count != positions of the last level
     DensifyErrOutput    = 4'd10, // output size != dense size in bytes (or an offset beyond it)
-    DensifyErrBus       = 4'd11  // a read answered with an error
+    DensifyErrBus       = 4'd11  // a needed beat answered with an error, or an element
+                                 // access straddling two bus beats
   } densify_err_e;
 
 endpackage
