@@ -209,6 +209,31 @@ TensorLayout channelTilesOut(const ConvSetup& s) {
   return l;
 }
 
+// The input as the host gathers it (kIm2col, kBlockInput): the unpadded tensor with its
+// top/left pads and fill, the strides, the output size and R-pixel lane tiles. The caller
+// adds what only its kind reads (im2col: dilations and filter size; blocks: block and
+// window size).
+TensorLayout gatheredInputLayout(const ConvSetup& s, TensorLayout::Kind kind) {
+  const ops::conv::ConvGeometry& g = s.g;
+  TensorLayout in;
+  in.kind = kind;
+  in.batches = g.batches;
+  in.height = g.inH;
+  in.width = g.inW;
+  in.channels = g.inC;
+  in.sourceNchw = g.nchw;
+  in.padTop = static_cast<uint32_t>(g.padTop);
+  in.padLeft = static_cast<uint32_t>(g.padLeft);
+  in.strideH = s.sh;
+  in.strideW = s.sw;
+  in.outHeight = g.outH;
+  in.outWidth = g.outW;
+  in.laneTile = s.R;
+  in.fill = s.inputFill;
+  in.elementBytes = s.eb();
+  return in;
+}
+
 // Stores a step's rows (output pixels [px0, px0 + rows)) of channel tiles [q0, q1): one
 // contiguous run per tile (eb bytes per element).
 void storeChannelTiles(uint64_t outBase, uint64_t totalRows, uint64_t px0, uint32_t rows, uint32_t q0,
@@ -462,26 +487,11 @@ hal::Result<CompiledStep> lowerHostIm2col(const hal::Model& model, uint32_t inde
                                           const LoweringOptions& options, const ConvSetup& s) {
   const ops::conv::ConvGeometry& g = s.g;
   const uint32_t R = s.R, C = s.C;
-  TensorLayout in;
-  in.kind = TensorLayout::Kind::kIm2col;
-  in.batches = g.batches;
-  in.height = g.inH;
-  in.width = g.inW;
-  in.channels = g.inC;
-  in.sourceNchw = g.nchw;
-  in.padTop = static_cast<uint32_t>(g.padTop);
-  in.padLeft = static_cast<uint32_t>(g.padLeft);
-  in.strideH = s.sh;
-  in.strideW = s.sw;
+  TensorLayout in = gatheredInputLayout(s, TensorLayout::Kind::kIm2col);
   in.dilationH = s.dh;
   in.dilationW = s.dw;
   in.filterH = s.fh;
   in.filterW = s.fw;
-  in.outHeight = g.outH;
-  in.outWidth = g.outW;
-  in.laneTile = R;
-  in.fill = s.inputFill;
-  in.elementBytes = s.eb();
   const uint32_t eb = s.eb();
   std::vector<uint32_t> groupDepth;
   for (uint32_t q = 0; q < s.Q; ++q)
@@ -547,26 +557,11 @@ hal::Result<CompiledStep> lowerBlocks(const hal::Model& model, uint32_t index, c
   const uint32_t k = bs.wy * bs.wx;
   const uint32_t M = s.cg.go;  // outputs per input channel
 
-  TensorLayout in;
-  in.kind = TensorLayout::Kind::kBlockInput;
-  in.batches = g.batches;
-  in.height = g.inH;
-  in.width = g.inW;
-  in.channels = g.inC;
-  in.sourceNchw = g.nchw;
-  in.padTop = static_cast<uint32_t>(g.padTop);
-  in.padLeft = static_cast<uint32_t>(g.padLeft);
-  in.strideH = s.sh;
-  in.strideW = s.sw;
-  in.outHeight = g.outH;
-  in.outWidth = g.outW;
+  TensorLayout in = gatheredInputLayout(s, TensorLayout::Kind::kBlockInput);
   in.blockH = bs.by;
   in.blockW = bs.bx;
   in.windowH = bs.wy;
   in.windowW = bs.wx;
-  in.laneTile = R;
-  in.fill = s.inputFill;
-  in.elementBytes = s.eb();
   const uint32_t eb = s.eb();
   TensorLayout outLayout = in;
   outLayout.kind = TensorLayout::Kind::kBlockOutput;
