@@ -4,69 +4,24 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "driver/compiler/lowering.h"
 #include "driver/compiler/runtime.h"
-#include "hal/model_builder.h"
-#include "ops/executor.h"
+#include "tests/util/one_op_model.h"
 
 namespace nncosim::driver::test {
 
 using hal::OperandType;
 using hal::OperationType;
 
-// A one-operation model under construction, with its input values.
-class OneOpModel {
- public:
-  template <typename T>
-  uint32_t input(OperandType type, std::vector<uint32_t> dims, const std::vector<T>& values,
-                 float scale = 0.0f, int32_t zeroPoint = 0) {
-    const uint32_t i = b_.addInput(type, dims, scale, zeroPoint);
-    hal::TensorValue v;
-    v.type = type;
-    v.dimensions = std::move(dims);
-    v.bytes.resize(values.size() * sizeof(T));
-    if (!values.empty()) std::memcpy(v.bytes.data(), values.data(), v.bytes.size());
-    inputs_.push_back(std::move(v));
-    return i;
-  }
-  template <typename T>
-  uint32_t constant(OperandType type, std::vector<uint32_t> dims, const std::vector<T>& values,
-                    float scale = 0.0f, int32_t zeroPoint = 0) {
-    return b_.addConstant(type, std::move(dims), values, scale, zeroPoint);
-  }
-  uint32_t i32(int32_t v) { return b_.addInt32(v); }
-  uint32_t flag(bool v) { return b_.addBool(v); }
-  uint32_t output(OperandType type, std::vector<uint32_t> dims, float scale = 0.0f,
-                  int32_t zeroPoint = 0) {
-    return b_.addOutput(type, std::move(dims), scale, zeroPoint);
-  }
-  void channelQuant(uint32_t operand, std::vector<float> scales, uint32_t dim) {
-    b_.setChannelQuant(operand, std::move(scales), dim);
-  }
-  void op(OperationType type, std::vector<uint32_t> in, std::vector<uint32_t> out) {
-    b_.addOperation(type, std::move(in), std::move(out));
-  }
-  hal::Model build() { return b_.build(); }
-  const std::vector<hal::TensorValue>& inputs() const { return inputs_; }
-
- private:
-  hal::ModelBuilder b_;
-  std::vector<hal::TensorValue> inputs_;
-};
+// One-operation models: the shared test helper (lower them with build(), feed inputs()).
+using OneOpModel = test_util::OneOpModel;
 
 // The reference's outputs (error text on failure).
-inline std::string referenceRun(const hal::Model& model, const std::vector<hal::TensorValue>& inputs,
-                                std::vector<hal::TensorValue>& outputs) {
-  if (hal::Status st = ops::validateOperations(model); !st.ok()) return "validate: " + st.error();
-  ops::Executor ex(model);
-  if (hal::Status st = ex.run(inputs, outputs); !st.ok()) return "run: " + st.error();
-  return "";
-}
+using test_util::referenceRun;
 
 struct NpuRun {
   std::string error;  // empty on success

@@ -1,79 +1,17 @@
-// A one-operation model for the recurrent family's tests: tensors as model inputs,
-// parameters as constants, omitted operands as NO_VALUE; validated and run through the
-// Executor as the driver would.
+// The recurrent family's tests build their one-operation models with the shared
+// OneOpModel (tests/util/one_op_model.h): tensors as model inputs, parameters as
+// constants, omitted operands as NO_VALUE; validated and run through the Executor as the
+// driver would.
 #pragma once
 
 #include <gtest/gtest.h>
 
-#include <cstring>
-#include <string>
-#include <vector>
-
-#include "hal/model_builder.h"
-#include "ops/executor.h"
+#include "tests/util/one_op_model.h"
 
 namespace nncosim::ops::recurrent_test {
 
 using hal::OperandType;
 using hal::OperationType;
-
-class OneOp {
- public:
-  template <typename T>
-  uint32_t input(OperandType type, std::vector<uint32_t> dims, const std::vector<T>& values,
-                 float scale = 0.0f, int32_t zeroPoint = 0) {
-    const uint32_t i = b_.addInput(type, dims, scale, zeroPoint);
-    hal::TensorValue v;
-    v.type = type;
-    v.dimensions = std::move(dims);
-    v.bytes.resize(values.size() * sizeof(T));
-    if (!values.empty()) std::memcpy(v.bytes.data(), values.data(), v.bytes.size());
-    inputs_.push_back(std::move(v));
-    return i;
-  }
-  uint32_t floats(std::vector<uint32_t> dims, const std::vector<float>& values) {
-    return input(OperandType::TENSOR_FLOAT32, std::move(dims), values);
-  }
-  uint32_t omitted(OperandType type = OperandType::TENSOR_FLOAT32) {
-    return b_.addOperand(type, {}, 0.0f, 0, hal::OperandLifeTime::NO_VALUE);
-  }
-  uint32_t i32(int32_t v) { return b_.addInt32(v); }
-  uint32_t f32(float v) { return b_.addFloat32(v); }
-  uint32_t flag(bool v) { return b_.addBool(v); }
-  uint32_t output(OperandType type, std::vector<uint32_t> dims, float scale = 0.0f,
-                  int32_t zeroPoint = 0) {
-    return b_.addOutput(type, std::move(dims), scale, zeroPoint);
-  }
-  uint32_t outFloats(std::vector<uint32_t> dims) {
-    return output(OperandType::TENSOR_FLOAT32, std::move(dims));
-  }
-  void op(OperationType type, std::vector<uint32_t> in, std::vector<uint32_t> out) {
-    b_.addOperation(type, std::move(in), std::move(out));
-  }
-
-  // Validates and runs; the error of the first stage that fails, or "" on success.
-  std::string run() {
-    model_ = b_.build();
-    if (Status st = validateOperations(model_); !st.ok()) return "validate: " + st.error();
-    Executor ex(model_);
-    outputs_.clear();
-    if (Status st = ex.run(inputs_, outputs_); !st.ok()) return "run: " + st.error();
-    return "";
-  }
-
-  template <typename T>
-  std::vector<T> result(size_t i = 0) const {
-    const hal::TensorValue& v = outputs_.at(i);
-    std::vector<T> r(v.bytes.size() / sizeof(T));
-    if (!r.empty()) std::memcpy(r.data(), v.bytes.data(), v.bytes.size());
-    return r;
-  }
-
- private:
-  hal::ModelBuilder b_;
-  hal::Model model_;
-  std::vector<hal::TensorValue> inputs_;
-  std::vector<hal::TensorValue> outputs_;
-};
+using OneOp = test_util::OneOpModel;
 
 }  // namespace nncosim::ops::recurrent_test
