@@ -1,7 +1,8 @@
 // Compute unit of the NPU: executes the compute queue's GEMM, REQUANT_STORE and DENSIFY
 // commands on the datapath blocks (nnc_mac_array, nnc_requant, nnc_densify).
 //
-// GEMM: streams k beats from INP and WGT (one line each per cycle) into the MAC array; the
+// GEMM: streams k beats from INP and WGT (one line each per cycle) into the MAC array (a WGT
+// line is C bytes with wgt8, int16 activations times 8-bit weights, else C * operand bytes); the
 // array's drained rows go to ACC through a two-stage read-add-write (accumulate) or a plain
 // write. ACC ports are C*8 bytes wide so a row moves in one access in both element sizes:
 //
@@ -132,17 +133,18 @@ module nnc_compute
   endfunction
 
   always_comb begin
-    logic [39:0] eb, ob;
+    logic [39:0] eb, wb, ob;
     c_oob     = 1'b0;
     c_oob_buf = BufferInp;
     eb        = c_g.mode == GemmModeInt16 ? 40'd2 : 40'd1;
+    wb        = c_g.wgt8 ? 40'd1 : eb;  // the decode check rejected wgt8 with mode int8
     ob        = 40'd1 << c_r.out_width;
     unique case (c_op)
       OpcodeGemm: begin
         if (over(40'(c_g.inp_addr) + 40'(c_g.k) * 40'(Rows) * eb, InpBytes)) begin
           c_oob = 1'b1;
           c_oob_buf = BufferInp;
-        end else if (over(40'(c_g.wgt_addr) + 40'(c_g.k) * 40'(Cols) * eb, WgtBytes)) begin
+        end else if (over(40'(c_g.wgt_addr) + 40'(c_g.k) * 40'(Cols) * wb, WgtBytes)) begin
           c_oob = 1'b1;
           c_oob_buf = BufferWgt;
         end else if (over(40'(c_g.acc_addr) + (40'(8'(c_g.m - 8'd1)) * 40'(Cols) +
@@ -189,20 +191,22 @@ module nnc_compute
   logic              s_active_q;
   logic [15:0]       s_left_q;
   baddr_t            s_inp_q, s_wgt_q;
-  logic              s_wide_q, s_asg_q, s_bsg_q;
+  logic              s_wide_q, s_wgt_wide_q, s_asg_q, s_bsg_q;  // 16-bit activations / weights
   logic signed [16:0] s_azp_q, s_bzp_q;
   logic [15:0]       s_mn_q;
 
   // Operand FIFO (buffer read data -> MAC array)
+  // The lanes last (lowest bits), so they sit word-aligned in the simulator's storage.
   typedef struct packed {
-    logic [Rows-1:0][15:0] act;
-    logic [Cols-1:0][15:0] wgt;
     logic                  last;
-    logic                  wide;
+    logic                  act_wide;    // 16-bit activations
+    logic                  wgt_wide;    // 16-bit weights (int16 mode without wgt8)
     logic                  asg;
     logic                  bsg;
     logic signed [16:0]    azp;
     logic signed [16:0]    bzp;
+    logic [Rows-1:0][15:0] act;
+    logic [Cols-1:0][15:0] wgt;
   } beat_t;
 
   beat_t            of_q [OpFifo];
@@ -236,7 +240,8 @@ module nnc_compute
     .in_last_i       (of_q[of_rd_q].last),
     .in_act_i        (of_act),
     .in_wgt_i        (of_wgt),
-    .in_wide_i       (of_q[of_rd_q].wide),
+    .in_act_wide_i   (of_q[of_rd_q].act_wide),
+    .in_wgt_wide_i   (of_q[of_rd_q].wgt_wide),
     .in_act_signed_i (of_q[of_rd_q].asg),
     .in_wgt_signed_i (of_q[of_rd_q].bsg),
     .in_act_zp_i     (of_q[of_rd_q].azp),
@@ -569,6 +574,7 @@ module nnc_compute
       s_inp_q        <= '0;
       s_wgt_q        <= '0;
       s_wide_q       <= 1'b0;
+      s_wgt_wide_q   <= 1'b0;
       s_asg_q        <= 1'b0;
       s_bsg_q        <= 1'b0;
       s_azp_q        <= '0;
@@ -625,6 +631,7 @@ module nnc_compute
               s_inp_q    <= c_g.inp_addr;
               s_wgt_q    <= c_g.wgt_addr;
               s_wide_q   <= c_g.mode == GemmModeInt16;
+              s_wgt_wide_q <= c_g.mode == GemmModeInt16 && !c_g.wgt8;
               s_asg_q    <= c_g.a_signed;
               s_bsg_q    <= c_g.b_signed;
               s_azp_q    <= 17'(c_g.a_zp);
@@ -655,7 +662,7 @@ module nnc_compute
       if (g_issue) begin
         s_left_q <= s_left_q - 16'd1;
         s_inp_q  <= s_inp_q + baddr_t'(s_wide_q ? 2 * Rows : Rows);
-        s_wgt_q  <= s_wgt_q + baddr_t'(s_wide_q ? 2 * Cols : Cols);
+        s_wgt_q  <= s_wgt_q + baddr_t'(s_wgt_wide_q ? 2 * Cols : Cols);
         if (g_last) s_active_q <= 1'b0;
       end
       g_pend_q      <= g_issue;
@@ -740,8 +747,9 @@ module nnc_compute
                            acc64: c_g.acc64};
     end
     if (g_pend_q) begin
-      of_q[of_wr_q] <= '{act: unpack_act(inp_rdata_i, s_wide_q), wgt: unpack_wgt(wgt_rdata_i, s_wide_q),
-                         last: g_pend_last_q, wide: s_wide_q, asg: s_asg_q, bsg: s_bsg_q,
+      of_q[of_wr_q] <= '{act: unpack_act(inp_rdata_i, s_wide_q), wgt: unpack_wgt(wgt_rdata_i, s_wgt_wide_q),
+                         last: g_pend_last_q, act_wide: s_wide_q, wgt_wide: s_wgt_wide_q,
+                         asg: s_asg_q, bsg: s_bsg_q,
                          azp: s_azp_q, bzp: s_bzp_q};
     end
     if (rq_pend_q) rf_q[rf_wr_q] <= unpack_acc(acc_rdata_i, rq_q.acc64);

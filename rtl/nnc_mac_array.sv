@@ -38,7 +38,8 @@ module nnc_mac_array
   input  logic                                 in_last_i,        // last k of the tile
   input  logic [Rows-1:0][15:0]                in_act_i,         // a[r][k]
   input  logic [Cols-1:0][15:0]                in_wgt_i,         // w[k][c]
-  input  logic                                 in_wide_i,        // 16-bit operands (else bits 7:0)
+  input  logic                                 in_act_wide_i,    // 16-bit activations (else bits 7:0)
+  input  logic                                 in_wgt_wide_i,    // 16-bit weights (else bits 7:0)
   input  logic                                 in_act_signed_i,
   input  logic                                 in_wgt_signed_i,
   input  logic signed [16:0]                   in_act_zp_i,
@@ -101,10 +102,10 @@ module nnc_mac_array
   always_ff @(posedge clk_i) begin
     if (en && in_fire) begin
       for (int unsigned r = 0; r < Rows; r++) begin
-        act_q[r] <= to_operand(in_act_i[r], in_wide_i, in_act_signed_i, in_act_zp_i);
+        act_q[r] <= to_operand(in_act_i[r], in_act_wide_i, in_act_signed_i, in_act_zp_i);
       end
       for (int unsigned c = 0; c < Cols; c++) begin
-        wgt_q[c] <= to_operand(in_wgt_i[c], in_wide_i, in_wgt_signed_i, in_wgt_zp_i);
+        wgt_q[c] <= to_operand(in_wgt_i[c], in_wgt_wide_i, in_wgt_signed_i, in_wgt_zp_i);
       end
     end
   end

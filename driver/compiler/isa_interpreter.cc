@@ -602,11 +602,12 @@ Fault Machine::dmaStore(const firmware::DmaStore& d, std::vector<Access>& access
 
 Fault Machine::gemm(const firmware::Gemm& g, std::vector<Access>& accesses) {
   const uint32_t eb = g.mode == firmware::GemmMode::kInt16 ? 2 : 1;
+  const uint32_t wb = g.wgt8 ? 1 : eb;  // decode rejected wgt8 with mode int8
   const uint32_t R = config_.rows, C = config_.cols;
   // Full-lane footprints (R activation lanes, C weight lanes per k step; m rows of C
   // accumulators), the conservative reading of "checks their footprints".
   const uint64_t inpHi = uint64_t{g.inpAddr} + uint64_t{g.k} * R * eb;
-  const uint64_t wgtHi = uint64_t{g.wgtAddr} + uint64_t{g.k} * C * eb;
+  const uint64_t wgtHi = uint64_t{g.wgtAddr} + uint64_t{g.k} * C * wb;
   const uint32_t ab = accElemBytes(g.acc64);
   const uint64_t accHi = uint64_t{g.accAddr} + uint64_t{g.m} * C * ab;
   if (Fault f = checkBuffer(Buffer::kInp, g.inpAddr, inpHi, "GEMM"); f.code != ErrCode::kNone) return f;
@@ -619,7 +620,7 @@ Fault Machine::gemm(const firmware::Gemm& g, std::vector<Access>& accesses) {
   for (uint32_t t = 0; t < g.k; ++t) {
     int64_t a[16], b[16];
     for (uint32_t i = 0; i < g.m; ++i) a[i] = readElem(inp + (size_t{t} * R + i) * eb, eb, g.aSigned) - int64_t{g.aZp};
-    for (uint32_t j = 0; j < g.n; ++j) b[j] = readElem(wgt + (size_t{t} * C + j) * eb, eb, g.bSigned) - int64_t{g.bZp};
+    for (uint32_t j = 0; j < g.n; ++j) b[j] = readElem(wgt + (size_t{t} * C + j) * wb, wb, g.bSigned) - int64_t{g.bZp};
     for (uint32_t i = 0; i < g.m; ++i)
       for (uint32_t j = 0; j < g.n; ++j) sum[i][j] += a[i] * b[j];
   }
@@ -972,6 +973,10 @@ InterpreterResult Machine::run() {
           Fault f;
           f.code = ErrCode::kBadField;
           f.message = st.error();
+          // ERR_INFO as the hardware reports it: the bit of the offending field in the
+          // encoded words (0 when the value only fails before encode() masks it).
+          if (const firmware::CheckResult hw = firmware::check(firmware::encode(c)); hw.code == ErrCode::kBadField)
+            f.info = static_cast<uint32_t>(hw.bit);
           return fail(pc, f);
         }
         if (std::holds_alternative<firmware::End>(c.args)) {

@@ -1,7 +1,7 @@
 // Testbench `mac_array`: the 16x16 output-stationary MAC array (rtl/nnc_mac_array.sv) on
-// random GEMM tiles (random K, zero points, signedness, 8- and 16-bit operands), checked
-// against an exact C++ model, first streaming long-K tiles back to back to measure
-// utilization, then random tiles under random stalls on both ports.
+// random GEMM tiles (random K, zero points, signedness, 8- and 16-bit operands, int16 x
+// int8), checked against an exact C++ model, first streaming long-K tiles back to back to
+// measure utilization, then random tiles under random stalls on both ports.
 #include <algorithm>
 #include <cstdint>
 #include <deque>
@@ -48,7 +48,7 @@ int64_t signExtend(uint64_t v, unsigned bits) {
 
 struct Tile {
   int k = 0;
-  bool wide = false, actSigned = false, wgtSigned = false;
+  bool actWide = false, wgtWide = false, actSigned = false, wgtSigned = false;
   int32_t actZp = 0, wgtZp = 0;
   std::vector<uint16_t> act;  // [r * k + kk], raw operand bits
   std::vector<uint16_t> wgt;  // [kk * kCols + c]
@@ -56,8 +56,9 @@ struct Tile {
 
   std::string describe() const {
     std::ostringstream s;
-    s << "K=" << k << (wide ? " 16-bit" : " 8-bit") << " act " << (actSigned ? "s" : "u")
-      << " zp " << actZp << ", wgt " << (wgtSigned ? "s" : "u") << " zp " << wgtZp;
+    s << "K=" << k << " act " << (actWide ? 16 : 8) << "-bit " << (actSigned ? "s" : "u")
+      << " zp " << actZp << ", wgt " << (wgtWide ? 16 : 8) << "-bit " << (wgtSigned ? "s" : "u")
+      << " zp " << wgtZp;
     return s.str();
   }
 };
@@ -74,8 +75,8 @@ void computeExpected(Tile& t) {
     for (int c = 0; c < kCols; ++c) {
       int64_t sum = 0;
       for (int kk = 0; kk < t.k; ++kk)
-        sum += (operand(t.act[r * t.k + kk], t.wide, t.actSigned) - t.actZp) *
-               (operand(t.wgt[kk * kCols + c], t.wide, t.wgtSigned) - t.wgtZp);
+        sum += (operand(t.act[r * t.k + kk], t.actWide, t.actSigned) - t.actZp) *
+               (operand(t.wgt[kk * kCols + c], t.wgtWide, t.wgtSigned) - t.wgtZp);
       t.want[r * kCols + c] = sum;
     }
 }
@@ -87,16 +88,19 @@ class Generator {
   Tile tile(int k) {
     Tile t;
     t.k = k;
-    t.wide = pick(10) < 3;
+    // int8 x int8, int16 x int16, and int16 x int8 (the 16x8 mode's wgt8 GEMMs).
+    const uint64_t widths = pick(10);
+    t.actWide = widths < 5;
+    t.wgtWide = widths < 3;
     t.actSigned = pick(2);
     t.wgtSigned = pick(2);
-    t.actZp = zeroPoint(t.wide, t.actSigned);
-    t.wgtZp = pick(3) == 0 ? 0 : zeroPoint(t.wide, t.wgtSigned);  // per-channel weights: 0
+    t.actZp = zeroPoint(t.actWide, t.actSigned);
+    t.wgtZp = pick(3) == 0 ? 0 : zeroPoint(t.wgtWide, t.wgtSigned);  // per-channel weights: 0
     const int style = static_cast<int>(pick(4));  // 0: extremes only, else uniform
     t.act.resize(static_cast<size_t>(kRows) * k);
     t.wgt.resize(static_cast<size_t>(k) * kCols);
-    for (auto& v : t.act) v = value(t.wide, style);
-    for (auto& v : t.wgt) v = value(t.wide, style);
+    for (auto& v : t.act) v = value(t.actWide, style);
+    for (auto& v : t.wgt) v = value(t.wgtWide, style);
     computeExpected(t);
     return t;
   }
@@ -225,7 +229,8 @@ class Harness {
     for (int r = 0; r < kRows; ++r) putBits(dut_->in_act_i, r * 16, 16, t.act[r * t.k + k]);
     for (int c = 0; c < kCols; ++c) putBits(dut_->in_wgt_i, c * 16, 16, t.wgt[k * kCols + c]);
     dut_->in_last_i = k == t.k - 1;
-    dut_->in_wide_i = t.wide;
+    dut_->in_act_wide_i = t.actWide;
+    dut_->in_wgt_wide_i = t.wgtWide;
     dut_->in_act_signed_i = t.actSigned;
     dut_->in_wgt_signed_i = t.wgtSigned;
     dut_->in_act_zp_i = static_cast<uint32_t>(t.actZp) & 0x1ffff;

@@ -7,7 +7,7 @@
 // points, K split into accumulating GEMMs, per-tensor or per-channel requant to 8/16/32-bit
 // outputs) loaded with strided DMA, requantized and stored, checked against the C++
 // reference (ops/quant); an acc64 tile (int16 x int8/int16, K = 4096, sums beyond int32,
-// int64 ACC and the 64-bit requantization); a DENSIFY of a random CSR matrix; and in turn
+// int64 ACC and the 64-bit requantization; int8 weights mostly as bytes, GEMM wgt8); a DENSIFY of a random CSR matrix; and in turn
 // one fault: a corrupt command, an acc64 footprint past ACC, a dependency deadlock
 // (watchdog), a DMA bus error, bad densify metadata; each followed by a soft reset.
 //
@@ -409,8 +409,9 @@ void gemmCase(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs) {
 }
 
 // --- acc64: int16 GEMMs whose sums leave int32 -------------------------------------------------
-// The 16x8 case (int16 activations, int8 weights sign-extended to int16) or int16 x int16,
-// now and then int8 x int8: K = 4096 with full-scale values whose signs lean one way per
+// The 16x8 case (int16 activations, 8-bit weights: as bytes with GEMM wgt8, signed or now
+// and then unsigned, or sign-extended to int16 as ISA 1.1 had to) or int16 x int16, now and
+// then int8 x int8: K = 4096 with full-scale values whose signs lean one way per
 // row and column (so the sums reach 2^33..2^42), split into 2..4 accumulating acc64 GEMMs,
 // ACC sometimes preloaded with int64 values by DMA; REQUANT_STORE acc64 to int16 (or 8/32-bit)
 // outputs against an int64 C++ model using multiplyByQuantizedMultiplier64, and the int64
@@ -418,14 +419,16 @@ void gemmCase(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs) {
 constexpr uint32_t kA64 = 0x10000, kB64 = 0x30000, kPre64 = 0x50000, kP64 = 0x52000, kO64 = 0x54000,
                    kAcc64Out = 0x58000;
 
-void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint64_t& beyondInt32) {
+void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint64_t& beyondInt32,
+               uint64_t& wgt8Tiles) {
   auto rnd = [&](int64_t a, int64_t b) { return a + static_cast<int64_t>(rng() % static_cast<uint64_t>(b - a + 1)); };
   auto& m = npu.mem().mem();
   const uint32_t M = static_cast<uint32_t>(rnd(1, kR)), N = static_cast<uint32_t>(rnd(1, kC)), K = 4096;
-  const int kind = static_cast<int>(rng() % 8);  // 0..3: 16x8, 4..6: 16x16, 7: 8x8
-  const bool wide = kind != 7, wgt8 = kind < 4;
-  const uint32_t eb = wide ? 2 : 1;
-  const int64_t aMax = wide ? 32767 : 127, bMax = wide && !wgt8 ? 32767 : 127;
+  // 0..2: 16x8 with wgt8 (2: unsigned weights), 3: 16x8 widened, 4..6: 16x16, 7: 8x8
+  const int kind = static_cast<int>(rng() % 8);
+  const bool wide = kind != 7, int8Weights = kind < 4, wgt8 = kind < 3, bSigned = kind != 2;
+  const uint32_t eb = wide ? 2 : 1, wb = wgt8 ? 1 : eb;  // activation / weight bytes
+  const int64_t aMax = wide ? 32767 : 127, bMax = wide && !int8Weights ? 32767 : 127;
   // Operands as the buffers want them (INP k-major over all R lanes, WGT over all C lanes),
   // so each loads with one contiguous DMA.
   std::vector<int64_t> A(kR * K), B(K * kC);
@@ -443,8 +446,8 @@ void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint
       putN(m, kA64 + (t * kR + i) * eb, A[i * K + t], static_cast<int>(eb));
     }
     for (uint32_t j = 0; j < kC; ++j) {
-      B[t * kC + j] = fullScale(colSign[j], bMax);
-      putN(m, kB64 + (t * kC + j) * eb, B[t * kC + j], static_cast<int>(eb));
+      B[t * kC + j] = bSigned ? fullScale(colSign[j], bMax) : 255 - rnd(0, rng() % 4 ? 31 : 255);
+      putN(m, kB64 + (t * kC + j) * wb, B[t * kC + j], static_cast<int>(wb));
     }
   }
   // ACC: preloaded (int64 values, all GEMMs accumulate) or overwritten by the first GEMM.
@@ -502,10 +505,10 @@ void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint
   std::fill(m.begin() + kO64, m.begin() + kO64 + M * N * ob + 64, 0xA5);
   std::fill(m.begin() + kAcc64Out, m.begin() + kAcc64Out + M * N * 8 + 64, 0x5A);
 
-  const uint32_t opBytes = K * kR * eb;  // = K * kC * eb
+  const uint32_t inpBytes = K * kR * eb, wgtBytes = K * kC * wb;
   std::vector<Command> s;
-  s.push_back(cmd(load(Buffer::kInp, ElemWidth::kW32, kA64, 0, 0, 0, 0, 0, opBytes / 4, 1, 1)));
-  s.push_back(cmd(load(Buffer::kWgt, ElemWidth::kW32, kB64, 0, 0, 0, 0, 0, opBytes / 4, 1, 1)));
+  s.push_back(cmd(load(Buffer::kInp, ElemWidth::kW32, kA64, 0, 0, 0, 0, 0, inpBytes / 4, 1, 1)));
+  s.push_back(cmd(load(Buffer::kWgt, ElemWidth::kW32, kB64, 0, 0, 0, 0, 0, wgtBytes / 4, 1, 1)));
   s.push_back(cmd(load(Buffer::kPrm, ElemWidth::kW8, kP64, 0, 0, 0, 0, 0, 144, 1, 1)));
   if (preload) {
     s.push_back(cmd(load(Buffer::kAcc, ElemWidth::kW8, kPre64, kC * 8, 0, accAddr, kC * 8, 0, kC * 8, M, 1)));
@@ -523,13 +526,15 @@ void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint
     Gemm g;
     g.mode = wide ? GemmMode::kInt16 : GemmMode::kInt8;
     g.acc64 = true;
-    g.aSigned = g.bSigned = true;
+    g.wgt8 = wgt8;
+    g.aSigned = true;
+    g.bSigned = bSigned;
     g.accumulate = preload || p > 0;
     g.m = M;
     g.n = N;
     g.k = cuts[p + 1] - cuts[p];
     g.inpAddr = cuts[p] * kR * eb;
-    g.wgtAddr = cuts[p] * kC * eb;
+    g.wgtAddr = cuts[p] * kC * wb;
     g.accAddr = accAddr;
     s.push_back(cmd(g, p == 0));
   }
@@ -575,7 +580,8 @@ void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint
 
   std::ostringstream what;
   what << "acc64 GEMM M=" << M << " K=" << K << " in " << parts << " parts N=" << N
-       << (kind == 7 ? " int8x8" : wgt8 ? " int16x8" : " int16x16") << (preload ? " preloaded" : "") << " out w"
+       << (kind == 7 ? " int8x8" : wgt8 ? (bSigned ? " int16x8 wgt8" : " int16xu8 wgt8")
+                     : int8Weights ? " int16x8 widened" : " int16x16") << (preload ? " preloaded" : "") << " out w"
        << ob * 8 << (os ? "s" : "u") << (perChannel ? " per-channel" : " per-tensor");
   if (auto st2 = npu.submit(s); !st2.ok()) {
     f.fail(what.str() + ": " + st2.error());
@@ -611,6 +617,7 @@ void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint
   }
   if (m[kO64 + M * N * ob] != 0xA5 || m[kAcc64Out + M * N * 8] != 0x5A) f.fail(what.str() + ": wrote past the output");
   macs += uint64_t{M} * N * K;
+  wgt8Tiles += wgt8;
 }
 
 // --- DENSIFY -----------------------------------------------------------------------------------
@@ -713,14 +720,18 @@ void faultCase(Npu& npu, std::mt19937_64& rng, Failures& f, int kind) {
   const uint64_t t0 = npu.cycle();
   uint32_t wd = 0;
   if (kind == 0) {
-    // A GEMM whose k is 0 (out of range): bad_field at its slot, bit of k.
+    // A GEMM whose k is 0 (out of range), or one with wgt8 under mode int8 (ISA 1.2's
+    // constraint): bad_field at its slot, bit of k or of wgt8.
     Gemm g;
+    const bool wgt8Int8 = rng() % 2;
+    g.wgt8 = wgt8Int8;
     CommandWords w = encode(Command{Deps{}, g});
-    w[4] &= ~0xFFFFu;
+    if (!wgt8Int8) w[4] &= ~0xFFFFu;
     DmaLoad l = load(Buffer::kInp, ElemWidth::kW8, kA, 0, 0, 0, 0, 0, 16, 1, 1);
     std::vector<CommandWords> words{encode(cmd(l)), w, encode(cmd(e))};
     (void)npu.submitWords(words);
-    what = "corrupt command";
+    what = wgt8Int8 ? "corrupt command (wgt8 with mode int8)" : "corrupt command (k = 0)";
+    if (wgt8Int8 && check(w).bit != 4 * 32 + 17) f.fail("wgt8 with mode int8: check() names bit " + std::to_string(check(w).bit));
     wantCode = static_cast<uint32_t>(ErrCode::kBadField);
     wantAddr = npu.slotAddress((slot0 + 1) % npu.slots());
     wantInfo = static_cast<uint32_t>(check(w).bit);
@@ -863,13 +874,13 @@ TestbenchResult runNpuTop(const TestbenchOptions& opt) {
   if (npu.lastResp() != 2) f.fail("a read of an unmapped register must answer SLVERR");
   npu.setupRing(64, 100000);
 
-  uint64_t macs = 0, gemms = 0, acc64s = 0, beyondInt32 = 0, densifies = 0, faults = 0;
+  uint64_t macs = 0, gemms = 0, acc64s = 0, beyondInt32 = 0, wgt8s = 0, densifies = 0, faults = 0;
   const uint64_t c0 = npu.cycle();
   for (uint64_t it = 0; it < iterations && f.first.size() < 3; ++it) {
     const uint64_t before = f.count;
     gemmCase(npu, rng, f, macs);
     ++gemms;
-    acc64Case(npu, rng, f, macs, beyondInt32);
+    acc64Case(npu, rng, f, macs, beyondInt32, wgt8s);
     ++acc64s;
     densifyCase(npu, rng, f, false);
     ++densifies;
@@ -891,7 +902,8 @@ TestbenchResult runNpuTop(const TestbenchOptions& opt) {
   res.cycles = npu.cycle();
   std::ostringstream os;
   if (acc64s > 0 && beyondInt32 == 0) f.fail("acc64: no sum left the int32 range (the case tests nothing)");
-  os << gemms << " GEMM+requant tiles and " << acc64s << " acc64 K=4096 tiles (" << beyondInt32
+  if (acc64s >= 8 && wgt8s == 0) f.fail("acc64: no wgt8 tile in 8 or more (the 16x8 path untested)");
+  os << gemms << " GEMM+requant tiles and " << acc64s << " acc64 K=4096 tiles (" << wgt8s << " wgt8, " << beyondInt32
      << " int64 sums beyond int32) (" << macs << " MACs) exact vs ops/quant, " << densifies << " densify jobs, "
      << faults << " faults (bad field, acc64 dma_oob, watchdog, bus error, dma_oob, soft reset during DMA, bad "
      << "metadata) handled as documented; " << (npu.cycle() - c0) << " cycles (PERF_CYCLES " << perfCycles << ", PERF_MACS " << perfMacs

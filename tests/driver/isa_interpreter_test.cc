@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "driver/compiler/stream_builder.h"
@@ -270,6 +271,67 @@ TEST(IsaInterpreter, Acc64OffIsTheInt32Path) {
   EXPECT_EQ(word, static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(exact))));
 }
 
+// wgt8 (ISA 1.2): an int16 GEMM over 8-bit weights (C bytes per k step) gives the ACC of
+// the same GEMM over the weights widened to int16, signed and unsigned, with a weight zero
+// point; its WGT footprint is the 1-byte one; with mode int8 it is bad_field at its bit.
+TEST(IsaInterpreter, Wgt8GemmEqualsTheWidenedGemm) {
+  DramModel dram(kBase, 4096);
+  IsaInterpreter npu({}, dram);
+  std::mt19937_64 rng(23);
+  const uint32_t k = 300, narrowAt = 0, wideAt = 16 * k;
+  auto& inp = npu.buffer(Buffer::kInp);
+  auto& wgt = npu.buffer(Buffer::kWgt);
+  for (uint32_t i = 0; i < k * 16 * 2; ++i) inp[i] = static_cast<uint8_t>(rng());
+  for (const bool bSigned : {true, false}) {
+    for (uint32_t e = 0; e < k * 16; ++e) {
+      const auto v = static_cast<uint8_t>(rng());
+      const uint16_t wide = bSigned ? static_cast<uint16_t>(static_cast<int8_t>(v)) : v;
+      wgt[narrowAt + e] = v;
+      wgt[wideAt + 2 * e] = static_cast<uint8_t>(wide);
+      wgt[wideAt + 2 * e + 1] = static_cast<uint8_t>(wide >> 8);
+    }
+    firmware::Gemm g;
+    g.mode = firmware::GemmMode::kInt16;
+    g.aSigned = true;
+    g.bSigned = bSigned;
+    g.bZp = bSigned ? -7 : 130;
+    g.aZp = 3;
+    g.m = 15;
+    g.n = 11;
+    g.k = k;
+    g.acc64 = true;
+    g.wgtAddr = wideAt;
+    ASSERT_TRUE(npu.run({cmd(g), end()}).clean());
+    const std::vector<uint8_t> widened = npu.buffer(Buffer::kAcc);
+    g.wgt8 = true;
+    g.wgtAddr = narrowAt;
+    std::fill(npu.buffer(Buffer::kAcc).begin(), npu.buffer(Buffer::kAcc).end(), 0);
+    ASSERT_TRUE(npu.run({cmd(g), end()}).clean());
+    EXPECT_EQ(npu.buffer(Buffer::kAcc), widened) << "b_signed " << bSigned;
+    EXPECT_NE(std::count(widened.begin(), widened.end(), 0), static_cast<long>(widened.size()));
+  }
+  // Footprint: k*C bytes, not 2*k*C.
+  NpuConfig cfg;
+  firmware::Gemm g;
+  g.mode = firmware::GemmMode::kInt16;
+  g.wgt8 = true;
+  g.k = 4096;
+  g.wgtAddr = cfg.wgtBytes - g.k * 16;
+  EXPECT_TRUE(npu.run({cmd(g), end()}).clean());
+  g.wgt8 = false;
+  InterpreterResult r = npu.run({cmd(g), end()});
+  EXPECT_EQ(r.error, firmware::ErrCode::kDmaOob);
+  EXPECT_EQ(r.errInfo, static_cast<uint32_t>(Buffer::kWgt));
+  // With mode int8 wgt8 is rejected.
+  g.k = 4;
+  g.wgt8 = true;
+  g.mode = firmware::GemmMode::kInt8;
+  r = npu.run({cmd(firmware::Sync{}), cmd(g), end()});
+  EXPECT_EQ(r.error, firmware::ErrCode::kBadField);
+  EXPECT_EQ(r.errCommand, 1u);
+  EXPECT_EQ(r.errInfo, 4u * 32 + 17);
+}
+
 TEST(IsaInterpreter, FootprintsBeyondABufferAreDmaOob) {
   DramModel dram(kBase, 4096);
   NpuConfig cfg;
@@ -327,6 +389,7 @@ TEST(IsaInterpreter, OutOfRangeFieldsAreBadField) {
   InterpreterResult r = npu.run({cmd(firmware::Sync{}), cmd(g), end()});
   EXPECT_EQ(r.error, firmware::ErrCode::kBadField);
   EXPECT_EQ(r.errCommand, 1u);
+  EXPECT_EQ(r.errInfo, 16u);  // m: word 0 bits [23:16], as the hardware's ERR_INFO
 }
 
 TEST(IsaInterpreter, AMissingTokenDeadlocksIntoTheWatchdog) {

@@ -199,7 +199,7 @@ TEST(Isa, DisassemblyIsReadable) {
   c.deps.popPrev = true;
   EXPECT_EQ(disassemble(c),
             "gemm pop_prev=1 mode=int8 a_signed=1 b_signed=0 accumulate=0 m=16 n=8 "
-            "inp_addr=0x00000100 wgt_addr=0x00000000 acc_addr=0x00000000 k=1024 acc64=0 a_zp=-3 "
+            "inp_addr=0x00000100 wgt_addr=0x00000000 acc_addr=0x00000000 k=1024 acc64=0 wgt8=0 a_zp=-3 "
             "b_zp=0");
   auto bad = assemble("gemm m=17");
   ASSERT_FALSE(bad.ok());
@@ -215,7 +215,6 @@ TEST(Isa, DisassemblyIsReadable) {
 // ISA 1.1 added acc64 in bits that 1.0 reserved: every 1.0 encoding keeps its meaning
 // (acc64 = 0), and the new bits sit where docs/isa.md says.
 TEST(Isa, Acc64FieldPositions) {
-  EXPECT_EQ(kIsaVersion, (1u << 16) | 1u);
   Gemm g;
   g.k = 0xFFFF;
   CommandWords w = encode(Command{Deps{}, g});
@@ -226,7 +225,7 @@ TEST(Isa, Acc64FieldPositions) {
   auto dg = decode(w);
   ASSERT_TRUE(dg.ok()) << dg.error();
   EXPECT_TRUE(std::get<Gemm>(dg->args).acc64);
-  w[4] |= 1u << 17;  // still reserved
+  w[4] |= 1u << 18;  // still reserved (bit 17 is 1.2's wgt8)
   EXPECT_FALSE(decode(w).ok());
 
   RequantStore r;
@@ -243,6 +242,35 @@ TEST(Isa, Acc64FieldPositions) {
   w[2] |= 1u << 22;
   EXPECT_FALSE(decode(w).ok());
   EXPECT_NE(disassemble(*dr).find("acc64=1"), std::string::npos) << disassemble(*dr);
+}
+
+// ISA 1.2 added wgt8 (GEMM word 4 bit 17, reserved in 1.1): 8-bit weights under int16
+// activations. It is a constraint violation (bad_field at its bit) with mode int8.
+TEST(Isa, Wgt8FieldPositionAndConstraint) {
+  EXPECT_EQ(kIsaVersion, (1u << 16) | 2u);
+  Gemm g;
+  g.k = 1;
+  g.mode = GemmMode::kInt16;
+  CommandWords w = encode(Command{Deps{}, g});
+  EXPECT_EQ(w[4], 1u);
+  EXPECT_FALSE(std::get<Gemm>(decode(w)->args).wgt8);  // a 1.1 encoding keeps its meaning
+  g.wgt8 = true;
+  w = encode(Command{Deps{}, g});
+  EXPECT_EQ(w[4], 1u | (1u << 17));
+  auto dg = decode(w);
+  ASSERT_TRUE(dg.ok()) << dg.error();
+  EXPECT_TRUE(std::get<Gemm>(dg->args).wgt8);
+  EXPECT_NE(disassemble(*dg).find("wgt8=1"), std::string::npos) << disassemble(*dg);
+  w[4] |= 1u << 18;
+  EXPECT_FALSE(decode(w).ok());
+
+  g.mode = GemmMode::kInt8;
+  auto s = validate(Command{Deps{}, g});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().find("wgt8"), std::string::npos) << s.error();
+  auto chk = check(encode(Command{Deps{}, g}));
+  EXPECT_EQ(chk.code, ErrCode::kBadField);
+  EXPECT_EQ(chk.bit, 4 * 32 + 17);
 }
 
 TEST(Isa, ForbiddenDependencyFlags) {
