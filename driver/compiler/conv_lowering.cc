@@ -131,7 +131,7 @@ struct ConvSetup {
   uint8_t filterFill = 0, inputFill = 0;
   std::vector<int32_t> bias, mult, shift;
   bool aSigned = false, bSigned = false, outSigned = false, perChannel = false;
-  bool wide = false;  // 16x8 mode: int16 operands and outputs, int64 ACC
+  bool wide = false;  // 16x8 mode: int16 activations and outputs, int8 weights (wgt8), int64 ACC
   uint32_t eb() const { return wide ? 2 : 1; }
   int32_t aZp = 0, bZp = 0, outZp = 0, clampMin = 0, clampMax = 0;
   uint64_t usefulMacs = 0;
@@ -163,6 +163,7 @@ GemmSpec baseSpec(const ConvSetup& s) {
   spec.clampMin = s.clampMin;
   spec.clampMax = s.clampMax;
   spec.wide = s.wide;
+  spec.weightBytes = s.wide ? 1 : 0;  // 16x8: the int8 filter as is (GEMM wgt8)
   return spec;
 }
 
@@ -188,8 +189,6 @@ std::vector<uint8_t> tileWeights(const ConvSetup& s, bool tapMajor) {
           }
         }
     }
-  // 16x8: the int8 filter (fill 0, symmetric) sign-extended to the array's int16 operands.
-  if (s.wide) return widenInt8(weights.data(), weights.size());
   return weights;
 }
 
@@ -595,8 +594,7 @@ hal::Result<CompiledStep> lowerBlocks(const hal::Model& model, uint32_t index, c
   StepBuilder sb(model, index);
   auto inBuf = sb.bindInput(v.inOperand(0), in, "input (block windows)");
   if (!inBuf.ok()) return hal::Error{inBuf.error()};
-  const size_t wBuf = sb.addConstant("weights (Toeplitz bands)",
-                                     s.wide ? widenInt8(weights.data(), weights.size()) : std::move(weights));
+  const size_t wBuf = sb.addConstant("weights (Toeplitz bands)", std::move(weights));
   const size_t pBuf = sb.addConstant("requant parameters", std::move(prm));
   const size_t oBuf = sb.bindOutput(v.outOperand(0), outLayout, outLayout.deviceBytes(outputBytes), "output");
   NNC_TRY(sb.layout());

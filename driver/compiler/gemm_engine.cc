@@ -161,6 +161,9 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   const uint32_t outSlot = slot(npu.outBytes, Do);
   // Element sizes: operands (INP/WGT), ACC words, outputs.
   const uint32_t eb = spec.wide ? 2 : 1, ab = spec.wide ? 8 : 4;
+  // Weight elements: as wide as the activations, or 8-bit under int16 ones (GEMM wgt8).
+  const uint32_t wb = spec.weightBytes ? spec.weightBytes : eb;
+  if (wb != 1 && wb != eb) return hal::fail("GEMM plan: ", wb, "-byte weights with ", eb, "-byte activations");
   const uint32_t ob = spec.outBytes ? spec.outBytes : (spec.wide ? 2 : 1);
   if (ob != 1 && ob != 2 && ob != 4) return hal::fail("GEMM plan: output elements of ", ob, " bytes");
   const uint32_t accRows = npu.accBytes / (C * ab);  // ACC rows of C
@@ -182,21 +185,21 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   std::vector<uint64_t> offset(Q + 1, 0);  // byte offset of tile q in the weight image
   uint32_t maxDepth = 0;
   for (uint32_t q = 0; q < Q; ++q) {
-    offset[q + 1] = offset[q] + uint64_t{spec.tileDepth[q]} * C * eb;
+    offset[q + 1] = offset[q] + uint64_t{spec.tileDepth[q]} * C * wb;
     maxDepth = std::max(maxDepth, spec.tileDepth[q]);
   }
-  const bool resident = uint64_t{maxDepth} * C * eb <= wgtSlot;
+  const bool resident = uint64_t{maxDepth} * C * wb <= wgtSlot;
   // Streamed weights: each step also holds a k chunk of every tile of the phase.
   uint32_t kChunk = kMax;
   uint32_t streamTiles = 0;
   if (!resident) {
-    if (uint64_t{kChunk} * C * eb > wgtSlot) {
-      kChunk = wgtSlot / (C * eb);
+    if (uint64_t{kChunk} * C * wb > wgtSlot) {
+      kChunk = wgtSlot / (C * wb);
       kChunk -= kChunk % unit;
     }
     if (kChunk == 0)
       return hal::fail("GEMM plan: ", unit, " taps per input channel do not fit a WGT slot");
-    streamTiles = std::max<uint32_t>(1, wgtSlot / (kChunk * C * eb));
+    streamTiles = std::max<uint32_t>(1, wgtSlot / (kChunk * C * wb));
   }
 
   // Phases: greedy runs of channel tiles under every capacity limit (one row tile of
@@ -345,9 +348,9 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
             P.loadA(pieces, loads);
             if (!resident)
               for (uint32_t q = qa; q < qb; ++q)
-                contiguousLoad(Buffer::kWgt, s * wgtSlot + (q - qa) * kChunk * C * eb,
-                               static_cast<uint32_t>(P.weightImage + offset[q] + uint64_t{k0} * C * eb),
-                               uint64_t{k1 - k0} * C * eb, loads);
+                contiguousLoad(Buffer::kWgt, s * wgtSlot + (q - qa) * kChunk * C * wb,
+                               static_cast<uint32_t>(P.weightImage + offset[q] + uint64_t{k0} * C * wb),
+                               uint64_t{k1 - k0} * C * wb, loads);
             for (const firmware::DmaLoad& d : loads) {
               ss.load(d);
               ++report.dmaLoads;
@@ -361,6 +364,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
                 std::vector<firmware::Gemm> gemms;
                 g.mode = spec.wide ? firmware::GemmMode::kInt16 : firmware::GemmMode::kInt8;
                 g.acc64 = spec.wide;
+                g.wgt8 = wb < eb;
                 g.aSigned = spec.aSigned;
                 g.bSigned = spec.bSigned;
                 g.accumulate = k0 > 0;
@@ -371,8 +375,8 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
                 g.inpAddr = pieceAt[(runIndex - r0) * (p1 - p0) + (p - p0)];
                 g.wgtAddr = resident
                                 ? static_cast<uint32_t>(resSlot * wgtSlot + offset[q] - offset[ph.q0] +
-                                                        uint64_t{k0} * C * eb)
-                                : s * wgtSlot + (q - qa) * kChunk * C * eb;
+                                                        uint64_t{k0} * C * wb)
+                                : s * wgtSlot + (q - qa) * kChunk * C * wb;
                 g.accAddr = ((q - qa) * rows + rowBase[p - p0]) * C * ab;
                 g.aZp = spec.aZp;
                 g.bZp = spec.bZp;

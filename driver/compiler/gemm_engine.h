@@ -75,7 +75,7 @@ struct APiece {
 };
 
 struct GemmProblem {
-  uint32_t weightImage = 0;  // DRAM address of B: per channel tile, depth(q) x C bytes
+  uint32_t weightImage = 0;  // DRAM address of B: per channel tile, depth(q) x C elements
   uint32_t rowTiles = 0;
   std::function<uint32_t(uint32_t p)> rowsOf;  // m of row tile p (1..R)
   // DMA_LOADs of the step's A pieces.
@@ -84,6 +84,7 @@ struct GemmProblem {
   // the A piece at inpAddr and the tile's weights for k0 at wgtAddr (`proto` has every
   // other field set). Default: one GEMM over the range. Lowerings with several GEMMs per
   // chunk (one per filter tap) set accumulate on all but the first when proto's is clear.
+  // (wgtAddr advances k * C * weight bytes per k.)
   std::function<void(uint32_t p, uint32_t q, uint32_t k0, uint32_t k1, uint32_t inpAddr,
                      uint32_t wgtAddr, const firmware::Gemm& proto, std::vector<firmware::Gemm>&)>
       gemms;
@@ -102,10 +103,13 @@ struct GemmSpec {
   uint32_t kUnit = 1;                  // k chunks are multiples of this (taps per channel)
   uint32_t inpTail = 0;                // INP bytes a piece's GEMMs may read past its end
   uint64_t usefulMacs = 0;             // MACs the operation needs (for the report)
-  // The 16x8 mode: 16-bit operands (A and B images hold int16 elements, twice the bytes),
+  // The 16x8 mode: 16-bit activations (the A image holds int16 elements, twice the bytes),
   // int64 ACC words (GEMM and REQUANT_STORE acc64) and int16 outputs (OUT rows of C*2
   // bytes; storeOut's byte counts double). Off: 8-bit operands, int32 ACC, 8-bit outputs.
   bool wide = false;
+  // Weight element bytes (the B image, WGT slots): 0 = as wide as the activations; 1 with
+  // wide = 8-bit weights under int16 activations (GEMM wgt8, ISA 1.2: the 16x8 mode's).
+  uint32_t weightBytes = 0;
   // Output element bytes (1, 2 or 4; REQUANT_STORE's out_width, OUT rows of C*outBytes);
   // 0 = by the mode (1, or 2 when wide). The LSTMs' gate products store int16 and int32
   // results of 8-bit GEMMs.

@@ -88,10 +88,8 @@ std::vector<uint8_t> prmImage(uint32_t channels, uint32_t cols, const int32_t* b
 void putI32(std::vector<uint8_t>& bytes, size_t at, int32_t v);
 
 // The 16x8 mode (hal::Model::quant16x8): the operation's input is TENSOR_QUANT16_SYMM in a
-// model that selects the mode. Its operands run as int16 on the array (ACC int64, int16
-// outputs); int8 weights are sign-extended at compile time.
+// model that selects the mode. Its activations run as int16 on the array and its int8
+// weights as they are (GEMM wgt8; ACC int64, int16 outputs).
 bool is16x8(const OpView& v);
-// int8 values sign-extended to little-endian int16.
-std::vector<uint8_t> widenInt8(const uint8_t* src, uint64_t n);
 
 }  // namespace nncosim::driver::internal

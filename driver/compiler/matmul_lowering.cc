@@ -132,8 +132,6 @@ hal::Status fullyConnectedSupport(const OpView& v) {
     return hal::fail("input type ", hal::toString(t),
                      ": the MAC array is integer (TENSOR_QUANT8_ASYMM[_SIGNED], or "
                      "TENSOR_QUANT16_SYMM in a 16x8 model)");
-  // 16x8 weights are widened to int16 at compile time.
-  if (is16x8(v) && !v.isConstant(1)) return hal::fail("16x8 mode: the weights are not a constant");
   // Runtime weights (e.g. the output of a DENSIFY) are packed by the host before the job,
   // like BATCH_MATMUL's operands; the bias goes into the PRM image, so it must be known.
   if (!v.isConstant(2)) return hal::fail("the bias is not a constant");
@@ -173,6 +171,7 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
   b.lanes = s.units;
   b.laneTile = C;
   b.fill = static_cast<uint8_t>(qp.filterZeroPoint);
+  b.elementBytes = 1;  // int8 weights in both modes (16x8: GEMM wgt8)
 
   std::vector<int32_t> bias(s.units), mult(s.units), shift(s.units);
   std::memcpy(bias.data(), v.constantBytes(2), size_t{s.units} * 4);
@@ -184,14 +183,7 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
   StepBuilder sb(model, index);
   auto aBuf = sb.bindInput(v.inOperand(0), a, "input");
   if (!aBuf.ok()) return hal::Error{aBuf.error()};
-  hal::Result<size_t> bBuf = size_t{0};
-  if (wide) {
-    auto image = packTensor(b, widenInt8(v.constantBytes(1), uint64_t{s.units} * s.inputSize));
-    if (!image.ok()) return hal::Error{image.error()};
-    bBuf = sb.addConstant("weights (int16)", std::move(*image));
-  } else {
-    bBuf = sb.bindInput(v.inOperand(1), b, "weights");
-  }
+  hal::Result<size_t> bBuf = sb.bindInput(v.inOperand(1), b, "weights");
   if (!bBuf.ok()) return hal::Error{bBuf.error()};
   const size_t pBuf = sb.addConstant("requant parameters", prmImage(s.units, C, bias.data(), mult, shift));
   const size_t oBuf = sb.bindOutput(v.outOperand(0), TensorLayout{}, uint64_t{s.batches} * s.units * eb, "output");
@@ -217,6 +209,7 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
   spec.usefulMacs = uint64_t{s.batches} * s.units * s.inputSize;
   setRequant(qp, v.inShape(0).type, v.inShape(1).type, v.outShape(0).type, spec);
   spec.wide = wide;
+  spec.weightBytes = 1;
   spec.prmImage = sb.address(pBuf);
   spec.biasEn = true;
   spec.problems.push_back(std::move(prob));

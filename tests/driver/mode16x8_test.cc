@@ -41,10 +41,11 @@ enum class Kind { kConv, kDepthwise, kFullyConnected };
 
 // A random 16x8 layer. The output scale is sized from the largest possible accumulator
 // (times a random factor), so outputs use much of the int16 range and some saturate.
-Case randomLayer(Rng& r, Kind kind, bool bigSums = false) {
+// runtimeWeights: the (per-tensor) filter is a model input instead of a constant.
+Case randomLayer(Rng& r, Kind kind, bool bigSums = false, bool runtimeWeights = false) {
   OneOpModel m;
   std::ostringstream what;
-  const bool perChannel = r.coin(0.5);
+  const bool perChannel = !runtimeWeights && r.coin(0.5);
   const int32_t activation = r.range(0, 3);
   const uint32_t batches = r.coin(0.8) ? 1 : 2;
   uint32_t inC = static_cast<uint32_t>(r.range(1, 40)), outC = static_cast<uint32_t>(r.range(1, 40));
@@ -111,6 +112,8 @@ Case randomLayer(Rng& r, Kind kind, bool bigSums = false) {
   if (perChannel) {
     filter = m.constant(kPerChannel, wDims, w, 0.0f, 0);
     m.channelQuant(filter, scales, kind == Kind::kDepthwise ? 3 : 0);
+  } else if (runtimeWeights) {
+    filter = m.input(kW8, wDims, w, wScale, 0);
   } else {
     filter = m.constant(kW8, wDims, w, wScale, 0);
   }
@@ -140,12 +143,13 @@ Case randomLayer(Rng& r, Kind kind, bool bigSums = false) {
   c.model.quant16x8 = true;
   c.inputs = m.inputs();
   what << hal::toString(type) << " 16x8 in " << ops::toString(inDims) << " filter " << ops::toString(wDims)
-       << (perChannel ? " per-channel" : " per-tensor") << " act " << activation << " out " << ops::toString(outDims);
+       << (perChannel ? " per-channel" : " per-tensor") << (runtimeWeights ? " runtime weights" : "") << " act " << activation << " out " << ops::toString(outDims);
   c.what = what.str();
   return c;
 }
 
-// Lowers and runs `c` on the interpreter; expects the reference's bytes exactly.
+// Lowers and runs `c` on the interpreter; expects the reference's bytes exactly, and (16x8)
+// every GEMM to read the int8 weights as bytes (int16 mode with wgt8, int64 ACC).
 void expectBitExact(const Case& c, const LoweringOptions& options, bool requireWide = true) {
   std::vector<hal::TensorValue> ref;
   const std::string refError = referenceRun(c.model, c.inputs, ref);
@@ -153,7 +157,16 @@ void expectBitExact(const Case& c, const LoweringOptions& options, bool requireW
   const NpuRun npu = npuRun(c.model, c.inputs, options);
   ASSERT_EQ(npu.error, "") << c.what;
   ASSERT_EQ(npu.outputs.size(), 1u);
-  if (requireWide) EXPECT_NE(npu.step.report.mapping.find("16x8"), std::string::npos) << npu.step.report.mapping;
+  if (requireWide) {
+    EXPECT_NE(npu.step.report.mapping.find("16x8"), std::string::npos) << npu.step.report.mapping;
+    int gemms = 0;
+    for (const firmware::Command& cmd : npu.step.commands)
+      if (const auto* g = std::get_if<firmware::Gemm>(&cmd.args)) {
+        ++gemms;
+        ASSERT_TRUE(g->mode == firmware::GemmMode::kInt16 && g->wgt8 && g->acc64) << c.what << ": " << firmware::disassemble(cmd);
+      }
+    EXPECT_GT(gemms, 0) << c.what;
+  }
   ASSERT_EQ(npu.outputs[0].size(), ref[0].bytes.size()) << c.what;
   const auto* a = reinterpret_cast<const int16_t*>(npu.outputs[0].data());
   const auto* b = reinterpret_cast<const int16_t*>(ref[0].bytes.data());
@@ -246,6 +259,18 @@ TEST(Mode16x8, SumsBeyondInt32) {
     if (HasFatalFailure()) return;
   }
   EXPECT_GE(beyond, 3) << "the big-sum layers should mostly exceed the int32 range";
+}
+
+// FULLY_CONNECTED whose int8 weights are a model input: with wgt8 they need no compile-time
+// widening, so the host packs them before the job like the 8-bit mode's.
+TEST(Mode16x8, RuntimeFullyConnectedWeights) {
+  Rng r(21);
+  for (int i = 0; i < 12; ++i) {
+    LoweringOptions o;
+    if (i % 3 == 2) o.npu = tinyNpu();
+    expectBitExact(randomLayer(r, Kind::kFullyConnected, /*bigSums=*/i % 4 == 1, /*runtimeWeights=*/true), o);
+    if (HasFatalFailure()) return;
+  }
 }
 
 TEST(Mode16x8, PartitionPlacesItOnTheNpuOnlyWhenSelected) {
