@@ -208,11 +208,9 @@ TensorLayout channelTilesOut(const ConvSetup& s) {
   return l;
 }
 
-// The input as the host gathers it (kIm2col, kBlockInput): the unpadded tensor with its
-// top/left pads and fill, the strides, the output size and R-pixel lane tiles. The caller
-// adds what only its kind reads (im2col: dilations and filter size; blocks: block and
-// window size).
-TensorLayout gatheredInputLayout(const ConvSetup& s, TensorLayout::Kind kind) {
+// The input tensor as every input layout sees it: the unpadded tensor, its layout, its
+// top/left pads and the fill (the input zero point).
+TensorLayout inputLayout(const ConvSetup& s, TensorLayout::Kind kind) {
   const ops::conv::ConvGeometry& g = s.g;
   TensorLayout in;
   in.kind = kind;
@@ -223,13 +221,22 @@ TensorLayout gatheredInputLayout(const ConvSetup& s, TensorLayout::Kind kind) {
   in.sourceNchw = g.nchw;
   in.padTop = static_cast<uint32_t>(g.padTop);
   in.padLeft = static_cast<uint32_t>(g.padLeft);
+  in.fill = s.inputFill;
+  in.elementBytes = s.eb();
+  return in;
+}
+
+// The input as the host gathers it (kIm2col, kBlockInput): inputLayout plus the strides,
+// the output size and R-pixel lane tiles. The caller adds what only its kind reads
+// (im2col: dilations and filter size; blocks: block and window size).
+TensorLayout gatheredInputLayout(const ConvSetup& s, TensorLayout::Kind kind) {
+  const ops::conv::ConvGeometry& g = s.g;
+  TensorLayout in = inputLayout(s, kind);
   in.strideH = s.sh;
   in.strideW = s.sw;
   in.outHeight = g.outH;
   in.outWidth = g.outW;
   in.laneTile = s.R;
-  in.fill = s.inputFill;
-  in.elementBytes = s.eb();
   return in;
 }
 
@@ -320,20 +327,11 @@ hal::Result<CompiledStep> lowerGathered(const hal::Model& model, uint32_t index,
   if (shifted && !sp.applies) return hal::fail("shifted windows do not apply");
 
   // Input: planar, zero-point padded, W phases by the stride.
-  TensorLayout in;
-  in.kind = TensorLayout::Kind::kConvInput;
-  in.batches = g.batches;
-  in.height = g.inH;
-  in.width = g.inW;
-  in.channels = g.inC;
-  in.sourceNchw = g.nchw;
-  in.padTop = static_cast<uint32_t>(g.padTop);
-  in.padLeft = static_cast<uint32_t>(g.padLeft);
+  TensorLayout in = inputLayout(s, TensorLayout::Kind::kConvInput);
   in.paddedHeight = g.inH + static_cast<uint32_t>(g.padTop + g.padBottom);
   in.paddedWidth = g.inW + static_cast<uint32_t>(g.padLeft + g.padRight);
   in.phases = sw;
   in.phaseWidth = (in.paddedWidth + sw - 1) / sw;
-  in.fill = s.inputFill;
 
   const TensorLayout outLayout = channelTilesOut(s);
   const uint64_t outBytes = s.pixels() * g.outC;
