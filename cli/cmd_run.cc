@@ -175,7 +175,7 @@ int cmdRun(const Args& args) {
   int mismatches = 0;
   if (npu) {
     sum.report = &npu->lastReport();
-    sum.timeline = npu->device().unitTimeline();
+    sum.commands = npu->device().commandTimeline();
     const auto cfg = npu->device().config();
     sum.rows = cfg.rows;
     sum.cols = cfg.cols;

@@ -1,6 +1,7 @@
 #include "cli/run_report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
@@ -35,6 +36,36 @@ struct Totals {
   uint64_t macs = 0, npuMacs = 0, cycles = 0, dram = 0;
   int npu = 0, cpu = 0, mismatches = 0;
 };
+
+std::string upper(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+template <typename Dma>
+uint64_t dmaBytes(const Dma& d) {
+  return uint64_t{d.count0} * d.count1 * d.count2 << static_cast<uint32_t>(d.elemWidth);
+}
+
+// A trace slice's name: the opcode and the fields that say how much work it is.
+std::string commandLabel(const firmware::Command& c) {
+  std::ostringstream os;
+  os << upper(firmware::toString(c.opcode()));
+  if (const auto* d = std::get_if<firmware::DmaLoad>(&c.args)) {
+    os << " " << upper(firmware::toString(d->bufId)) << " " << dmaBytes(*d) << " B";
+  } else if (const auto* d = std::get_if<firmware::DmaStore>(&c.args)) {
+    os << " " << upper(firmware::toString(d->bufId)) << " " << dmaBytes(*d) << " B";
+  } else if (const auto* g = std::get_if<firmware::Gemm>(&c.args)) {
+    os << " m=" << g->m << " n=" << g->n << " k=" << g->k;
+  } else if (const auto* q = std::get_if<firmware::RequantStore>(&c.args)) {
+    os << " rows=" << q->rows;
+  } else if (const auto* d = std::get_if<firmware::Densify>(&c.args)) {
+    os << " " << d->outSize << " B";
+  } else if (const auto* y = std::get_if<firmware::Sync>(&c.args)) {
+    os << " " << upper(firmware::toString(y->execQueue));
+  }
+  return os.str();
+}
 
 Totals totalsOf(const RunSummary& r) {
   Totals t;
@@ -116,6 +147,8 @@ hal::Status writeRunReport(const RunSummary& r, const std::string& path) {
                          {"compute_busy", s.stats.counters.computeBusy}, {"compute_stall", s.stats.counters.computeStall},
                          {"store_busy", s.stats.counters.storeBusy},     {"store_stall", s.stats.counters.storeStall},
                          {"densify_busy", s.stats.counters.densifyBusy}, {"macs", s.stats.counters.macs}};
+        e["jobs"] = s.stats.jobs;
+        e["commands"] = s.stats.counters.commands;  // END of each job included
         e["check"] = checkText(s, r.checked);
         if (!s.mismatch.empty()) e["mismatch"] = s.mismatch;
       } else {
@@ -168,14 +201,23 @@ hal::Status writeRunTrace(const RunSummary& r, const std::string& path) {
         cpuShift += dur;
       }
     }
-    // Unit spans sit on the job clock (NPU cycles only); shift them by the CPU time that
-    // preceded their step.
-    for (const auto& sp : r.timeline) {
+    // Command slices sit on the job clock (NPU cycles only); shift them by the CPU time
+    // that preceded their step, and name the step they belong to (the last NPU step that
+    // started at or before them: steps run one after the other).
+    std::vector<const driver::ExecutionReport::Step*> npuSteps;
+    for (const auto& s : r.report->steps)
+      if (s.target == driver::Target::kNpu) npuSteps.push_back(&s);
+    for (const auto& c : r.commands) {
       double shift = 0;
       for (const auto& s : r.report->steps)
-        if (s.target != driver::Target::kNpu && s.startCycle <= sp.start) shift += s.wallNanos / 1000.0;
-      events.push_back({{"ph", "X"}, {"pid", 1}, {"tid", sp.unit + 1}, {"name", kUnits[sp.unit]},
-                        {"ts", sp.start * us + shift}, {"dur", (sp.end - sp.start) * us}});
+        if (s.target != driver::Target::kNpu && s.startCycle <= c.start) shift += s.wallNanos / 1000.0;
+      auto after = std::upper_bound(npuSteps.begin(), npuSteps.end(), c.start,
+                                    [](uint64_t t, const auto* s) { return t < s->startCycle; });
+      json args = {{"command", firmware::disassemble(c.command)}, {"cycles", c.end - c.start}};
+      if (after != npuSteps.begin())
+        args["step"] = std::to_string((*(after - 1))->operation) + " " + std::string(hal::toString((*(after - 1))->type));
+      events.push_back({{"ph", "X"}, {"pid", 1}, {"tid", c.unit + 1}, {"name", commandLabel(c.command)},
+                        {"ts", c.start * us + shift}, {"dur", (c.end - c.start) * us}, {"args", std::move(args)}});
     }
   }
   std::ofstream out(path);

@@ -1,5 +1,6 @@
 // The outputs of `nncosim run`: the per-step table, the --report JSON and the --trace
-// Chrome trace-event JSON (one track per NPU unit, one for the CPU fallback).
+// Chrome trace-event JSON (one track per NPU unit holding a slice per command, one track
+// of steps, one for the CPU fallback).
 #pragma once
 
 #include <ostream>
@@ -19,7 +20,7 @@ struct RunSummary {
   double wallSeconds = 0;
   bool checked = false;
   const driver::ExecutionReport* report = nullptr;  // null for the ref backend
-  std::vector<driver::NpuDevice::UnitSpan> timeline;
+  std::vector<driver::NpuDevice::CommandSpan> commands;  // the run's, on the job clock
   std::vector<hal::TensorValue> outputs;
 };
 

@@ -64,7 +64,11 @@ module nnc_cmd_proc
 
   // Performance events
   output logic [2:0]  ev_busy_o,            // a queue has a command in its unit
-  output logic [2:0]  ev_stall_o            // a queue's next command waits for a token
+  output logic [2:0]  ev_stall_o,           // a queue's next command waits for a token
+  // Observation (timeline of a run): a queue issues / completes a command this cycle (a
+  // SYNC does both at once); per queue both happen in stream order.
+  output logic [2:0]  ev_issue_o,
+  output logic [2:0]  ev_complete_o
 );
 
   localparam int unsigned QLoad = 0, QCompute = 1, QStore = 2;
@@ -400,6 +404,8 @@ module nnc_cmd_proc
     assign ev_busy_o[q]  = q_inf_q[q] != '0;
     assign ev_stall_o[q] = state_q == StRun && iss_avail[q] && !iss_tokens_ok[q];
   end
+  assign ev_issue_o    = iss_fire;
+  assign ev_complete_o = cpl;
 
   // =========================================================================================
   // Registers

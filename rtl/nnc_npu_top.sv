@@ -74,7 +74,13 @@ module nnc_npu_top
   output logic                irq_o,
   // Observation only (timeline of a run): which unit is executing a command this cycle,
   // {densify, store, compute, load}; the same signals the busy counters count.
-  output logic [3:0]          busy_o
+  output logic [3:0]          busy_o,
+  // Observation only: the load / compute / store queue issued (cmd_issue_o) or completed
+  // (cmd_done_o) a command at the clock edge that just passed, like busy_o; registered
+  // pulses of the command processor's handshakes. A SYNC pulses both at once. Per queue,
+  // the k-th pulse is the k-th command of that queue in the stream.
+  output logic [2:0]          cmd_issue_o,
+  output logic [2:0]          cmd_done_o
 );
 
   localparam int unsigned InpLine = Rows * 2;
@@ -165,6 +171,7 @@ module nnc_npu_top
   logic [2:0][31:0] unit_err_addr, unit_err_info;
   logic             abort, dma_progress, cp_progress;
   logic             ld_busy, st_busy_dma;
+  logic [2:0]       cp_issue, cp_complete;
 
   nnc_cmd_proc u_cmd_proc (
     .clk_i,
@@ -203,8 +210,20 @@ module nnc_npu_top
     .abort_o           (abort),
     .progress_i        (dma_progress || cp_progress),
     .ev_busy_o         (ev_busy),
-    .ev_stall_o        (ev_stall)
+    .ev_stall_o        (ev_stall),
+    .ev_issue_o        (cp_issue),
+    .ev_complete_o     (cp_complete)
   );
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      cmd_issue_o <= '0;
+      cmd_done_o  <= '0;
+    end else begin
+      cmd_issue_o <= cp_issue;
+      cmd_done_o  <= cp_complete;
+    end
+  end
 
   // =========================================================================================
   // DMA

@@ -207,6 +207,12 @@ std::vector<Device::UnitSpan> Device::timeline() const {
   return out;
 }
 
+std::vector<Device::CommandSpan> Device::commandTimeline() const {
+  std::vector<CommandSpan> out;
+  for (const auto& c : platform_->npu.commandTimeline()) out.push_back({c.queue, c.start, c.end});
+  return out;
+}
+
 hal::Result<PerfCounters> Device::counters() {
   PerfCounters p;
   const std::pair<uint32_t, uint64_t*> regs[] = {

@@ -81,6 +81,13 @@ class Device {
     uint64_t start, end;
   };
   std::vector<UnitSpan> timeline() const;
+  // The commands the queues (0 load, 1 compute, 2 store) ran since the last reset, in
+  // completion order; per queue in stream order (NpuAdapter::commandTimeline()).
+  struct CommandSpan {
+    int queue;
+    uint64_t start, end;
+  };
+  std::vector<CommandSpan> commandTimeline() const;
 
  private:
   Device(const SocConfig& config, const DeviceOptions& options);

@@ -5,6 +5,8 @@
 
 #include "sim/npu_adapter.h"
 
+#include <algorithm>
+
 #include "sim/axi_lite_master.h"
 #include "sim/axi_memory_port.h"
 
@@ -83,6 +85,21 @@ void NpuAdapter::stepCycle() {
       if (was && !is) spans_.push_back({u, busySince_[u], cycle_});
     }
     lastBusy_ = busy;
+  }
+  const uint8_t issue = top_->cmd_issue_o, done = top_->cmd_done_o;
+  if (issue | done) recordCommands(issue, done);  // a few cycles per command
+}
+
+void NpuAdapter::recordCommands(uint8_t issue, uint8_t done) {
+  for (int q = 0; q < 3; ++q) {
+    if ((issue >> q) & 1) issued_[q].push_back(cycle_);
+    // Issues before completions: a SYNC does both in one cycle.
+    if (((done >> q) & 1) && !issued_[q].empty()) {
+      const uint64_t start = std::max(issued_[q].front(), lastDone_[q]);
+      issued_[q].pop_front();
+      commands_.push_back({q, start, cycle_});
+      lastDone_[q] = cycle_;
+    }
   }
 }
 

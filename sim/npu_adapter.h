@@ -57,7 +57,22 @@ class NpuAdapter : public sc_core::sc_module {
     uint64_t start, end;
   };
   const std::vector<UnitSpan>& timeline() const { return spans_; }
-  void clearTimeline() { spans_.clear(); }
+  // Every command the queues (0 load, 1 compute, 2 store) completed since the last
+  // clearTimeline(), in completion order: per queue, the k-th one is the queue's k-th
+  // command in the stream (SYNC included, END never reaches a queue). `start` is when the
+  // queue's unit could begin it: its issue, or the queue's previous completion if later
+  // (a unit may accept a command while it still finishes the one before), so the spans
+  // of one queue never overlap. A SYNC starts and ends in the same cycle.
+  struct CommandSpan {
+    int queue;
+    uint64_t start, end;
+  };
+  const std::vector<CommandSpan>& commandTimeline() const { return commands_; }
+  void clearTimeline() {
+    spans_.clear();
+    commands_.clear();
+    for (auto& q : issued_) q.clear();
+  }
   // Stops clocking until the host touches a register again (after a job ends).
   void park() { running_ = false; }
 
@@ -85,6 +100,10 @@ class NpuAdapter : public sc_core::sc_module {
   std::vector<UnitSpan> spans_;
   uint8_t lastBusy_ = 0;
   uint64_t busySince_[4] = {0, 0, 0, 0};
+  std::vector<CommandSpan> commands_;
+  std::deque<uint64_t> issued_[3];  // issue cycles of the commands in flight, per queue
+  uint64_t lastDone_[3] = {0, 0, 0};
+  void recordCommands(uint8_t issue, uint8_t done);
 };
 
 }  // namespace nncosim::sim

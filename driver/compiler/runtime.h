@@ -101,6 +101,16 @@ class NpuDevice {
     uint64_t start, end;
   };
   virtual std::vector<UnitSpan> unitTimeline() const { return {}; }
+  // Every command that ran on a unit (0 load, 1 compute, 2 store, 3 densify: a DENSIFY
+  // goes through the compute queue but runs on the densify unit), SYNC included as an
+  // empty span, END not: one span per command, on the same job clock, with the command.
+  // Spans of one queue never overlap (a command starts when the unit could begin it).
+  struct CommandSpan {
+    int unit;
+    uint64_t start, end;
+    firmware::Command command;
+  };
+  virtual std::vector<CommandSpan> commandTimeline() const { return {}; }
   virtual void resetTimeline() {}
 };
 

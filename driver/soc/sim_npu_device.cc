@@ -48,6 +48,19 @@ hal::Result<JobStats> SimNpuDevice::run(const std::vector<firmware::Command>& co
   for (const auto& sp : device_.timeline())
     if (sp.end > base)
       spans_.push_back({sp.unit, std::max(sp.start, base) - base + jobClock_, sp.end - base + jobClock_});
+  // Command spans: per queue, the k-th completion is the queue's k-th command.
+  std::vector<size_t> ofQueue[3];
+  for (size_t i = 0; i < commands.size(); ++i) {
+    const auto q = firmware::queueOf(commands[i]);
+    if (q != firmware::QueueOf::kNone) ofQueue[static_cast<int>(q)].push_back(i);
+  }
+  size_t next[3] = {0, 0, 0};
+  for (const auto& c : device_.commandTimeline()) {
+    if (c.end < base || next[c.queue] >= ofQueue[c.queue].size()) continue;  // not this job's
+    const firmware::Command& cmd = commands[ofQueue[c.queue][next[c.queue]++]];
+    const int unit = cmd.opcode() == firmware::Opcode::kDensify ? 3 : c.queue;
+    commands_.push_back({unit, std::max(c.start, base) - base + jobClock_, c.end - base + jobClock_, cmd});
+  }
   jobClock_ += r.cycles;
   if (!r.completed) return hal::fail("NPU job failed: ", r.describe());
   auto perf = device_.counters();

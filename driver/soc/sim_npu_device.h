@@ -24,8 +24,10 @@ class SimNpuDevice : public NpuDevice {
   hal::Result<JobStats> run(const std::vector<firmware::Command>& commands) override;
 
   std::vector<UnitSpan> unitTimeline() const override { return spans_; }
+  std::vector<CommandSpan> commandTimeline() const override { return commands_; }
   void resetTimeline() override {
     spans_.clear();
+    commands_.clear();
     jobClock_ = 0;
   }
   sim::Device& device() { return device_; }
@@ -37,6 +39,7 @@ class SimNpuDevice : public NpuDevice {
   uint64_t timeout_;
   uint64_t jobs_ = 0;
   std::vector<UnitSpan> spans_;
+  std::vector<CommandSpan> commands_;
   uint64_t jobClock_ = 0;
 };
 

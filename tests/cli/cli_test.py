@@ -138,6 +138,35 @@ with tempfile.TemporaryDirectory() as tmp:
         t = json.load(open(trace))
         tracks = {(e.get("pid"), e.get("tid")) for e in t["traceEvents"] if e.get("ph") == "X"}
         check("trace has NPU unit and CPU tracks", (1, 2) in tracks and (2, 1) in tracks, tracks)
+        # One slice per command that reached a unit (every command but each job's END),
+        # named by opcode, inside its step in time, and never overlapping on one queue.
+        xs = [e for e in t["traceEvents"] if e.get("ph") == "X" and e.get("pid") == 1]
+        steps_x = {e["name"]: e for e in xs if e["tid"] == 0}
+        slices = [e for e in xs if e["tid"] >= 1]
+        eps = 1e-6
+        for s in r["steps"]:
+            if s["where"] != "npu":
+                continue
+            name = f"{s['step']} {s['operation']}"
+            mine = [e for e in slices if e["args"].get("step") == name]
+            check(f"trace: {name} has a slice per command", len(mine) == s["commands"] - s["jobs"],
+                  f"{len(mine)} slices, {s['commands']} commands in {s['jobs']} jobs")
+            st = steps_x.get(name)
+            inside = st is not None and all(st["ts"] - eps <= e["ts"] and e["ts"] + e["dur"] <= st["ts"] + st["dur"] + eps
+                                            for e in mine)
+            check(f"trace: {name} slices inside the step", inside, st)
+        ops = {"DMA_LOAD", "DMA_STORE", "GEMM", "REQUANT_STORE", "DENSIFY", "SYNC"}
+        check("trace: slices named by opcode", slices and all(e["name"].split()[0] in ops for e in slices),
+              sorted({e["name"] for e in slices})[:10])
+        gemms = [e for e in slices if e["name"].startswith("GEMM")]
+        check("trace: GEMM slices on the compute track with m, n, k",
+              gemms and all(e["tid"] == 2 and " m=" in e["name"] and " k=" in e["name"] for e in gemms), gemms[:2])
+        check("trace: DENSIFY on the densify track",
+              [e["tid"] for e in slices if e["name"].startswith("DENSIFY")] == [4], None)
+        for tid in (1, 2, 3, 4):
+            track = sorted((e for e in slices if e["tid"] == tid), key=lambda e: e["ts"])
+            overlaps = [(a["name"], b["name"]) for a, b in zip(track, track[1:]) if b["ts"] < a["ts"] + a["dur"] - eps]
+            check(f"trace: unit {tid} slices never overlap", not overlaps, overlaps[:3])
         expect("run bad preference", ["run", "--preference", "turbo"], 2, "--preference")
         expect("run bad setting", ["run", "--set", "warp_factor=9"], 1, "unknown key")
 
