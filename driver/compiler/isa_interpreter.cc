@@ -351,8 +351,8 @@ class Machine {
                                                               firmware::ElemWidth w);
   // Executes a command's effect; fills `accesses`.
   Fault execute(const Command& c, std::vector<Access>& accesses);
-  Fault dmaLoad(const firmware::DmaLoad& d, std::vector<Access>& accesses);
-  Fault dmaStore(const firmware::DmaStore& d, std::vector<Access>& accesses);
+  template <typename Dma>
+  Fault dmaTransfer(const Dma& d, bool load, std::vector<Access>& accesses);
   Fault gemm(const firmware::Gemm& g, std::vector<Access>& accesses);
   Fault requant(const firmware::RequantStore& r, std::vector<Access>& accesses);
   Fault densify(const firmware::Densify& d, std::vector<Access>& accesses);
@@ -523,25 +523,32 @@ Footprint bufFootprint(uint32_t addr, uint32_t c0, uint32_t c1, uint32_t c2, uin
   return {addr, last + uint64_t{c0} * eb};
 }
 
-Fault Machine::dmaLoad(const firmware::DmaLoad& d, std::vector<Access>& accesses) {
+// DMA_LOAD (load: DRAM -> buffer) and DMA_STORE (buffer -> DRAM): the same 3-D walk, the
+// same checks; only the direction and the counter differ.
+template <typename Dma>
+Fault Machine::dmaTransfer(const Dma& d, bool load, std::vector<Access>& accesses) {
+  const char* what = load ? "DMA_LOAD" : "DMA_STORE";
   const uint32_t eb = widthBytes(d.elemWidth);
   const uint64_t rowBytes = uint64_t{d.count0} * eb;
   const Footprint fp =
       bufFootprint(d.bufAddr, d.count0, d.count1, d.count2, d.bufStride1, d.bufStride2, eb);
-  if (Fault f = checkBuffer(d.bufId, fp.lo, fp.hi, "DMA_LOAD"); f.code != ErrCode::kNone) return f;
+  if (Fault f = checkBuffer(d.bufId, fp.lo, fp.hi, what); f.code != ErrCode::kNone) return f;
   // DRAM rows: addresses wrap modulo 2^32 (the field width).
+  auto dramRow = [&](uint32_t z, uint32_t y) {
+    return (uint64_t{d.dramAddr} + uint64_t{z} * d.dramStride2 + uint64_t{y} * d.dramStride1) &
+           0xFFFFFFFFull;
+  };
   uint64_t dlo = std::numeric_limits<uint64_t>::max(), dhi = 0;
   for (uint32_t z = 0; z < d.count2; ++z)
     for (uint32_t y = 0; y < d.count1; ++y) {
-      const uint64_t a = (uint64_t{d.dramAddr} + uint64_t{z} * d.dramStride2 +
-                          uint64_t{y} * d.dramStride1) & 0xFFFFFFFFull;
+      const uint64_t a = dramRow(z, y);
       if (!dram_.contains(a, rowBytes)) {
         Fault f;
         f.code = ErrCode::kBusError;
         f.info = 3;  // DECERR: no slave at that address
         std::ostringstream os;
-        os << "DMA_LOAD reads " << rowBytes << " bytes at 0x" << std::hex << a
-           << ", outside DRAM";
+        os << what << (load ? " reads " : " writes ") << rowBytes << " bytes at 0x" << std::hex
+           << a << ", outside DRAM";
         f.message = os.str();
         return f;
       }
@@ -551,52 +558,22 @@ Fault Machine::dmaLoad(const firmware::DmaLoad& d, std::vector<Access>& accesses
   std::vector<uint8_t>& buf = buffers_[static_cast<size_t>(d.bufId)];
   for (uint32_t z = 0; z < d.count2; ++z)
     for (uint32_t y = 0; y < d.count1; ++y) {
-      const uint64_t a = (uint64_t{d.dramAddr} + uint64_t{z} * d.dramStride2 +
-                          uint64_t{y} * d.dramStride1) & 0xFFFFFFFFull;
-      const uint64_t b = uint64_t{d.bufAddr} + uint64_t{z} * d.bufStride2 + uint64_t{y} * d.bufStride1;
-      std::memcpy(buf.data() + b, dram_.at(a, rowBytes), rowBytes);
-    }
-  result_.counters.dmaReadBytes += rowBytes * d.count1 * d.count2;
-  accesses.push_back({kDramSpace, dlo, dhi, false});
-  accesses.push_back({static_cast<int>(d.bufId), fp.lo, fp.hi, true});
-  return {};
-}
-
-Fault Machine::dmaStore(const firmware::DmaStore& d, std::vector<Access>& accesses) {
-  const uint32_t eb = widthBytes(d.elemWidth);
-  const uint64_t rowBytes = uint64_t{d.count0} * eb;
-  const Footprint fp =
-      bufFootprint(d.bufAddr, d.count0, d.count1, d.count2, d.bufStride1, d.bufStride2, eb);
-  if (Fault f = checkBuffer(d.bufId, fp.lo, fp.hi, "DMA_STORE"); f.code != ErrCode::kNone) return f;
-  uint64_t dlo = std::numeric_limits<uint64_t>::max(), dhi = 0;
-  for (uint32_t z = 0; z < d.count2; ++z)
-    for (uint32_t y = 0; y < d.count1; ++y) {
-      const uint64_t a = (uint64_t{d.dramAddr} + uint64_t{z} * d.dramStride2 +
-                          uint64_t{y} * d.dramStride1) & 0xFFFFFFFFull;
-      if (!dram_.contains(a, rowBytes)) {
-        Fault f;
-        f.code = ErrCode::kBusError;
-        f.info = 3;
-        std::ostringstream os;
-        os << "DMA_STORE writes " << rowBytes << " bytes at 0x" << std::hex << a
-           << ", outside DRAM";
-        f.message = os.str();
-        return f;
+      uint8_t* dram = dram_.at(dramRow(z, y), rowBytes);
+      uint8_t* onChip = buf.data() + uint64_t{d.bufAddr} + uint64_t{z} * d.bufStride2 +
+                        uint64_t{y} * d.bufStride1;
+      if (load) {
+        std::memcpy(onChip, dram, rowBytes);
+      } else {
+        std::memcpy(dram, onChip, rowBytes);
       }
-      dlo = std::min(dlo, a);
-      dhi = std::max(dhi, a + rowBytes);
     }
-  const std::vector<uint8_t>& buf = buffers_[static_cast<size_t>(d.bufId)];
-  for (uint32_t z = 0; z < d.count2; ++z)
-    for (uint32_t y = 0; y < d.count1; ++y) {
-      const uint64_t a = (uint64_t{d.dramAddr} + uint64_t{z} * d.dramStride2 +
-                          uint64_t{y} * d.dramStride1) & 0xFFFFFFFFull;
-      const uint64_t b = uint64_t{d.bufAddr} + uint64_t{z} * d.bufStride2 + uint64_t{y} * d.bufStride1;
-      std::memcpy(dram_.at(a, rowBytes), buf.data() + b, rowBytes);
-    }
-  result_.counters.dmaWriteBytes += rowBytes * d.count1 * d.count2;
-  accesses.push_back({static_cast<int>(d.bufId), fp.lo, fp.hi, false});
-  accesses.push_back({kDramSpace, dlo, dhi, true});
+  (load ? result_.counters.dmaReadBytes : result_.counters.dmaWriteBytes) +=
+      rowBytes * d.count1 * d.count2;
+  const Access dramAccess{kDramSpace, dlo, dhi, !load};
+  const Access bufAccess{static_cast<int>(d.bufId), fp.lo, fp.hi, load};
+  // The source first, as the race reports name them.
+  accesses.push_back(load ? dramAccess : bufAccess);
+  accesses.push_back(load ? bufAccess : dramAccess);
   return {};
 }
 
@@ -819,8 +796,8 @@ Fault Machine::densify(const firmware::Densify& d, std::vector<Access>& accesses
 }
 
 Fault Machine::execute(const Command& c, std::vector<Access>& accesses) {
-  if (auto* d = std::get_if<firmware::DmaLoad>(&c.args)) return dmaLoad(*d, accesses);
-  if (auto* d = std::get_if<firmware::DmaStore>(&c.args)) return dmaStore(*d, accesses);
+  if (auto* d = std::get_if<firmware::DmaLoad>(&c.args)) return dmaTransfer(*d, true, accesses);
+  if (auto* d = std::get_if<firmware::DmaStore>(&c.args)) return dmaTransfer(*d, false, accesses);
   if (auto* g = std::get_if<firmware::Gemm>(&c.args)) return gemm(*g, accesses);
   if (auto* r = std::get_if<firmware::RequantStore>(&c.args)) return requant(*r, accesses);
   if (auto* d = std::get_if<firmware::Densify>(&c.args)) return densify(*d, accesses);
