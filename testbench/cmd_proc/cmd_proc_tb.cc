@@ -24,8 +24,7 @@
 #include "Vnnc_cmd_proc.h"
 #include "firmware/isa_generated.h"
 #include "testbench/testbench.h"
-#include "verilated.h"
-#include "verilated_fst_c.h"
+#include "testbench/verilated_model.h"
 
 namespace nncosim::testbench {
 namespace {
@@ -121,23 +120,12 @@ struct UnitJob {
 
 class CmdProcHarness {
  public:
-  CmdProcHarness(const TestbenchOptions& opt, std::mt19937_64& rng) : rng_(rng) {
-    ctx_.traceEverOn(!opt.wavesPath.empty());
-    top_ = std::make_unique<Vnnc_cmd_proc>(&ctx_);
-    if (!opt.wavesPath.empty()) {
-      trace_ = std::make_unique<VerilatedFstC>();
-      top_->trace(trace_.get(), 99);
-      trace_->open(opt.wavesPath.c_str());
-    }
+  CmdProcHarness(const TestbenchOptions& opt, std::mt19937_64& rng) : rng_(rng), top_(opt.wavesPath) {
     top_->rst_ni = 0;
     top_->clk_i = 0;
     top_->eval();
     for (int i = 0; i < 3; ++i) step();
     top_->rst_ni = 1;
-  }
-  ~CmdProcHarness() {
-    if (trace_) trace_->close();
-    top_->final();
   }
 
   Vnnc_cmd_proc& top() { return *top_; }
@@ -210,8 +198,7 @@ class CmdProcHarness {
   void step() {
     top_->clk_i = 0;
     top_->eval();
-    if (trace_) trace_->dump(ctx_.time());
-    ctx_.timeInc(1);
+    top_.dumpAndAdvance();
 
     // --- host: refill the ring (slots the NPU has fetched are free) ---
     const uint32_t head = top_->ring_head_o;
@@ -306,8 +293,7 @@ class CmdProcHarness {
 
     top_->clk_i = 1;
     top_->eval();
-    if (trace_) trace_->dump(ctx_.time());
-    ctx_.timeInc(1);
+    top_.dumpAndAdvance();
     ++cycle_;
   }
 
@@ -350,9 +336,7 @@ class CmdProcHarness {
   }
 
   std::mt19937_64& rng_;
-  VerilatedContext ctx_;
-  std::unique_ptr<Vnnc_cmd_proc> top_;
-  std::unique_ptr<VerilatedFstC> trace_;
+  VerilatedModel<Vnnc_cmd_proc> top_;
   uint64_t cycle_ = 0;
   std::vector<Prog> prog_;
   uint32_t slots_ = 8;

@@ -18,8 +18,7 @@
 #include "firmware/isa_generated.h"
 #include "testbench/dma/axi_mem_model.h"
 #include "testbench/testbench.h"
-#include "verilated.h"
-#include "verilated_fst_c.h"
+#include "testbench/verilated_model.h"
 
 namespace nncosim::testbench {
 namespace {
@@ -133,24 +132,13 @@ struct Done {
 class DmaHarness {
  public:
   DmaHarness(const TestbenchOptions& opt, std::mt19937_64& rng)
-      : rng_(rng), mem_(kDram, kBus, rng()) {
-    ctx_.traceEverOn(!opt.wavesPath.empty());
-    top_ = std::make_unique<Vnnc_dma>(&ctx_);
-    if (!opt.wavesPath.empty()) {
-      trace_ = std::make_unique<VerilatedFstC>();
-      top_->trace(trace_.get(), 99);
-      trace_->open(opt.wavesPath.c_str());
-    }
+      : rng_(rng), top_(opt.wavesPath), mem_(kDram, kBus, rng()) {
     for (int b = 0; b < 5; ++b) bufs_[b].assign(kBufSize[b], 0);
     top_->rst_ni = 0;
     top_->clk_i = 0;
     top_->eval();
     for (int i = 0; i < 3; ++i) step();
     top_->rst_ni = 1;
-  }
-  ~DmaHarness() {
-    if (trace_) trace_->close();
-    top_->final();
   }
 
   AxiMemModel& mem() { return mem_; }
@@ -184,8 +172,7 @@ class DmaHarness {
   void step() {
     top_->clk_i = 0;
     top_->eval();
-    if (trace_) trace_->dump(ctx_.time());
-    ctx_.timeInc(1);
+    top_.dumpAndAdvance();
 
     // --- drive ---
     mem_.drive(*top_);
@@ -233,8 +220,7 @@ class DmaHarness {
 
     top_->clk_i = 1;
     top_->eval();
-    if (trace_) trace_->dump(ctx_.time());
-    ctx_.timeInc(1);
+    top_.dumpAndAdvance();
     ++cycle_;
   }
 
@@ -274,9 +260,7 @@ class DmaHarness {
   }
 
   std::mt19937_64& rng_;
-  VerilatedContext ctx_;
-  std::unique_ptr<Vnnc_dma> top_;
-  std::unique_ptr<VerilatedFstC> trace_;
+  VerilatedModel<Vnnc_dma> top_;
   AxiMemModel mem_;
   std::vector<uint8_t> bufs_[5];
   int bufReadyPct_ = 80;

@@ -29,8 +29,7 @@
 #include "ops/quant/fixed_point.h"
 #include "testbench/dma/axi_mem_model.h"
 #include "testbench/testbench.h"
-#include "verilated.h"
-#include "verilated_fst_c.h"
+#include "testbench/verilated_model.h"
 
 namespace nncosim::testbench {
 namespace {
@@ -43,23 +42,13 @@ constexpr uint32_t kRingBase = 0x1000;
 
 class Npu {
  public:
-  Npu(const TestbenchOptions& opt, size_t dramBytes, uint64_t seed) : mem_(dramBytes, kBus, seed) {
-    ctx_.traceEverOn(!opt.wavesPath.empty());
-    top_ = std::make_unique<Vnnc_npu_top>(&ctx_);
-    if (!opt.wavesPath.empty()) {
-      trace_ = std::make_unique<VerilatedFstC>();
-      top_->trace(trace_.get(), 99);
-      trace_->open(opt.wavesPath.c_str());
-    }
+  Npu(const TestbenchOptions& opt, size_t dramBytes, uint64_t seed)
+      : top_(opt.wavesPath), mem_(dramBytes, kBus, seed) {
     top_->rst_ni = 0;
     top_->clk_i = 0;
     top_->eval();
     for (int i = 0; i < 3; ++i) step();
     top_->rst_ni = 1;
-  }
-  ~Npu() {
-    if (trace_) trace_->close();
-    top_->final();
   }
 
   AxiMemModel& mem() { return mem_; }
@@ -81,8 +70,7 @@ class Npu {
     top_->s_axil_araddr_i = liteAddr_;
     top_->s_axil_rready_i = 1;
     top_->eval();
-    if (trace_) trace_->dump(ctx_.time());
-    ctx_.timeInc(1);
+    top_.dumpAndAdvance();
     mem_.sample(*top_);
     if (awPending_ && top_->s_axil_awready_o) awPending_ = false;
     if (wPending_ && top_->s_axil_wready_o) wPending_ = false;
@@ -98,8 +86,7 @@ class Npu {
     }
     top_->clk_i = 1;
     top_->eval();
-    if (trace_) trace_->dump(ctx_.time());
-    ctx_.timeInc(1);
+    top_.dumpAndAdvance();
     ++cycle_;
   }
 
@@ -165,9 +152,7 @@ class Npu {
   }
 
  private:
-  VerilatedContext ctx_;
-  std::unique_ptr<Vnnc_npu_top> top_;
-  std::unique_ptr<VerilatedFstC> trace_;
+  VerilatedModel<Vnnc_npu_top> top_;
   AxiMemModel mem_;
   uint64_t cycle_ = 0;
   bool awPending_ = false, wPending_ = false, bWait_ = false, arPending_ = false, rWait_ = false;
@@ -234,6 +219,45 @@ std::string errText(Npu& npu) {
 
 // --- GEMM + requant + store ----------------------------------------------------------------
 constexpr uint32_t kA = 0x10000, kB = 0x20000, kP = 0x30000, kO = 0x40000;
+
+// The output stage both GEMM cases end with: REQUANT_STORE of M rows of ACC at accAddr
+// (PRM: biases at 0, multipliers at 64, shifts at 128) into OUT at outAddr, then (on its
+// token) DMA_STORE of the M x N outputs to DRAM at `dram`, rows packed.
+struct OutputStage {
+  ElemWidth width;
+  bool isSigned, perChannel, biasEn, acc64;
+  int32_t zp, clampMin, clampMax;
+};
+void appendOutputStage(std::vector<Command>& s, const OutputStage& o, uint32_t accAddr, uint32_t outAddr,
+                       uint32_t M, uint32_t N, uint32_t dram) {
+  const uint32_t ob = 1u << static_cast<int>(o.width);
+  RequantStore r;
+  r.acc64 = o.acc64;
+  r.outWidth = o.width;
+  r.outSigned = o.isSigned;
+  r.perChannel = o.perChannel;
+  r.outZp = o.zp;
+  r.accAddr = accAddr;
+  r.rows = M;
+  r.outAddr = outAddr;
+  r.biasEn = o.biasEn;
+  r.biasAddr = 0;
+  r.multAddr = 64;
+  r.shiftAddr = 128;
+  r.clampMin = o.clampMin;
+  r.clampMax = o.clampMax;
+  s.push_back(cmd(r, false, false, false, true));
+  DmaStore st;
+  st.bufId = Buffer::kOut;
+  st.elemWidth = o.width;
+  st.dramAddr = dram;
+  st.dramStride1 = N * ob;
+  st.bufAddr = outAddr;
+  st.bufStride1 = kC * ob;
+  st.count0 = N;
+  st.count1 = M;
+  s.push_back(cmd(st, true));
+}
 
 void gemmCase(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs) {
   auto rnd = [&](int64_t a, int64_t b) { return a + static_cast<int64_t>(rng() % static_cast<uint64_t>(b - a + 1)); };
@@ -344,31 +368,7 @@ void gemmCase(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs) {
     g.k = K - k1;
     s.push_back(cmd(g));
   }
-  RequantStore r;
-  r.outWidth = ow;
-  r.outSigned = os;
-  r.perChannel = perChannel;
-  r.outZp = outZp;
-  r.accAddr = accAddr;
-  r.rows = M;
-  r.outAddr = outAddr;
-  r.biasEn = biasEn;
-  r.biasAddr = 0;
-  r.multAddr = 64;
-  r.shiftAddr = 128;
-  r.clampMin = cmin;
-  r.clampMax = cmax;
-  s.push_back(cmd(r, false, false, false, true));
-  DmaStore st;
-  st.bufId = Buffer::kOut;
-  st.elemWidth = ow;
-  st.dramAddr = kO;
-  st.dramStride1 = N * ob;
-  st.bufAddr = outAddr;
-  st.bufStride1 = kC * ob;
-  st.count0 = N;
-  st.count1 = M;
-  s.push_back(cmd(st, true));
+  appendOutputStage(s, {ow, os, perChannel, biasEn, false, outZp, cmin, cmax}, accAddr, outAddr, M, N, kO);
   End e;
   e.irq = true;
   e.tag = static_cast<uint16_t>(rng());
@@ -538,31 +538,7 @@ void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint
     g.accAddr = accAddr;
     s.push_back(cmd(g, p == 0));
   }
-  RequantStore r;
-  r.acc64 = true;
-  r.outWidth = ow;
-  r.outSigned = os;
-  r.perChannel = perChannel;
-  r.outZp = outZp;
-  r.accAddr = accAddr;
-  r.rows = M;
-  r.outAddr = 0;
-  r.biasEn = biasEn;
-  r.biasAddr = 0;
-  r.multAddr = 64;
-  r.shiftAddr = 128;
-  r.clampMin = cmin;
-  r.clampMax = cmax;
-  s.push_back(cmd(r, false, false, false, true));
-  DmaStore st;
-  st.bufId = Buffer::kOut;
-  st.elemWidth = ow;
-  st.dramAddr = kO64;
-  st.dramStride1 = N * ob;
-  st.bufStride1 = kC * ob;
-  st.count0 = N;
-  st.count1 = M;
-  s.push_back(cmd(st, true));
+  appendOutputStage(s, {ow, os, perChannel, biasEn, true, outZp, cmin, cmax}, accAddr, 0, M, N, kO64);
   DmaStore sa;  // the int64 ACC rows (no token needed: REQUANT_STORE completed after the GEMMs)
   sa.bufId = Buffer::kAcc;
   sa.elemWidth = ElemWidth::kW8;
