@@ -230,7 +230,10 @@ module nnc_requant
       end
       if (load[2]) begin
         // int32: exact (a sign-extended int32 times an int32); int64: wraps, as specified.
-        s3_prod_q  <= s2_x_q * 64'(s2_mult_q);
+        // Multiplied as unsigned: the low 64 bits of a product are the same for signed and
+        // unsigned operands, and an unsigned multiply wraps by definition, where Verilator's
+        // signed 64-bit C++ multiply would overflow (undefined behaviour) on the int64 path.
+        s3_prod_q  <= $signed($unsigned(s2_x_q) * $unsigned(64'(s2_mult_q)));
         // int32 only: the int64 path's multiplier never reaches INT32_MIN.
         s3_sat_q   <= (s2_x_q == 64'(32'sh8000_0000)) && (s2_mult_q == 32'sh8000_0000);
         s3_right_q <= s2_right_q;
