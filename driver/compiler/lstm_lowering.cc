@@ -168,7 +168,10 @@ hal::Result<std::vector<firmware::Command>> emitGateGemm(const GateGemm& g,
   prob.rowsOf = [batch, R](uint32_t p) { return std::min(R, batch - p * R); };
   prob.loadA = [images, R](const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>& o) {
     if (images.size() == 1) {
-      const auto [image, depth] = images[0];
+      // Plain copies, not structured bindings: C++17 forbids capturing those in a lambda
+      // (gcc accepts it, clang does not).
+      const uint64_t image = images[0].first;
+      const uint32_t depth = images[0].second;
       loadContiguousPieces(
           pieces, R, [=](const APiece& a) { return image + (uint64_t{a.p} * depth + a.k0) * R; },
           o);
