@@ -1,5 +1,7 @@
 // nncosim run [MODEL]: executes a model (default: the embedded demo network) and
 // reports, step by step, where each operation ran.
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <iomanip>
 #include <iostream>
@@ -17,7 +19,6 @@
 #include "driver/models/demo_network.h"
 #include "hal/half.h"
 #include "hal/json_values.h"
-#include "hal/validation.h"
 #include "ops/executor.h"
 #include "ops/shape.h"
 
@@ -38,15 +39,34 @@ hal::Result<std::vector<hal::TensorValue>> readInputs(const std::string& path, c
     const auto& o = m.main.operands[m.main.inputIndexes[k]];
     const std::string where = path + ".inputs[" + std::to_string(k) + "]";
     const auto& e = (*it)[k];
+    if (!e.is_object()) return hal::fail(where, ": expected an object");
     hal::TensorValue v;
     v.type = o.type;
     v.dimensions = o.dimensions;
-    if (auto d = e.find("dimensions"); d != e.end()) v.dimensions = d->get<std::vector<uint32_t>>();
+    if (auto d = e.find("dimensions"); d != e.end()) {
+      if (!d->is_array()) return hal::fail(where, ".dimensions: expected an array");
+      v.dimensions.clear();
+      for (const auto& x : *d) {
+        if (!x.is_number_unsigned() || x.get<uint64_t>() > UINT32_MAX)
+          return hal::fail(where, ".dimensions: ", x.dump(), " is not a dimension");
+        v.dimensions.push_back(x.get<uint32_t>());
+      }
+    }
+    // The values must fill exactly the operand's shape: the executor reads them by it.
+    if (!o.dimensions.empty() && v.dimensions.size() != o.dimensions.size())
+      return hal::fail(where, ".dimensions: rank ", v.dimensions.size(), ", the operand has rank ", o.dimensions.size());
+    for (size_t d = 0; d < o.dimensions.size(); ++d)
+      if (o.dimensions[d] != 0 && v.dimensions[d] != o.dimensions[d])
+        return hal::fail(where, ".dimensions[", d, "]: ", v.dimensions[d], ", the operand has ", o.dimensions[d]);
     auto data = e.find("data");
     if (data == e.end()) return hal::fail(where, ".data: missing");
     auto bytes = hal::valuesToBytes(*data, o.type, where + ".data");
     if (!bytes) return hal::Error{bytes.error()};
     v.bytes = std::move(*bytes);
+    const auto count = hal::elementCount(v.dimensions);
+    if (!count || *count * hal::elementSize(o.type) != v.bytes.size())
+      return hal::fail(where, ".data: ", v.bytes.size() / std::max<size_t>(1, hal::elementSize(o.type)),
+                       " values for dimensions ", ops::toString(v.dimensions));
     out.push_back(std::move(v));
   }
   return out;
@@ -125,6 +145,7 @@ int cmdRun(const Args& args) {
     inputs = std::move(loaded->front().inputs);
     name = file;
   }
+  // Files were validated by loadModels; inputs are read against the valid model only.
   if (!inputsPath.empty()) {
     auto in = readInputs(inputsPath, model);
     if (!in) {
@@ -132,11 +153,6 @@ int cmdRun(const Args& args) {
       return kExitFailure;
     }
     inputs = std::move(*in);
-  }
-  auto issues = hal::validateModel(model);
-  if (!issues.empty()) {
-    for (const auto& i : issues) std::cerr << name << ": " << i.str() << "\n";
-    return kExitFailure;
   }
   if (inputs.size() != model.main.inputIndexes.size()) {
     std::cerr << name << ": no input values (give --inputs FILE)\n";

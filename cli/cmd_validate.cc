@@ -35,7 +35,7 @@ int cmdValidate(const Args& args) {
   files = std::move(expanded);
   size_t models = 0, invalid = 0, expectedRejected = 0, expectedAccepted = 0, unreadable = 0;
   for (const auto& f : files) {
-    auto loaded = loadModels(f);
+    auto loaded = loadModels(f, ModelCheck::None);
     if (!loaded) {
       std::cerr << loaded.error() << "\n";
       ++unreadable;

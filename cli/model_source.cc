@@ -3,10 +3,13 @@
 #include <fstream>
 
 #include "hal/model_file.h"
+#include "hal/validation.h"
 
 namespace nncosim::cli {
 
-hal::Result<std::vector<NamedModel>> loadModels(const std::string& path) {
+namespace {
+
+hal::Result<std::vector<NamedModel>> readModels(const std::string& path) {
   // Sniff the format field cheaply: vector files name "nnapi-test-vectors/1".
   std::ifstream in(path, std::ios::binary);
   if (!in) return hal::fail(path, ": cannot open file");
@@ -25,6 +28,19 @@ hal::Result<std::vector<NamedModel>> loadModels(const std::string& path) {
   if (!m) return hal::Error{m.error()};
   out.push_back({path, std::move(*m), {}, false});
   return out;
+}
+
+}  // namespace
+
+hal::Result<std::vector<NamedModel>> loadModels(const std::string& path, ModelCheck check) {
+  auto models = readModels(path);
+  if (!models || check == ModelCheck::None) return models;
+  std::string issues;
+  for (const auto& m : *models)
+    for (const auto& issue : hal::validateModel(m.model))
+      issues += (issues.empty() ? "" : "\n") + m.name + ": " + issue.str();
+  if (!issues.empty()) return hal::Error{issues};
+  return models;
 }
 
 }  // namespace nncosim::cli

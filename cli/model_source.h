@@ -17,6 +17,15 @@ struct NamedModel {
   bool expectFailure = false;
 };
 
-hal::Result<std::vector<NamedModel>> loadModels(const std::string& path);
+// Whether loadModels checks the models it read. Every command that uses a model needs
+// Structural: stats, input readers and the driver index operands and pools without
+// bounds checks, so an unvalidated model could crash them. Only `validate`, which
+// reports the issues itself, reads them unchecked.
+enum class ModelCheck { Structural, None };
+
+// Reads every model in `path`. With ModelCheck::Structural an invalid model fails the
+// whole load with each issue on its own line, "file[:test]: where: rule".
+hal::Result<std::vector<NamedModel>> loadModels(const std::string& path,
+                                                ModelCheck check = ModelCheck::Structural);
 
 }  // namespace nncosim::cli

@@ -16,6 +16,10 @@ uint64_t product(const std::vector<uint32_t>& d) {
 uint64_t macCount(const hal::Model& model, const hal::Subgraph& g, const hal::Operation& op) {
   using T = hal::OperationType;
   if (op.inputs.size() < 2 || op.outputs.empty()) return 0;
+  // Callers validate first; an index out of range still gives 0, never a wild read.
+  for (uint32_t i : op.inputs)
+    if (i >= g.operands.size()) return 0;
+  if (op.outputs[0] >= g.operands.size()) return 0;
   const auto& out = g.operands[op.outputs[0]].dimensions;
   const auto& filter = g.operands[op.inputs[1]].dimensions;
   if (!hal::elementCount(out) || filter.empty()) return 0;

@@ -77,6 +77,13 @@ Result<SubgraphParse> parseSubgraph(const Json& j, const std::string& where, Mod
     auto bytes = valuesToBytes(*d, o.type, ow);
     if (!bytes) return Error{bytes.error()};
     v.bytes = std::move(*bytes);
+    // A fully specified operand's value must fill it: the executor reads it by its shape.
+    if (isTensor(o.type) && fullySpecified(o)) {
+      const auto count = elementCount(o.dimensions);
+      const size_t esize = elementSize(o.type);
+      if (count && esize && v.bytes.size() != *count * esize)
+        return fail(ow, ": ", v.bytes.size() / esize, " values for dimensions of ", *count, " elements");
+    }
     return v;
   };
   for (size_t p = 0; p < out.graph.inputIndexes.size(); ++p) {
