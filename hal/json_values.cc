@@ -148,16 +148,46 @@ Json bytesToValues(const uint8_t* data, size_t bytes, OperandType type) {
   return arr;
 }
 
+namespace {
+
+// A SAX consumer that accepts every event and keeps the parse error's message, so the
+// error of a failed parse can be reported without an exception being thrown.
+struct ParseErrorCatcher : nlohmann::json_sax<Json> {
+  std::string message;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    message = e.what();
+    return false;
+  }
+};
+
+}  // namespace
+
+Result<Json> parseJsonText(const std::string& text, const std::string& name) {
+  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_discarded()) return j;
+  ParseErrorCatcher catcher;
+  Json::sax_parse(text, &catcher);
+  return fail(name, ": malformed JSON: ", catcher.message.empty() ? "invalid text" : catcher.message);
+}
+
 Result<Json> readJsonFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return fail(path, ": cannot open file");
   std::stringstream ss;
   ss << in.rdbuf();
-  try {
-    return Json::parse(ss.str());
-  } catch (const Json::exception& e) {
-    return fail(path, ": malformed JSON: ", e.what());
-  }
+  return parseJsonText(ss.str(), path);
 }
 
 }  // namespace nncosim::hal

@@ -28,5 +28,10 @@ Json bytesToValues(const uint8_t* data, size_t bytes, OperandType type);
 
 // Reads a whole JSON file; errors carry the file name and the parser's position.
 Result<Json> readJsonFile(const std::string& path);
+// Parses JSON text; errors read "<name>: malformed JSON: <position and reason>". Parses
+// without throwing: an exception unwinding after the simulated SoC has switched stacks
+// (SystemC coroutines) gives AddressSanitizer false reports, so bad input takes no
+// exceptional path.
+Result<Json> parseJsonText(const std::string& text, const std::string& name);
 
 }  // namespace nncosim::hal

@@ -110,12 +110,9 @@ std::string poolFileName(const std::string& jsonPath, size_t i) {
 
 Result<Model> parseModelJson(const std::string& text, const std::string& baseDir,
                              const std::string& name) {
-  Json j;
-  try {
-    j = Json::parse(text);
-  } catch (const Json::exception& e) {
-    return fail(name, ": malformed JSON: ", e.what());
-  }
+  auto parsed = parseJsonText(text, name);
+  if (!parsed) return Error{parsed.error()};
+  const Json& j = *parsed;
   auto fmt = stringField(j, "format", name);
   if (!fmt) return Error{fmt.error()};
   if (*fmt != kFormat) return fail(name, ".format: unsupported format \"", *fmt, "\" (want ", kFormat, ")");

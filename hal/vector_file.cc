@@ -149,11 +149,9 @@ Result<VectorFile> readVectorFile(const std::string& path) {
 }
 
 Result<VectorFile> parseVectorText(const std::string& text, const std::string& path) {
-  try {
-    return parseVectorJson(Json::parse(text), path);
-  } catch (const Json::exception& e) {
-    return fail(path, ": malformed JSON: ", e.what());
-  }
+  auto j = parseJsonText(text, path);
+  if (!j) return Error{j.error()};
+  return parseVectorJson(*j, path);
 }
 
 Result<VectorFile> parseVectorJson(const Json& json, const std::string& path) {
