@@ -6,9 +6,11 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "driver/compiler/densify_descriptor.h"
+#include "driver/compiler/modular_progression.h"
 #include "ops/densify/densify_walker.h"
 #include "ops/quant/fixed_point.h"
 
@@ -145,6 +147,48 @@ struct Recorded {
   Access access;
 };
 
+// A DMA command's bursts in issue order, made one at a time as the engine issues them: per
+// row (z-major), whole 16-byte beats in bursts of at most 256 beats, the full ones first.
+// A command may have 65535 x 4095 rows, so a list of them would cost memory in proportion
+// to the transfer; this is O(1).
+class BurstWalk {
+ public:
+  BurstWalk() = default;
+  BurstWalk(uint32_t dramAddr, uint64_t rowBytes, uint32_t c1, uint32_t c2, uint32_t s1, uint32_t s2)
+      : addr_(dramAddr), rowBytes_(rowBytes), c1_(c1), c2_(c2), s1_(s1), s2_(s2) {
+    // An unchecked estimate may hold zero counts: no rows, no bursts.
+    if (c1_ == 0 || c2_ == 0 || rowBytes_ == 0) z_ = c2_;
+    else loadRow();
+  }
+  bool done() const { return z_ >= c2_; }
+  // The beats of the next burst; only while !done().
+  uint32_t next() {
+    const uint64_t b = std::min(left_, kMaxBeats);
+    left_ -= b;
+    if (left_ == 0) {
+      if (++y_ == c1_) {
+        y_ = 0;
+        ++z_;
+      }
+      if (!done()) loadRow();
+    }
+    return static_cast<uint32_t>(b);
+  }
+
+ private:
+  static constexpr uint64_t kBeat = 16, kMaxBeats = 256;
+  void loadRow() {
+    // DRAM addresses wrap modulo 2^32 (the field width).
+    const uint64_t a = (uint64_t{addr_} + uint64_t{z_} * s2_ + uint64_t{y_} * s1_) & 0xFFFFFFFFull;
+    left_ = (a + rowBytes_ - 1) / kBeat - a / kBeat + 1;
+  }
+  uint32_t addr_ = 0;
+  uint64_t rowBytes_ = 0;
+  uint32_t c1_ = 0, c2_ = 0, s1_ = 0, s2_ = 0;
+  uint32_t z_ = 0, y_ = 0;  // the row being issued
+  uint64_t left_ = 0;       // its beats not yet issued
+};
+
 // The memory system in time: the two DMA engines issuing bursts (a few in flight each),
 // command fetches, and one data bus that reads and writes share. DRAM answers reads in
 // address order (so a fetch waits behind the read bursts requested before it) and write
@@ -159,15 +203,15 @@ class BusSim {
       : cost_(c),
         beatCycles_(std::max<double>(1.0, std::ceil(16.0 / std::max<uint32_t>(1, c.busBytesPerCycle)))) {}
 
-  // Starts a command on engine e (0 load, 1 store) at `now`: its bursts as (beats, count) runs.
-  void start(int e, uint64_t now, std::vector<std::pair<uint32_t, uint64_t>> runs) {
+  // Starts a command on engine e (0 load, 1 store) at `now` with its bursts.
+  void start(int e, uint64_t now, const BurstWalk& bursts) {
     Engine& g = engines_[e];
     g = Engine{};
     g.running = true;
-    g.runs = std::move(runs);
+    g.bursts = bursts;
     g.nextIssue = static_cast<double>(now + cost_.dmaSetup);
     g.lastDone = g.nextIssue;
-    if (g.runs.empty()) finishEngine(g, g.nextIssue);
+    if (g.issuedAll()) finishEngine(g, g.nextIssue);
   }
   uint64_t doneAt(int e) const { return engines_[e].done; }
   void take(int e) { engines_[e].done = kNever; }
@@ -217,14 +261,12 @@ class BusSim {
   };
   struct Engine {
     bool running = false;
-    std::vector<std::pair<uint32_t, uint64_t>> runs;  // (beats, bursts)
-    size_t run = 0;
-    uint64_t inRun = 0;
+    BurstWalk bursts;  // the bursts not yet issued
     uint32_t outstanding = 0;
     double nextIssue = 0, lastDone = 0;
     std::deque<double> responses;  // store: write responses due (a slot frees)
     uint64_t done = kNever;
-    bool issuedAll() const { return run >= runs.size(); }
+    bool issuedAll() const { return bursts.done(); }
   };
 
   void finishEngine(Engine& g, double t) {
@@ -240,12 +282,8 @@ class BusSim {
              g.nextIssue <= t_ + 1e-9) {
         Burst b;
         b.kind = e;
-        b.left = g.runs[g.run].first * beatCycles_;
+        b.left = g.bursts.next() * beatCycles_;
         b.ready = g.nextIssue + (e == kLoad ? cost_.dramLatency : 2.0);
-        if (++g.inRun == g.runs[g.run].second) {
-          ++g.run;
-          g.inRun = 0;
-        }
         b.last = g.issuedAll();
         ++g.outstanding;
         g.nextIssue += 1;
@@ -344,17 +382,24 @@ class Machine {
   uint64_t issueTiming(int q, QueueState& s, const Command& c, uint64_t now);
   // DENSIFY's duration from its descriptor (the metadata is a constant of the model).
   uint64_t densifyCycles(const firmware::Densify& d) const;
-  // A DMA command's bursts: per row, whole 16-byte beats in bursts of at most 256, as
-  // (beats, count) runs.
-  static std::vector<std::pair<uint32_t, uint64_t>> dmaBursts(uint32_t dramAddr, uint32_t c0, uint32_t c1,
-                                                              uint32_t c2, uint32_t s1, uint32_t s2,
-                                                              firmware::ElemWidth w);
-  // Executes a command's effect; fills `accesses`.
+  // A DMA command's bursts (BurstWalk), for the memory system.
+  template <typename Dma>
+  static BurstWalk dmaBursts(const Dma& d);
+  // The checks a command passes before anything moves or is timed (docs/isa.md): buffer
+  // footprints (dma_oob) and the DRAM rows of a transfer (bus_error). Time and memory are
+  // bounded by the command's fields, never by the transfer it describes. DENSIFY's errors
+  // depend on the metadata the unit reads while it runs; densify() finds them.
+  Fault check(const Command& c) const;
+  template <typename Dma>
+  Fault checkDma(const Dma& d, bool load) const;
+  Fault checkGemm(const firmware::Gemm& g) const;
+  Fault checkRequant(const firmware::RequantStore& r) const;
+  // Executes a command's effect (after check()); fills `accesses`.
   Fault execute(const Command& c, std::vector<Access>& accesses);
   template <typename Dma>
-  Fault dmaTransfer(const Dma& d, bool load, std::vector<Access>& accesses);
-  Fault gemm(const firmware::Gemm& g, std::vector<Access>& accesses);
-  Fault requant(const firmware::RequantStore& r, std::vector<Access>& accesses);
+  void dmaTransfer(const Dma& d, bool load, std::vector<Access>& accesses);
+  void gemm(const firmware::Gemm& g, std::vector<Access>& accesses);
+  void requant(const firmware::RequantStore& r, std::vector<Access>& accesses);
   Fault densify(const firmware::Densify& d, std::vector<Access>& accesses);
   Fault checkBuffer(Buffer b, uint64_t lo, uint64_t hi, const char* what) const;
   void checkRaces(int queue, const Clock& epoch, size_t command, const std::vector<Access>& acc);
@@ -379,27 +424,10 @@ class Machine {
   bool anyGemm_ = false;
 };
 
-std::vector<std::pair<uint32_t, uint64_t>> Machine::dmaBursts(uint32_t dramAddr, uint32_t c0, uint32_t c1,
-                                                              uint32_t c2, uint32_t s1, uint32_t s2,
-                                                              firmware::ElemWidth w) {
-  constexpr uint64_t kBeat = 16, kMaxBeats = 256;
-  const uint64_t rowBytes = uint64_t{c0} * widthBytes(w);
-  std::vector<std::pair<uint32_t, uint64_t>> runs;
-  auto add = [&](uint32_t beats) {
-    if (!runs.empty() && runs.back().first == beats) ++runs.back().second;
-    else runs.push_back({beats, 1});
-  };
-  for (uint32_t z = 0; z < c2; ++z)
-    for (uint32_t y = 0; y < c1; ++y) {
-      const uint64_t a = (uint64_t{dramAddr} + uint64_t{z} * s2 + uint64_t{y} * s1) & 0xFFFFFFFFull;
-      uint64_t beats = (a + rowBytes - 1) / kBeat - a / kBeat + 1;
-      while (beats > 0) {
-        const uint64_t b = std::min(beats, kMaxBeats);
-        beats -= b;
-        add(static_cast<uint32_t>(b));
-      }
-    }
-  return runs;
+template <typename Dma>
+BurstWalk Machine::dmaBursts(const Dma& d) {
+  return BurstWalk(d.dramAddr, uint64_t{d.count0} * widthBytes(d.elemWidth), d.count1, d.count2, d.dramStride1,
+                   d.dramStride2);
 }
 
 bool Machine::unitAccepts(int q, const QueueState& s, const Command& c, uint64_t now) const {
@@ -419,13 +447,11 @@ uint64_t Machine::issueTiming(int q, QueueState& s, const Command& c, uint64_t n
   if (std::holds_alternative<firmware::Sync>(c.args)) return now;
   // DMA commands complete when the memory system says so (BusSim::doneAt).
   if (auto* d = std::get_if<firmware::DmaLoad>(&c.args)) {
-    bus_.start(0, now, dmaBursts(d->dramAddr, d->count0, d->count1, d->count2, d->dramStride1, d->dramStride2,
-                                 d->elemWidth));
+    bus_.start(0, now, dmaBursts(*d));
     return BusSim::kNever;
   }
   if (auto* d = std::get_if<firmware::DmaStore>(&c.args)) {
-    bus_.start(1, now, dmaBursts(d->dramAddr, d->count0, d->count1, d->count2, d->dramStride1, d->dramStride2,
-                                 d->elemWidth));
+    bus_.start(1, now, dmaBursts(*d));
     return BusSim::kNever;
   }
   if (auto* g = std::get_if<firmware::Gemm>(&c.args)) {
@@ -523,42 +549,114 @@ Footprint bufFootprint(uint32_t addr, uint32_t c0, uint32_t c1, uint32_t c2, uin
   return {addr, last + uint64_t{c0} * eb};
 }
 
+// The start of the first row, in the order the DMA moves them (z-major), of a 3-D transfer
+// whose bytes are not all in DRAM; none when every row is inside. Row (z, y) starts at
+// (addr + z*s2 + y*s1) mod 2^32: per plane an arithmetic progression, searched for a start
+// outside the window of valid starts by firstTermInRange. O(planes x log 2^32), at most
+// 4095 x 2 searches, whatever the rows and bytes of the transfer.
+std::optional<uint64_t> firstRowOutsideDram(const DramModel& dram, uint32_t addr, uint64_t rowBytes,
+                                            uint32_t c1, uint32_t c2, uint32_t s1, uint32_t s2) {
+  constexpr uint64_t kTop = 0xFFFFFFFFull;
+  // The starts a with dram.contains(a, rowBytes) are [base, base + size - rowBytes], cut to
+  // the 32-bit field; their complement in [0, 2^32) is at most two ranges.
+  std::array<std::pair<uint32_t, uint32_t>, 2> outside{};
+  int ranges = 0;
+  if (rowBytes > dram.size() || dram.base() > kTop) {
+    outside[ranges++] = {0, static_cast<uint32_t>(kTop)};
+  } else {
+    const uint64_t lo = dram.base();
+    const uint64_t span = dram.size() - rowBytes;
+    const uint64_t hi = span >= kTop - lo ? kTop : lo + span;
+    if (lo > 0) outside[ranges++] = {0, static_cast<uint32_t>(lo - 1)};
+    if (hi < kTop) outside[ranges++] = {static_cast<uint32_t>(hi + 1), static_cast<uint32_t>(kTop)};
+  }
+  for (uint32_t z = 0; z < c2; ++z) {
+    const uint32_t start = addr + z * s2;  // wraps modulo 2^32, as the row addresses do
+    uint64_t y = c1;
+    for (int i = 0; i < ranges; ++i)
+      y = std::min(y, firstTermInRange(start, s1, c1, outside[i].first, outside[i].second));
+    if (y < c1) return (uint64_t{start} + y * s1) & kTop;
+  }
+  return std::nullopt;
+}
+
+// GEMM's full-lane footprints (R activation lanes, C weight lanes per k step; m rows of C
+// accumulators), the conservative reading of "checks their footprints": the ends of
+// [inp_addr, inpHi), [wgt_addr, wgtHi), [acc_addr, accHi).
+struct GemmFootprint {
+  uint64_t inpHi, wgtHi, accHi;
+};
+GemmFootprint gemmFootprint(const firmware::Gemm& g, uint32_t R, uint32_t C) {
+  const uint32_t eb = g.mode == firmware::GemmMode::kInt16 ? 2 : 1;
+  const uint32_t wb = g.wgt8 ? 1 : eb;  // decode rejected wgt8 with mode int8
+  return {uint64_t{g.inpAddr} + uint64_t{g.k} * R * eb, uint64_t{g.wgtAddr} + uint64_t{g.k} * C * wb,
+          uint64_t{g.accAddr} + uint64_t{g.m} * C * accElemBytes(g.acc64)};
+}
+
+// REQUANT_STORE's footprints: rows of C accumulators in ACC, rows of C outputs in OUT, and
+// in PRM C biases, perParam multipliers and perParam shifts.
+struct RequantFootprint {
+  uint64_t accHi, outHi, biasHi, multHi, shiftHi;
+  uint32_t perParam;
+};
+RequantFootprint requantFootprint(const firmware::RequantStore& r, uint32_t C) {
+  const uint32_t perParam = r.perChannel ? C : 1;
+  return {uint64_t{r.accAddr} + uint64_t{r.rows} * C * accElemBytes(r.acc64),
+          uint64_t{r.outAddr} + uint64_t{r.rows} * C * widthBytes(r.outWidth),
+          uint64_t{r.biasAddr} + 4 * uint64_t{C},
+          uint64_t{r.multAddr} + 4 * uint64_t{perParam},
+          uint64_t{r.shiftAddr} + perParam,
+          perParam};
+}
+
+Fault Machine::check(const Command& c) const {
+  if (auto* d = std::get_if<firmware::DmaLoad>(&c.args)) return checkDma(*d, true);
+  if (auto* d = std::get_if<firmware::DmaStore>(&c.args)) return checkDma(*d, false);
+  if (auto* g = std::get_if<firmware::Gemm>(&c.args)) return checkGemm(*g);
+  if (auto* r = std::get_if<firmware::RequantStore>(&c.args)) return checkRequant(*r);
+  return {};  // DENSIFY (densify()), SYNC
+}
+
 // DMA_LOAD (load: DRAM -> buffer) and DMA_STORE (buffer -> DRAM): the same 3-D walk, the
 // same checks; only the direction and the counter differ.
 template <typename Dma>
-Fault Machine::dmaTransfer(const Dma& d, bool load, std::vector<Access>& accesses) {
+Fault Machine::checkDma(const Dma& d, bool load) const {
   const char* what = load ? "DMA_LOAD" : "DMA_STORE";
   const uint32_t eb = widthBytes(d.elemWidth);
   const uint64_t rowBytes = uint64_t{d.count0} * eb;
   const Footprint fp =
       bufFootprint(d.bufAddr, d.count0, d.count1, d.count2, d.bufStride1, d.bufStride2, eb);
   if (Fault f = checkBuffer(d.bufId, fp.lo, fp.hi, what); f.code != ErrCode::kNone) return f;
-  // DRAM rows: addresses wrap modulo 2^32 (the field width).
-  auto dramRow = [&](uint32_t z, uint32_t y) {
-    return (uint64_t{d.dramAddr} + uint64_t{z} * d.dramStride2 + uint64_t{y} * d.dramStride1) &
-           0xFFFFFFFFull;
-  };
+  if (const std::optional<uint64_t> a = firstRowOutsideDram(dram_, d.dramAddr, rowBytes, d.count1, d.count2,
+                                                            d.dramStride1, d.dramStride2)) {
+    Fault f;
+    f.code = ErrCode::kBusError;
+    f.info = 3;  // DECERR: no slave at that address
+    std::ostringstream os;
+    os << what << (load ? " reads " : " writes ") << rowBytes << " bytes at 0x" << std::hex << *a
+       << ", outside DRAM";
+    f.message = os.str();
+    return f;
+  }
+  return {};
+}
+
+template <typename Dma>
+void Machine::dmaTransfer(const Dma& d, bool load, std::vector<Access>& accesses) {
+  const uint32_t eb = widthBytes(d.elemWidth);
+  const uint64_t rowBytes = uint64_t{d.count0} * eb;
+  const Footprint fp =
+      bufFootprint(d.bufAddr, d.count0, d.count1, d.count2, d.bufStride1, d.bufStride2, eb);
+  std::vector<uint8_t>& buf = buffers_[static_cast<size_t>(d.bufId)];
   uint64_t dlo = std::numeric_limits<uint64_t>::max(), dhi = 0;
   for (uint32_t z = 0; z < d.count2; ++z)
     for (uint32_t y = 0; y < d.count1; ++y) {
-      const uint64_t a = dramRow(z, y);
-      if (!dram_.contains(a, rowBytes)) {
-        Fault f;
-        f.code = ErrCode::kBusError;
-        f.info = 3;  // DECERR: no slave at that address
-        std::ostringstream os;
-        os << what << (load ? " reads " : " writes ") << rowBytes << " bytes at 0x" << std::hex
-           << a << ", outside DRAM";
-        f.message = os.str();
-        return f;
-      }
+      // DRAM rows: addresses wrap modulo 2^32 (the field width).
+      const uint64_t a = (uint64_t{d.dramAddr} + uint64_t{z} * d.dramStride2 + uint64_t{y} * d.dramStride1) &
+                         0xFFFFFFFFull;
       dlo = std::min(dlo, a);
       dhi = std::max(dhi, a + rowBytes);
-    }
-  std::vector<uint8_t>& buf = buffers_[static_cast<size_t>(d.bufId)];
-  for (uint32_t z = 0; z < d.count2; ++z)
-    for (uint32_t y = 0; y < d.count1; ++y) {
-      uint8_t* dram = dram_.at(dramRow(z, y), rowBytes);
+      uint8_t* dram = dram_.at(a, rowBytes);
       uint8_t* onChip = buf.data() + uint64_t{d.bufAddr} + uint64_t{z} * d.bufStride2 +
                         uint64_t{y} * d.bufStride1;
       if (load) {
@@ -574,22 +672,21 @@ Fault Machine::dmaTransfer(const Dma& d, bool load, std::vector<Access>& accesse
   // The source first, as the race reports name them.
   accesses.push_back(load ? dramAccess : bufAccess);
   accesses.push_back(load ? bufAccess : dramAccess);
-  return {};
 }
 
-Fault Machine::gemm(const firmware::Gemm& g, std::vector<Access>& accesses) {
+Fault Machine::checkGemm(const firmware::Gemm& g) const {
+  const GemmFootprint fp = gemmFootprint(g, config_.rows, config_.cols);
+  if (Fault f = checkBuffer(Buffer::kInp, g.inpAddr, fp.inpHi, "GEMM"); f.code != ErrCode::kNone) return f;
+  if (Fault f = checkBuffer(Buffer::kWgt, g.wgtAddr, fp.wgtHi, "GEMM"); f.code != ErrCode::kNone) return f;
+  return checkBuffer(Buffer::kAcc, g.accAddr, fp.accHi, "GEMM");
+}
+
+void Machine::gemm(const firmware::Gemm& g, std::vector<Access>& accesses) {
   const uint32_t eb = g.mode == firmware::GemmMode::kInt16 ? 2 : 1;
-  const uint32_t wb = g.wgt8 ? 1 : eb;  // decode rejected wgt8 with mode int8
+  const uint32_t wb = g.wgt8 ? 1 : eb;
   const uint32_t R = config_.rows, C = config_.cols;
-  // Full-lane footprints (R activation lanes, C weight lanes per k step; m rows of C
-  // accumulators), the conservative reading of "checks their footprints".
-  const uint64_t inpHi = uint64_t{g.inpAddr} + uint64_t{g.k} * R * eb;
-  const uint64_t wgtHi = uint64_t{g.wgtAddr} + uint64_t{g.k} * C * wb;
   const uint32_t ab = accElemBytes(g.acc64);
-  const uint64_t accHi = uint64_t{g.accAddr} + uint64_t{g.m} * C * ab;
-  if (Fault f = checkBuffer(Buffer::kInp, g.inpAddr, inpHi, "GEMM"); f.code != ErrCode::kNone) return f;
-  if (Fault f = checkBuffer(Buffer::kWgt, g.wgtAddr, wgtHi, "GEMM"); f.code != ErrCode::kNone) return f;
-  if (Fault f = checkBuffer(Buffer::kAcc, g.accAddr, accHi, "GEMM"); f.code != ErrCode::kNone) return f;
+  const GemmFootprint fp = gemmFootprint(g, R, C);
   const uint8_t* inp = buffers_[0].data() + g.inpAddr;
   const uint8_t* wgt = buffers_[1].data() + g.wgtAddr;
   uint8_t* acc = buffers_[2].data() + g.accAddr;
@@ -616,31 +713,29 @@ Fault Machine::gemm(const firmware::Gemm& g, std::vector<Access>& accesses) {
       }
     }
   result_.counters.macs += uint64_t{g.m} * g.n * g.k;
-  accesses.push_back({0, g.inpAddr, inpHi, false});
-  accesses.push_back({1, g.wgtAddr, wgtHi, false});
-  accesses.push_back({2, g.accAddr, accHi, true});  // accumulate reads too; a write covers it
-  return {};
+  accesses.push_back({0, g.inpAddr, fp.inpHi, false});
+  accesses.push_back({1, g.wgtAddr, fp.wgtHi, false});
+  accesses.push_back({2, g.accAddr, fp.accHi, true});  // accumulate reads too; a write covers it
 }
 
-Fault Machine::requant(const firmware::RequantStore& r, std::vector<Access>& accesses) {
+Fault Machine::checkRequant(const firmware::RequantStore& r) const {
+  const RequantFootprint fp = requantFootprint(r, config_.cols);
+  if (Fault f = checkBuffer(Buffer::kAcc, r.accAddr, fp.accHi, "REQUANT_STORE"); f.code != ErrCode::kNone) return f;
+  if (Fault f = checkBuffer(Buffer::kOut, r.outAddr, fp.outHi, "REQUANT_STORE"); f.code != ErrCode::kNone) return f;
+  if (r.biasEn)
+    if (Fault f = checkBuffer(Buffer::kPrm, r.biasAddr, fp.biasHi, "REQUANT_STORE bias"); f.code != ErrCode::kNone)
+      return f;
+  if (Fault f = checkBuffer(Buffer::kPrm, r.multAddr, fp.multHi, "REQUANT_STORE multipliers");
+      f.code != ErrCode::kNone)
+    return f;
+  return checkBuffer(Buffer::kPrm, r.shiftAddr, fp.shiftHi, "REQUANT_STORE shifts");
+}
+
+void Machine::requant(const firmware::RequantStore& r, std::vector<Access>& accesses) {
   const uint32_t C = config_.cols;
   const uint32_t ob = widthBytes(r.outWidth);
   const uint32_t ab = accElemBytes(r.acc64);
-  const uint64_t accHi = uint64_t{r.accAddr} + uint64_t{r.rows} * C * ab;
-  const uint64_t outHi = uint64_t{r.outAddr} + uint64_t{r.rows} * C * ob;
-  const uint32_t perParam = r.perChannel ? C : 1;
-  if (Fault f = checkBuffer(Buffer::kAcc, r.accAddr, accHi, "REQUANT_STORE"); f.code != ErrCode::kNone) return f;
-  if (Fault f = checkBuffer(Buffer::kOut, r.outAddr, outHi, "REQUANT_STORE"); f.code != ErrCode::kNone) return f;
-  if (r.biasEn)
-    if (Fault f = checkBuffer(Buffer::kPrm, r.biasAddr, uint64_t{r.biasAddr} + 4 * C, "REQUANT_STORE bias");
-        f.code != ErrCode::kNone)
-      return f;
-  if (Fault f = checkBuffer(Buffer::kPrm, r.multAddr, uint64_t{r.multAddr} + 4 * perParam, "REQUANT_STORE multipliers");
-      f.code != ErrCode::kNone)
-    return f;
-  if (Fault f = checkBuffer(Buffer::kPrm, r.shiftAddr, uint64_t{r.shiftAddr} + perParam, "REQUANT_STORE shifts");
-      f.code != ErrCode::kNone)
-    return f;
+  const RequantFootprint fp = requantFootprint(r, C);
   const uint8_t* prm = buffers_[4].data();
   // Saturation range of the output type.
   int64_t lo, hi;
@@ -678,12 +773,11 @@ Fault Machine::requant(const firmware::RequantStore& r, std::vector<Access>& acc
       const auto v = static_cast<uint32_t>(static_cast<int32_t>(y));
       for (uint32_t b = 0; b < ob; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));
     }
-  accesses.push_back({2, r.accAddr, accHi, false});
-  accesses.push_back({3, r.outAddr, outHi, true});
-  if (r.biasEn) accesses.push_back({4, r.biasAddr, uint64_t{r.biasAddr} + 4 * C, false});
-  accesses.push_back({4, r.multAddr, uint64_t{r.multAddr} + 4 * perParam, false});
-  accesses.push_back({4, r.shiftAddr, uint64_t{r.shiftAddr} + perParam, false});
-  return {};
+  accesses.push_back({2, r.accAddr, fp.accHi, false});
+  accesses.push_back({3, r.outAddr, fp.outHi, true});
+  if (r.biasEn) accesses.push_back({4, r.biasAddr, fp.biasHi, false});
+  accesses.push_back({4, r.multAddr, fp.multHi, false});
+  accesses.push_back({4, r.shiftAddr, fp.shiftHi, false});
 }
 
 Fault Machine::densify(const firmware::Densify& d, std::vector<Access>& accesses) {
@@ -740,6 +834,9 @@ Fault Machine::densify(const firmware::Densify& d, std::vector<Access>& accesses
     if (w[1] == 0 && (w[5] != 0 || w[7] != 0))
       return meta(DensifyError::kFormat, "a DENSE level has arrays");
     auto readArray = [&](uint32_t addr, uint32_t count, std::vector<int32_t>* out) -> bool {
+      // The count is a 32-bit descriptor word: check the array is in DRAM before sizing a
+      // vector by it (the first word outside fails either way, as the unit's read does).
+      if (count && !dram_.contains(addr, 4 * uint64_t{count})) return false;
       out->resize(count);
       for (uint32_t i = 0; i < count; ++i) {
         uint32_t v;
@@ -796,12 +893,12 @@ Fault Machine::densify(const firmware::Densify& d, std::vector<Access>& accesses
 }
 
 Fault Machine::execute(const Command& c, std::vector<Access>& accesses) {
-  if (auto* d = std::get_if<firmware::DmaLoad>(&c.args)) return dmaTransfer(*d, true, accesses);
-  if (auto* d = std::get_if<firmware::DmaStore>(&c.args)) return dmaTransfer(*d, false, accesses);
-  if (auto* g = std::get_if<firmware::Gemm>(&c.args)) return gemm(*g, accesses);
-  if (auto* r = std::get_if<firmware::RequantStore>(&c.args)) return requant(*r, accesses);
+  if (auto* d = std::get_if<firmware::DmaLoad>(&c.args)) dmaTransfer(*d, true, accesses);
+  if (auto* d = std::get_if<firmware::DmaStore>(&c.args)) dmaTransfer(*d, false, accesses);
+  if (auto* g = std::get_if<firmware::Gemm>(&c.args)) gemm(*g, accesses);
+  if (auto* r = std::get_if<firmware::RequantStore>(&c.args)) requant(*r, accesses);
   if (auto* d = std::get_if<firmware::Densify>(&c.args)) return densify(*d, accesses);
-  return {};  // SYNC
+  return {};
 }
 
 void Machine::checkRaces(int queue, const Clock& epoch, size_t command,
@@ -1009,6 +1106,10 @@ InterpreterResult Machine::run() {
           for (int i = 0; i < kNumQ; ++i) clocks_[q][i] = std::max(clocks_[q][i], tc[i]);
           tokenClocks_[ch].pop_front();
         }
+        // Footprints first: a faulting command moves nothing and is not timed (its fields
+        // may describe ~2^28 rows of a transfer that cannot happen).
+        if (!timingOnly_)
+          if (Fault fault = check(c); fault.code != ErrCode::kNone) return fail(s.pending.front(), fault);
         ++clocks_[q][q];
         InFlight f;
         f.command = s.pending.front();

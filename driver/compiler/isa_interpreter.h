@@ -16,7 +16,9 @@
 //    accumulate, wrapping int32 ACC or int64 with acc64), REQUANT_STORE (ops/quant fixed
 //    point, the 64-bit 16x8 form with acc64, clamp, saturation), DENSIFY (the densify unit's descriptor, walked by ops' DensifyWalker),
 //    SYNC and END; footprint checks (dma_oob) before anything moves; DRAM accesses outside
-//    the DRAM model fail with bus_error.
+//    the DRAM model fail with bus_error. A command's checks run when its queue issues it,
+//    before its copy and its timing, in time and memory bounded by its fields (a DMA's
+//    rows by firstRowOutsideDram, never row by row).
 //
 // Beyond the hardware it checks the stream's discipline: a data race (two queues touching
 // overlapping bytes, one of them writing, with no chain of tokens ordering them) is
