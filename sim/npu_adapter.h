@@ -95,7 +95,6 @@ class NpuAdapter : public sc_core::sc_module {
   bool running_ = false;  // a job may be executing: keep the clock going
   sc_core::sc_event regEvent_, regDone_, irqEvent_;
   uint64_t cycle_ = 0;
-  bool lastIrq_ = false;
   bool tracing_ = false;
   std::vector<UnitSpan> spans_;
   uint8_t lastBusy_ = 0;

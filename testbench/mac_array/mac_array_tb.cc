@@ -136,7 +136,7 @@ class Generator {
 
 class Harness {
  public:
-  explicit Harness(const TestbenchOptions& opt) : opt_(opt), flow_(opt.seed * 0x9e3779b97f4a7c15ULL + 1) {
+  explicit Harness(const TestbenchOptions& opt) : flow_(opt.seed * 0x9e3779b97f4a7c15ULL + 1) {
     ctx_ = std::make_unique<VerilatedContext>();
     ctx_->fatalOnError(false);
     if (!opt.wavesPath.empty()) ctx_->traceEverOn(true);
@@ -282,7 +282,6 @@ class Harness {
     if (first_.size() < 4) first_.push_back(m);
   }
 
-  const TestbenchOptions& opt_;
   std::mt19937_64 flow_;
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<Vnnc_mac_array> dut_;

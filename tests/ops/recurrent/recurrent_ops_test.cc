@@ -16,8 +16,6 @@ namespace {
     EXPECT_NE(err_.find(part), std::string::npos) << "error: " << err_; \
   } while (0)
 
-constexpr OperandType kF32 = OperandType::TENSOR_FLOAT32;
-
 // ---- RNN ----
 
 struct RnnModel {
