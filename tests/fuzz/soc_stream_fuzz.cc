@@ -1,0 +1,27 @@
+// libFuzzer target: raw command streams through the RTL command processor on the
+// simulated SoC (the Verilated NPU under its watchdog). The bytes go into the ring as
+// they are, so the RTL's own decoder sees every corruption; an END is appended. Every
+// job must complete or end with an error register value: never hang, never write outside
+// the one mapped window (the IOMMU refuses anything else, which the SoC reports).
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "firmware/isa_generated.h"
+#include "tests/fuzz/soc_harness.h"
+
+namespace fw = nncosim::firmware;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto& t = nncosim::fuzz::SocFuzzTarget::get();
+  t.prepare();
+  // At most 64 commands, whole commands only.
+  const size_t n = std::min<size_t>(size / fw::kCommandBytes, 64);
+  std::vector<uint8_t> stream(data, data + n * fw::kCommandBytes);
+  const fw::CommandWords end = fw::encode(fw::Command{{}, fw::End{}});
+  for (uint32_t w : end)
+    for (int b = 0; b < 4; ++b) stream.push_back(static_cast<uint8_t>(w >> (8 * b)));
+  const auto r = t.run(stream);
+  if (!r.completed && r.errCode == 0) __builtin_trap();  // ended with neither
+  return 0;
+}
