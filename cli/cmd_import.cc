@@ -1,5 +1,6 @@
 // nncosim import MODEL.tflite -o model.json: a TFLite model in the nncosim model format,
 // large constants in a binary pool beside the JSON (docs/model-format.md).
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -34,6 +35,9 @@ int cmdImport(const Args& args) {
     std::cerr << m.error() << "\n";
     return kExitFailure;
   }
+  const std::filesystem::path parent = std::filesystem::path(output).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   if (auto st = hal::writeModelFile(*m, output); !st.ok()) {
     std::cerr << st.error() << "\n";
     return kExitFailure;

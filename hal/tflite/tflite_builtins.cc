@@ -70,11 +70,14 @@ Result<AxisPadding> axisPadding(const OpContext& c, fb::Padding scheme, int32_t 
   return p;
 }
 
+// Dimension d of a tensor (0 when absent: an optional input of -1, or a lower rank).
 int32_t dim(const OpContext& c, int32_t tensor, size_t d) {
+  if (tensor < 0) return 0;
   const fb::Tensor& t = const_cast<OpContext&>(c).im().tensor(tensor);
   return t.shape() && d < t.shape()->size() ? t.shape()->Get(d) : 0;
 }
 uint32_t rankOf(OpContext& c, int32_t tensor) {
+  if (tensor < 0) return 0;
   const fb::Tensor& t = c.im().tensor(tensor);
   return t.shape() ? t.shape()->size() : 0;
 }
@@ -92,8 +95,15 @@ uint32_t zeroBias(OpContext& c, uint32_t input, uint32_t filter, uint32_t channe
   return c.im().constant(OperandType::TENSOR_INT32, {channels}, zero.data(), zero.size() * 4, scale);
 }
 
+// The zero bias is the one constant the importer allocates from a declared shape, so
+// its size is bounded: no real layer has this many output channels.
+constexpr uint32_t kMaxSynthesizedBias = 1u << 20;
+
 Result<uint32_t> biasOrZero(OpContext& c, size_t i, uint32_t input, uint32_t filter, uint32_t channels) {
   if (c.hasInput(i)) return c.in(i);
+  if (channels == 0 || channels > kMaxSynthesizedBias)
+    return c.fail("no bias input, and ", channels, " output channels is outside [1, ",
+                  kMaxSynthesizedBias, "] for a zero bias");
   return zeroBias(c, input, filter, channels);
 }
 

@@ -29,6 +29,14 @@ size_t tfliteElementSize(fb::TensorType t) {
   }
 }
 
+// Zero point k. The verifier checks a vector's length word but not that its int64
+// elements are 8-byte aligned, so they are copied out rather than loaded in place.
+int64_t zeroPointAt(const fb::QuantizationParameters& q, uint32_t k) {
+  int64_t v;
+  std::memcpy(&v, reinterpret_cast<const uint8_t*>(q.zero_point()->data()) + 8 * size_t{k}, 8);
+  return v;
+}
+
 std::string typeName(fb::TensorType t) {
   const char* n = fb::EnumNameTensorType(t);
   return n && *n ? n : "type " + std::to_string(static_cast<int>(t));
@@ -38,6 +46,21 @@ std::string tensorName(const fb::Tensor& t, int32_t index) {
   std::string s = "tensor " + std::to_string(index);
   if (t.name() && t.name()->size()) s += " (" + t.name()->str() + ")";
   return s;
+}
+
+// The builtins whose NNAPI operations take TENSOR_QUANT16_SYMM in the 16x8 mode
+// (docs/quantization.md section 10).
+bool builtinTakesInt16(int32_t code) {
+  switch (static_cast<fb::BuiltinOperator>(code)) {
+    case fb::BuiltinOperator::CONV_2D:
+    case fb::BuiltinOperator::DEPTHWISE_CONV_2D:
+    case fb::BuiltinOperator::FULLY_CONNECTED:
+    case fb::BuiltinOperator::AVERAGE_POOL_2D:
+    case fb::BuiltinOperator::MAX_POOL_2D:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace
@@ -103,7 +126,7 @@ hal::Result<uint32_t> Importer::createOperand(int32_t t) {
   const fb::QuantizationParameters* q = T.quantization();
   if (q && q->details()) return hal::fail("custom quantization is not supported");
   const uint32_t scales = q && q->scale() ? q->scale()->size() : 0;
-  const int64_t zp0 = q && q->zero_point() && q->zero_point()->size() ? q->zero_point()->Get(0) : 0;
+  const int64_t zp0 = q && q->zero_point() && q->zero_point()->size() ? zeroPointAt(*q, 0) : 0;
   if (zp0 < std::numeric_limits<int32_t>::min() || zp0 > std::numeric_limits<int32_t>::max())
     return hal::fail("zero point ", zp0, " outside int32");
   auto perTensor = [&](OperandType type) {
@@ -142,7 +165,7 @@ hal::Result<uint32_t> Importer::createOperand(int32_t t) {
                            pc.channelDim, " of a rank ", o.dimensions.size(), " tensor");
         for (uint32_t c = 0; c < scales; ++c) {
           pc.scales.push_back(q->scale()->Get(c));
-          const int64_t z = q->zero_point()->size() == 1 ? zp0 : q->zero_point()->Get(c);
+          const int64_t z = q->zero_point()->size() == 1 ? zp0 : zeroPointAt(*q, c);
           if (z != 0)
             return hal::fail("per-channel INT8 zero point ", z, " at channel ", c,
                              " (NNAPI's TENSOR_QUANT8_SYMM_PER_CHANNEL is symmetric)");
@@ -238,7 +261,19 @@ hal::Result<hal::Model> Importer::run() {
       return hal::fail(where, "operator ", k, " (", name, "): no NNAPI mapping for this builtin "
                        "in nncosim's importer");
     OpContext ctx(*this, k, name, op);
+    const size_t firstOperation = model_.main.operations.size();
     if (auto st = map(ctx); !st.ok()) return hal::fail(where, st.error());
+    // int16 activations only where nncosim's 16x8 mode defines the operation; anything
+    // else is refused here, naming the TFLite operator, rather than later by index of
+    // the NNAPI operation it became.
+    if (!builtinTakesInt16(builtin))
+      for (size_t i = firstOperation; i < model_.main.operations.size(); ++i)
+        for (const auto* list : {&model_.main.operations[i].inputs, &model_.main.operations[i].outputs})
+          for (uint32_t x : *list)
+            if (operand(x).type == OperandType::TENSOR_QUANT16_SYMM)
+              return hal::fail(where, "operator ", k, " (", name, "): int16 tensors (the 16x8 mode) "
+                               "are supported only by CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, "
+                               "AVERAGE_POOL_2D and MAX_POOL_2D");
   }
   for (int32_t t : *graph_->outputs()) {
     auto o = operandOf(t);

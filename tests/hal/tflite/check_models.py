@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Real TFLite models end to end: nncosim imports each model of one group of
-../shared/models/tflite (manifest.json), runs every case on each backend with --check and
-compares the outputs with the manifest's `tflite-reference-kernels` goldens byte for byte.
+../shared/models/tflite (manifest.json; a group is a model name or a manifest `group`
+such as seanet/conv), runs every case on each backend with --check and compares the
+outputs with the manifest's goldens value for value (`tflite-reference-kernels` .npy, or
+tflite-micro's own `tflite-micro-golden` CSV where that is the only kind).
 Models the manifest marks `import-error` must be refused with a message naming the
 custom operator. Pass counts and NPU coverage are held against a floor file.
 
@@ -9,6 +11,7 @@ usage: check_models.py NNCOSIM MODELS_DIR GROUP BACKENDS(comma list) FLOOR.json
 Exit 77 (skipped) when MODELS_DIR is absent."""
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -30,6 +33,49 @@ def npy_payload(path):
     return d["descr"].replace("|", "<"), tuple(d["shape"]), b[10 + n:]
 
 
+NPY_CODES = {"int8": ("<i1", "b"), "uint8": ("<u1", "B"), "int16": ("<i2", "h"),
+             "int32": ("<i4", "i"), "float32": ("<f4", "f")}
+
+
+def csv_to_npy(csv_path, dtype, shape, npy_path):
+    """A tflite-micro CSV (one line of integers, C order) as a .npy file of dtype."""
+    with open(csv_path) as f:
+        values = [int(x) for x in f.read().strip().split(",")]
+    descr, fmt = NPY_CODES[dtype]
+    dims = ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "")
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (descr.replace("<i1", "|i1").replace("<u1", "|u1"), dims)
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    with open(npy_path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1"))
+        f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
+
+
+def expected_payload(e, tmp):
+    path = os.path.join(MODELS, e["file"])
+    if e.get("format") == "csv":
+        converted = os.path.join(tmp, "expected.npy")
+        csv_to_npy(path, e["dtype"], e["shape"], converted)
+        path = converted
+    return npy_payload(path)
+
+
+def case_inputs(case, tmp):
+    files = []
+    for k, i in enumerate(case["inputs"]):
+        path = os.path.join(MODELS, i["file"])
+        if i.get("format") == "csv":
+            converted = os.path.join(tmp, f"input{k}.npy")
+            csv_to_npy(path, i["dtype"], i["shape"], converted)
+            path = converted
+        files.append(path)
+    return ",".join(files)
+
+
+def golden_kind(case):
+    kinds = {e["kind"] for e in case["expected"]}
+    return "tflite-reference-kernels" if "tflite-reference-kernels" in kinds else "tflite-micro-golden"
+
+
 def main():
     manifest_path = os.path.join(MODELS, "manifest.json")
     if not os.path.isfile(manifest_path):
@@ -39,16 +85,16 @@ def main():
         manifest = json.load(f)
     with open(FLOOR) as f:
         floor = json.load(f).get(GROUP, {})
-    models = [m for m in manifest["models"] if m["name"] == GROUP]
+    models = [m for m in manifest["models"] if m["name"] == GROUP or m.get("group") == GROUP]
     if not models:
-        print(f"FAIL: no model named {GROUP} in {manifest_path}")
+        print(f"FAIL: no model or group named {GROUP} in {manifest_path}")
         return 1
     model = models[0]
     path = os.path.join(MODELS, model["model"])
     failures = []
     figures = {}
 
-    if model.get("expect") == "import-error":
+    if len(models) == 1 and model.get("expect") == "import-error":
         refused = 0
         custom = [k.split(":", 1)[1] for k in model["operators"] if k.startswith("CUSTOM:")]
         for cmd in (["run", path], ["info", path], ["validate", path]):
@@ -62,31 +108,33 @@ def main():
         figures["refused"] = refused
         print(f"{GROUP}: refused by {refused} of 3 commands (run, info, validate)")
     else:
+        cases = [(m, c) for m in models for c in m["cases"]]
         for backend in BACKENDS.split(","):
             passed = npu_steps = conv_steps = conv_on_npu = 0
-            for case in model["cases"]:
-                inputs = ",".join(os.path.join(MODELS, i["file"]) for i in case["inputs"])
+            for m, case in cases:
+                mpath = os.path.join(MODELS, m["model"])
                 with tempfile.TemporaryDirectory() as tmp:
                     report = os.path.join(tmp, "report.json")
-                    args = [NNCOSIM, "run", path, "--inputs", inputs, "--backend", backend,
-                            "--outputs-dir", tmp]
+                    args = [NNCOSIM, "run", mpath, "--inputs", case_inputs(case, tmp), "--backend",
+                            backend, "--outputs-dir", tmp]
                     if backend != "ref":
                         args += ["--check", "--report", report]
                     p = subprocess.run(args, capture_output=True, text=True, timeout=900)
-                    name = f"{backend} {case['name']}"
+                    name = f"{backend} {m['name']}:{case['name']}"
                     if p.returncode != 0:
                         failures.append(f"{name}: exit {p.returncode}: {p.stderr[-400:]}")
                         continue
                     ok = True
+                    kind = golden_kind(case)
                     for e in case["expected"]:
-                        if e["kind"] != "tflite-reference-kernels":
+                        if e["kind"] != kind:
                             continue
-                        want = npy_payload(os.path.join(MODELS, e["file"]))
+                        want = expected_payload(e, tmp)
                         got = npy_payload(os.path.join(tmp, f"output{e['output']}.npy"))
                         if got != want:
                             ok = False
                             failures.append(f"{name}: output {e['output']} {got[0]} {got[1]} "
-                                            f"{list(got[2][:16])} != reference {want[0]} {want[1]} "
+                                            f"{list(got[2][:16])} != {kind} {want[0]} {want[1]} "
                                             f"{list(want[2][:16])}")
                     if backend != "ref":
                         with open(report) as f:
@@ -100,8 +148,8 @@ def main():
                                 conv_steps += 1
                                 conv_on_npu += s["where"] == "npu"
                     passed += ok
-            figures[backend] = {"passed": passed, "cases": len(model["cases"])}
-            line = f"{GROUP} {backend}: {passed}/{len(model['cases'])} cases equal the reference kernels"
+            figures[backend] = {"passed": passed, "cases": len(cases)}
+            line = f"{GROUP} {backend}: {passed}/{len(cases)} cases equal the goldens"
             if backend != "ref":
                 figures[backend]["npu_steps"] = npu_steps
                 line += (f", {npu_steps} NPU steps, {conv_on_npu}/{conv_steps} "
