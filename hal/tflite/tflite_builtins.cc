@@ -557,14 +557,23 @@ Status transposeConv(OpContext& c) {
   NNC_TRY(c.checkCounts(3, 4, 1));
   NNC_ASSIGN(o, options<fb::TransposeConvOptions>(c));
   NNC_ASSIGN(act, fuseCode(c, o->fused_activation_function()));
-  NNC_ASSIGN(shape, c.constInts(0));
+  // The output shape: a constant folds into the model, a runtime tensor is passed on
+  // (NNAPI's TRANSPOSE_CONV_2D takes either).
+  uint32_t shapeOperand = 0;
+  if (size_t n = 0; c.hasInput(0) && c.im().constantBytes(c.inputTensor(0), &n)) {
+    NNC_ASSIGN(shape, c.constInts(0));
+    shapeOperand = c.im().int32Tensor(shape);
+  } else {
+    NNC_ASSIGN(shape, c.in(0));
+    shapeOperand = shape;
+  }
   NNC_ASSIGN(w, c.in(1));
   NNC_ASSIGN(in, c.in(2));
   NNC_ASSIGN(bias, biasOrZero(c, 3, in, w, static_cast<uint32_t>(dim(c, c.inputTensor(1), 0))));
   NNC_ASSIGN(out, c.out(0));
   Importer& im = c.im();
   im.emit(OperationType::TRANSPOSE_CONV_2D,
-          {in, w, bias, im.int32Tensor(shape),
+          {in, w, bias, shapeOperand,
            im.int32Scalar(o->padding() == fb::Padding::SAME ? 1 : 2), im.int32Scalar(o->stride_w()),
            im.int32Scalar(o->stride_h()), im.int32Scalar(act), im.boolScalar(false)},
           {out});
