@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <type_traits>
 
 #include "tflite_importer.h"
 
@@ -281,6 +282,14 @@ Status binaryWithActivation(OpContext& c) {
   NNC_ASSIGN(a, c.in(0));
   NNC_ASSIGN(b, c.in(1));
   NNC_ASSIGN(out, c.out(0));
+  if constexpr (std::is_same_v<Options, fb::AddOptions> || std::is_same_v<Options, fb::SubOptions>) {
+    // int16 ADD/SUB: nncosim implements TFLite's general scheme (pot_scale_int16 false);
+    // the power-of-two scheme is another kernel.
+    const auto* o = c.op().template builtin_options_as<Options>();
+    if (c.im().operand(a).type == OperandType::TENSOR_QUANT16_SYMM && (!o || o->pot_scale_int16()))
+      return c.fail("int16 with pot_scale_int16 (TFLite's power-of-two int16 kernel) is not "
+                    "implemented; only the general int16 scheme is");
+  }
   c.im().emit(kType, {a, b, c.im().int32Scalar(act)}, {out});
   return Status::Ok();
 }

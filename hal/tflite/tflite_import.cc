@@ -57,6 +57,8 @@ bool builtinTakesInt16(int32_t code) {
     case fb::BuiltinOperator::FULLY_CONNECTED:
     case fb::BuiltinOperator::AVERAGE_POOL_2D:
     case fb::BuiltinOperator::MAX_POOL_2D:
+    case fb::BuiltinOperator::ADD:
+    case fb::BuiltinOperator::SUB:
     case fb::BuiltinOperator::PAD:
     case fb::BuiltinOperator::PADV2:
     case fb::BuiltinOperator::STRIDED_SLICE:
@@ -276,7 +278,7 @@ hal::Result<hal::Model> Importer::run() {
             if (operand(x).type == OperandType::TENSOR_QUANT16_SYMM)
               return hal::fail(where, "operator ", k, " (", name, "): int16 tensors (the 16x8 mode) "
                                "are supported only by CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, "
-                               "AVERAGE_POOL_2D, MAX_POOL_2D, PAD, PADV2 and STRIDED_SLICE");
+                               "AVERAGE_POOL_2D, MAX_POOL_2D, ADD, SUB, PAD, PADV2 and STRIDED_SLICE");
   }
   for (int32_t t : *graph_->outputs()) {
     auto o = operandOf(t);
