@@ -328,10 +328,20 @@ hal::Result<std::vector<int32_t>> OpContext::constInts(size_t i) {
   size_t size = 0;
   const uint8_t* p = im_.constantBytes(t, &size);
   if (!p) return fail("input ", i, " (", tensorName(T, t), ") must be a constant");
+  uint64_t n = 1;
+  if (T.shape())
+    for (int32_t d : *T.shape()) {
+      n *= static_cast<uint64_t>(d);  // shapes were checked >= 0
+      if (n > (uint64_t{1} << 32)) return fail("input ", i, ": ", n, "+ elements is too many");
+    }
+  const size_t es = T.type() == fb::TensorType::INT64 ? 8 : 4;
+  if (n * es != size)
+    return fail("input ", i, " (", tensorName(T, t), "): buffer holds ", size, " bytes for ", n,
+                " elements");
   std::vector<int32_t> v;
   if (T.type() == fb::TensorType::INT32) {
     v.resize(size / 4);
-    std::memcpy(v.data(), p, v.size() * 4);
+    if (!v.empty()) std::memcpy(v.data(), p, v.size() * 4);
   } else if (T.type() == fb::TensorType::INT64) {
     for (size_t k = 0; k + 8 <= size; k += 8) {
       int64_t x;
