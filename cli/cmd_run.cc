@@ -11,6 +11,7 @@
 #include "cli/backends.h"
 #include "cli/commands.h"
 #include "cli/model_source.h"
+#include "cli/npy_io.h"
 #include "cli/options.h"
 #include "cli/run_report.h"
 #include "driver/backend/npu_backend.h"
@@ -84,12 +85,15 @@ void printValues(const hal::TensorValue& v, size_t limit) {
 
 int cmdRun(const Args& args) {
   po::options_description desc("run options");
-  std::string file, inputsPath, backend = defaultBackend(), preference = "fast_single_answer", reportPath,
+  std::string file, inputsPath, outputsDir, backend = defaultBackend(), preference = "fast_single_answer", reportPath,
                                 tracePath, wavesPath, configPath;
   std::vector<std::string> settings;
   bool check = false;
   desc.add_options()("model", po::value(&file), "model file (default: the embedded demo network)")(
-      "inputs", po::value(&inputsPath), "JSON file of input values ({\"inputs\": [{\"dimensions\", \"data\"}]})")(
+      "inputs", po::value(&inputsPath),
+      "JSON file of input values ({\"inputs\": [{\"dimensions\", \"data\"}]}), or .npy files "
+      "a.npy,b.npy in the model's input order")(
+      "outputs-dir", po::value(&outputsDir), "write output<k>.npy for every model output into DIR")(
       "backend", po::value(&backend)->default_value(backend), "sim (simulated SoC), isa (ISA interpreter), ref (reference only)")(
       "check", po::bool_switch(&check), "also run every NPU step on the reference and compare bit for bit")(
       "preference", po::value(&preference)->default_value(preference), "low_power | fast_single_answer | sustained_speed")(
@@ -103,7 +107,7 @@ int cmdRun(const Args& args) {
   po::variables_map vm;
   int exit = 0;
   if (!parseOptions(args,
-                    "nncosim run [MODEL] [--inputs FILE] [--backend sim|isa|ref] [--check] "
+                    "nncosim run [MODEL] [--inputs FILE|A.npy,B.npy] [--outputs-dir DIR] [--backend sim|isa|ref] [--check] "
                     "[--preference P] [--report FILE.json] [--trace FILE.json] [--waves FILE.fst]",
                     desc, pos, vm, &exit))
     return exit;
@@ -147,7 +151,7 @@ int cmdRun(const Args& args) {
   }
   // Files were validated by loadModels; inputs are read against the valid model only.
   if (!inputsPath.empty()) {
-    auto in = readInputs(inputsPath, model);
+    auto in = isNpyList(inputsPath) ? readNpyInputs(inputsPath, model) : readInputs(inputsPath, model);
     if (!in) {
       std::cerr << in.error() << "\n";
       return kExitFailure;
@@ -208,6 +212,11 @@ int cmdRun(const Args& args) {
     printValues(outputs[k], 16);
     std::cout << "\n";
   }
+  if (!outputsDir.empty())
+    if (auto w = writeNpyOutputs(outputsDir, outputs); !w.ok()) {
+      std::cerr << w.error() << "\n";
+      return kExitFailure;
+    }
   if (!reportPath.empty())
     if (auto w = writeRunReport(sum, reportPath); !w.ok()) {
       std::cerr << w.error() << "\n";

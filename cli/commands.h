@@ -17,6 +17,7 @@ int cmdRun(const Args& args);
 int cmdTestbench(const Args& args);
 int cmdDisasm(const Args& args);
 int cmdDifftest(const Args& args);
+int cmdImport(const Args& args);
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;

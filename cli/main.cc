@@ -16,6 +16,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"run", "execute a model (default: the embedded demo network) and report cycles", nncosim::cli::cmdRun},
     {"validate", "validate model and conformance vector files", nncosim::cli::cmdValidate},
+    {"import", "convert a TFLite model to the nncosim model format (weights in a pool)", nncosim::cli::cmdImport},
     {"info", "describe a model: operands, operations, MACs, weight bytes", nncosim::cli::cmdInfo},
     {"conformance", "run NNAPI conformance vectors and judge them", nncosim::cli::cmdConformance},
     {"disasm", "print a binary command stream readably", nncosim::cli::cmdDisasm},

@@ -3,6 +3,8 @@
 #include <fstream>
 
 #include "hal/model_file.h"
+#include "hal/tflite/tflite_file.h"
+#include "hal/tflite/tflite_import.h"
 #include "hal/validation.h"
 
 namespace nncosim::cli {
@@ -17,6 +19,13 @@ hal::Result<std::vector<NamedModel>> readModels(const std::string& path) {
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<size_t>(in.gcount()));
   std::vector<NamedModel> out;
+  // TFLite flatbuffers carry "TFL3" at byte offset 4.
+  if (tflite::looksLikeTflite(reinterpret_cast<const uint8_t*>(head.data()), head.size())) {
+    auto m = tflite::readTfliteFile(path);
+    if (!m) return hal::Error{m.error()};
+    out.push_back({path, std::move(*m), {}, false});
+    return out;
+  }
   if (head.find("nnapi-test-vectors/") != std::string::npos) {
     auto vf = hal::readVectorFile(path);
     if (!vf) return hal::Error{vf.error()};

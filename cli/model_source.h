@@ -1,5 +1,6 @@
 // Loading "a model" from the command line: a project model file (nncosim-model/1),
-// or a conformance vector file (every test in it), told apart by their format field.
+// a TFLite flatbuffer (imported, hal/tflite/) or a conformance vector file (every test
+// in it), told apart by their first bytes.
 #pragma once
 
 #include <string>

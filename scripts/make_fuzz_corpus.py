@@ -5,7 +5,7 @@ docs/model-format.md gives a model file, and the conformance vectors (read in pl
 ../shared) give vector files. Nothing here is committed; it is rebuilt on demand.
 
 usage: make_fuzz_corpus.py OUTDIR [--vectors DIR]
-writes OUTDIR/{model_reader,vector_reference,isa_stream,soc_stream,densify}/"""
+writes OUTDIR/{model_reader,vector_reference,isa_stream,soc_stream,densify,tflite_reader}/"""
 import argparse
 import json
 import os
@@ -106,6 +106,11 @@ def main():
             put("vector_reference", name, data)
             put("model_reader", "vec_" + name, data)
             picked += 1
+    tfl = os.path.join(os.path.dirname(a.vectors.rstrip("/")), "..", "models", "tflite")
+    for dirpath, _, files in sorted(os.walk(tfl)):
+        for fn in sorted(files):
+            if fn.endswith(".tflite") and os.path.getsize(os.path.join(dirpath, fn)) < (1 << 20):
+                put("tflite_reader", fn, open(os.path.join(dirpath, fn), "rb").read())
     for name, data in streams():
         put("isa_stream", name, data)
         put("soc_stream", name, data)

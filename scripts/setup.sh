@@ -7,7 +7,8 @@ set -euo pipefail
 
 packages=(build-essential cmake make python3 ccache pkg-config
           verilator libsystemc-dev libboost-program-options-dev
-          googletest libgtest-dev libgmock-dev nlohmann-json3-dev libgemmlowp-dev)
+          googletest libgtest-dev libgmock-dev nlohmann-json3-dev libgemmlowp-dev
+          libflatbuffers-dev flatbuffers-compiler)
 if [[ "${1:-}" == "--fuzz" ]]; then
   packages+=(clang libclang-rt-14-dev)
 fi

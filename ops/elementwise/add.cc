@@ -1,6 +1,10 @@
 // ADD: elementwise sum with broadcasting and a fused activation. Quantized inputs use
 // TFLite's scheme (both inputs rescaled to 2 * max(scale) with 20 bits of headroom); SUB
-// shares that kernel with the second multiplier negated.
+// shares that kernel with the second multiplier negated. In the 16x8 mode also int16
+// (an nncosim extension): TFLite's general int16 ADD/SUB, the same kernel with 15 bits of
+// headroom (an int16 difference times 2^15 still fits int32) and the int16 range.
+#include <limits>
+
 #include "ops/elementwise/arithmetic.h"
 #include "ops/quant/fixed_point.h"
 
@@ -12,7 +16,7 @@ Status quantAddSub(OperationContext& ctx, bool negateSecond) {
   const Shape& s1 = ctx.inputShape(0);
   const Shape& s2 = ctx.inputShape(1);
   const Shape& so = ctx.outputShape(0);
-  constexpr int kLeftShift = 20;
+  constexpr int kLeftShift = std::is_same_v<T, int16_t> ? 15 : 20;
   // Mixed float/double arithmetic in the same order as NNAPI, so the multipliers match.
   const double twiceMaxInputScale = 2 * std::max(s1.scale, s2.scale);
   const double real1 = s1.scale / twiceMaxInputScale;
@@ -25,9 +29,9 @@ Status quantAddSub(OperationContext& ctx, bool negateSecond) {
   auto mo = multiplierSmallerThanOne(realOut, "output");
   if (!mo.ok()) return Error{mo.error()};
   const int32_t mult2 = negateSecond ? -m2->multiplier : m2->multiplier;
-  constexpr bool kSigned = std::is_same_v<T, int8_t>;
-  const quant::ActivationRange range = quant::activationRange(
-      ctx.scalar<int32_t>(2), so.scale, so.zeroPoint, kSigned ? -128 : 0, kSigned ? 127 : 255);
+  const quant::ActivationRange range =
+      quant::activationRange(ctx.scalar<int32_t>(2), so.scale, so.zeroPoint,
+                             std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
 
   const T* a = ctx.input<T>(0);
   const T* b = ctx.input<T>(1);
@@ -49,6 +53,7 @@ Status execute(OperationContext& ctx) {
   switch (ctx.inputType(0)) {
     case OperandType::TENSOR_QUANT8_ASYMM: return quantAddSub<uint8_t>(ctx, false);
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return quantAddSub<int8_t>(ctx, false);
+    case OperandType::TENSOR_QUANT16_SYMM: return quantAddSub<int16_t>(ctx, false);
     default: return executeArithmeticNonQuant(ArithOp::kAdd, ctx);
   }
 }
@@ -58,6 +63,8 @@ Status execute(OperationContext& ctx) {
 Status executeQuantAddSub(OperationContext& ctx, bool negateSecond) {
   if (ctx.inputType(0) == OperandType::TENSOR_QUANT8_ASYMM)
     return quantAddSub<uint8_t>(ctx, negateSecond);
+  if (ctx.inputType(0) == OperandType::TENSOR_QUANT16_SYMM)
+    return quantAddSub<int16_t>(ctx, negateSecond);
   return quantAddSub<int8_t>(ctx, negateSecond);
 }
 

@@ -87,11 +87,19 @@ Status validateArithmetic(ArithOp op, const OperationContext& ctx) {
                                {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
                                 OperandType::TENSOR_INT32}));
   } else {
-    NNC_TRY(checkSupportedType(
-        ctx, kInput1,
-        {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
-         OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED,
-         OperandType::TENSOR_INT32}));
+    if (!(t == OperandType::TENSOR_QUANT16_SYMM && ctx.quant16x8()))
+      NNC_TRY(checkSupportedType(
+          ctx, kInput1,
+          {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
+           OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED,
+           OperandType::TENSOR_INT32}));
+  }
+  if (t == OperandType::TENSOR_QUANT16_SYMM) {
+    // nncosim's 16x8 mode extension (docs/quantization.md section 10): ADD and SUB of int16
+    // with TFLite's general int16 scheme; everything else stays NNAPI's.
+    if (!ctx.quant16x8() || (op != ArithOp::kAdd && op != ArithOp::kSub))
+      return hal::fail("input 0: TENSOR_QUANT16_SYMM ", opName(op),
+                       " needs the 16x8 mode and is defined for ADD and SUB only");
   }
   NNC_TRY(checkInputType(ctx, kInput2, t));
   NNC_TRY(checkInputType(ctx, kActivation, OperandType::INT32));

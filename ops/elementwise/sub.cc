@@ -8,7 +8,8 @@ namespace {
 Status validate(const OperationContext& ctx) { return validateArithmetic(ArithOp::kSub, ctx); }
 
 Status execute(OperationContext& ctx) {
-  if (isQuant8(ctx.inputType(0))) return executeQuantAddSub(ctx, /*negateSecond=*/true);
+  if (isQuant8(ctx.inputType(0)) || ctx.inputType(0) == OperandType::TENSOR_QUANT16_SYMM)
+    return executeQuantAddSub(ctx, /*negateSecond=*/true);
   return executeArithmeticNonQuant(ArithOp::kSub, ctx);
 }
 

@@ -89,6 +89,12 @@ Status expectUnarySignature(const OperationContext& ctx,
   return expectSameQuant(ctx, 0, 0);
 }
 
+std::initializer_list<OperandType> movementTypes(const OperationContext& ctx) {
+  const bool wide = ctx.quant16x8() && ctx.numInputs() > 0 &&
+                    ctx.inputType(0) == OperandType::TENSOR_QUANT16_SYMM;
+  return wide ? kQuant16Types : kFloatQuant8Types;
+}
+
 bool isQuant8(OperandType t) {
   return t == OperandType::TENSOR_QUANT8_ASYMM || t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ||
          t == OperandType::TENSOR_QUANT8_SYMM;

@@ -40,6 +40,13 @@ inline bool rankKnown(const Shape& s) { return !s.dimensions.empty(); }
 inline constexpr std::initializer_list<OperandType> kFloatQuant8Types = {
     OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_QUANT8_ASYMM,
     OperandType::TENSOR_QUANT8_ASYMM_SIGNED};
+// nncosim's 16x8 mode (docs/quantization.md section 10) extends the pure data-movement
+// operations that TFLite's 16x8 models use (PAD, PAD_V2, STRIDED_SLICE) to
+// TENSOR_QUANT16_SYMM: they copy int16 values unchanged, as TFLite's int16 kernels do.
+inline constexpr std::initializer_list<OperandType> kQuant16Types = {
+    OperandType::TENSOR_QUANT16_SYMM};
+// kFloatQuant8Types, or kQuant16Types for an int16 input in the 16x8 mode.
+std::initializer_list<OperandType> movementTypes(const OperationContext& ctx);
 // The same plus TENSOR_INT32.
 inline constexpr std::initializer_list<OperandType> kFloatQuant8Int32Types = {
     OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_QUANT8_ASYMM,

@@ -1,5 +1,7 @@
 // PAD and PAD_V2: constant padding. PAD pads with zero (the zero point for quantized
-// tensors); PAD_V2 with its scalar input 2.
+// tensors); PAD_V2 with its scalar input 2. In the 16x8 mode also TENSOR_QUANT16_SYMM
+// (an nncosim extension for TFLite's int16 PAD: zero point 0, PAD_V2's INT32 value
+// taken as int16).
 #include "hal/half.h"
 #include "ops/movement/common.h"
 #include "ops/movement/movement.h"
@@ -9,17 +11,17 @@ namespace nncosim::ops::movement {
 namespace {
 
 Status validatePad(const OperationContext& ctx) {
-  NNC_TRY(expectUnarySignature(ctx, kFloatQuant8Types, {OperandType::TENSOR_INT32}, 2));
+  NNC_TRY(expectUnarySignature(ctx, movementTypes(ctx), {OperandType::TENSOR_INT32}, 2));
   return expectInputRank(ctx, 0, 0, 4);
 }
 
 Status validatePadV2(const OperationContext& ctx) {
   NNC_TRY(expectCounts(ctx, 3, 3, 1));
-  NNC_TRY(expectInputTypeIn(ctx, 0, kFloatQuant8Types));
+  NNC_TRY(expectInputTypeIn(ctx, 0, movementTypes(ctx)));
   OperandType valueType = OperandType::INT32;
   if (ctx.inputType(0) == OperandType::TENSOR_FLOAT32) valueType = OperandType::FLOAT32;
   if (ctx.inputType(0) == OperandType::TENSOR_FLOAT16) valueType = OperandType::FLOAT16;
-  NNC_TRY(expectUnarySignature(ctx, kFloatQuant8Types, {OperandType::TENSOR_INT32, valueType},
+  NNC_TRY(expectUnarySignature(ctx, movementTypes(ctx), {OperandType::TENSOR_INT32, valueType},
                                3));
   return expectInputRank(ctx, 0, 0, 4);
 }
@@ -40,6 +42,9 @@ std::vector<uint8_t> padValue(const OperationContext& ctx) {
     // NNAPI takes the low byte of the INT32 pad value; PAD uses the zero point.
     const int32_t q = v2 ? ctx.scalar<int32_t>(2) : ctx.outputShape(0).zeroPoint;
     v[0] = static_cast<uint8_t>(q);
+  } else if (t == OperandType::TENSOR_QUANT16_SYMM) {
+    const int16_t q = static_cast<int16_t>(v2 ? ctx.scalar<int32_t>(2) : 0);
+    std::memcpy(v.data(), &q, 2);
   } else if (v2) {
     std::memcpy(v.data(), ctx.inputBytes(2), v.size());
   }

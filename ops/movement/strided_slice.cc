@@ -1,5 +1,6 @@
 // STRIDED_SLICE: begin/end/stride per dimension with begin, end and shrink-axis masks.
-// Index clamping follows NNAPI's CPU reference (TFLite's legacy rules).
+// Index clamping follows NNAPI's CPU reference (TFLite's legacy rules). In the 16x8
+// mode also TENSOR_QUANT16_SYMM (an nncosim extension: a plain copy of int16 values).
 #include "ops/movement/common.h"
 #include "ops/movement/movement.h"
 #include "ops/movement/strided_copy.h"
@@ -9,7 +10,7 @@ namespace {
 
 Status validate(const OperationContext& ctx) {
   NNC_TRY(expectUnarySignature(
-      ctx, kFloatQuant8Types,
+      ctx, movementTypes(ctx),
       {OperandType::TENSOR_INT32, OperandType::TENSOR_INT32, OperandType::TENSOR_INT32,
        OperandType::INT32, OperandType::INT32, OperandType::INT32},
       7));

@@ -122,16 +122,40 @@ def vector_cases(tmp):
     ]
 
 
+def tflite_cases():
+    """Bad TFLite files: a real model cut short, its root offset broken, its tensors'
+    buffer indexes out of range (bytes flipped), and a header with nothing behind it."""
+    src = os.path.join(os.path.dirname(VECTORS.rstrip("/")), "..", "models", "tflite", "hello_world_int8",
+                       "hello_world_int8.tflite")
+    if not os.path.exists(src):
+        return []
+    good = open(src, "rb").read()
+    flipped = bytearray(good)
+    for k in range(len(flipped) // 3, len(flipped) // 3 + 64):
+        flipped[k] ^= 0xff
+    return [
+        ("tflite: truncated", good[:len(good) // 2], ""),
+        ("tflite: root offset out of range", b"\xff\xff\xff\x7f" + good[4:], ""),
+        ("tflite: 64 bytes flipped", bytes(flipped), ""),
+        ("tflite: header only", good[:8], ""),
+    ]
+
+
 with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(tmp, "short.bin"), "wb") as f:
         f.write(b"\0" * 4)
     cases = [(n, t, frag, False) for n, t, frag in MODEL_CASES] + [(n, t, frag, True) for n, t, frag in vector_cases(tmp)]
+    cases += [(n, t, frag, "tflite") for n, t, frag in tflite_cases()]
     for i, (name, text, fragment, is_vector) in enumerate(cases):
-        path = os.path.join(tmp, f"case{i}.json")
-        with open(path, "w") as f:
-            f.write(text)
+        path = os.path.join(tmp, f"case{i}." + ("tflite" if is_vector == "tflite" else "json"))
+        with open(path, "wb") as f:
+            f.write(text if isinstance(text, bytes) else text.encode())
         commands = [["validate", path], ["info", path]]
-        if is_vector:
+        if is_vector == "tflite":
+            commands.append(["import", path, "-o", os.path.join(tmp, "imported.json")])
+            for b in BACKENDS:
+                commands.append(["run", path, "--backend", b])
+        elif is_vector:
             for b in BACKENDS:
                 commands.append(["conformance", path, "--backend", b, "--jobs", "0"])
         else:
