@@ -45,6 +45,18 @@ std::vector<RuntimeOperand> bindConstants(const hal::Model& model, const hal::Su
   return ops;
 }
 
+// An omitted input (NO_VALUE, or an empty model input) that the operation's validate and
+// prepare never asked about is one it requires. Checked at execution only: some
+// operations ask in prepare, which validation does not run.
+Status checkOmittedInputs(const OperationContext& ctx, const std::vector<RuntimeOperand>& operands,
+                          const hal::Operation& op) {
+  for (size_t j = 0; j < op.inputs.size(); ++j)
+    if (operands[op.inputs[j]].omitted && !ctx.presenceAsked(j))
+      return hal::fail("input ", j, " (operand ", op.inputs[j], ") has no value, but ",
+                       hal::toString(op.type), " requires it");
+  return Status::Ok();
+}
+
 Status validateOperations(const hal::Model& model) {
   const auto& table = operationTable();
   for (int s = -1; s < static_cast<int>(model.referenced.size()); ++s) {
@@ -138,6 +150,8 @@ Status Executor::runGraph(const hal::Subgraph& g, const std::string& name,
     OperationContext ctx(model_, op, operands, /*executing=*/true, this);
     if (Status st = def->validate(ctx); !st.ok()) return hal::fail(opWhere(name, k, op), ": ", st.error());
     if (Status st = def->prepare(ctx); !st.ok()) return hal::fail(opWhere(name, k, op), ": ", st.error());
+    if (Status st = checkOmittedInputs(ctx, operands, op); !st.ok())
+      return hal::fail(opWhere(name, k, op), ": ", st.error());
     for (size_t j = 0; j < op.outputs.size(); ++j) {
       const RuntimeOperand& r = operands[op.outputs[j]];
       if (!r.hasValue() || r.data != r.storage.data())

@@ -25,6 +25,10 @@ struct ExecutionOptions {
 // Runs every operation's validate() over every subgraph with the declared shapes and
 // the constant values. Errors name the subgraph, operation index and type.
 Status validateOperations(const hal::Model& model);
+// After an operation's validate and prepare at execution: an omitted input that neither
+// asked about (isOmitted, hasInputValue) is one the operation requires; the error names it.
+Status checkOmittedInputs(const OperationContext& ctx, const std::vector<RuntimeOperand>& operands,
+                          const hal::Operation& op);
 
 // The first operation type, in any subgraph, that has no implementation.
 std::optional<hal::OperationType> firstUnsupportedOperation(const hal::Model& model);

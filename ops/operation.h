@@ -63,9 +63,13 @@ class OperationContext {
 
   const Shape& inputShape(size_t i) const { return in(i).shape; }
   OperandType inputType(size_t i) const { return in(i).shape.type; }
-  bool isOmitted(size_t i) const { return i >= numInputs() || in(i).omitted; }
+  bool isOmitted(size_t i) const {
+    notePresenceAsked(i);
+    return i >= numInputs() || in(i).omitted;
+  }
   // True when the value is readable now (always during execution, constants before).
   bool hasInputValue(size_t i) const {
+    notePresenceAsked(i);
     const RuntimeOperand& r = in(i);
     if (r.omitted) return false;
     if (r.data != nullptr) return true;
@@ -98,8 +102,18 @@ class OperationContext {
   // Operand index in the subgraph of input i (for messages).
   uint32_t inputOperandIndex(size_t i) const { return op_.inputs.at(i); }
 
+  // Whether validate/prepare asked if input i is present (isOmitted, hasInputValue). An
+  // operation that never asks treats the input as required, so the executor refuses an
+  // omitted value there instead of handing the kernel a null pointer.
+  bool presenceAsked(size_t i) const { return i < presenceAsked_.size() && presenceAsked_[i]; }
+
  private:
   const RuntimeOperand& in(size_t i) const { return operands_[op_.inputs.at(i)]; }
+  void notePresenceAsked(size_t i) const {
+    if (i >= numInputs()) return;
+    if (presenceAsked_.size() < numInputs()) presenceAsked_.resize(numInputs(), false);
+    presenceAsked_[i] = true;
+  }
   RuntimeOperand& out(size_t i) { return operands_[op_.outputs.at(i)]; }
   const RuntimeOperand& out(size_t i) const { return operands_[op_.outputs.at(i)]; }
 
@@ -108,6 +122,7 @@ class OperationContext {
   std::vector<RuntimeOperand>& operands_;
   bool executing_;
   SubgraphRunner* runner_;
+  mutable std::vector<bool> presenceAsked_;
 };
 
 // Which engine can run a given use of an operation (answered by the table's

@@ -363,6 +363,8 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
     ops::OperationContext ctx(model_, op, operands, /*executing=*/true, &subgraphs);
     if (hal::Status st = def->validate(ctx); !st.ok()) return hal::fail(where, ": ", st.error());
     if (hal::Status st = def->prepare(ctx); !st.ok()) return hal::fail(where, ": ", st.error());
+    if (hal::Status st = ops::checkOmittedInputs(ctx, operands, op); !st.ok())
+      return hal::fail(where, ": ", st.error());
 
     const PlannedOperation& po = plan_.operations.at(k);
     ExecutionReport::Step s;

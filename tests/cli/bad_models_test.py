@@ -181,6 +181,24 @@ with tempfile.TemporaryDirectory() as tmp:
             elif fragment and fragment not in text_out:
                 failures.append(f"{label}: message lacks {fragment!r}: {text_out[-300:]!r}")
 
+    # A required input given no value (an empty data list means "omitted" in vector
+    # files): valid model, bad request. Execution must refuse it by name (fuzz finding:
+    # L2_NORMALIZATION read a null input), not crash in a worker.
+    with open(os.path.join(VECTORS, "V1_0", "l2_normalization.json")) as f:
+        v = json.load(f)
+    for t in v["tests"]:
+        for o in t["main"]["operands"]:
+            if o["lifetime"] == "SUBGRAPH_INPUT":
+                o["data"] = []
+    omitted = os.path.join(tmp, "omitted.json")
+    with open(omitted, "w") as f:
+        json.dump(v, f)
+    for b in BACKENDS:
+        checks += 1
+        rc, out, err = run(["conformance", omitted, "--backend", b])
+        if rc != 1 or "requires it" not in out + err or "crashed" in out + err:
+            failures.append(f"omitted required input: conformance --backend {b}: exit {rc}: {(out + err)[-300:]!r}")
+
     # The good model itself passes where it should: the harness checks real refusals.
     good = os.path.join(tmp, "good.json")
     with open(good, "w") as f:
