@@ -36,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   d.outAddr = static_cast<uint32_t>(t.window.address + kOut);
   d.outSize = outSize;
   std::vector<uint8_t> stream;
-  for (const fw::Command& c : {fw::Command{{}, d}, fw::Command{{}, fw::End{}}})
+  for (const fw::Command& c : {fw::Command{{}, d}, fw::Command{{}, fw::End{true, 0}}})
     for (uint32_t w : fw::encode(c))
       for (int b = 0; b < 4; ++b) stream.push_back(static_cast<uint8_t>(w >> (8 * b)));
   const auto r = t.run(stream);

@@ -18,7 +18,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // At most 64 commands, whole commands only.
   const size_t n = std::min<size_t>(size / fw::kCommandBytes, 64);
   std::vector<uint8_t> stream(data, data + n * fw::kCommandBytes);
-  const fw::CommandWords end = fw::encode(fw::Command{{}, fw::End{}});
+  // The host learns of a job's end by its interrupt: every END raises it (bit 12 of word
+  // 0, `irq`), as the driver's streams do; an END without it would look like a hang.
+  for (size_t c = 0; c < n; ++c)
+    if (stream[c * fw::kCommandBytes] == static_cast<uint8_t>(fw::Opcode::kEnd))
+      stream[c * fw::kCommandBytes + 1] |= 0x10;
+  const fw::CommandWords end = fw::encode(fw::Command{{}, fw::End{true, 0}});
   for (uint32_t w : end)
     for (int b = 0; b < 4; ++b) stream.push_back(static_cast<uint8_t>(w >> (8 * b)));
   const auto r = t.run(stream);
