@@ -17,7 +17,7 @@ struct Shape {
   std::vector<uint32_t> dimensions;
   float scale = 0.0f;
   int32_t zeroPoint = 0;
-  std::optional<hal::SymmPerChannelQuantParams> channelQuant;
+  std::optional<hal::SymmPerChannelQuantParams> channelQuant = std::nullopt;
 
   uint32_t rank() const { return static_cast<uint32_t>(dimensions.size()); }
   uint32_t dim(size_t i) const { return dimensions.at(i); }

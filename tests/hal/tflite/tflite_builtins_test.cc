@@ -22,7 +22,7 @@ using Options = std::function<flatbuffers::Offset<void>(flatbuffers::FlatBufferB
 
 struct TensorSpec {
   std::vector<int32_t> shape;
-  std::vector<uint8_t> data;  // empty: an activation
+  std::vector<uint8_t> data = {};  // empty: an activation
   fb::TensorType type = fb::TensorType::FLOAT32;
 };
 
