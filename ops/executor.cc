@@ -57,6 +57,32 @@ Status checkOmittedInputs(const OperationContext& ctx, const std::vector<Runtime
   return Status::Ok();
 }
 
+Status bindInput(const hal::TensorValue& v, RuntimeOperand& r, const std::string& where) {
+  const auto& declared = r.shape.dimensions;
+  if (!declared.empty() && !v.dimensions.empty()) {
+    if (declared.size() != v.dimensions.size())
+      return hal::fail(where, ": rank ", v.dimensions.size(), " but declared ",
+                       toString(declared));
+    for (size_t d = 0; d < declared.size(); ++d)
+      if (declared[d] != 0 && declared[d] != v.dimensions[d])
+        return hal::fail(where, ": dimensions ", toString(v.dimensions),
+                         " disagree with declared ", toString(declared));
+  }
+  if (!v.dimensions.empty() || hal::isScalar(r.shape.type)) r.shape.dimensions = v.dimensions;
+  hal::Operand probe;
+  probe.type = r.shape.type;
+  probe.dimensions = r.shape.dimensions;
+  if (!hal::fullySpecified(probe))
+    return hal::fail(where, ": dimensions ", toString(r.shape.dimensions),
+                     " are not fully specified");
+  if (v.bytes.size() != r.shape.bytes())
+    return hal::fail(where, ": ", v.bytes.size(), " bytes given, shape ",
+                     toString(r.shape.dimensions), " of ", hal::toString(r.shape.type), " needs ",
+                     r.shape.bytes());
+  r.data = v.bytes.data();
+  return Status::Ok();
+}
+
 Status validateOperations(const hal::Model& model) {
   const auto& table = operationTable();
   for (int s = -1; s < static_cast<int>(model.referenced.size()); ++s) {
@@ -113,28 +139,7 @@ Status Executor::runGraph(const hal::Subgraph& g, const std::string& name,
       r.omitted = true;
       continue;
     }
-    const auto& declared = r.shape.dimensions;
-    if (!declared.empty() && !v.dimensions.empty()) {
-      if (declared.size() != v.dimensions.size())
-        return hal::fail(name, " input ", k, ": rank ", v.dimensions.size(), " but declared ",
-                         toString(declared));
-      for (size_t d = 0; d < declared.size(); ++d)
-        if (declared[d] != 0 && declared[d] != v.dimensions[d])
-          return hal::fail(name, " input ", k, ": dimensions ", toString(v.dimensions),
-                           " disagree with declared ", toString(declared));
-    }
-    if (!v.dimensions.empty() || hal::isScalar(r.shape.type)) r.shape.dimensions = v.dimensions;
-    hal::Operand probe;
-    probe.type = r.shape.type;
-    probe.dimensions = r.shape.dimensions;
-    if (!hal::fullySpecified(probe))
-      return hal::fail(name, " input ", k, ": dimensions ", toString(r.shape.dimensions),
-                       " are not fully specified");
-    if (v.bytes.size() != r.shape.bytes())
-      return hal::fail(name, " input ", k, ": ", v.bytes.size(), " bytes given, shape ",
-                       toString(r.shape.dimensions), " of ", hal::toString(r.shape.type), " needs ",
-                       r.shape.bytes());
-    r.data = v.bytes.data();
+    NNC_TRY(bindInput(v, r, name + " input " + std::to_string(k)));
   }
 
   const auto& table = operationTable();

@@ -25,6 +25,9 @@ struct ExecutionOptions {
 // Runs every operation's validate() over every subgraph with the declared shapes and
 // the constant values. Errors name the subgraph, operation index and type.
 Status validateOperations(const hal::Model& model);
+// Binds a request value (not omitted) to a model input: its dimensions must agree with the
+// declared ones and fill a fully specified shape exactly. Errors start with `where`.
+Status bindInput(const hal::TensorValue& v, RuntimeOperand& r, const std::string& where);
 // After an operation's validate and prepare at execution: an omitted input that neither
 // asked about (isOmitted, hasInputValue) is one the operation requires; the error names it.
 Status checkOmittedInputs(const OperationContext& ctx, const std::vector<RuntimeOperand>& operands,

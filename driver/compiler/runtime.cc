@@ -342,11 +342,7 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
       r.omitted = true;
       continue;
     }
-    if (!v.dimensions.empty() || hal::isScalar(r.shape.type)) r.shape.dimensions = v.dimensions;
-    if (v.bytes.size() != r.shape.bytes())
-      return hal::fail("input ", k, ": ", v.bytes.size(), " bytes for shape ",
-                       ops::toString(r.shape.dimensions));
-    r.data = v.bytes.data();
+    NNC_TRY(ops::bindInput(v, r, "input " + std::to_string(k)));
   }
   ops::Executor subgraphs(model_);  // IF / WHILE bodies run on the reference
   const std::vector<ops::Shape> compiled = declaredShapes(model_);

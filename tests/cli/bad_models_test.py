@@ -199,6 +199,23 @@ with tempfile.TemporaryDirectory() as tmp:
         if rc != 1 or "requires it" not in out + err or "crashed" in out + err:
             failures.append(f"omitted required input: conformance --backend {b}: exit {rc}: {(out + err)[-300:]!r}")
 
+    # --inputs values that do not fill the model input, or disagree with its declared
+    # shape: refused by the one input binding both executors share, on every backend.
+    good_path = os.path.join(tmp, "good_for_inputs.json")
+    with open(good_path, "w") as f:
+        json.dump(GOOD_MODEL, f)
+    for label, values, fragment in [("too few values", {"dimensions": [1, 4], "data": [1, 2]}, "bytes given"),
+                                    ("other shape", {"dimensions": [1, 5], "data": [1, 2, 3, 4, 5]},
+                                     "disagree with declared")]:
+        inputs = os.path.join(tmp, "inputs.json")
+        with open(inputs, "w") as f:
+            json.dump({"inputs": [values]}, f)
+        for b in BACKENDS:
+            checks += 1
+            rc, out, err = run(["run", good_path, "--inputs", inputs, "--backend", b])
+            if rc != 1 or fragment not in err:
+                failures.append(f"--inputs {label}: run --backend {b}: exit {rc}: {err[-300:]!r}")
+
     # The good model itself passes where it should: the harness checks real refusals.
     good = os.path.join(tmp, "good.json")
     with open(good, "w") as f:
