@@ -21,7 +21,7 @@ namespace nncosim::cli {
 int cmdConformance(const Args& args) {
   po::options_description desc("conformance options");
   std::vector<std::string> paths;
-  std::string backend = "ref", filter, shard, jsonPath, junitPath, floorPath;
+  std::string backend = "ref", filter, shard, jsonPath, junitPath, floorPath, digestsPath;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   size_t maxFailures = 40;
   double timeout = 120;
@@ -33,6 +33,8 @@ int cmdConformance(const Args& args) {
       "shard", po::value(&shard), "K/N: run the K-th (1-based) of N disjoint, stable slices of the files")(
       "json", po::value(&jsonPath), "write the summary as JSON")(
       "junit", po::value(&junitPath), "write JUnit XML")(
+      "digests", po::value(&digestsPath),
+      "write one line per test: FILE:TEST STATUS NPU_STEPS OUTPUT_DIGEST (a behaviour fingerprint)")(
       "floor", po::value(&floorPath),
       "JSON {\"<backend>\": {\"passed\": N, \"bit_exact\": M}}: fail when below it instead of on any failure")(
       "max-failures", po::value(&maxFailures)->default_value(40), "failures listed on the console")(
@@ -94,6 +96,11 @@ int cmdConformance(const Args& args) {
   driver::printSummary(std::cout, run, maxFailures);
   if (!jsonPath.empty())
     if (auto st = driver::writeJsonSummary(run, jsonPath, backend); !st.ok()) {
+      std::cerr << st.error() << "\n";
+      return kExitFailure;
+    }
+  if (!digestsPath.empty())
+    if (auto st = driver::writeDigests(run, digestsPath); !st.ok()) {
       std::cerr << st.error() << "\n";
       return kExitFailure;
     }

@@ -96,6 +96,16 @@ void printSummary(std::ostream& os, const ConformanceRun& run, size_t maxFailure
   os << "; " << std::fixed << std::setprecision(1) << run.seconds << " s\n";
 }
 
+hal::Status writeDigests(const ConformanceRun& run, const std::string& path) {
+  std::ofstream out(path);
+  if (!out) return hal::fail(path, ": cannot write");
+  static const char* kStatus[] = {"passed", "failed", "unsupported"};
+  for (const auto& o : run.outcomes)
+    out << o.file << ":" << o.name << " " << kStatus[static_cast<int>(o.status)] << " " << o.npuSteps << " "
+        << (o.outputDigest.empty() ? "-" : o.outputDigest) << "\n";
+  return out ? hal::Status::Ok() : hal::Status(hal::fail(path, ": write failed"));
+}
+
 hal::Status writeJsonSummary(const ConformanceRun& run, const std::string& path,
                              const std::string& backend) {
   using nlohmann::json;

@@ -19,6 +19,9 @@ ConformanceTotals totals(const ConformanceRun& run);
 
 // By-operation table, failures (up to maxFailures) and the totals line.
 void printSummary(std::ostream& os, const ConformanceRun& run, size_t maxFailures);
+// One line per test, "FILE:TEST STATUS NPU_STEPS DIGEST", in run order: two runs behave
+// the same when their files are identical (scripts/behaviour_digest.sh).
+hal::Status writeDigests(const ConformanceRun& run, const std::string& path);
 hal::Status writeJsonSummary(const ConformanceRun& run, const std::string& path,
                              const std::string& backend);
 hal::Status writeJUnit(const ConformanceRun& run, const std::string& path);

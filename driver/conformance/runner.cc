@@ -35,7 +35,7 @@ std::vector<std::string> operationsOf(const hal::Model& m) {
 json toJson(const TestOutcome& o) {
   return {{"file", o.file},         {"name", o.name},           {"status", static_cast<int>(o.status)},
           {"ef", o.expectFailure},  {"int", o.integerOutputs},  {"exact", o.bitExact},
-          {"npu", o.npuSteps},      {"ops", o.operations},      {"reason", o.reason}};
+          {"npu", o.npuSteps},      {"ops", o.operations},      {"reason", o.reason}, {"digest", o.outputDigest}};
 }
 
 TestOutcome fromJson(const json& j) {
@@ -49,7 +49,26 @@ TestOutcome fromJson(const json& j) {
   o.npuSteps = j.at("npu");
   o.operations = j.at("ops").get<std::vector<std::string>>();
   o.reason = j.at("reason");
+  o.outputDigest = j.at("digest");
   return o;
+}
+
+// A behaviour fingerprint of a run's outputs: refactorings must leave it unchanged.
+std::string digestOutputs(const std::vector<hal::TensorValue>& outputs) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](const void* p, size_t n) {
+    const auto* b = static_cast<const uint8_t*>(p);
+    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
+  };
+  for (const auto& v : outputs) {
+    const int type = static_cast<int>(v.type);
+    mix(&type, sizeof type);
+    for (uint32_t d : v.dimensions) mix(&d, sizeof d);
+    mix(v.bytes.data(), v.bytes.size());
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
 }
 
 bool selected(const std::regex* re, const std::string& file, const std::string& name) {
@@ -143,6 +162,7 @@ TestOutcome runTest(const hal::ConformanceTest& test, Backend& backend) {
   ExecutionStats stats;
   hal::Status st = backend.execute(test.model, test.inputs, outputs, &stats);
   o.npuSteps = stats.npuSteps;
+  if (st.ok()) o.outputDigest = digestOutputs(outputs);
   if (test.expectFailure) {
     o.status = st.ok() ? TestStatus::kFailed : TestStatus::kPassed;
     o.reason = st.ok() ? "expected a failure, but the model ran" : "rejected: " + st.error();

@@ -25,6 +25,7 @@ struct TestOutcome {
   int npuSteps = 0;
   std::vector<std::string> operations;  // distinct operation types used (any subgraph)
   std::string reason;                   // failure or unsupported reason
+  std::string outputDigest;             // FNV-1a 64 of every output (type, dimensions, bytes); "" when none ran
 };
 
 // Runs one test on `backend` and judges it.
