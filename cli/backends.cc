@@ -1,9 +1,8 @@
 #include "cli/backends.h"
 
-#include "driver/backend/npu_backend.h"
-#include "driver/backend/reference_backend.h"
+#include "driver/runtime/interpreter_device.h"
 #ifdef NNCOSIM_HAVE_HW
-#include "driver/soc/sim_npu_device.h"
+#include "driver/runtime/soc/sim_npu_device.h"
 #include "sim/device.h"
 #endif
 
@@ -49,40 +48,37 @@ bool backendExists(const std::string& name) {
       ;
 }
 
-hal::Result<std::unique_ptr<driver::Backend>> makeBackend(const std::string& name, const BackendOptions& o) {
-  driver::LoweringOptions lo;
-  lo.preference = o.preference;
-  if (name == "ref") return std::unique_ptr<driver::Backend>(std::make_unique<driver::ReferenceBackend>());
+hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name, const BackendOptions& o) {
+  auto b = std::unique_ptr<Backend>(new Backend);
+  b->name_ = name;
+  driver::DriverOptions dopt;
+  dopt.lowering.convMapping = o.convMapping;
+  if (name == "ref") {
+    b->driver_ = std::make_unique<driver::NnapiDriver>(nullptr, dopt);
+    return b;
+  }
   if (name == "isa") {
-    auto dev = std::make_shared<driver::InterpreterDevice>(lo.npu);
-    return std::unique_ptr<driver::Backend>(
-        std::make_unique<driver::NpuBackend>("isa", [dev]() -> driver::NpuDevice& { return *dev; }, lo));
+    // The ISA model has no clock of its own: times are quoted at the SoC's default clock.
+    b->device_ = std::make_unique<driver::InterpreterDevice>(driver::NpuConfig{});
+    b->driver_ = std::make_unique<driver::NnapiDriver>(b->device_.get(), dopt);
+    return b;
   }
 #ifdef NNCOSIM_HAVE_HW
   if (name == "sim") {
     auto cfg = socConfig(o);
     if (!cfg) return hal::Error{cfg.error()};
-    sim::DeviceOptions dopt;
-    dopt.wavesPath = o.wavesPath;
-    auto device = sim::Device::open(*cfg, dopt);
+    sim::DeviceOptions devOpt;
+    devOpt.wavesPath = o.wavesPath;
+    auto device = sim::Device::open(*cfg, devOpt);
     if (!device) return hal::Error{device.error()};
-    auto dev = std::make_shared<driver::SimNpuDevice>(**device);
-    lo.npu = dev->config();
-    return std::unique_ptr<driver::Backend>(
-        std::make_unique<driver::NpuBackend>("sim", [dev]() -> driver::NpuDevice& { return *dev; }, lo));
+    b->soc_ = cfg->describe();
+    b->device_ = std::make_unique<driver::SimNpuDevice>(**device);
+    dopt.clockMHz = cfg->clockMHz;
+    b->driver_ = std::make_unique<driver::NnapiDriver>(b->device_.get(), dopt);
+    return b;
   }
 #endif
   return hal::fail("unknown backend '", name, "' (available: ", backendNames(), ")");
-}
-
-std::string describeSoc(const BackendOptions& o) {
-#ifdef NNCOSIM_HAVE_HW
-  auto cfg = socConfig(o);
-  return cfg ? cfg->describe() : cfg.error();
-#else
-  (void)o;
-  return "";
-#endif
 }
 
 }  // namespace nncosim::cli

@@ -1,11 +1,13 @@
-// Backend factories for the command line: "ref" (software reference), "isa" (the
-// driver's compiler on the ISA interpreter), "sim" (the driver on the simulated SoC).
+// The command line's backends, each an NnapiDriver on a device: "ref" (a driver without
+// an NPU: everything on the software reference), "isa" (the ISA model, driver/isa_model/),
+// "sim" (the Verilated NPU in the simulated SoC).
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
-#include "driver/backend/backend.h"
+#include "driver/api/nnapi_driver.h"
 #include "hal/capabilities.h"
 #include "hal/result.h"
 
@@ -13,9 +15,25 @@ namespace nncosim::cli {
 
 struct BackendOptions {
   hal::ExecutionPreference preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
+  driver::ConvMapping convMapping = driver::ConvMapping::kAuto;  // difftest --mapping
   std::string wavesPath;                 // sim only
   std::vector<std::string> socSettings;  // sim only: key=value overrides
   std::string socConfigFile;             // sim only
+};
+
+// A driver and the device it owns.
+class Backend {
+ public:
+  const std::string& name() const { return name_; }
+  driver::NnapiDriver& driver() { return *driver_; }
+  // The SoC configuration description ("" when the backend has none).
+  const std::string& socDescription() const { return soc_; }
+
+ private:
+  friend hal::Result<std::unique_ptr<Backend>> openBackend(const std::string&, const BackendOptions&);
+  std::string name_, soc_;
+  std::unique_ptr<driver::NpuDevice> device_;
+  std::unique_ptr<driver::NnapiDriver> driver_;
 };
 
 // The names this build offers, e.g. "ref, isa, sim".
@@ -23,9 +41,7 @@ std::string backendNames();
 // sim when this build has the hardware, else isa.
 std::string defaultBackend();
 bool backendExists(const std::string& name);
-// Creates a backend (the simulated device elaborates on first use, in the calling process).
-hal::Result<std::unique_ptr<driver::Backend>> makeBackend(const std::string& name, const BackendOptions& options);
-// The SoC configuration description ("" when the backend has none).
-std::string describeSoc(const BackendOptions& options);
+// Opens a backend (the simulated SoC elaborates here, once per process).
+hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name, const BackendOptions& options);
 
 }  // namespace nncosim::cli

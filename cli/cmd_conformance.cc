@@ -12,9 +12,8 @@
 #include "cli/commands.h"
 #include "cli/backends.h"
 #include "cli/options.h"
-#include "driver/backend/reference_backend.h"
-#include "driver/conformance/report.h"
-#include "driver/conformance/runner.h"
+#include "verify/conformance/report.h"
+#include "verify/conformance/runner.h"
 
 namespace nncosim::cli {
 
@@ -52,7 +51,7 @@ int cmdConformance(const Args& args) {
     std::cerr << "nncosim conformance: no vector path given\nusage: " << usage << "\n";
     return kExitUsage;
   }
-  driver::ConformanceOptions opt;
+  verify::ConformanceOptions opt;
   opt.filter = filter;
   opt.jobs = jobs;
   opt.testTimeoutSeconds = timeout;
@@ -77,14 +76,15 @@ int cmdConformance(const Args& args) {
     std::cerr << "nncosim conformance: unknown backend '" << backend << "' (available: " << backendNames() << ")\n";
     return kExitUsage;
   }
-  // Each worker process builds its own backend (the simulated SoC elaborates once per process).
-  driver::BackendFactory factory = [backend]() -> std::unique_ptr<driver::Backend> {
-    auto b = makeBackend(backend, BackendOptions{});
+  // Each worker process opens its own backend (the simulated SoC elaborates once per process).
+  verify::DriverFactory factory = [backend]() -> std::shared_ptr<driver::NnapiDriver> {
+    auto b = openBackend(backend, BackendOptions{});
     if (!b) {
       std::fprintf(stderr, "nncosim conformance: %s\n", b.error().c_str());
       std::exit(kExitFailure);
     }
-    return std::move(*b);
+    std::shared_ptr<Backend> owner = std::move(*b);
+    return std::shared_ptr<driver::NnapiDriver>(owner, &owner->driver());  // keeps the device alive
   };
   for (const auto& p : paths)
     if (::access(p.c_str(), R_OK) != 0) {
@@ -92,24 +92,24 @@ int cmdConformance(const Args& args) {
       return kExitFailure;
     }
 
-  const auto run = driver::runConformance(paths, opt, factory);
-  driver::printSummary(std::cout, run, maxFailures);
+  const auto run = verify::runConformance(paths, opt, factory);
+  verify::printSummary(std::cout, run, maxFailures);
   if (!jsonPath.empty())
-    if (auto st = driver::writeJsonSummary(run, jsonPath, backend); !st.ok()) {
+    if (auto st = verify::writeJsonSummary(run, jsonPath, backend); !st.ok()) {
       std::cerr << st.error() << "\n";
       return kExitFailure;
     }
   if (!digestsPath.empty())
-    if (auto st = driver::writeDigests(run, digestsPath); !st.ok()) {
+    if (auto st = verify::writeDigests(run, digestsPath); !st.ok()) {
       std::cerr << st.error() << "\n";
       return kExitFailure;
     }
   if (!junitPath.empty())
-    if (auto st = driver::writeJUnit(run, junitPath); !st.ok()) {
+    if (auto st = verify::writeJUnit(run, junitPath); !st.ok()) {
       std::cerr << st.error() << "\n";
       return kExitFailure;
     }
-  const auto t = driver::totals(run);
+  const auto t = verify::totals(run);
   if (!floorPath.empty()) {
     std::ifstream in(floorPath);
     nlohmann::json floor;

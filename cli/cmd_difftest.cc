@@ -1,6 +1,6 @@
 // nncosim difftest: random NPU-eligible layers run on the NPU (the driver on the
 // simulated SoC or the ISA interpreter) and on the software reference, compared bit for
-// bit (driver/difftest/).
+// bit (verify/difftest/).
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,10 +12,8 @@
 #include "cli/backends.h"
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "driver/backend/npu_backend.h"
-#include "driver/backend/reference_backend.h"
 #include "driver/compiler/lowering.h"
-#include "driver/difftest/difftest.h"
+#include "verify/difftest/difftest.h"
 
 namespace nncosim::cli {
 namespace {
@@ -40,8 +38,8 @@ constexpr std::pair<const char*, driver::ConvMapping> kMappings[] = {
 
 std::string typeNames() {
   std::string s;
-  for (hal::OperationType t : driver::difftest::randomLayerTypes()) s += (s.empty() ? "" : "|") + std::string(hal::toString(t));
-  for (hal::OperationType t : driver::difftest::recurrentLayerTypes()) s += "|" + std::string(hal::toString(t));
+  for (hal::OperationType t : verify::difftest::randomLayerTypes()) s += (s.empty() ? "" : "|") + std::string(hal::toString(t));
+  for (hal::OperationType t : verify::difftest::recurrentLayerTypes()) s += "|" + std::string(hal::toString(t));
   return s;
 }
 
@@ -54,7 +52,7 @@ int cmdDifftest(const Args& args) {
   std::vector<std::string> opNames, soc;
   std::string socConfig, mapping = "auto";
   uint32_t maxSpatial = 20, maxChannels = 48, maxBatch = 3;
-  double quant16x8 = driver::difftest::GeneratorOptions{}.quant16x8;
+  double quant16x8 = verify::difftest::GeneratorOptions{}.quant16x8;
   size_t maxFailures = 50;
   bool verbose = false;
   desc.add_options()("layers,n", po::value(&layers)->default_value(layers), "random layers to run")(
@@ -89,7 +87,7 @@ int cmdDifftest(const Args& args) {
       "[--mapping M] [--preference P] [--set k=v] [--verbose]";
   if (!parseOptions(args, usage, desc, pos, vm, &exit)) return exit;
 
-  driver::difftest::DifftestOptions opt;
+  verify::difftest::DifftestOptions opt;
   opt.seed = seed;
   opt.first = first;
   opt.layers = layers;
@@ -103,7 +101,7 @@ int cmdDifftest(const Args& args) {
     while (std::getline(ss, name, ',')) {
       if (name.empty()) continue;
       auto t = hal::operationTypeFromString(name);
-      if (!t || !driver::difftest::isRandomLayerType(*t)) {
+      if (!t || !verify::difftest::isRandomLayerType(*t)) {
         std::cerr << "nncosim difftest: --op: '" << name << "' is not one of " << typeNames() << "\n";
         return kExitUsage;
       }
@@ -143,36 +141,24 @@ int cmdDifftest(const Args& args) {
   bo.preference = *pref;
   bo.socSettings = soc;
   bo.socConfigFile = socConfig;
-  // One backend (and, for sim, one elaborated SoC) serves every layer.
-  auto npu = makeBackend(backend, bo);
+  bo.convMapping = *convMapping;
+  // One driver (and, for sim, one elaborated SoC) serves every layer.
+  auto npu = openBackend(backend, bo);
   if (!npu) {
     std::cerr << "nncosim difftest: " << npu.error() << "\n";
     return kExitFailure;
   }
-  driver::Backend* npuBackend = npu->get();
-  std::unique_ptr<driver::NpuBackend> forced;
-  if (*convMapping != driver::ConvMapping::kAuto) {
-    // The same device (one elaborated SoC), lowered with the mapping forced.
-    auto* base = dynamic_cast<driver::NpuBackend*>(npuBackend);
-    if (!base) {
-      std::cerr << "nncosim difftest: backend '" << backend << "' does not lower for the NPU\n";
-      return kExitFailure;
-    }
-    driver::LoweringOptions lo;
-    lo.npu = base->device().config();
-    lo.preference = bo.preference;
-    lo.convMapping = *convMapping;
-    forced = std::make_unique<driver::NpuBackend>(backend + " (" + mapping + ")",
-                                                  [base]() -> driver::NpuDevice& { return base->device(); }, lo);
-    npuBackend = forced.get();
-  }
-  driver::ReferenceBackend reference;
-  if (backend == "sim") std::cout << describeSoc(bo) << "\n";
+  driver::NnapiDriver reference(nullptr);
+  const verify::difftest::DifftestDrivers drivers{
+      (*npu)->driver(), *convMapping == driver::ConvMapping::kAuto ? backend : backend + " (" + mapping + ")",
+      reference, "ref"};
+  opt.preference = bo.preference;
+  if (!(*npu)->socDescription().empty()) std::cout << (*npu)->socDescription() << "\n";
 
   const bool tty = ::isatty(2);
   const uint64_t every = std::max<uint64_t>(1, layers / 20);
-  auto progress = [&](const driver::difftest::LayerResult& r, const driver::difftest::DifftestSummary& s) {
-    using driver::difftest::Outcome;
+  auto progress = [&](const verify::difftest::LayerResult& r, const verify::difftest::DifftestSummary& s) {
+    using verify::difftest::Outcome;
     if (verbose) {
       std::cout << "layer " << r.index << " " << toString(r.outcome);
       if (r.outcome == Outcome::kMatch || r.outcome == Outcome::kMismatch) std::cout << " " << r.npuCycles << " cycles";
@@ -198,7 +184,7 @@ int cmdDifftest(const Args& args) {
                    s.seconds);
     }
   };
-  const auto summary = driver::difftest::runDifftest(*npuBackend, reference, opt, progress);
+  const auto summary = verify::difftest::runDifftest(drivers, opt, progress);
   std::cout << "\n";
   summary.print(std::cout, maxFailures);
   return summary.ok() ? kExitOk : kExitFailure;

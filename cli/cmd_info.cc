@@ -6,8 +6,8 @@
 #include "cli/commands.h"
 #include "cli/model_source.h"
 #include "cli/options.h"
-#include "driver/model_stats.h"
-#include "driver/models/demo_network.h"
+#include "driver/compiler/model_stats.h"
+#include "verify/models/demo_network.h"
 #include "ops/shape.h"
 
 namespace nncosim::cli {
@@ -69,7 +69,7 @@ int cmdInfo(const Args& args) {
   int exit = 0;
   if (!parseOptions(args, "nncosim info [FILE] [--no-operands]", desc, pos, vm, &exit)) return exit;
   if (file.empty()) {
-    describe("demo network (embedded)", driver::demoNetwork(), !quiet);
+    describe("demo network (embedded)", verify::demoNetwork(), !quiet);
     return kExitOk;
   }
   auto loaded = loadModels(file);

@@ -14,10 +14,9 @@
 #include "cli/npy_io.h"
 #include "cli/options.h"
 #include "cli/run_report.h"
-#include "driver/backend/npu_backend.h"
-#include "driver/backend/reference_backend.h"
-#include "driver/model_stats.h"
-#include "driver/models/demo_network.h"
+#include "driver/compiler/model_stats.h"
+#include "hal/validation.h"
+#include "verify/models/demo_network.h"
 #include "hal/half.h"
 #include "hal/json_values.h"
 #include "ops/executor.h"
@@ -122,11 +121,12 @@ int cmdRun(const Args& args) {
   std::vector<hal::TensorValue> inputs;
   std::string name;
   if (file.empty()) {
-    model = driver::demoNetwork();
-    inputs = driver::demoInputs(model);
+    model = verify::demoNetwork();
+    inputs = verify::demoInputs(model);
     name = "demo network (embedded)";
   } else {
-    auto loaded = loadModels(file);
+    // The driver validates the model when it prepares it, once.
+    auto loaded = loadModels(file, ModelCheck::None);
     if (!loaded) {
       std::cerr << loaded.error() << "\n";
       return kExitFailure;
@@ -139,7 +139,21 @@ int cmdRun(const Args& args) {
     inputs = std::move(loaded->front().inputs);
     name = file;
   }
-  // Files were validated by loadModels; inputs are read against the valid model only.
+  const uint64_t modelChecks0 = hal::modelValidations();
+  const uint64_t signatureChecks0 = ops::signatureValidations().declared;
+  auto opened = openBackend(backend, bo);
+  if (!opened) {
+    std::cerr << "nncosim run: " << opened.error() << "\n";
+    return kExitFailure;
+  }
+  driver::NnapiDriver& drv = (*opened)->driver();
+  const bool hasNpu = drv.device() != nullptr;
+  auto prepared = drv.prepareModel(model, bo.preference);
+  if (!prepared) {
+    std::cerr << name << ": " << prepared.error() << "\n";
+    return kExitFailure;
+  }
+  // Inputs are read against the prepared (valid) model only.
   if (!inputsPath.empty()) {
     auto in = isNpyList(inputsPath) ? readNpyInputs(inputsPath, model) : readInputs(inputsPath, model);
     if (!in) {
@@ -153,46 +167,44 @@ int cmdRun(const Args& args) {
     return kExitFailure;
   }
 
-  auto made = makeBackend(backend, bo);
-  if (!made) {
-    std::cerr << "nncosim run: " << made.error() << "\n";
-    return kExitFailure;
-  }
-  auto* npu = dynamic_cast<driver::NpuBackend*>(made->get());
-  if (npu) npu->setCrossCheck(check);
   RunSummary sum;
   sum.model = name;
   sum.backend = backend;
   sum.preference = preference;
   sum.checked = check;
-  sum.soc = backend == "sim" ? describeSoc(bo) : std::string();
+  sum.soc = (*opened)->socDescription();
+  sum.clockMHz = drv.clockMHz();
   std::cout << "model: " << name << "\nbackend: " << backend;
-  if (npu) std::cout << ", preference " << preference;
+  if (hasNpu) std::cout << ", preference " << preference;
   std::cout << "\n";
   if (!sum.soc.empty()) std::cout << sum.soc << "\n";
-  if (backend == "ref" && check) std::cout << "(--check compares NPU steps; the ref backend has none)\n";
+  if (!hasNpu && check) std::cout << "(--check compares NPU steps; the ref backend has none)\n";
 
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<hal::TensorValue> outputs;
-  driver::ExecutionStats stats;
-  hal::Status st = (*made)->execute(model, inputs, outputs, &stats);
+  driver::ExecuteOptions xo;
+  xo.crossCheck = check;
+  auto result = (*prepared)->execute(inputs, xo);
   sum.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!st.ok()) {
-    std::cerr << name << ": execution failed: " << st.error() << "\n";
+  if (!result) {
+    std::cerr << name << ": execution failed: " << result.error() << "\n";
     return kExitFailure;
   }
+  sum.modelValidations = hal::modelValidations() - modelChecks0;
+  sum.signatureValidations = ops::signatureValidations().declared - signatureChecks0;
+  const std::vector<hal::TensorValue>& outputs = result->outputs;
   sum.outputs = outputs;
   int mismatches = 0;
-  if (npu) {
-    sum.report = &npu->lastReport();
-    sum.commands = npu->device().commandTimeline();
-    const auto cfg = npu->device().config();
+  if (hasNpu) {
+    sum.report = &result->report;
+    sum.commands = result->commands;
+    const auto cfg = drv.device()->config();
     sum.rows = cfg.rows;
     sum.cols = cfg.cols;
-    if (npu->lastPlan()) std::cout << "plan: " << npu->lastPlan()->arenaBytes << " bytes of device memory ("
-                                   << npu->lastPlan()->requestedBytes << " without reuse)\n";
+    const driver::ModelPlan* plan = (*prepared)->plan();
+    std::cout << "plan: " << plan->arenaBytes << " bytes of device memory (" << plan->requestedBytes
+              << " without reuse)\n";
     printRunTable(std::cout, sum);
-    mismatches = npu->lastReport().mismatches;
+    mismatches = result->report.mismatches;
   } else {
     std::cout << "every step ran on the software reference (" << model.main.operations.size() << " steps, "
               << sum.wallSeconds << " s)\n";
@@ -218,7 +230,7 @@ int cmdRun(const Args& args) {
       return kExitFailure;
     }
   if (mismatches) {
-    for (const auto& s : npu->lastReport().steps)
+    for (const auto& s : result->report.steps)
       if (!s.mismatch.empty())
         std::cerr << "MISMATCH step " << s.operation << " (" << hal::toString(s.type) << "): " << s.mismatch << "\n";
     return kExitFailure;

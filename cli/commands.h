@@ -18,6 +18,7 @@ int cmdTestbench(const Args& args);
 int cmdDisasm(const Args& args);
 int cmdDifftest(const Args& args);
 int cmdImport(const Args& args);
+int cmdCapabilities(const Args& args);
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;

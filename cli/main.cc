@@ -18,6 +18,8 @@ constexpr Command kCommands[] = {
     {"validate", "validate model and conformance vector files", nncosim::cli::cmdValidate},
     {"import", "convert a TFLite model to the nncosim model format (weights in a pool)", nncosim::cli::cmdImport},
     {"info", "describe a model: operands, operations, MACs, weight bytes", nncosim::cli::cmdInfo},
+    {"capabilities", "the driver's measured capabilities; with a model, where each operation runs and why",
+     nncosim::cli::cmdCapabilities},
     {"conformance", "run NNAPI conformance vectors and judge them", nncosim::cli::cmdConformance},
     {"disasm", "print a binary command stream readably", nncosim::cli::cmdDisasm},
     {"difftest", "random layers on the NPU and the reference, compared bit for bit", nncosim::cli::cmdDifftest},

@@ -126,6 +126,7 @@ hal::Status writeRunReport(const RunSummary& r, const std::string& path) {
   j["soc"] = r.soc;
   j["array"] = {r.rows, r.cols};
   j["clock_mhz"] = r.clockMHz;
+  j["validations"] = {{"model", r.modelValidations}, {"operation_signatures", r.signatureValidations}};
   j["wall_seconds"] = r.wallSeconds;
   j["checked"] = r.checked;
   json steps = json::array();

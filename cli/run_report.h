@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "driver/compiler/runtime.h"
+#include "driver/runtime/npu_device.h"
+#include "driver/runtime/npu_executor.h"
 #include "hal/result.h"
 #include "hal/tensor_value.h"
 
@@ -22,6 +23,9 @@ struct RunSummary {
   const driver::ExecutionReport* report = nullptr;  // null for the ref backend
   std::vector<driver::NpuDevice::CommandSpan> commands;  // the run's, on the job clock
   std::vector<hal::TensorValue> outputs;
+  // How often this run validated the model (structure) and operation signatures (with
+  // the declared shapes): the driver's one validation per preparation, on the books.
+  uint64_t modelValidations = 0, signatureValidations = 0;
 };
 
 void printRunTable(std::ostream& os, const RunSummary& s);

@@ -5,6 +5,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -70,3 +71,76 @@ Error fail(const Args&... args) {
   do {                                                                              \
     if (!(cond)) return ::nncosim::hal::fail(__VA_ARGS__, " (failed: " #cond ")"); \
   } while (0)
+
+namespace nncosim::hal::detail {
+// Byte-sized integers print as numbers, not characters; enums as their values.
+template <typename T, std::enable_if_t<!std::is_enum_v<T>, int> = 0>
+const T& printable(const T& v) { return v; }
+template <typename T, std::enable_if_t<std::is_enum_v<T>, int> = 0>
+long long printable(const T& v) { return static_cast<long long>(v); }
+inline int printable(const signed char& v) { return v; }
+inline int printable(const unsigned char& v) { return v; }
+inline int printable(const char& v) { return v; }
+}  // namespace nncosim::hal::detail
+
+namespace nncosim::hal::detail {
+// Comparisons that are exact across signedness (a negative int is below every size_t),
+// so a check reads as written without sign-compare warnings.
+template <typename A, typename B>
+constexpr bool mixedSigns() {
+  return std::is_integral_v<A> && std::is_integral_v<B> && std::is_signed_v<A> != std::is_signed_v<B>;
+}
+template <typename A, typename B>
+bool checkEq(const A& a, const B& b) {
+  if constexpr (mixedSigns<A, B>()) {
+    if constexpr (std::is_signed_v<A>) return a >= 0 && static_cast<std::make_unsigned_t<A>>(a) == b;
+    else return b >= 0 && a == static_cast<std::make_unsigned_t<B>>(b);
+  } else {
+    return a == b;
+  }
+}
+template <typename A, typename B>
+bool checkLt(const A& a, const B& b) {
+  if constexpr (mixedSigns<A, B>()) {
+    if constexpr (std::is_signed_v<A>) return a < 0 || static_cast<std::make_unsigned_t<A>>(a) < b;
+    else return b > 0 && a < static_cast<std::make_unsigned_t<B>>(b);
+  } else {
+    return a < b;
+  }
+}
+template <typename A, typename B>
+bool checkNe(const A& a, const B& b) { return !checkEq(a, b); }
+template <typename A, typename B>
+bool checkLe(const A& a, const B& b) {
+  if constexpr (mixedSigns<A, B>()) return !checkLt(b, a);
+  else return a <= b;
+}
+template <typename A, typename B>
+bool checkGt(const A& a, const B& b) {
+  if constexpr (mixedSigns<A, B>()) return checkLt(b, a);
+  else return a > b;
+}
+template <typename A, typename B>
+bool checkGe(const A& a, const B& b) {
+  if constexpr (mixedSigns<A, B>()) return !checkLt(a, b);
+  else return a >= b;
+}
+}  // namespace nncosim::hal::detail
+
+// A comparison check that prints both values: "... (failed: rank == 4: 3 vs 4)". Each
+// side is evaluated once.
+#define NNC_CHECK_OP(a, cmp, op, b, ...)                                                        \
+  do {                                                                                          \
+    const auto& nnc_check_a_ = (a);                                                             \
+    const auto& nnc_check_b_ = (b);                                                             \
+    if (!::nncosim::hal::detail::cmp(nnc_check_a_, nnc_check_b_))                               \
+      return ::nncosim::hal::fail(__VA_ARGS__, " (failed: " #a " " #op " " #b ": ",             \
+                                  ::nncosim::hal::detail::printable(nnc_check_a_), " vs ",      \
+                                  ::nncosim::hal::detail::printable(nnc_check_b_), ")");        \
+  } while (0)
+#define NNC_CHECK_EQ(a, b, ...) NNC_CHECK_OP(a, checkEq, ==, b, __VA_ARGS__)
+#define NNC_CHECK_NE(a, b, ...) NNC_CHECK_OP(a, checkNe, !=, b, __VA_ARGS__)
+#define NNC_CHECK_LT(a, b, ...) NNC_CHECK_OP(a, checkLt, <, b, __VA_ARGS__)
+#define NNC_CHECK_LE(a, b, ...) NNC_CHECK_OP(a, checkLe, <=, b, __VA_ARGS__)
+#define NNC_CHECK_GT(a, b, ...) NNC_CHECK_OP(a, checkGt, >, b, __VA_ARGS__)
+#define NNC_CHECK_GE(a, b, ...) NNC_CHECK_OP(a, checkGe, >=, b, __VA_ARGS__)

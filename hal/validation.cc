@@ -1,5 +1,6 @@
 #include "hal/validation.h"
 
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <sstream>
@@ -247,6 +248,15 @@ std::string checkOperandType(const Operand& o) {
   return {};
 }
 
-std::vector<ValidationIssue> validateModel(const Model& model) { return Validator(model).run(); }
+namespace {
+std::atomic<uint64_t> validations{0};
+}  // namespace
+
+std::vector<ValidationIssue> validateModel(const Model& model) {
+  ++validations;
+  return Validator(model).run();
+}
+
+uint64_t modelValidations() { return validations.load(); }
 
 }  // namespace nncosim::hal

@@ -17,6 +17,8 @@ struct ValidationIssue {
 
 // Every problem found, in model order; empty means valid.
 std::vector<ValidationIssue> validateModel(const Model& model);
+// How many times validateModel ran in this process (tests hold paths to one per model).
+uint64_t modelValidations();
 
 // Checks one operand's type, dimensions and quantization parameters alone.
 // Returns the first problem, or an empty string.

@@ -1,5 +1,7 @@
 #include "ops/executor.h"
 
+#include <atomic>
+
 #include "ops/registry.h"
 
 namespace nncosim::ops {
@@ -83,6 +85,17 @@ Status bindInput(const hal::TensorValue& v, RuntimeOperand& r, const std::string
   return Status::Ok();
 }
 
+namespace {
+std::atomic<uint64_t> declaredValidations{0}, actualValidations{0};
+}  // namespace
+
+Status validateSignature(const OperationDef& def, const OperationContext& ctx) {
+  ++(ctx.executing() ? actualValidations : declaredValidations);
+  return def.validate(ctx);
+}
+
+SignatureValidations signatureValidations() { return {declaredValidations.load(), actualValidations.load()}; }
+
 Status validateOperations(const hal::Model& model) {
   const auto& table = operationTable();
   for (int s = -1; s < static_cast<int>(model.referenced.size()); ++s) {
@@ -93,7 +106,7 @@ Status validateOperations(const hal::Model& model) {
       const OperationDef* def = table.find(op.type);
       if (!def) return hal::fail(opWhere(sgName(s), k, op), ": operation is not implemented");
       OperationContext ctx(model, op, operands, /*executing=*/false);
-      if (Status st = def->validate(ctx); !st.ok())
+      if (Status st = validateSignature(*def, ctx); !st.ok())
         return hal::fail(opWhere(sgName(s), k, op), ": ", st.error());
     }
   }
@@ -153,7 +166,7 @@ Status Executor::runGraph(const hal::Subgraph& g, const std::string& name,
         return hal::fail(opWhere(name, k, op), ": input ", j, " (operand ", op.inputs[j], ") has no value");
     }
     OperationContext ctx(model_, op, operands, /*executing=*/true, this);
-    if (Status st = def->validate(ctx); !st.ok()) return hal::fail(opWhere(name, k, op), ": ", st.error());
+    if (Status st = validateSignature(*def, ctx); !st.ok()) return hal::fail(opWhere(name, k, op), ": ", st.error());
     if (Status st = def->prepare(ctx); !st.ok()) return hal::fail(opWhere(name, k, op), ": ", st.error());
     if (Status st = checkOmittedInputs(ctx, operands, op); !st.ok())
       return hal::fail(opWhere(name, k, op), ": ", st.error());

@@ -25,6 +25,16 @@ struct ExecutionOptions {
 // Runs every operation's validate() over every subgraph with the declared shapes and
 // the constant values. Errors name the subgraph, operation index and type.
 Status validateOperations(const hal::Model& model);
+// Every call of an operation's validate() goes through here, counted: `declared` with the
+// model's declared shapes (validateOperations, once per preparation), `actual` with an
+// execution's shapes (the executors check each operation again before its prepare(), as
+// shapes may only be known then). Tests read the counts to hold the driver to one
+// signature check per operation per preparation.
+Status validateSignature(const OperationDef& def, const OperationContext& ctx);
+struct SignatureValidations {
+  uint64_t declared = 0, actual = 0;
+};
+SignatureValidations signatureValidations();
 // Binds a request value (not omitted) to a model input: its dimensions must agree with the
 // declared ones and fill a fully specified shape exactly. Errors start with `where`.
 Status bindInput(const hal::TensorValue& v, RuntimeOperand& r, const std::string& where);

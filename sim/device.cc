@@ -201,11 +201,7 @@ hal::Status Device::reset() {
   return hal::Status::Ok();
 }
 
-std::vector<Device::UnitSpan> Device::timeline() const {
-  std::vector<UnitSpan> out;
-  for (const auto& s : platform_->npu.timeline()) out.push_back({s.unit, s.start, s.end});
-  return out;
-}
+std::vector<Device::UnitSpan> Device::timeline() const { return platform_->npu.timeline(); }
 
 std::vector<Device::CommandSpan> Device::commandTimeline() const {
   std::vector<CommandSpan> out;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "firmware/unit_span.h"
 #include "hal/result.h"
 #include "sim/soc_config.h"
 
@@ -76,10 +77,7 @@ class Device {
   hal::Status reset();
   hal::Result<PerfCounters> counters();
   // Busy intervals per unit of the jobs since the last reset (cycles as in cycle()).
-  struct UnitSpan {
-    int unit;  // 0 load, 1 compute, 2 store, 3 densify
-    uint64_t start, end;
-  };
+  using UnitSpan = firmware::UnitSpan;
   std::vector<UnitSpan> timeline() const;
   // The commands the queues (0 load, 1 compute, 2 store) ran since the last reset, in
   // completion order; per queue in stream order (NpuAdapter::commandTimeline()).

@@ -19,6 +19,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "firmware/unit_span.h"
 #include "sim/address_windows.h"
 #include "sim/soc_config.h"
 
@@ -52,10 +53,7 @@ class NpuAdapter : public sc_core::sc_module {
   bool quiescent() const;
   // Busy intervals of the NPU's units (load, compute, store, densify), in NPU cycles,
   // since the last clearTimeline(): the timeline of a run.
-  struct UnitSpan {
-    int unit;  // 0 load, 1 compute, 2 store, 3 densify
-    uint64_t start, end;
-  };
+  using UnitSpan = firmware::UnitSpan;
   const std::vector<UnitSpan>& timeline() const { return spans_; }
   // Every command the queues (0 load, 1 compute, 2 store) completed since the last
   // clearTimeline(), in completion order: per queue, the k-th one is the queue's k-th

@@ -50,8 +50,9 @@
 #include <cstring>
 #include <numeric>
 
-#include "driver/compiler/isa_interpreter.h"
+#include "driver/isa_model/isa_interpreter.h"
 #include "driver/compiler/lowering_internal.h"
+#include "driver/compiler/lowering_table.h"
 #include "ops/conv/conv_args.h"
 #include "ops/conv/conv_common.h"
 #include "ops/conv/conv_params.h"
@@ -761,3 +762,13 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
 }
 
 }  // namespace nncosim::driver::internal
+
+namespace nncosim::driver {
+
+void registerConvLowerings(NpuLoweringTable& t) {
+  using T = hal::OperationType;
+  for (T type : {T::CONV_2D, T::DEPTHWISE_CONV_2D, T::GROUPED_CONV_2D})
+    t.add({type, NpuUnit::kMacArray, &internal::convSupport, &internal::lowerConv});
+}
+
+}  // namespace nncosim::driver

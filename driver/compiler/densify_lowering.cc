@@ -3,8 +3,9 @@
 // command writes the dense output (filled with the zero point first, as the reference).
 #include <cstring>
 
-#include "driver/compiler/densify_descriptor.h"
+#include "driver/isa_model/densify_descriptor.h"
 #include "driver/compiler/lowering_internal.h"
+#include "driver/compiler/lowering_table.h"
 
 namespace nncosim::driver::internal {
 namespace {
@@ -132,3 +133,11 @@ hal::Result<CompiledStep> lowerDensify(const hal::Model& model, uint32_t index, 
 }
 
 }  // namespace nncosim::driver::internal
+
+namespace nncosim::driver {
+
+void registerDensifyLowerings(NpuLoweringTable& t) {
+  t.add({hal::OperationType::DENSIFY, NpuUnit::kDensifyUnit, &internal::densifySupport, &internal::lowerDensify});
+}
+
+}  // namespace nncosim::driver

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "driver/compiler/isa_interpreter.h"
+#include "driver/isa_model/isa_interpreter.h"
 
 namespace nncosim::driver {
 

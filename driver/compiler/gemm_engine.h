@@ -40,8 +40,8 @@
 #include <vector>
 
 #include "driver/compiler/compiled_step.h"
-#include "driver/compiler/isa_interpreter.h"
-#include "driver/compiler/npu_config.h"
+#include "driver/isa_model/isa_interpreter.h"
+#include "driver/isa_model/npu_config.h"
 #include "driver/compiler/stream_builder.h"
 #include "hal/capabilities.h"
 #include "hal/result.h"

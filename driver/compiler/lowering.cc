@@ -1,7 +1,7 @@
 #include "driver/compiler/lowering.h"
 
 #include "driver/compiler/lowering_internal.h"
-#include "driver/compiler/lstm_lowering.h"
+#include "driver/compiler/lowering_table.h"
 #include "hal/operand.h"
 #include "ops/executor.h"
 #include "ops/registry.h"
@@ -30,9 +30,9 @@ const uint8_t* OpView::constantBytes(size_t i) const {
 }
 
 hal::Status OpView::check() const {
-  const ops::OperationDef* def = ops::operationTable().find(op_.type);
-  if (!def) return hal::fail("no reference implementation");
-  NNC_TRY(def->validate(ctx_));
+  // The signature was validated with these declared shapes when the model was prepared
+  // (NnapiDriver::prepareModel); only what the NPU needs beyond it is checked here.
+  if (!ops::operationTable().find(op_.type)) return hal::fail("no reference implementation");
   auto known = [](const ops::Shape& s) {
     if (!hal::isTensor(s.type)) return true;
     if (s.dimensions.empty()) return false;
@@ -154,29 +154,11 @@ hal::Status npuSupport(const hal::Model& model, uint32_t operationIndex,
   if (operationIndex >= model.main.operations.size())
     return hal::fail("operation ", operationIndex, " does not exist");
   const hal::OperationType type = model.main.operations[operationIndex].type;
-  switch (type) {
-    case hal::OperationType::CONV_2D:
-    case hal::OperationType::DEPTHWISE_CONV_2D:
-    case hal::OperationType::GROUPED_CONV_2D:
-    case hal::OperationType::FULLY_CONNECTED:
-    case hal::OperationType::BATCH_MATMUL:
-    case hal::OperationType::DENSIFY:
-    case hal::OperationType::QUANTIZED_16BIT_LSTM:
-    case hal::OperationType::QUANTIZED_LSTM:
-      break;
-    default:
-      return hal::fail(hal::toString(type), " has no NPU mapping");
-  }
+  const NpuLowering* lowering = npuLoweringTable().find(type);
+  if (!lowering) return hal::fail(hal::toString(type), " has no NPU mapping");
   internal::OpView v(model, operationIndex, shapes);
   NNC_TRY(v.check());
-  switch (type) {
-    case hal::OperationType::FULLY_CONNECTED: return internal::fullyConnectedSupport(v);
-    case hal::OperationType::BATCH_MATMUL: return internal::batchMatmulSupport(v);
-    case hal::OperationType::DENSIFY: return internal::densifySupport(v);
-    case hal::OperationType::QUANTIZED_16BIT_LSTM: return internal::quantized16BitLstmSupport(v);
-    case hal::OperationType::QUANTIZED_LSTM: return internal::quantizedLstmSupport(v);
-    default: return internal::convSupport(v);
-  }
+  return lowering->support(v);
 }
 
 hal::Result<CompiledStep> lowerOperation(const hal::Model& model, uint32_t operationIndex,
@@ -186,27 +168,8 @@ hal::Result<CompiledStep> lowerOperation(const hal::Model& model, uint32_t opera
     return hal::fail(internal::operationName(model, operationIndex), ": not NPU-eligible: ",
                      st.error());
   internal::OpView v(model, operationIndex, shapes);
-  hal::Result<CompiledStep> step = hal::Error{"unreachable"};
-  switch (model.main.operations[operationIndex].type) {
-    case hal::OperationType::FULLY_CONNECTED:
-      step = internal::lowerFullyConnected(model, operationIndex, v, options);
-      break;
-    case hal::OperationType::BATCH_MATMUL:
-      step = internal::lowerBatchMatmul(model, operationIndex, v, options);
-      break;
-    case hal::OperationType::DENSIFY:
-      step = internal::lowerDensify(model, operationIndex, v, options);
-      break;
-    case hal::OperationType::QUANTIZED_16BIT_LSTM:
-      step = internal::lowerQuantized16BitLstm(model, operationIndex, v, options);
-      break;
-    case hal::OperationType::QUANTIZED_LSTM:
-      step = internal::lowerQuantizedLstm(model, operationIndex, v, options);
-      break;
-    default:
-      step = internal::lowerConv(model, operationIndex, v, options);
-      break;
-  }
+  const NpuLowering* lowering = npuLoweringTable().find(model.main.operations[operationIndex].type);
+  hal::Result<CompiledStep> step = lowering->lower(model, operationIndex, v, options);
   if (!step.ok())
     return hal::fail(internal::operationName(model, operationIndex), ": ", step.error());
   step->report.operation = internal::operationName(model, operationIndex);

@@ -23,8 +23,8 @@
 
 #include "driver/compiler/compiled_step.h"
 #include "driver/compiler/gemm_engine.h"
-#include "driver/compiler/isa_interpreter.h"
-#include "driver/compiler/npu_config.h"
+#include "driver/isa_model/isa_interpreter.h"
+#include "driver/isa_model/npu_config.h"
 #include "hal/capabilities.h"
 #include "hal/model.h"
 #include "hal/result.h"

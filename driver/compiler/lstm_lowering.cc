@@ -29,6 +29,7 @@
 #include <memory>
 
 #include "driver/compiler/gemm_engine.h"
+#include "driver/compiler/lowering_table.h"
 #include "ops/recurrent/quantized_lstm_params.h"
 
 namespace nncosim::driver::internal {
@@ -395,3 +396,14 @@ hal::Result<CompiledStep> lowerQuantizedLstm(const hal::Model& model, uint32_t i
 }
 
 }  // namespace nncosim::driver::internal
+
+namespace nncosim::driver {
+
+void registerLstmLowerings(NpuLoweringTable& t) {
+  t.add({hal::OperationType::QUANTIZED_16BIT_LSTM, NpuUnit::kHybrid, &internal::quantized16BitLstmSupport,
+         &internal::lowerQuantized16BitLstm});
+  t.add({hal::OperationType::QUANTIZED_LSTM, NpuUnit::kHybrid, &internal::quantizedLstmSupport,
+         &internal::lowerQuantizedLstm});
+}
+
+}  // namespace nncosim::driver

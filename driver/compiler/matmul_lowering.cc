@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "driver/compiler/lowering_internal.h"
+#include "driver/compiler/lowering_table.h"
 #include "ops/conv/conv_common.h"
 #include "ops/conv/conv_params.h"
 
@@ -312,3 +313,14 @@ hal::Result<CompiledStep> lowerBatchMatmul(const hal::Model& model, uint32_t ind
 }
 
 }  // namespace nncosim::driver::internal
+
+namespace nncosim::driver {
+
+void registerMatmulLowerings(NpuLoweringTable& t) {
+  t.add({hal::OperationType::FULLY_CONNECTED, NpuUnit::kMacArray, &internal::fullyConnectedSupport,
+         &internal::lowerFullyConnected});
+  t.add({hal::OperationType::BATCH_MATMUL, NpuUnit::kMacArray, &internal::batchMatmulSupport,
+         &internal::lowerBatchMatmul});
+}
+
+}  // namespace nncosim::driver

@@ -3,12 +3,13 @@
 #include <sstream>
 
 #include "driver/compiler/lowering.h"
+#include "driver/compiler/lowering_table.h"
 
 namespace nncosim::driver {
 
 bool isHybrid(hal::OperationType type) {
-  return type == hal::OperationType::QUANTIZED_16BIT_LSTM ||
-         type == hal::OperationType::QUANTIZED_LSTM;
+  const NpuLowering* l = npuLoweringTable().find(type);
+  return l && l->unit == NpuUnit::kHybrid;
 }
 
 int Partition::npuOperations() const {
@@ -26,9 +27,7 @@ std::string Partition::describe() const {
   for (const OperationPlacement& p : operations) {
     os << "#" << p.operation << " " << hal::toString(p.type) << "  ";
     if (p.target == Target::kNpu) {
-      os << "npu (" << (p.engine == ops::Placement::kDensifyUnit ? "densify unit" : "MAC array");
-      if (isHybrid(p.type)) os << "; cell on the CPU";
-      os << ")";
+      os << "npu (" << toString(npuLoweringTable().find(p.type)->unit) << ")";
     } else {
       os << "cpu: " << p.reason;
     }
@@ -52,8 +51,8 @@ Partition partition(const hal::Model& model, const std::vector<ops::Shape>& shap
     hal::Status st = npuSupport(model, i, shapes, npu);
     if (st.ok()) {
       p.target = Target::kNpu;
-      p.engine = p.type == hal::OperationType::DENSIFY ? ops::Placement::kDensifyUnit
-                                                       : ops::Placement::kMacArray;
+      p.engine = npuLoweringTable().find(p.type)->unit == NpuUnit::kDensifyUnit ? ops::Placement::kDensifyUnit
+                                                                                 : ops::Placement::kMacArray;
     } else {
       p.reason = st.error();
     }

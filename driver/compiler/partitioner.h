@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "driver/compiler/npu_config.h"
+#include "driver/isa_model/npu_config.h"
 #include "hal/model.h"
 #include "ops/operation.h"
 #include "ops/shape.h"

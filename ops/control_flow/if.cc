@@ -19,10 +19,10 @@ Status checkBranch(const OperationContext& ctx, size_t input, const char* role) 
   if (!index.ok()) return Error{index.error()};
   const hal::Subgraph& g = ctx.model().referenced[*index];
   const size_t inputs = ctx.numInputs() - kFirstInput;
-  NNC_CHECK(g.inputIndexes.size() == inputs, role, " (subgraph ", *index, ") has ",
+  NNC_CHECK_EQ(g.inputIndexes.size(), inputs, role, " (subgraph ", *index, ") has ",
             g.inputIndexes.size(), " inputs, but IF passes it ", inputs, " (inputs 3..",
             ctx.numInputs() - 1, ")");
-  NNC_CHECK(g.outputIndexes.size() == ctx.numOutputs(), role, " (subgraph ", *index, ") has ",
+  NNC_CHECK_EQ(g.outputIndexes.size(), ctx.numOutputs(), role, " (subgraph ", *index, ") has ",
             g.outputIndexes.size(), " outputs, but IF has ", ctx.numOutputs());
   for (size_t k = 0; k < inputs; ++k)
     NNC_TRY(checkCompatible(ctx.inputShape(kFirstInput + k),
@@ -39,9 +39,9 @@ Status checkBranch(const OperationContext& ctx, size_t input, const char* role) 
 }  // namespace
 
 Status validateIf(const OperationContext& ctx) {
-  NNC_CHECK(ctx.numInputs() >= 3, "IF needs at least 3 inputs (condition, then, else), found ",
+  NNC_CHECK_GE(ctx.numInputs(), 3, "IF needs at least 3 inputs (condition, then, else), found ",
             ctx.numInputs());
-  NNC_CHECK(ctx.numOutputs() >= 1, "IF needs at least 1 output");
+  NNC_CHECK_GE(ctx.numOutputs(), 1, "IF needs at least 1 output");
   NNC_CHECK(!ctx.isOmitted(kCondition), "input 0 (condition) must not be omitted");
   NNC_TRY(checkCondition(ctx.inputShape(kCondition), "input 0 (condition)"));
   NNC_TRY(checkBranch(ctx, kThen, "then branch"));
@@ -50,7 +50,7 @@ Status validateIf(const OperationContext& ctx) {
 }
 
 Status prepareIf(OperationContext& ctx) {
-  NNC_CHECK(ctx.runner() != nullptr, "IF needs a subgraph runner");
+  NNC_CHECK_NE(ctx.runner(), nullptr, "IF needs a subgraph runner");
   NNC_CHECK(ctx.hasInputValue(kCondition), "input 0 (condition) has no value");
   const bool condition = ctx.input<uint8_t>(kCondition)[0] != 0;
   const size_t branch = condition ? kThen : kElse;
@@ -62,7 +62,7 @@ Status prepareIf(OperationContext& ctx) {
   for (size_t i = kFirstInput; i < ctx.numInputs(); ++i) inputs.push_back(inputValue(ctx, i));
   if (Status st = ctx.runner()->runSubgraph(*index, inputs, outputs); !st.ok())
     return hal::fail(role, ": ", st.error());
-  NNC_CHECK(outputs.size() == ctx.numOutputs(), role, " produced ", outputs.size(),
+  NNC_CHECK_EQ(outputs.size(), ctx.numOutputs(), role, " produced ", outputs.size(),
             " outputs, IF has ", ctx.numOutputs());
   for (size_t k = 0; k < outputs.size(); ++k) NNC_TRY(storeOutput(ctx, k, outputs[k], role));
   return Status::Ok();

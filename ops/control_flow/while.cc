@@ -33,10 +33,10 @@ std::string pair(const char* a, size_t i, const char* b, size_t j) {
 Status checkConditionModel(const OperationContext& ctx, uint32_t index) {
   const hal::Subgraph& g = ctx.model().referenced[index];
   const size_t values = ctx.numInputs() - kFirstInput;
-  NNC_CHECK(g.inputIndexes.size() == values, "condition (subgraph ", index, ") has ",
+  NNC_CHECK_EQ(g.inputIndexes.size(), values, "condition (subgraph ", index, ") has ",
             g.inputIndexes.size(), " inputs, but WHILE passes it ", values, " (inputs 2..",
             ctx.numInputs() - 1, ")");
-  NNC_CHECK(g.outputIndexes.size() == 1, "condition (subgraph ", index, ") has ",
+  NNC_CHECK_EQ(g.outputIndexes.size(), 1, "condition (subgraph ", index, ") has ",
             g.outputIndexes.size(), " outputs, expected 1");
   for (size_t k = 0; k < values; ++k)
     NNC_TRY(checkCompatible(ctx.inputShape(kFirstInput + k),
@@ -49,12 +49,12 @@ Status checkBodyModel(const OperationContext& ctx, uint32_t index) {
   const hal::Subgraph& g = ctx.model().referenced[index];
   const size_t values = ctx.numInputs() - kFirstInput;
   const size_t m = ctx.numOutputs();
-  NNC_CHECK(g.inputIndexes.size() == values, "body (subgraph ", index, ") has ",
+  NNC_CHECK_EQ(g.inputIndexes.size(), values, "body (subgraph ", index, ") has ",
             g.inputIndexes.size(), " inputs, but WHILE passes it ", values, " (inputs 2..",
             ctx.numInputs() - 1, ")");
-  NNC_CHECK(g.outputIndexes.size() >= m, "body (subgraph ", index, ") has ", g.outputIndexes.size(),
+  NNC_CHECK_GE(g.outputIndexes.size(), m, "body (subgraph ", index, ") has ", g.outputIndexes.size(),
             " outputs, fewer than the ", m, " loop-carried values WHILE outputs");
-  NNC_CHECK(g.outputIndexes.size() <= values, "body (subgraph ", index, ") has ",
+  NNC_CHECK_LE(g.outputIndexes.size(), values, "body (subgraph ", index, ") has ",
             g.outputIndexes.size(), " outputs, more than its ", values, " inputs");
   for (size_t k = 0; k < values; ++k)
     NNC_TRY(checkCompatible(ctx.inputShape(kFirstInput + k),
@@ -74,10 +74,10 @@ Status checkBodyModel(const OperationContext& ctx, uint32_t index) {
 }  // namespace
 
 Status validateWhile(const OperationContext& ctx) {
-  NNC_CHECK(ctx.numInputs() >= 3,
+  NNC_CHECK_GE(ctx.numInputs(), 3,
             "WHILE needs at least 3 inputs (condition, body, one loop-carried value), found ",
             ctx.numInputs());
-  NNC_CHECK(ctx.numOutputs() >= 1, "WHILE needs at least 1 output");
+  NNC_CHECK_GE(ctx.numOutputs(), 1, "WHILE needs at least 1 output");
   auto cond = subgraphIndex(ctx, kCondition, "condition");
   if (!cond.ok()) return Error{cond.error()};
   NNC_TRY(checkConditionModel(ctx, *cond));
@@ -88,7 +88,7 @@ Status validateWhile(const OperationContext& ctx) {
 }
 
 Status prepareWhile(OperationContext& ctx) {
-  NNC_CHECK(ctx.runner() != nullptr, "WHILE needs a subgraph runner");
+  NNC_CHECK_NE(ctx.runner(), nullptr, "WHILE needs a subgraph runner");
   auto cond = subgraphIndex(ctx, kCondition, "condition");
   if (!cond.ok()) return Error{cond.error()};
   auto body = subgraphIndex(ctx, kBody, "body");
@@ -110,10 +110,10 @@ Status prepareWhile(OperationContext& ctx) {
                        " iterations (ExecutionOptions::maxWhileIterations)");
     if (Status st = ctx.runner()->runSubgraph(*body, values, outputs); !st.ok())
       return hal::fail("body, iteration ", iteration, ": ", st.error());
-    NNC_CHECK(outputs.size() == carried, "body, iteration ", iteration, ": produced ",
+    NNC_CHECK_EQ(outputs.size(), carried, "body, iteration ", iteration, ": produced ",
               outputs.size(), " outputs, expected ", carried);
     for (size_t k = 0; k < carried; ++k) {
-      NNC_CHECK(outputs[k].type == values[k].type, "body, iteration ", iteration, ": output ", k,
+      NNC_CHECK_EQ(outputs[k].type, values[k].type, "body, iteration ", iteration, ": output ", k,
                 " is ", hal::toString(outputs[k].type), ", the loop value is ",
                 hal::toString(values[k].type));
       values[k] = std::move(outputs[k]);

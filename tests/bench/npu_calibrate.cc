@@ -16,12 +16,15 @@
 
 #include "Vnnc_npu_top.h"  // Verilator before SystemC
 
-#include "driver/compiler/densify_descriptor.h"
+#include "driver/isa_model/densify_descriptor.h"
 #include "driver/compiler/lowering.h"
-#include "driver/compiler/runtime.h"
+#include "driver/compiler/model_plan.h"
+#include "driver/runtime/interpreter_device.h"
+#include "driver/runtime/npu_executor.h"
+#include "driver/runtime/step_runner.h"
 #include "hal/model_file.h"
 #include "ops/shape.h"
-#include "driver/soc/sim_npu_device.h"
+#include "driver/runtime/soc/sim_npu_device.h"
 #include "firmware/isa_generated.h"
 #include "sim/device.h"
 

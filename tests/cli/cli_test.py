@@ -42,7 +42,7 @@ with tempfile.TemporaryDirectory() as tmp:
     expect("help", ["--help"], 0, "conformance", "stdout")
     expect("no command", [], 2)
     expect("unknown command", ["frobnicate"], 2, "unknown command")
-    for cmd in ["run", "validate", "info", "conformance", "testbench", "disasm"]:
+    for cmd in ["run", "validate", "info", "conformance", "testbench", "disasm", "capabilities"]:
         expect(f"{cmd} --help", [cmd, "--help"], 0, "usage:", "stdout")
     expect("bad option", ["validate", "--bogus"], 2, "bogus")
 
@@ -167,8 +167,26 @@ with tempfile.TemporaryDirectory() as tmp:
             track = sorted((e for e in slices if e["tid"] == tid), key=lambda e: e["ts"])
             overlaps = [(a["name"], b["name"]) for a, b in zip(track, track[1:]) if b["ts"] < a["ts"] + a["dur"] - eps]
             check(f"trace: unit {tid} slices never overlap", not overlaps, overlaps[:3])
+        # The front door validates once: the model's structure once, each operation's
+        # signature once (the demo network has 8 operations).
+        check("run validates the model once", r.get("validations") == {"model": 1, "operation_signatures": 8},
+              r.get("validations"))
+        # The report's times are at the SoC's clock, not a fixed 1000 MHz.
+        rep500 = os.path.join(tmp, "r500.json")
+        rc, out, err = run("run", "--set", "clock_mhz=500", "--report", rep500)
+        r500 = json.load(open(rep500)) if rc == 0 else {}
+        check("run --set clock_mhz=500 reports at 500 MHz", rc == 0 and r500.get("clock_mhz") == 500
+              and " at 500 MHz" in out, out[-400:] + err[-300:])
         expect("run bad preference", ["run", "--preference", "turbo"], 2, "--preference")
         expect("run bad setting", ["run", "--set", "warp_factor=9"], 1, "unknown key")
+
+    # capabilities: measured figures, and with a model where each operation runs and why.
+    rc, out, err = run("capabilities", "--demo", "--backend", "isa")
+    check("capabilities --demo", rc == 0 and "measured: calibration CONV_2D" in out and "#0   CONV_2D" in out
+          and "SOFTMAX" in out and "on the NPU" in out, err[-300:] + out[-800:])
+    rc, out, err = run("capabilities", "--backend", "ref")
+    check("capabilities without an NPU", rc == 0 and "no NPU" in out, err[-300:] + out[-400:])
+    expect("capabilities of a bad model", ["capabilities", write("bad_cap.json", "{not json")], 1, "malformed JSON")
 
     # run: the demo network is valid and runs or says what it cannot do yet.
     rc, out, err = run("run")

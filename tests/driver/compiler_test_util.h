@@ -9,7 +9,10 @@
 #include <vector>
 
 #include "driver/compiler/lowering.h"
-#include "driver/compiler/runtime.h"
+#include "driver/compiler/model_plan.h"
+#include "driver/runtime/interpreter_device.h"
+#include "driver/runtime/npu_executor.h"
+#include "driver/runtime/step_runner.h"
 #include "tests/util/one_op_model.h"
 
 namespace nncosim::driver::test {

@@ -8,8 +8,8 @@
 #include <variant>
 #include <vector>
 
-#include "driver/compiler/isa_interpreter.h"
-#include "driver/compiler/npu_config.h"
+#include "driver/isa_model/isa_interpreter.h"
+#include "driver/isa_model/npu_config.h"
 #include "firmware/isa_generated.h"
 
 namespace fw = nncosim::firmware;

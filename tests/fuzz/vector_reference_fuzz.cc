@@ -5,7 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "driver/backend/reference_backend.h"
+#include "driver/api/nnapi_driver.h"
+#include "ops/executor.h"
 #include "hal/vector_file.h"
 
 namespace {
@@ -34,12 +35,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   auto v = nncosim::hal::parseVectorText(text, "<fuzz>");
   if (!v.ok()) return 0;
-  nncosim::driver::ReferenceBackend backend;
+  nncosim::driver::NnapiDriver reference(nullptr);  // no NPU: the reference runs everything
   for (const auto& t : v->tests) {
-    if (!nncosim::driver::validateFully(t.model).ok() || !small(t.model)) continue;
-    if (backend.unsupportedOperation(t.model)) continue;
-    std::vector<nncosim::hal::TensorValue> outputs;
-    (void)backend.execute(t.model, t.inputs, outputs, nullptr);
+    if (!nncosim::driver::validateModelForExecution(t.model).ok() || !small(t.model)) continue;
+    if (nncosim::ops::firstUnsupportedOperation(t.model)) continue;
+    auto prepared = reference.prepareModel(t.model, nncosim::hal::ExecutionPreference::FAST_SINGLE_ANSWER);
+    if (prepared.ok()) (void)(*prepared)->execute(t.inputs);
   }
   return 0;
 }

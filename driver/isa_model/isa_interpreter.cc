@@ -1,0 +1,1196 @@
+#include "driver/isa_model/isa_interpreter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "driver/isa_model/densify_descriptor.h"
+#include "driver/isa_model/modular_progression.h"
+#include "ops/densify/densify_walker.h"
+#include "ops/quant/fixed_point.h"
+
+namespace nncosim::driver {
+
+using firmware::Buffer;
+using firmware::Command;
+using firmware::ErrCode;
+
+hal::Status DramModel::write(uint64_t address, const void* data, size_t length) {
+  if (!contains(address, length))
+    return hal::fail("DRAM write of ", length, " bytes at 0x", std::hex, address,
+                     " is outside [0x", base_, ", 0x", base_ + bytes_.size(), ")");
+  if (length) std::memcpy(at(address, length), data, length);
+  return hal::Status::Ok();
+}
+
+hal::Status DramModel::read(uint64_t address, void* data, size_t length) const {
+  if (!contains(address, length))
+    return hal::fail("DRAM read of ", length, " bytes at 0x", std::hex, address,
+                     " is outside [0x", base_, ", 0x", base_ + bytes_.size(), ")");
+  if (length) std::memcpy(data, at(address, length), length);
+  return hal::Status::Ok();
+}
+
+std::string InterpreterCounters::describe() const {
+  std::ostringstream os;
+  os << cycles << " cycles; busy/stall load " << loadBusy << "/" << loadStall << ", compute "
+     << computeBusy << "/" << computeStall << ", store " << storeBusy << "/" << storeStall
+     << "; DMA read " << dmaReadBytes << " B, written " << dmaWriteBytes << " B; " << macs
+     << " MACs; " << commands << " commands";
+  return os.str();
+}
+
+std::string InterpreterResult::describe() const {
+  std::ostringstream os;
+  if (completed) {
+    os << "completed: " << counters.describe();
+  } else {
+    os << "error " << firmware::toString(error) << " at command " << errCommand << " (info "
+       << errInfo << "): " << message;
+  }
+  for (const auto& r : races) os << "\n  race: " << r;
+  for (const auto& t : tokenLeaks) os << "\n  token leak: " << t;
+  return os.str();
+}
+
+namespace {
+
+constexpr int kLoadQ = 0, kComputeQ = 1, kStoreQ = 2, kNumQ = 3;
+// Token counters: load->compute, compute->load, compute->store, store->compute.
+constexpr int kL2C = 0, kC2L = 1, kC2S = 2, kS2C = 3, kNumCh = 4;
+const char* kChannelName[kNumCh] = {"load->compute", "compute->load", "compute->store",
+                                    "store->compute"};
+const char* kQueueName[kNumQ] = {"load", "compute", "store"};
+constexpr uint32_t kTokenMax = 255;
+constexpr int kDramSpace = 5;  // access spaces 0..4 are the buffers
+
+using Clock = std::array<uint64_t, kNumQ>;
+
+// The counters a queue pops/pushes for its prev/next flags (-1: none).
+int prevPopChannel(int q) { return q == kComputeQ ? kL2C : q == kStoreQ ? kC2S : -1; }
+int nextPopChannel(int q) { return q == kLoadQ ? kC2L : q == kComputeQ ? kS2C : -1; }
+int prevPushChannel(int q) { return q == kComputeQ ? kC2L : q == kStoreQ ? kS2C : -1; }
+int nextPushChannel(int q) { return q == kLoadQ ? kL2C : q == kComputeQ ? kC2S : -1; }
+
+std::vector<int> popChannels(int q, const firmware::Deps& d) {
+  std::vector<int> ch;
+  if (d.popPrev && prevPopChannel(q) >= 0) ch.push_back(prevPopChannel(q));
+  if (d.popNext && nextPopChannel(q) >= 0) ch.push_back(nextPopChannel(q));
+  return ch;
+}
+std::vector<int> pushChannels(int q, const firmware::Deps& d) {
+  std::vector<int> ch;
+  if (d.pushPrev && prevPushChannel(q) >= 0) ch.push_back(prevPushChannel(q));
+  if (d.pushNext && nextPushChannel(q) >= 0) ch.push_back(nextPushChannel(q));
+  return ch;
+}
+
+uint32_t widthBytes(firmware::ElemWidth w) {
+  switch (w) {
+    case firmware::ElemWidth::kW8: return 1;
+    case firmware::ElemWidth::kW16: return 2;
+    case firmware::ElemWidth::kW32: return 4;
+  }
+  return 1;
+}
+
+int32_t readElem(const uint8_t* p, uint32_t bytes, bool isSigned) {
+  if (bytes == 1) return isSigned ? int32_t{static_cast<int8_t>(p[0])} : int32_t{p[0]};
+  const uint16_t v = static_cast<uint16_t>(p[0] | (p[1] << 8));
+  return isSigned ? int32_t{static_cast<int16_t>(v)} : int32_t{v};
+}
+
+int32_t readI32(const uint8_t* p) {
+  uint32_t v = 0;
+  for (int b = 0; b < 4; ++b) v |= uint32_t{p[b]} << (8 * b);
+  return static_cast<int32_t>(v);
+}
+void writeI32(uint8_t* p, int32_t value) {
+  const auto v = static_cast<uint32_t>(value);
+  for (int b = 0; b < 4; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));
+}
+int64_t readI64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int b = 0; b < 8; ++b) v |= uint64_t{p[b]} << (8 * b);
+  return static_cast<int64_t>(v);
+}
+void writeI64(uint8_t* p, int64_t value) {
+  const auto v = static_cast<uint64_t>(value);
+  for (int b = 0; b < 8; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));
+}
+// Bytes of one ACC element: int32, or int64 with acc64.
+uint32_t accElemBytes(bool acc64) { return acc64 ? 8 : 4; }
+
+// One memory access of a command, for the race check: [lo, hi) in one space.
+struct Access {
+  int space;
+  uint64_t lo, hi;
+  bool write;
+};
+
+struct Fault {
+  ErrCode code = ErrCode::kNone;
+  uint32_t info = 0;
+  std::string message;
+};
+
+// A recorded access: who, when (its queue's clock component), where.
+struct Recorded {
+  int queue;
+  uint64_t time;
+  size_t command;
+  Access access;
+};
+
+// A DMA command's bursts in issue order, made one at a time as the engine issues them: per
+// row (z-major), whole 16-byte beats in bursts of at most 256 beats, the full ones first.
+// A command may have 65535 x 4095 rows, so a list of them would cost memory in proportion
+// to the transfer; this is O(1).
+class BurstWalk {
+ public:
+  BurstWalk() = default;
+  BurstWalk(uint32_t dramAddr, uint64_t rowBytes, uint32_t c1, uint32_t c2, uint32_t s1, uint32_t s2)
+      : addr_(dramAddr), rowBytes_(rowBytes), c1_(c1), c2_(c2), s1_(s1), s2_(s2) {
+    // An unchecked estimate may hold zero counts: no rows, no bursts.
+    if (c1_ == 0 || c2_ == 0 || rowBytes_ == 0) z_ = c2_;
+    else loadRow();
+  }
+  bool done() const { return z_ >= c2_; }
+  // The beats of the next burst; only while !done().
+  uint32_t next() {
+    const uint64_t b = std::min(left_, kMaxBeats);
+    left_ -= b;
+    if (left_ == 0) {
+      if (++y_ == c1_) {
+        y_ = 0;
+        ++z_;
+      }
+      if (!done()) loadRow();
+    }
+    return static_cast<uint32_t>(b);
+  }
+
+ private:
+  static constexpr uint64_t kBeat = 16, kMaxBeats = 256;
+  void loadRow() {
+    // DRAM addresses wrap modulo 2^32 (the field width).
+    const uint64_t a = (uint64_t{addr_} + uint64_t{z_} * s2_ + uint64_t{y_} * s1_) & 0xFFFFFFFFull;
+    left_ = (a + rowBytes_ - 1) / kBeat - a / kBeat + 1;
+  }
+  uint32_t addr_ = 0;
+  uint64_t rowBytes_ = 0;
+  uint32_t c1_ = 0, c2_ = 0, s1_ = 0, s2_ = 0;
+  uint32_t z_ = 0, y_ = 0;  // the row being issued
+  uint64_t left_ = 0;       // its beats not yet issued
+};
+
+// The memory system in time: the two DMA engines issuing bursts (a few in flight each),
+// command fetches, and one data bus that reads and writes share. DRAM answers reads in
+// address order (so a fetch waits behind the read bursts requested before it) and write
+// responses come dramLatency after a burst's last beat. A fluid model: between events each
+// transferring channel (read data, write data) moves beats at a constant rate, the whole
+// bus when alone and half of it when both transfer (the SoC's memory port arbitrates beat
+// by beat).
+class BusSim {
+ public:
+  static constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+  explicit BusSim(const CostModel& c)
+      : cost_(c),
+        beatCycles_(std::max<double>(1.0, std::ceil(16.0 / std::max<uint32_t>(1, c.busBytesPerCycle)))) {}
+
+  // Starts a command on engine e (0 load, 1 store) at `now` with its bursts.
+  void start(int e, uint64_t now, const BurstWalk& bursts) {
+    Engine& g = engines_[e];
+    g = Engine{};
+    g.running = true;
+    g.bursts = bursts;
+    g.nextIssue = static_cast<double>(now + cost_.dmaSetup);
+    g.lastDone = g.nextIssue;
+    if (g.issuedAll()) finishEngine(g, g.nextIssue);
+  }
+  uint64_t doneAt(int e) const { return engines_[e].done; }
+  void take(int e) { engines_[e].done = kNever; }
+
+  size_t fetch(uint64_t now) {
+    arrivals_.push_back(kNever);
+    Burst b;
+    b.kind = kFetch;
+    b.left = 2 * beatCycles_;
+    b.ready = static_cast<double>(now + cost_.fetchLatency - 2 - cost_.fetchAfterData);
+    b.ticket = arrivals_.size() - 1;
+    rq_.push_back(b);
+    return b.ticket;
+  }
+  uint64_t arrival(size_t ticket) const { return arrivals_[ticket]; }
+
+  void advanceTo(uint64_t target) {
+    const double T = static_cast<double>(target);
+    for (;;) {
+      issueAddresses();
+      const double e = nextInternal();
+      if (e > T) {
+        flow(T - t_);
+        t_ = T;
+        return;
+      }
+      flow(e - t_);
+      t_ = e;
+      completeAt(e);
+    }
+  }
+  uint64_t nextEvent() {
+    issueAddresses();
+    const double e = nextInternal();
+    if (e >= 1e300) return kNever;
+    return static_cast<uint64_t>(std::ceil(e - 1e-9));
+  }
+
+ private:
+  static constexpr int kLoad = 0, kStore = 1, kFetch = 2;
+  struct Burst {
+    int kind = kLoad;
+    double left = 0;   // cycles of data still to move (beats x cycles per beat)
+    double ready = 0;  // data can move from this time
+    size_t ticket = 0; // fetch
+    bool last = false; // the engine's last burst
+  };
+  struct Engine {
+    bool running = false;
+    BurstWalk bursts;  // the bursts not yet issued
+    uint32_t outstanding = 0;
+    double nextIssue = 0, lastDone = 0;
+    std::deque<double> responses;  // store: write responses due (a slot frees)
+    uint64_t done = kNever;
+    bool issuedAll() const { return bursts.done(); }
+  };
+
+  void finishEngine(Engine& g, double t) {
+    g.running = false;
+    g.done = static_cast<uint64_t>(std::ceil(std::max(t, g.lastDone) - 1e-9)) + cost_.dmaDone;
+  }
+
+  // Issues the addresses that are due now.
+  void issueAddresses() {
+    for (int e = 0; e < 2; ++e) {
+      Engine& g = engines_[e];
+      while (g.running && !g.issuedAll() && g.outstanding < std::max<uint32_t>(1, cost_.dmaBursts) &&
+             g.nextIssue <= t_ + 1e-9) {
+        Burst b;
+        b.kind = e;
+        b.left = g.bursts.next() * beatCycles_;
+        b.ready = g.nextIssue + (e == kLoad ? cost_.dramLatency : 2.0);
+        b.last = g.issuedAll();
+        ++g.outstanding;
+        g.nextIssue += 1;
+        (e == kLoad ? rq_ : wq_).push_back(b);
+      }
+    }
+  }
+
+  bool flowing(const std::deque<Burst>& q) const { return !q.empty() && q.front().ready <= t_ + 1e-9; }
+  double rate(bool mine, bool other) const { return mine ? (other ? 0.5 : 1.0) : 0.0; }
+
+  double nextInternal() const {
+    double e = 1e300;
+    const bool r = flowing(rq_), w = flowing(wq_);
+    if (!rq_.empty()) e = std::min(e, r ? t_ + rq_.front().left / rate(r, w) : rq_.front().ready);
+    if (!wq_.empty()) e = std::min(e, w ? t_ + wq_.front().left / rate(w, r) : wq_.front().ready);
+    for (const Engine& g : engines_) {
+      if (g.running && !g.issuedAll() && g.outstanding < std::max<uint32_t>(1, cost_.dmaBursts))
+        e = std::min(e, std::max(g.nextIssue, t_));
+      if (!g.responses.empty()) e = std::min(e, g.responses.front());
+    }
+    return std::max(e, t_);
+  }
+
+  void flow(double dt) {
+    if (dt <= 0) return;
+    const bool r = flowing(rq_), w = flowing(wq_);
+    if (r) rq_.front().left -= dt * rate(r, w);
+    if (w) wq_.front().left -= dt * rate(w, r);
+  }
+
+  void completeAt(double t) {
+    if (!rq_.empty() && rq_.front().ready <= t + 1e-9 && rq_.front().left <= 1e-9) {
+      const Burst b = rq_.front();
+      rq_.pop_front();
+      if (b.kind == kFetch) {
+        arrivals_[b.ticket] = static_cast<uint64_t>(std::ceil(t - 1e-9)) + cost_.fetchAfterData;
+      } else {
+        Engine& g = engines_[kLoad];
+        --g.outstanding;
+        g.nextIssue = std::max(g.nextIssue, t + 1);
+        g.lastDone = std::max(g.lastDone, t);
+        if (g.issuedAll() && g.outstanding == 0) finishEngine(g, t);
+      }
+    }
+    if (!wq_.empty() && wq_.front().ready <= t + 1e-9 && wq_.front().left <= 1e-9) {
+      wq_.pop_front();
+      engines_[kStore].responses.push_back(t + cost_.dramLatency);
+    }
+    Engine& st = engines_[kStore];
+    while (!st.responses.empty() && st.responses.front() <= t + 1e-9) {
+      const double at = st.responses.front();
+      st.responses.pop_front();
+      --st.outstanding;
+      st.nextIssue = std::max(st.nextIssue, at + 1);
+      st.lastDone = std::max(st.lastDone, at);
+      if (st.issuedAll() && st.outstanding == 0 && st.running) finishEngine(st, at);
+    }
+  }
+
+  const CostModel& cost_;
+  const double beatCycles_;
+  double t_ = 0;
+  std::deque<Burst> rq_, wq_;
+  std::array<Engine, 2> engines_;
+  std::vector<uint64_t> arrivals_;
+};
+
+class Machine {
+ public:
+  Machine(const NpuConfig& config, DramModel& dram, const CostModel& cost,
+          std::array<std::vector<uint8_t>, 5>& buffers, const std::vector<Command>& stream,
+          bool timingOnly = false)
+      : config_(config), dram_(dram), cost_(cost), buffers_(buffers), stream_(stream),
+        timingOnly_(timingOnly) {}
+
+  InterpreterResult run();
+
+ private:
+  // A command a queue has issued and not yet completed.
+  struct InFlight {
+    size_t command = 0;
+    uint64_t end = 0;  // completion time
+    Clock epoch{};     // the queue's clock when it issued (its pops included)
+    bool effectDone = false;
+  };
+  struct QueueState {
+    std::deque<size_t> pending;     // dispatched, not issued
+    std::deque<InFlight> inflight;  // issued, completing in order
+    uint64_t readyAt = 0;           // the unit accepts its next command from this cycle
+  };
+
+  // Issue-time timing: whether queue q's unit accepts `c` at `now`, and the command's
+  // completion time (advancing the unit's state).
+  bool unitAccepts(int q, const QueueState& s, const Command& c, uint64_t now) const;
+  uint64_t issueTiming(int q, QueueState& s, const Command& c, uint64_t now);
+  // DENSIFY's duration from its descriptor (the metadata is a constant of the model).
+  uint64_t densifyCycles(const firmware::Densify& d) const;
+  // A DMA command's bursts (BurstWalk), for the memory system.
+  template <typename Dma>
+  static BurstWalk dmaBursts(const Dma& d);
+  // The checks a command passes before anything moves or is timed (docs/isa.md): buffer
+  // footprints (dma_oob) and the DRAM rows of a transfer (bus_error). Time and memory are
+  // bounded by the command's fields, never by the transfer it describes. DENSIFY's errors
+  // depend on the metadata the unit reads while it runs; densify() finds them.
+  Fault check(const Command& c) const;
+  template <typename Dma>
+  Fault checkDma(const Dma& d, bool load) const;
+  Fault checkGemm(const firmware::Gemm& g) const;
+  Fault checkRequant(const firmware::RequantStore& r) const;
+  // Executes a command's effect (after check()); fills `accesses`.
+  Fault execute(const Command& c, std::vector<Access>& accesses);
+  template <typename Dma>
+  void dmaTransfer(const Dma& d, bool load, std::vector<Access>& accesses);
+  void gemm(const firmware::Gemm& g, std::vector<Access>& accesses);
+  void requant(const firmware::RequantStore& r, std::vector<Access>& accesses);
+  Fault densify(const firmware::Densify& d, std::vector<Access>& accesses);
+  Fault checkBuffer(Buffer b, uint64_t lo, uint64_t hi, const char* what) const;
+  void checkRaces(int queue, const Clock& epoch, size_t command, const std::vector<Access>& acc);
+  void prune();
+
+  const NpuConfig& config_;
+  DramModel& dram_;
+  const CostModel& cost_;
+  std::array<std::vector<uint8_t>, 5>& buffers_;
+  const std::vector<Command>& stream_;
+  const bool timingOnly_;
+
+  InterpreterResult result_;
+  std::array<uint32_t, kNumCh> tokens_{};
+  std::array<std::deque<Clock>, kNumCh> tokenClocks_;
+  std::array<Clock, kNumQ> clocks_{};
+  std::vector<Recorded> recorded_;
+  size_t sincePrune_ = 0;
+  // Timing state: the memory system, the compute unit's GEMM pipeline.
+  BusSim bus_{cost_};
+  uint64_t lastBeat_ = 0;
+  bool anyGemm_ = false;
+};
+
+template <typename Dma>
+BurstWalk Machine::dmaBursts(const Dma& d) {
+  return BurstWalk(d.dramAddr, uint64_t{d.count0} * widthBytes(d.elemWidth), d.count1, d.count2, d.dramStride1,
+                   d.dramStride2);
+}
+
+bool Machine::unitAccepts(int q, const QueueState& s, const Command& c, uint64_t now) const {
+  if (now < s.readyAt) return false;
+  if (std::holds_alternative<firmware::Sync>(c.args)) return s.inflight.empty();
+  if (q != kComputeQ) return s.inflight.empty();  // one DMA command per engine
+  if (std::holds_alternative<firmware::Gemm>(c.args)) {
+    if (s.inflight.size() >= cost_.gemmTiles) return false;
+    for (const InFlight& f : s.inflight)
+      if (!std::holds_alternative<firmware::Gemm>(stream_[f.command].args)) return false;
+    return true;
+  }
+  return s.inflight.empty();  // REQUANT_STORE, DENSIFY: after every earlier compute command
+}
+
+uint64_t Machine::issueTiming(int q, QueueState& s, const Command& c, uint64_t now) {
+  if (std::holds_alternative<firmware::Sync>(c.args)) return now;
+  // DMA commands complete when the memory system says so (BusSim::doneAt).
+  if (auto* d = std::get_if<firmware::DmaLoad>(&c.args)) {
+    bus_.start(0, now, dmaBursts(*d));
+    return BusSim::kNever;
+  }
+  if (auto* d = std::get_if<firmware::DmaStore>(&c.args)) {
+    bus_.start(1, now, dmaBursts(*d));
+    return BusSim::kNever;
+  }
+  if (auto* g = std::get_if<firmware::Gemm>(&c.args)) {
+    uint64_t last = now + cost_.gemmIssue + g->k - 1;
+    if (anyGemm_) last = std::max(last, lastBeat_ + cost_.gemmSpacing);
+    lastBeat_ = last;
+    anyGemm_ = true;
+    s.readyAt = last + 1;
+    return last + cost_.gemmDrain;
+  }
+  uint64_t d = 1;
+  if (auto* r = std::get_if<firmware::RequantStore>(&c.args))
+    d = uint64_t{r->rows} + cost_.requantOverhead;
+  else if (auto* x = std::get_if<firmware::Densify>(&c.args))
+    d = densifyCycles(*x);
+  (void)q;
+  s.readyAt = now + d + 1;
+  return now + d;
+}
+
+// The densify unit's phases (rtl/nnc_densify.sv, docs/rtl-datapath.md section 3): it reads
+// each array element by element, one per cycle while its beats are on chip; the reader
+// keeps `densifyAhead` beats per array in flight, so an array's first beat costs a DRAM
+// round trip and a fast phase (the descriptor, the scan) then runs at the rate the beats
+// come back. The fill writes whole beats, `densifyFillBeat` cycles each (the DMA's aux
+// port); the walk spends a few cycles per position of each level and per stored value.
+// Without a readable, valid descriptor (an estimate without DRAM contents, or metadata the
+// unit rejects early) only the fill and a round trip are counted.
+uint64_t Machine::densifyCycles(const firmware::Densify& d) const {
+  constexpr uint64_t kBeat = 16;
+  const uint64_t lat = cost_.dramLatency;
+  const uint64_t outBeats = (uint64_t{d.outAddr} + d.outSize + kBeat - 1) / kBeat - d.outAddr / kBeat;
+  const uint64_t base = cost_.densifyOverhead + outBeats * cost_.densifyFillBeat;
+  uint32_t hdr[4];
+  auto word = [&](uint64_t a, uint32_t* v) {
+    if (!dram_.contains(a, 4)) return false;
+    *v = static_cast<uint32_t>(readI32(dram_.at(a, 4)));
+    return true;
+  };
+  for (uint32_t i = 0; i < 4; ++i)
+    if (!word(uint64_t{d.descAddr} + 4 * i, &hdr[i])) return base + lat;
+  const uint32_t levels = hdr[0];
+  if (levels == 0 || levels > kDensifyMaxLevels) return base + lat;
+  // An array of n 4-byte elements read at one per cycle, from its first beat on.
+  const uint64_t ahead = std::max<uint32_t>(1, cost_.densifyAhead);
+  auto stream = [&](uint64_t n) {
+    const uint64_t beats = (4 * n + kBeat - 1) / kBeat;
+    return n == 0 ? 0 : lat + std::max(n, beats * (lat + cost_.densifyRefill) / ahead);
+  };
+  uint64_t cycles = base + stream(4) + stream(8 * uint64_t{levels});
+  uint64_t parents = 1;  // positions of the level above
+  for (uint32_t l = 0; l < levels; ++l) {
+    uint32_t rec[8];
+    for (uint32_t i = 0; i < 8; ++i)
+      if (!word(uint64_t{d.descAddr} + 4 * (kDensifyHeaderWords + kDensifyLevelWords * l + i), &rec[i]))
+        return cycles;
+    const bool sparse = rec[1] == 1;
+    const uint64_t positions = sparse ? rec[7] : parents * std::max<uint32_t>(rec[2], 1);
+    // Scan (sparse levels: segments, then indices), then the walk: entering each parent
+    // (a sparse one looks up its segment pair), stepping and placing each position, leaving.
+    if (sparse) cycles += stream(rec[5]) + stream(rec[7]) + 2 * lat;
+    cycles += parents * (sparse ? cost_.densifyEnterSparse : cost_.densifyEnterDense) +
+              positions * cost_.densifyPosition;
+    if (sparse) cycles += positions / std::max<uint32_t>(1, cost_.densifyIndexRun);
+    parents = positions;
+  }
+  // The last level's positions are the stored values: one write each; the values array is
+  // one more stream to start.
+  return cycles + parents * cost_.densifyValue + lat;
+}
+
+Fault Machine::checkBuffer(Buffer b, uint64_t lo, uint64_t hi, const char* what) const {
+  const uint64_t size = config_.bufferBytes(b);
+  if (hi > size || lo > hi) {
+    Fault f;
+    f.code = ErrCode::kDmaOob;
+    f.info = static_cast<uint32_t>(b);
+    std::ostringstream os;
+    os << what << " footprint [" << lo << ", " << hi << ") exceeds the "
+       << firmware::toString(b) << " buffer (" << size << " bytes)";
+    f.message = os.str();
+    return f;
+  }
+  return {};
+}
+
+// The buffer-side footprint of a 3-D transfer, [lo, hi).
+struct Footprint {
+  uint64_t lo, hi;
+};
+Footprint bufFootprint(uint32_t addr, uint32_t c0, uint32_t c1, uint32_t c2, uint32_t s1,
+                       uint32_t s2, uint32_t eb) {
+  const uint64_t last = uint64_t{addr} + uint64_t{c2 - 1} * s2 + uint64_t{c1 - 1} * s1;
+  // Rows may overlap or be out of order (stride 0); the first row starts lowest.
+  return {addr, last + uint64_t{c0} * eb};
+}
+
+// The start of the first row, in the order the DMA moves them (z-major), of a 3-D transfer
+// whose bytes are not all in DRAM; none when every row is inside. Row (z, y) starts at
+// (addr + z*s2 + y*s1) mod 2^32: per plane an arithmetic progression, searched for a start
+// outside the window of valid starts by firstTermInRange. O(planes x log 2^32), at most
+// 4095 x 2 searches, whatever the rows and bytes of the transfer.
+std::optional<uint64_t> firstRowOutsideDram(const DramModel& dram, uint32_t addr, uint64_t rowBytes,
+                                            uint32_t c1, uint32_t c2, uint32_t s1, uint32_t s2) {
+  constexpr uint64_t kTop = 0xFFFFFFFFull;
+  // The starts a with dram.contains(a, rowBytes) are [base, base + size - rowBytes], cut to
+  // the 32-bit field; their complement in [0, 2^32) is at most two ranges.
+  std::array<std::pair<uint32_t, uint32_t>, 2> outside{};
+  int ranges = 0;
+  if (rowBytes > dram.size() || dram.base() > kTop) {
+    outside[ranges++] = {0, static_cast<uint32_t>(kTop)};
+  } else {
+    const uint64_t lo = dram.base();
+    const uint64_t span = dram.size() - rowBytes;
+    const uint64_t hi = span >= kTop - lo ? kTop : lo + span;
+    if (lo > 0) outside[ranges++] = {0, static_cast<uint32_t>(lo - 1)};
+    if (hi < kTop) outside[ranges++] = {static_cast<uint32_t>(hi + 1), static_cast<uint32_t>(kTop)};
+  }
+  for (uint32_t z = 0; z < c2; ++z) {
+    const uint32_t start = addr + z * s2;  // wraps modulo 2^32, as the row addresses do
+    uint64_t y = c1;
+    for (int i = 0; i < ranges; ++i)
+      y = std::min(y, firstTermInRange(start, s1, c1, outside[i].first, outside[i].second));
+    if (y < c1) return (uint64_t{start} + y * s1) & kTop;
+  }
+  return std::nullopt;
+}
+
+// GEMM's full-lane footprints (R activation lanes, C weight lanes per k step; m rows of C
+// accumulators), the conservative reading of "checks their footprints": the ends of
+// [inp_addr, inpHi), [wgt_addr, wgtHi), [acc_addr, accHi).
+struct GemmFootprint {
+  uint64_t inpHi, wgtHi, accHi;
+};
+GemmFootprint gemmFootprint(const firmware::Gemm& g, uint32_t R, uint32_t C) {
+  const uint32_t eb = g.mode == firmware::GemmMode::kInt16 ? 2 : 1;
+  const uint32_t wb = g.wgt8 ? 1 : eb;  // decode rejected wgt8 with mode int8
+  return {uint64_t{g.inpAddr} + uint64_t{g.k} * R * eb, uint64_t{g.wgtAddr} + uint64_t{g.k} * C * wb,
+          uint64_t{g.accAddr} + uint64_t{g.m} * C * accElemBytes(g.acc64)};
+}
+
+// REQUANT_STORE's footprints: rows of C accumulators in ACC, rows of C outputs in OUT, and
+// in PRM C biases, perParam multipliers and perParam shifts.
+struct RequantFootprint {
+  uint64_t accHi, outHi, biasHi, multHi, shiftHi;
+  uint32_t perParam;
+};
+RequantFootprint requantFootprint(const firmware::RequantStore& r, uint32_t C) {
+  const uint32_t perParam = r.perChannel ? C : 1;
+  return {uint64_t{r.accAddr} + uint64_t{r.rows} * C * accElemBytes(r.acc64),
+          uint64_t{r.outAddr} + uint64_t{r.rows} * C * widthBytes(r.outWidth),
+          uint64_t{r.biasAddr} + 4 * uint64_t{C},
+          uint64_t{r.multAddr} + 4 * uint64_t{perParam},
+          uint64_t{r.shiftAddr} + perParam,
+          perParam};
+}
+
+Fault Machine::check(const Command& c) const {
+  if (auto* d = std::get_if<firmware::DmaLoad>(&c.args)) return checkDma(*d, true);
+  if (auto* d = std::get_if<firmware::DmaStore>(&c.args)) return checkDma(*d, false);
+  if (auto* g = std::get_if<firmware::Gemm>(&c.args)) return checkGemm(*g);
+  if (auto* r = std::get_if<firmware::RequantStore>(&c.args)) return checkRequant(*r);
+  return {};  // DENSIFY (densify()), SYNC
+}
+
+// DMA_LOAD (load: DRAM -> buffer) and DMA_STORE (buffer -> DRAM): the same 3-D walk, the
+// same checks; only the direction and the counter differ.
+template <typename Dma>
+Fault Machine::checkDma(const Dma& d, bool load) const {
+  const char* what = load ? "DMA_LOAD" : "DMA_STORE";
+  const uint32_t eb = widthBytes(d.elemWidth);
+  const uint64_t rowBytes = uint64_t{d.count0} * eb;
+  const Footprint fp =
+      bufFootprint(d.bufAddr, d.count0, d.count1, d.count2, d.bufStride1, d.bufStride2, eb);
+  if (Fault f = checkBuffer(d.bufId, fp.lo, fp.hi, what); f.code != ErrCode::kNone) return f;
+  if (const std::optional<uint64_t> a = firstRowOutsideDram(dram_, d.dramAddr, rowBytes, d.count1, d.count2,
+                                                            d.dramStride1, d.dramStride2)) {
+    Fault f;
+    f.code = ErrCode::kBusError;
+    f.info = 3;  // DECERR: no slave at that address
+    std::ostringstream os;
+    os << what << (load ? " reads " : " writes ") << rowBytes << " bytes at 0x" << std::hex << *a
+       << ", outside DRAM";
+    f.message = os.str();
+    return f;
+  }
+  return {};
+}
+
+template <typename Dma>
+void Machine::dmaTransfer(const Dma& d, bool load, std::vector<Access>& accesses) {
+  const uint32_t eb = widthBytes(d.elemWidth);
+  const uint64_t rowBytes = uint64_t{d.count0} * eb;
+  const Footprint fp =
+      bufFootprint(d.bufAddr, d.count0, d.count1, d.count2, d.bufStride1, d.bufStride2, eb);
+  std::vector<uint8_t>& buf = buffers_[static_cast<size_t>(d.bufId)];
+  uint64_t dlo = std::numeric_limits<uint64_t>::max(), dhi = 0;
+  for (uint32_t z = 0; z < d.count2; ++z)
+    for (uint32_t y = 0; y < d.count1; ++y) {
+      // DRAM rows: addresses wrap modulo 2^32 (the field width).
+      const uint64_t a = (uint64_t{d.dramAddr} + uint64_t{z} * d.dramStride2 + uint64_t{y} * d.dramStride1) &
+                         0xFFFFFFFFull;
+      dlo = std::min(dlo, a);
+      dhi = std::max(dhi, a + rowBytes);
+      uint8_t* dram = dram_.at(a, rowBytes);
+      uint8_t* onChip = buf.data() + uint64_t{d.bufAddr} + uint64_t{z} * d.bufStride2 +
+                        uint64_t{y} * d.bufStride1;
+      if (load) {
+        std::memcpy(onChip, dram, rowBytes);
+      } else {
+        std::memcpy(dram, onChip, rowBytes);
+      }
+    }
+  (load ? result_.counters.dmaReadBytes : result_.counters.dmaWriteBytes) +=
+      rowBytes * d.count1 * d.count2;
+  const Access dramAccess{kDramSpace, dlo, dhi, !load};
+  const Access bufAccess{static_cast<int>(d.bufId), fp.lo, fp.hi, load};
+  // The source first, as the race reports name them.
+  accesses.push_back(load ? dramAccess : bufAccess);
+  accesses.push_back(load ? bufAccess : dramAccess);
+}
+
+Fault Machine::checkGemm(const firmware::Gemm& g) const {
+  const GemmFootprint fp = gemmFootprint(g, config_.rows, config_.cols);
+  if (Fault f = checkBuffer(Buffer::kInp, g.inpAddr, fp.inpHi, "GEMM"); f.code != ErrCode::kNone) return f;
+  if (Fault f = checkBuffer(Buffer::kWgt, g.wgtAddr, fp.wgtHi, "GEMM"); f.code != ErrCode::kNone) return f;
+  return checkBuffer(Buffer::kAcc, g.accAddr, fp.accHi, "GEMM");
+}
+
+void Machine::gemm(const firmware::Gemm& g, std::vector<Access>& accesses) {
+  const uint32_t eb = g.mode == firmware::GemmMode::kInt16 ? 2 : 1;
+  const uint32_t wb = g.wgt8 ? 1 : eb;
+  const uint32_t R = config_.rows, C = config_.cols;
+  const uint32_t ab = accElemBytes(g.acc64);
+  const GemmFootprint fp = gemmFootprint(g, R, C);
+  const uint8_t* inp = buffers_[0].data() + g.inpAddr;
+  const uint8_t* wgt = buffers_[1].data() + g.wgtAddr;
+  uint8_t* acc = buffers_[2].data() + g.accAddr;
+  int64_t sum[16][16] = {};
+  for (uint32_t t = 0; t < g.k; ++t) {
+    int64_t a[16], b[16];
+    for (uint32_t i = 0; i < g.m; ++i) a[i] = readElem(inp + (size_t{t} * R + i) * eb, eb, g.aSigned) - int64_t{g.aZp};
+    for (uint32_t j = 0; j < g.n; ++j) b[j] = readElem(wgt + (size_t{t} * C + j) * wb, wb, g.bSigned) - int64_t{g.bZp};
+    for (uint32_t i = 0; i < g.m; ++i)
+      for (uint32_t j = 0; j < g.n; ++j) sum[i][j] += a[i] * b[j];
+  }
+  for (uint32_t i = 0; i < g.m; ++i)
+    for (uint32_t j = 0; j < g.n; ++j) {
+      uint8_t* p = acc + (size_t{i} * C + j) * ab;
+      if (g.acc64) {
+        // int64 ACC: the array's sum (exact here; 48 bits in the RTL, which holds every
+        // sum the docs promise) plus the old value, modulo 2^64.
+        const uint64_t base = g.accumulate ? static_cast<uint64_t>(readI64(p)) : 0;
+        writeI64(p, static_cast<int64_t>(base + static_cast<uint64_t>(sum[i][j])));
+      } else {
+        const int64_t base = g.accumulate ? readI32(p) : 0;
+        // The ACC words are int32: the sum wraps modulo 2^32.
+        writeI32(p, static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(base + sum[i][j]))));
+      }
+    }
+  result_.counters.macs += uint64_t{g.m} * g.n * g.k;
+  accesses.push_back({0, g.inpAddr, fp.inpHi, false});
+  accesses.push_back({1, g.wgtAddr, fp.wgtHi, false});
+  accesses.push_back({2, g.accAddr, fp.accHi, true});  // accumulate reads too; a write covers it
+}
+
+Fault Machine::checkRequant(const firmware::RequantStore& r) const {
+  const RequantFootprint fp = requantFootprint(r, config_.cols);
+  if (Fault f = checkBuffer(Buffer::kAcc, r.accAddr, fp.accHi, "REQUANT_STORE"); f.code != ErrCode::kNone) return f;
+  if (Fault f = checkBuffer(Buffer::kOut, r.outAddr, fp.outHi, "REQUANT_STORE"); f.code != ErrCode::kNone) return f;
+  if (r.biasEn)
+    if (Fault f = checkBuffer(Buffer::kPrm, r.biasAddr, fp.biasHi, "REQUANT_STORE bias"); f.code != ErrCode::kNone)
+      return f;
+  if (Fault f = checkBuffer(Buffer::kPrm, r.multAddr, fp.multHi, "REQUANT_STORE multipliers");
+      f.code != ErrCode::kNone)
+    return f;
+  return checkBuffer(Buffer::kPrm, r.shiftAddr, fp.shiftHi, "REQUANT_STORE shifts");
+}
+
+void Machine::requant(const firmware::RequantStore& r, std::vector<Access>& accesses) {
+  const uint32_t C = config_.cols;
+  const uint32_t ob = widthBytes(r.outWidth);
+  const uint32_t ab = accElemBytes(r.acc64);
+  const RequantFootprint fp = requantFootprint(r, C);
+  const uint8_t* prm = buffers_[4].data();
+  // Saturation range of the output type.
+  int64_t lo, hi;
+  if (ob == 4) {
+    lo = r.outSigned ? std::numeric_limits<int32_t>::min() : 0;
+    hi = r.outSigned ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int32_t>::max();
+  } else {
+    const int bits = 8 * static_cast<int>(ob);
+    lo = r.outSigned ? -(int64_t{1} << (bits - 1)) : 0;
+    hi = r.outSigned ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
+  }
+  for (uint32_t row = 0; row < r.rows; ++row)
+    for (uint32_t j = 0; j < C; ++j) {
+      const uint32_t pj = r.perChannel ? j : 0;
+      const uint8_t* a = buffers_[2].data() + r.accAddr + (size_t{row} * C + j) * ab;
+      const int32_t bias = r.biasEn ? readI32(prm + r.biasAddr + 4 * j) : 0;
+      const int32_t mult = readI32(prm + r.multAddr + 4 * pj);
+      const int shift = static_cast<int8_t>(prm[r.shiftAddr + pj]);
+      int32_t scaled;
+      if (r.acc64) {
+        // int64 sum (wrapping), TFLite's 16x8 requantization; shifts outside its domain
+        // are clamped into it (docs/isa.md).
+        const auto x = static_cast<int64_t>(static_cast<uint64_t>(readI64(a)) +
+                                            static_cast<uint64_t>(int64_t{bias}));
+        scaled = ops::quant::multiplyByQuantizedMultiplier64(x, mult, std::clamp(shift, -31, 14));
+      } else {
+        const auto x = static_cast<int32_t>(static_cast<uint32_t>(readI32(a)) + static_cast<uint32_t>(bias));
+        scaled = ops::quant::multiplyByQuantizedMultiplier(x, mult, shift);
+      }
+      // The zero point add wraps like the reference's int32 arithmetic (ops/conv).
+      int64_t y = static_cast<int32_t>(static_cast<uint32_t>(scaled) + static_cast<uint32_t>(r.outZp));
+      y = std::max<int64_t>(std::min<int64_t>(y, r.clampMax), r.clampMin);
+      y = std::max(std::min(y, hi), lo);
+      uint8_t* p = buffers_[3].data() + r.outAddr + (size_t{row} * C + j) * ob;
+      const auto v = static_cast<uint32_t>(static_cast<int32_t>(y));
+      for (uint32_t b = 0; b < ob; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));
+    }
+  accesses.push_back({2, r.accAddr, fp.accHi, false});
+  accesses.push_back({3, r.outAddr, fp.outHi, true});
+  if (r.biasEn) accesses.push_back({4, r.biasAddr, fp.biasHi, false});
+  accesses.push_back({4, r.multAddr, fp.multHi, false});
+  accesses.push_back({4, r.shiftAddr, fp.shiftHi, false});
+}
+
+Fault Machine::densify(const firmware::Densify& d, std::vector<Access>& accesses) {
+  auto meta = [](DensifyError e, const std::string& why) {
+    Fault f;
+    f.code = ErrCode::kDensifyMeta;
+    f.info = static_cast<uint32_t>(e);
+    f.message = "DENSIFY: " + why;
+    return f;
+  };
+  auto bus = [](uint64_t a) {
+    Fault f;
+    f.code = ErrCode::kBusError;
+    f.info = 3;
+    std::ostringstream os;
+    os << "DENSIFY accesses 0x" << std::hex << a << ", outside DRAM";
+    f.message = os.str();
+    return f;
+  };
+  auto word = [&](uint64_t a, uint32_t* v) {
+    if (!dram_.contains(a, 4)) return false;
+    *v = static_cast<uint32_t>(readI32(dram_.at(a, 4)));
+    return true;
+  };
+  // Single-beat reads: an element straddling a bus beat is a densify bus fault.
+  auto straddles = [](uint64_t base, uint64_t count, uint32_t elem) {
+    if (base % elem == 0 || count == 0) return false;
+    for (uint64_t i = 0; i < std::min<uint64_t>(count, firmware::kAxiDataBytes); ++i)
+      if ((base + i * elem) % firmware::kAxiDataBytes + elem > firmware::kAxiDataBytes) return true;
+    return false;
+  };
+  if (straddles(d.descAddr, 1, 4)) return meta(DensifyError::kBus, "misaligned descriptor");
+  uint32_t hdr[kDensifyHeaderWords];
+  for (uint32_t i = 0; i < kDensifyHeaderWords; ++i)
+    if (!word(uint64_t{d.descAddr} + 4 * i, &hdr[i])) return bus(uint64_t{d.descAddr} + 4 * i);
+  // Header (docs/rtl-datapath.md): levels, block levels, values count, fill; the element
+  // size and the output size come from the command.
+  const uint32_t levels = hdr[0], blocks = hdr[1], valueCount = hdr[2], fill = hdr[3];
+  if (levels == 0 || levels > kDensifyMaxLevels || blocks >= levels || 2 * blocks > levels)
+    return meta(DensifyError::kRank, "bad level counts");
+  const uint32_t eb = widthBytes(d.elemWidth);
+  if (eb != 1 && eb != 2 && eb != 4) return meta(DensifyError::kElemSize, "element size");
+  uint64_t hi = uint64_t{d.descAddr} + 4 * (kDensifyHeaderWords + kDensifyLevelWords * levels);
+  ops::SparseFormat f;
+  for (uint32_t l = 0; l < levels; ++l) {
+    uint32_t w[kDensifyLevelWords];
+    const uint64_t base = uint64_t{d.descAddr} + 4 * (kDensifyHeaderWords + kDensifyLevelWords * l);
+    for (uint32_t i = 0; i < kDensifyLevelWords; ++i)
+      if (!word(base + 4 * i, &w[i])) return bus(base + 4 * i);
+    f.traversalOrder.push_back(static_cast<int32_t>(w[0]));
+    f.dimFormat.push_back(static_cast<int32_t>(w[1]));
+    f.dimensions.push_back(static_cast<int32_t>(w[2]));
+    if (l < blocks) f.blockMap.push_back(static_cast<int32_t>(w[3]));
+    if (w[1] == 0 && (w[5] != 0 || w[7] != 0))
+      return meta(DensifyError::kFormat, "a DENSE level has arrays");
+    auto readArray = [&](uint32_t addr, uint32_t count, std::vector<int32_t>* out) -> bool {
+      // The count is a 32-bit descriptor word: check the array is in DRAM before sizing a
+      // vector by it (the first word outside fails either way, as the unit's read does).
+      if (count && !dram_.contains(addr, 4 * uint64_t{count})) return false;
+      out->resize(count);
+      for (uint32_t i = 0; i < count; ++i) {
+        uint32_t v;
+        if (!word(uint64_t{addr} + 4 * i, &v)) return false;
+        (*out)[i] = static_cast<int32_t>(v);
+      }
+      if (count) hi = std::max(hi, uint64_t{addr} + 4 * count);
+      return true;
+    };
+    if (straddles(w[4], w[5], 4) || straddles(w[6], w[7], 4))
+      return meta(DensifyError::kBus, "a segments/indices array straddles a bus beat");
+    f.segments.emplace_back();
+    f.indices.emplace_back();
+    if (!readArray(w[4], w[5], &f.segments.back())) return bus(w[4]);
+    if (!readArray(w[6], w[7], &f.indices.back())) return bus(w[6]);
+  }
+  auto walker = ops::DensifyWalker::create(f);
+  if (!walker.ok()) return meta(DensifyError::kSegment, walker.error());
+  const uint64_t outCount = d.outSize / eb;
+  if (straddles(d.valuesAddr, valueCount, eb) || straddles(d.outAddr, outCount, eb))
+    return meta(DensifyError::kBus, "the values or the output straddle a bus beat");
+  if (walker->numValues() != valueCount)
+    return meta(DensifyError::kValues, "the metadata stores " + std::to_string(walker->numValues()) +
+                                           " values, the descriptor says " + std::to_string(valueCount));
+  // The unit requires out_size to be the dense size exactly.
+  if (uint64_t{walker->denseElements()} * eb != d.outSize)
+    return meta(DensifyError::kOutput, "out_size differs from the dense size");
+  const uint64_t outBytes = d.outSize;
+  if (!dram_.contains(d.outAddr, outBytes)) return bus(d.outAddr);
+  if (!dram_.contains(d.valuesAddr, uint64_t{valueCount} * eb)) return bus(d.valuesAddr);
+  // Grow the backing store for both ranges before taking pointers (growing moves it).
+  const uint64_t valueBytes = uint64_t{valueCount} * eb;
+  dram_.at(d.outAddr, outBytes);
+  dram_.at(d.valuesAddr, valueBytes);
+  uint8_t* out = dram_.at(d.outAddr, outBytes);
+  const uint8_t* values = dram_.at(d.valuesAddr, valueBytes);
+  for (uint64_t i = 0; i < outBytes / eb; ++i)
+    for (uint32_t b = 0; b < eb; ++b) out[i * eb + b] = static_cast<uint8_t>(fill >> (8 * b));
+  bool overflow = false;
+  walker->forEach([&](uint64_t v, uint64_t offset) {
+    if ((offset + 1) * eb > outBytes) {
+      overflow = true;
+      return;
+    }
+    std::memcpy(out + offset * eb, values + v * eb, eb);
+  });
+  if (overflow) return meta(DensifyError::kOutput, "a value lands beyond out_size");
+  result_.counters.dmaReadBytes += (hi - d.descAddr) + uint64_t{valueCount} * eb;
+  result_.counters.dmaWriteBytes += outBytes;
+  accesses.push_back({kDramSpace, d.descAddr, hi, false});
+  accesses.push_back({kDramSpace, d.valuesAddr, d.valuesAddr + uint64_t{valueCount} * eb, false});
+  accesses.push_back({kDramSpace, d.outAddr, d.outAddr + outBytes, true});
+  return {};
+}
+
+Fault Machine::execute(const Command& c, std::vector<Access>& accesses) {
+  if (auto* d = std::get_if<firmware::DmaLoad>(&c.args)) dmaTransfer(*d, true, accesses);
+  if (auto* d = std::get_if<firmware::DmaStore>(&c.args)) dmaTransfer(*d, false, accesses);
+  if (auto* g = std::get_if<firmware::Gemm>(&c.args)) gemm(*g, accesses);
+  if (auto* r = std::get_if<firmware::RequantStore>(&c.args)) requant(*r, accesses);
+  if (auto* d = std::get_if<firmware::Densify>(&c.args)) return densify(*d, accesses);
+  return {};
+}
+
+void Machine::checkRaces(int queue, const Clock& epoch, size_t command,
+                         const std::vector<Access>& accesses) {
+  for (const Access& a : accesses) {
+    for (const Recorded& r : recorded_) {
+      if (r.queue == queue || r.access.space != a.space) continue;
+      if (!(a.write || r.access.write)) continue;
+      if (a.hi <= r.access.lo || r.access.hi <= a.lo) continue;
+      if (epoch[r.queue] >= r.time) continue;  // ordered by a chain of tokens
+      if (result_.races.size() < 20) {
+        std::ostringstream os;
+        const char* space = a.space == kDramSpace ? "DRAM" : firmware::toString(static_cast<Buffer>(a.space));
+        os << "command " << command << " (" << kQueueName[queue] << ") "
+           << (a.write ? "writes" : "reads") << " " << space << " [" << a.lo << ", " << a.hi
+           << ") while command " << r.command << " (" << kQueueName[r.queue] << ") "
+           << (r.access.write ? "writes" : "reads") << " [" << r.access.lo << ", " << r.access.hi
+           << ") unordered";
+        result_.races.push_back(os.str());
+      }
+    }
+  }
+  for (const Access& a : accesses) recorded_.push_back({queue, epoch[queue], command, a});
+  if (++sincePrune_ >= 64) prune();
+}
+
+// Drops accesses every other queue has synchronised past: no later access can race them.
+void Machine::prune() {
+  sincePrune_ = 0;
+  recorded_.erase(std::remove_if(recorded_.begin(), recorded_.end(),
+                                 [&](const Recorded& r) {
+                                   for (int q = 0; q < kNumQ; ++q)
+                                     if (q != r.queue && clocks_[q][r.queue] < r.time) return false;
+                                   return true;
+                                 }),
+                  recorded_.end());
+}
+
+InterpreterResult Machine::run() {
+  std::array<QueueState, kNumQ> queues;
+  InterpreterCounters& k = result_.counters;
+  uint64_t now = 0;
+  const size_t n = stream_.size();
+  size_t pc = 0;        // next command to dispatch
+  size_t requested = 0; // next ring slot to request
+  std::deque<size_t> arrivals;  // per requested, undispatched command: its fetch ticket
+  uint64_t nextRequest = 0;
+  uint64_t endAt = 0;   // a dispatched END's completion (jobs end there)
+  bool endPending = false;
+  auto fail = [&](size_t command, const Fault& f) {
+    result_.completed = false;
+    result_.error = f.code;
+    result_.errInfo = f.info;
+    result_.errCommand = command;
+    result_.message = f.message;
+    k.cycles = now;
+    return result_;
+  };
+  auto queueIndex = [](const Command& c) {
+    switch (firmware::queueOf(c)) {
+      case firmware::QueueOf::kLoad: return kLoadQ;
+      case firmware::QueueOf::kCompute: return kComputeQ;
+      case firmware::QueueOf::kStore: return kStoreQ;
+      default: return -1;
+    }
+  };
+  auto drained = [&]() {
+    for (const QueueState& q : queues)
+      if (!q.inflight.empty() || !q.pending.empty()) return false;
+    return true;
+  };
+
+  // DMA commands learn their completion time from the memory system.
+  auto dmaCompletions = [&]() {
+    for (int q : {kLoadQ, kStoreQ}) {
+      QueueState& s = queues[q];
+      const int e = q == kLoadQ ? 0 : 1;
+      if (!s.inflight.empty() && s.inflight.front().end == BusSim::kNever && bus_.doneAt(e) != BusSim::kNever) {
+        s.inflight.front().end = bus_.doneAt(e);
+        s.readyAt = s.inflight.front().end + 1;
+        bus_.take(e);
+      }
+    }
+  };
+  for (;;) {
+    bus_.advanceTo(now);
+    dmaCompletions();
+    // Settle everything that can happen at `now`.
+    for (bool changed = true; changed;) {
+      changed = false;
+      // Completions, in order per queue: effect, then the pushes (stalling on a full counter).
+      for (int q = 0; q < kNumQ; ++q) {
+        QueueState& s = queues[q];
+        while (!s.inflight.empty() && s.inflight.front().end <= now) {
+          InFlight& f = s.inflight.front();
+          const Command& c = stream_[f.command];
+          if (!f.effectDone && timingOnly_) {
+            f.effectDone = true;
+            if (auto* g = std::get_if<firmware::Gemm>(&c.args)) k.macs += uint64_t{g->m} * g->n * g->k;
+            auto rows = [](uint32_t c0, uint32_t c1, uint32_t c2, firmware::ElemWidth w) {
+              return uint64_t{c0} * c1 * c2 * widthBytes(w);
+            };
+            if (auto* d = std::get_if<firmware::DmaLoad>(&c.args))
+              k.dmaReadBytes += rows(d->count0, d->count1, d->count2, d->elemWidth);
+            if (auto* d = std::get_if<firmware::DmaStore>(&c.args))
+              k.dmaWriteBytes += rows(d->count0, d->count1, d->count2, d->elemWidth);
+          }
+          if (!f.effectDone) {
+            std::vector<Access> accesses;
+            Fault fault = execute(c, accesses);
+            if (fault.code != ErrCode::kNone) return fail(f.command, fault);
+            checkRaces(q, f.epoch, f.command, accesses);
+            f.effectDone = true;
+          }
+          const std::vector<int> pushes = pushChannels(q, c.deps);
+          bool full = false;
+          for (int ch : pushes) full = full || tokens_[ch] >= kTokenMax;
+          if (full) {
+            // docs/isa.md: a program must never have more than 255 tokens outstanding.
+            if (result_.tokenLeaks.empty() || result_.tokenLeaks.back().find("overflow") == std::string::npos)
+              result_.tokenLeaks.push_back("token overflow: command " + std::to_string(f.command) +
+                                           " pushes beyond 255 outstanding tokens");
+            break;
+          }
+          for (int ch : pushes) {
+            ++tokens_[ch];
+            tokenClocks_[ch].push_back(f.epoch);
+          }
+          s.inflight.pop_front();
+          changed = true;
+        }
+      }
+      // Fetch: ring slots requested one per cycle while fewer than fetchDepth are out.
+      while (requested < n && arrivals.size() < cost_.fetchDepth && nextRequest <= now && !endPending) {
+        arrivals.push_back(bus_.fetch(now));
+        ++requested;
+        nextRequest = now + 1;
+        k.dmaReadBytes += firmware::kCommandBytes;
+        changed = true;
+      }
+      // Dispatch in stream order.
+      while (pc < n && !arrivals.empty() && bus_.arrival(arrivals.front()) <= now && !endPending) {
+        const Command& c = stream_[pc];
+        // The estimate times the compiler's own streams; a run checks every command.
+        if (hal::Status st = timingOnly_ ? hal::Status::Ok() : firmware::validate(c); !st.ok()) {
+          Fault f;
+          f.code = ErrCode::kBadField;
+          f.message = st.error();
+          // ERR_INFO as the hardware reports it: the bit of the offending field in the
+          // encoded words (0 when the value only fails before encode() masks it).
+          if (const firmware::CheckResult hw = firmware::check(firmware::encode(c)); hw.code == ErrCode::kBadField)
+            f.info = static_cast<uint32_t>(hw.bit);
+          return fail(pc, f);
+        }
+        if (std::holds_alternative<firmware::End>(c.args)) {
+          if (!drained()) break;
+          for (int ch = 0; ch < kNumCh; ++ch)
+            if (tokens_[ch] != 0) {
+              result_.tokenLeaks.push_back("END at command " + std::to_string(pc) + ": " +
+                                           std::to_string(tokens_[ch]) + " tokens left in " +
+                                           kChannelName[ch]);
+            }
+          // END is a full barrier: everything before it happens before everything after.
+          Clock merged{};
+          for (const Clock& c2 : clocks_)
+            for (int i = 0; i < kNumQ; ++i) merged[i] = std::max(merged[i], c2[i]);
+          clocks_.fill(merged);
+          prune();
+          // The next job's fetching starts once this one is done.
+          endPending = true;
+          endAt = now + cost_.endCycles;
+        } else {
+          const int q = queueIndex(c);
+          if (queues[q].pending.size() + queues[q].inflight.size() >= cost_.queueDepth) break;
+          queues[q].pending.push_back(pc);
+        }
+        arrivals.pop_front();
+        ++pc;
+        ++k.commands;
+        changed = true;
+      }
+      if (endPending && now >= endAt) {
+        endPending = false;
+        if (pc < n) {
+          // Commands after an END (another job) are fetched afresh.
+          arrivals.clear();
+          requested = pc;
+          nextRequest = now;
+        }
+        changed = true;
+      }
+      // Issue: a queue's head command once its tokens are there and its unit accepts it.
+      for (int q = 0; q < kNumQ; ++q) {
+        QueueState& s = queues[q];
+        if (s.pending.empty()) continue;
+        const Command& c = stream_[s.pending.front()];
+        if (!unitAccepts(q, s, c, now)) continue;
+        const std::vector<int> pops = popChannels(q, c.deps);
+        bool ready = true;
+        for (int ch : pops) ready = ready && tokens_[ch] > 0;
+        if (!ready) continue;
+        for (int ch : pops) {
+          --tokens_[ch];
+          const Clock& tc = tokenClocks_[ch].front();
+          for (int i = 0; i < kNumQ; ++i) clocks_[q][i] = std::max(clocks_[q][i], tc[i]);
+          tokenClocks_[ch].pop_front();
+        }
+        // Footprints first: a faulting command moves nothing and is not timed (its fields
+        // may describe ~2^28 rows of a transfer that cannot happen).
+        if (!timingOnly_)
+          if (Fault fault = check(c); fault.code != ErrCode::kNone) return fail(s.pending.front(), fault);
+        ++clocks_[q][q];
+        InFlight f;
+        f.command = s.pending.front();
+        f.epoch = clocks_[q];
+        f.end = issueTiming(q, s, c, now);
+        s.pending.pop_front();
+        s.inflight.push_back(f);
+        bus_.advanceTo(now);  // a DMA command that moves nothing completes at once
+        dmaCompletions();
+        changed = true;
+      }
+    }
+    if (pc == n && drained() && !endPending) break;
+
+    // Advance to the next event.
+    uint64_t next = std::numeric_limits<uint64_t>::max();
+    for (const QueueState& s : queues) {
+      if (!s.inflight.empty() && s.inflight.front().end > now) next = std::min(next, s.inflight.front().end);
+      if (!s.pending.empty() && s.readyAt > now) next = std::min(next, s.readyAt);
+    }
+    if (!arrivals.empty() && bus_.arrival(arrivals.front()) != BusSim::kNever &&
+        bus_.arrival(arrivals.front()) > now)
+      next = std::min(next, bus_.arrival(arrivals.front()));
+    if (const uint64_t b = bus_.nextEvent(); b != BusSim::kNever) next = std::min(next, std::max(b, now + 1));
+    if (requested < n && arrivals.size() < cost_.fetchDepth && nextRequest > now && !endPending)
+      next = std::min(next, nextRequest);
+    if (endPending && endAt > now) next = std::min(next, endAt);
+    if (next == std::numeric_limits<uint64_t>::max()) {
+      Fault f;
+      f.code = ErrCode::kWatchdog;
+      std::ostringstream os;
+      os << "deadlock: no queue can progress (tokens";
+      for (int ch = 0; ch < kNumCh; ++ch) os << " " << kChannelName[ch] << "=" << tokens_[ch];
+      os << "; waiting heads:";
+      for (int q = 0; q < kNumQ; ++q)
+        if (!queues[q].pending.empty())
+          os << " " << kQueueName[q] << "@" << queues[q].pending.front();
+      os << ")";
+      f.message = os.str();
+      // ERR_ADDR names the most recently dispatched command (docs/isa.md).
+      return fail(pc > 0 ? pc - 1 : 0, f);
+    }
+    const uint64_t dt = next - now;
+    uint64_t* busy[kNumQ] = {&k.loadBusy, &k.computeBusy, &k.storeBusy};
+    uint64_t* stall[kNumQ] = {&k.loadStall, &k.computeStall, &k.storeStall};
+    for (int q = 0; q < kNumQ; ++q) {
+      const QueueState& s = queues[q];
+      if (!s.inflight.empty()) {
+        *busy[q] += dt;
+        if (q == kComputeQ && std::holds_alternative<firmware::Densify>(stream_[s.inflight.front().command].args))
+          k.densifyBusy += dt;
+      } else if (!s.pending.empty()) {
+        *stall[q] += dt;
+      }
+    }
+    now = next;
+  }
+  k.cycles = now;
+  result_.completed = true;
+  return result_;
+}
+
+}  // namespace
+
+IsaInterpreter::IsaInterpreter(const NpuConfig& config, DramModel& dram, const CostModel& cost)
+    : config_(config), dram_(dram), cost_(cost) {
+  for (int b = 0; b < 5; ++b) buffers_[b].assign(config_.bufferBytes(static_cast<Buffer>(b)), 0);
+}
+
+InterpreterResult IsaInterpreter::run(const std::vector<Command>& commands) {
+  Machine m(config_, dram_, cost_, buffers_, commands);
+  return m.run();
+}
+
+InterpreterResult IsaInterpreter::estimate(const NpuConfig& config,
+                                           const std::vector<Command>& commands,
+                                           const CostModel& cost) {
+  DramModel none(0, 0);
+  std::array<std::vector<uint8_t>, 5> buffers;
+  Machine m(config, none, cost, buffers, commands, /*timingOnly=*/true);
+  return m.run();
+}
+
+}  // namespace nncosim::driver

@@ -1,0 +1,209 @@
+#include "driver/runtime/npu_executor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <sstream>
+
+#include "driver/compiler/model_stats.h"
+#include "driver/runtime/step_runner.h"
+#include "ops/executor.h"
+#include "ops/registry.h"
+
+namespace nncosim::driver {
+
+std::string ExecutionReport::describe() const {
+  std::ostringstream os;
+  for (const Step& s : steps) {
+    os << "#" << s.operation << " " << hal::toString(s.type) << "  "
+       << (s.target == Target::kNpu ? "npu" : "cpu");
+    if (s.target == Target::kNpu) os << " " << s.stats.cycles << " cycles";
+    if (!s.note.empty()) os << " (" << s.note << ")";
+    os << "\n";
+  }
+  os << npuSteps << " NPU steps (" << npuCycles << " cycles), " << cpuSteps << " CPU steps";
+  return os.str();
+}
+
+NpuExecutor::NpuExecutor(const hal::Model& model, const ModelPlan& plan, NpuDevice& device)
+    : model_(model), plan_(plan), device_(device) {}
+
+hal::Status NpuExecutor::upload() {
+  if (uploaded_) return hal::Status::Ok();
+  auto a = device_.allocate(plan_.arenaBytes, "model arena");
+  if (!a.ok()) return hal::Error{a.error()};
+  arena_ = *a;
+  for (const PlannedOperation& o : plan_.operations) {
+    if (o.placement.target != Target::kNpu) continue;
+    std::vector<uint64_t> placement;
+    for (uint64_t off : o.arenaOffset) placement.push_back(arena_ + off);
+    for (size_t b = 0; b < o.step.buffers.size(); ++b) {
+      if (o.step.buffers[b].role != BufferRole::kConstant) continue;
+      auto bytes = relocatedContents(o.step, b, placement);
+      if (!bytes.ok()) return hal::Error{bytes.error()};
+      NNC_TRY(device_.write(placement[b], bytes->data(), bytes->size()));
+    }
+  }
+  uploaded_ = true;
+  return hal::Status::Ok();
+}
+
+namespace {
+
+// "output i[k]: NPU 12, reference 13" for the first differing element, or "".
+std::string firstDifference(hal::OperandType type, const std::vector<uint8_t>& ref,
+                            const std::vector<uint8_t>& npu, size_t output) {
+  if (ref.size() != npu.size())
+    return "output " + std::to_string(output) + ": NPU produced " + std::to_string(npu.size()) +
+           " bytes, reference " + std::to_string(ref.size());
+  const size_t es = hal::elementSize(type);
+  for (size_t i = 0; i + es <= ref.size(); i += es) {
+    if (std::memcmp(ref.data() + i, npu.data() + i, es) == 0) continue;
+    auto value = [&](const std::vector<uint8_t>& v) -> long long {
+      switch (type) {
+        case hal::OperandType::TENSOR_QUANT8_ASYMM:
+        case hal::OperandType::TENSOR_BOOL8: return v[i];
+        case hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+        case hal::OperandType::TENSOR_QUANT8_SYMM: return static_cast<int8_t>(v[i]);
+        case hal::OperandType::TENSOR_QUANT16_ASYMM: { uint16_t x; std::memcpy(&x, &v[i], 2); return x; }
+        case hal::OperandType::TENSOR_QUANT16_SYMM:
+        case hal::OperandType::TENSOR_FLOAT16: { int16_t x; std::memcpy(&x, &v[i], 2); return x; }
+        default: { int32_t x; std::memcpy(&x, &v[i], 4); return x; }
+      }
+    };
+    return "output " + std::to_string(output) + "[" + std::to_string(i / es) + "]: NPU " +
+           std::to_string(value(npu)) + ", reference " + std::to_string(value(ref));
+  }
+  return "";
+}
+
+}  // namespace
+
+hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
+                             std::vector<hal::TensorValue>& outputs, ExecutionReport* report) {
+  NNC_TRY(upload());
+  const hal::Subgraph& g = model_.main;
+  if (inputs.size() != g.inputIndexes.size())
+    return hal::fail(inputs.size(), " inputs given, the model has ", g.inputIndexes.size());
+  std::vector<ops::RuntimeOperand> operands = ops::bindConstants(model_, g);
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const hal::TensorValue& v = inputs[k];
+    ops::RuntimeOperand& r = operands[g.inputIndexes[k]];
+    if (v.omitted) {
+      r.omitted = true;
+      continue;
+    }
+    NNC_TRY(ops::bindInput(v, r, "input " + std::to_string(k)));
+  }
+  ops::Executor subgraphs(model_);  // IF / WHILE bodies run on the reference
+  const std::vector<ops::Shape> compiled = declaredShapes(model_);
+  ExecutionReport rep;
+  for (size_t k = 0; k < g.operations.size(); ++k) {
+    const hal::Operation& op = g.operations[k];
+    const ops::OperationDef* def = ops::operationTable().find(op.type);
+    const std::string where = "operation " + std::to_string(k) + " (" + std::string(hal::toString(op.type)) + ")";
+    if (!def) return hal::fail(where, ": not implemented");
+    for (size_t j = 0; j < op.inputs.size(); ++j) {
+      const ops::RuntimeOperand& r = operands[op.inputs[j]];
+      if (!r.omitted && !r.hasValue()) return hal::fail(where, ": input ", j, " has no value");
+    }
+    ops::OperationContext ctx(model_, op, operands, /*executing=*/true, &subgraphs);
+    if (hal::Status st = ops::validateSignature(*def, ctx); !st.ok()) return hal::fail(where, ": ", st.error());
+    if (hal::Status st = def->prepare(ctx); !st.ok()) return hal::fail(where, ": ", st.error());
+    if (hal::Status st = ops::checkOmittedInputs(ctx, operands, op); !st.ok())
+      return hal::fail(where, ": ", st.error());
+
+    const PlannedOperation& po = plan_.operations.at(k);
+    ExecutionReport::Step s;
+    s.operation = static_cast<uint32_t>(k);
+    s.type = op.type;
+    s.macs = macCount(model_, g, op);
+    s.startCycle = rep.npuCycles;
+    const auto stepStart = std::chrono::steady_clock::now();
+    bool onNpu = po.placement.target == Target::kNpu;
+    if (onNpu) {
+      // The step was compiled for the declared shapes; anything else runs on the CPU.
+      for (uint32_t o : op.inputs)
+        if (!operands[o].omitted && operands[o].shape.dimensions != compiled[o].dimensions) onNpu = false;
+      for (uint32_t o : op.outputs)
+        if (operands[o].shape.dimensions != compiled[o].dimensions) onNpu = false;
+      if (!onNpu) s.note = "shapes differ from the compiled plan";
+    }
+    if (onNpu) {
+      std::vector<std::vector<uint8_t>> in;
+      for (const Binding& b : po.step.inputs) {
+        const ops::RuntimeOperand& r = operands[b.operand];
+        in.emplace_back(r.data, r.data + r.shape.bytes());
+      }
+      std::vector<const std::vector<uint8_t>*> inPtr;
+      for (const auto& v : in) inPtr.push_back(&v);
+      std::vector<uint64_t> placement;
+      for (uint64_t off : po.arenaOffset) placement.push_back(arena_ + off);
+      std::vector<std::vector<uint8_t>> out, results;
+      auto stats = runPlaced(device_, po.step, placement, false, inPtr, out, results);
+      if (!stats.ok()) return hal::fail(where, ": ", stats.error());
+      if (po.step.epilogue) {
+        // Hybrid step: the host finishes the operation into its outputs from the NPU's
+        // results; the cross-check runs the whole reference first and compares after.
+        std::vector<std::vector<uint8_t>> want;
+        if (crossCheck_) {
+          if (hal::Status st = def->execute(ctx); !st.ok()) return hal::fail(where, ": reference: ", st.error());
+          for (uint32_t o : op.outputs) want.push_back(operands[o].storage);
+        }
+        if (hal::Status st = po.step.epilogue.finish(ctx, results); !st.ok())
+          return hal::fail(where, ": host epilogue: ", st.error());
+        if (crossCheck_) {
+          s.checked = true;
+          for (size_t i = 0; i < op.outputs.size() && s.mismatch.empty(); ++i) {
+            const ops::RuntimeOperand& r = operands[op.outputs[i]];
+            s.mismatch = firstDifference(r.shape.type, want[i], r.storage, i);
+          }
+          if (!s.mismatch.empty()) ++rep.mismatches;
+        }
+      } else if (crossCheck_) {
+        // The reference computes into the outputs' storage; compare, then keep the NPU's.
+        if (hal::Status st = def->execute(ctx); !st.ok()) return hal::fail(where, ": reference: ", st.error());
+        s.checked = true;
+        for (size_t i = 0; i < po.step.outputs.size() && s.mismatch.empty(); ++i) {
+          const ops::RuntimeOperand& r = operands[po.step.outputs[i].operand];
+          s.mismatch = firstDifference(r.shape.type, r.storage, out[i], i);
+        }
+        if (!s.mismatch.empty()) ++rep.mismatches;
+      }
+      for (size_t i = 0; i < po.step.outputs.size(); ++i) {
+        ops::RuntimeOperand& r = operands[po.step.outputs[i].operand];
+        if (out[i].size() != r.storage.size())
+          return hal::fail(where, ": NPU output ", i, " has ", out[i].size(), " bytes, expected ",
+                           r.storage.size());
+        std::copy(out[i].begin(), out[i].end(), r.storage.begin());
+      }
+      s.target = Target::kNpu;
+      s.stats = *stats;
+      s.note = po.step.report.mapping;
+      rep.npuCycles += stats->cycles;
+      ++rep.npuSteps;
+    } else {
+      if (hal::Status st = def->execute(ctx); !st.ok()) return hal::fail(where, ": ", st.error());
+      if (s.note.empty()) s.note = po.placement.reason;
+      ++rep.cpuSteps;
+    }
+    s.wallNanos = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                            std::chrono::steady_clock::now() - stepStart)
+                                            .count());
+    rep.steps.push_back(std::move(s));
+  }
+  outputs.clear();
+  for (size_t k = 0; k < g.outputIndexes.size(); ++k) {
+    const ops::RuntimeOperand& r = operands[g.outputIndexes[k]];
+    if (r.omitted || !r.hasValue()) return hal::fail("output ", k, " was never produced");
+    hal::TensorValue v;
+    v.type = r.shape.type;
+    v.dimensions = r.shape.dimensions;
+    if (r.data) v.bytes.assign(r.data, r.data + r.shape.bytes());
+    outputs.push_back(std::move(v));
+  }
+  if (report) *report = std::move(rep);
+  return hal::Status::Ok();
+}
+
+}  // namespace nncosim::driver

@@ -1,0 +1,80 @@
+#include "driver/runtime/step_runner.h"
+
+#include <cstring>
+
+namespace nncosim::driver {
+
+hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
+                                const std::vector<uint64_t>& placement, bool uploadConstants,
+                                const std::vector<const std::vector<uint8_t>*>& inputs,
+                                std::vector<std::vector<uint8_t>>& outputs,
+                                std::vector<std::vector<uint8_t>>& results) {
+  if (uploadConstants)
+    for (size_t b = 0; b < step.buffers.size(); ++b) {
+      if (step.buffers[b].role != BufferRole::kConstant) continue;
+      auto bytes = relocatedContents(step, b, placement);
+      if (!bytes.ok()) return hal::Error{bytes.error()};
+      NNC_TRY(device.write(placement[b], bytes->data(), bytes->size()));
+    }
+  if (inputs.size() != step.inputs.size())
+    return hal::fail(step.report.operation, ": ", inputs.size(), " inputs for ",
+                     step.inputs.size(), " bindings");
+  for (size_t i = 0; i < step.inputs.size(); ++i) {
+    const Binding& bnd = step.inputs[i];
+    auto packed = packTensor(bnd.layout, *inputs[i]);
+    if (!packed.ok()) return hal::fail(step.report.operation, " input ", i, ": ", packed.error());
+    if (packed->size() > step.buffers[bnd.buffer].bytes)
+      return hal::fail(step.report.operation, " input ", i, ": ", packed->size(),
+                       " bytes for a buffer of ", step.buffers[bnd.buffer].bytes);
+    NNC_TRY(device.write(placement[bnd.buffer], packed->data(), packed->size()));
+  }
+  auto commands = relocate(step, placement);
+  if (!commands.ok()) return hal::Error{commands.error()};
+  JobStats total;
+  const std::vector<std::vector<firmware::Command>> jobs = splitJobs(*commands);
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    auto stats = device.run(jobs[j]);
+    if (!stats.ok())
+      return hal::fail(step.report.operation, " job ", j + 1, " of ", jobs.size(), ": ", stats.error());
+    total += *stats;
+    total.jobs = static_cast<uint32_t>(j + 1);
+  }
+  hal::Result<JobStats> stats = total;
+  outputs.clear();
+  for (const Binding& bnd : step.outputs) {
+    const StepBuffer& buf = step.buffers[bnd.buffer];
+    std::vector<uint8_t> raw(buf.bytes);
+    NNC_TRY(device.read(placement[bnd.buffer], raw.data(), raw.size()));
+    auto unpacked = unpackTensor(bnd.layout, raw, buf.bytes);
+    if (!unpacked.ok()) return hal::Error{unpacked.error()};
+    outputs.push_back(std::move(*unpacked));
+  }
+  results.clear();
+  for (size_t b : step.epilogue.results) {
+    std::vector<uint8_t> raw(step.buffers.at(b).bytes);
+    NNC_TRY(device.read(placement[b], raw.data(), raw.size()));
+    results.push_back(std::move(raw));
+  }
+  return stats;
+}
+
+
+hal::Result<JobStats> runStep(NpuDevice& device, const CompiledStep& step,
+                              const std::vector<std::vector<uint8_t>>& inputs,
+                              std::vector<std::vector<uint8_t>>& outputs) {
+  device.freeAll();
+  std::vector<uint64_t> placement;
+  for (const StepBuffer& b : step.buffers) {
+    auto a = device.allocate(b.bytes, b.name);
+    if (!a.ok()) return hal::Error{a.error()};
+    placement.push_back(*a);
+  }
+  std::vector<const std::vector<uint8_t>*> in;
+  for (const auto& v : inputs) in.push_back(&v);
+  std::vector<std::vector<uint8_t>> results;
+  auto stats = runPlaced(device, step, placement, true, in, outputs, results);
+  for (std::vector<uint8_t>& r : results) outputs.push_back(std::move(r));
+  return stats;
+}
+
+}  // namespace nncosim::driver

@@ -1,0 +1,491 @@
+// The ISA interpreter against docs/isa.md: data movement, GEMM and REQUANT_STORE
+// arithmetic, errors, and the stream-discipline checks (races, token leaks, deadlock).
+#include "driver/isa_model/isa_interpreter.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "driver/compiler/stream_builder.h"
+#include "ops/quant/fixed_point.h"
+
+namespace nncosim::driver {
+namespace {
+
+using firmware::Buffer;
+using firmware::Command;
+
+constexpr uint64_t kBase = 0x8000'0000ull;
+
+Command cmd(firmware::CommandArgs a, firmware::Deps d = {}) { return Command{d, std::move(a)}; }
+Command end() { return cmd(firmware::End{true, 7}); }
+
+TEST(IsaInterpreter, ThreeDimensionalLoadAndStoreMoveTheRightBytes) {
+  DramModel dram(kBase, 1 << 16);
+  for (uint32_t i = 0; i < 4096; ++i) dram.at(kBase + i)[0] = static_cast<uint8_t>(i * 7 + 1);
+  IsaInterpreter npu({}, dram);
+  firmware::DmaLoad ld;
+  ld.bufId = Buffer::kInp;
+  ld.dramAddr = kBase + 5;
+  ld.count0 = 3;
+  ld.count1 = 4;
+  ld.dramStride1 = 10;
+  ld.bufStride1 = 16;
+  ld.count2 = 2;
+  ld.dramStride2 = 100;
+  ld.bufStride2 = 64;
+  ld.bufAddr = 32;
+  firmware::DmaStore st;
+  st.bufId = Buffer::kInp;
+  st.bufAddr = 32;
+  st.dramAddr = kBase + 8192;
+  st.count0 = 3;
+  st.count1 = 8;  // the 4 rows of both planes, read back as 8 rows of stride 16 in INP
+  st.bufStride1 = 16;
+  st.dramStride1 = 3;
+  // Load pushes a token the store cannot see directly: route it through a compute SYNC.
+  Command sc = cmd(firmware::Sync{firmware::Queue::kCompute});
+  sc.deps.popPrev = true;
+  sc.deps.pushNext = true;
+  Command stc = cmd(st);
+  stc.deps.popPrev = true;
+  Command ldc = cmd(ld);
+  ldc.deps.pushNext = true;
+  InterpreterResult r = npu.run({ldc, sc, stc, end()});
+  ASSERT_TRUE(r.clean()) << r.describe();
+  // INP row (z, y) at 32 + z*64 + y*16 holds DRAM 5 + z*100 + y*10 .. +3. The store reads
+  // rows at 32 + y*16 for y < 8: planes interleave as rows 0..3 of plane 0 then garbage
+  // (zero) rows, then plane 1 starts at 32 + 64 = row 4.
+  for (uint32_t y = 0; y < 8; ++y)
+    for (uint32_t x = 0; x < 3; ++x) {
+      const uint32_t z = y / 4, yy = y % 4;
+      const uint8_t want = static_cast<uint8_t>((5 + z * 100 + yy * 10 + x) * 7 + 1);
+      EXPECT_EQ(dram.at(kBase + 8192 + y * 3 + x)[0], want) << y << "," << x;
+    }
+  EXPECT_EQ(r.counters.dmaWriteBytes, 24u);
+}
+
+TEST(IsaInterpreter, GemmAndRequantMatchTheFormulas) {
+  DramModel dram(kBase, 4096);
+  IsaInterpreter npu({}, dram);
+  std::mt19937 rng(3);
+  const uint32_t m = 5, n = 7, k = 9;
+  auto& inp = npu.buffer(Buffer::kInp);
+  auto& wgt = npu.buffer(Buffer::kWgt);
+  for (uint32_t i = 0; i < 16 * k; ++i) inp[i] = static_cast<uint8_t>(rng());
+  for (uint32_t i = 0; i < 16 * k; ++i) wgt[i] = static_cast<uint8_t>(rng());
+  auto& prm = npu.buffer(Buffer::kPrm);
+  for (uint32_t j = 0; j < 16; ++j) {
+    const int32_t bias = static_cast<int32_t>(rng() % 2001) - 1000;
+    const int32_t mult = (1 << 30) + static_cast<int32_t>(rng() % (1 << 30));
+    for (int b = 0; b < 4; ++b) {
+      prm[4 * j + b] = static_cast<uint8_t>(static_cast<uint32_t>(bias) >> (8 * b));
+      prm[64 + 4 * j + b] = static_cast<uint8_t>(static_cast<uint32_t>(mult) >> (8 * b));
+    }
+    prm[128 + j] = static_cast<uint8_t>(static_cast<int8_t>(-7 - static_cast<int>(j % 3)));
+  }
+  firmware::Gemm g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.aSigned = true;
+  g.bSigned = false;
+  g.aZp = -3;
+  g.bZp = 120;
+  firmware::RequantStore rq;
+  rq.rows = m;
+  rq.biasEn = true;
+  rq.multAddr = 64;
+  rq.shiftAddr = 128;
+  rq.perChannel = true;
+  rq.outSigned = false;
+  rq.outZp = 17;
+  rq.clampMin = 10;
+  rq.clampMax = 240;
+  InterpreterResult r = npu.run({cmd(g), cmd(rq), end()});
+  ASSERT_TRUE(r.clean()) << r.describe();
+  EXPECT_EQ(r.counters.macs, uint64_t{m} * n * k);
+  for (uint32_t i = 0; i < m; ++i)
+    for (uint32_t j = 0; j < n; ++j) {
+      int64_t acc = 0;
+      for (uint32_t t = 0; t < k; ++t)
+        acc += (int64_t{static_cast<int8_t>(inp[t * 16 + i])} + 3) * (int64_t{wgt[t * 16 + j]} - 120);
+      const int32_t accWord = static_cast<int32_t>(
+          npu.buffer(Buffer::kAcc)[(i * 16 + j) * 4] | npu.buffer(Buffer::kAcc)[(i * 16 + j) * 4 + 1] << 8 |
+          npu.buffer(Buffer::kAcc)[(i * 16 + j) * 4 + 2] << 16 |
+          static_cast<uint32_t>(npu.buffer(Buffer::kAcc)[(i * 16 + j) * 4 + 3]) << 24);
+      ASSERT_EQ(accWord, static_cast<int32_t>(acc));
+      int32_t bias = 0, mult = 0;
+      for (int b = 0; b < 4; ++b) {
+        bias |= prm[4 * j + b] << (8 * b);
+        mult |= prm[64 + 4 * j + b] << (8 * b);
+      }
+      const int32_t y = ops::quant::multiplyByQuantizedMultiplier(accWord + bias, mult,
+                                                                  static_cast<int8_t>(prm[128 + j])) + 17;
+      EXPECT_EQ(npu.buffer(Buffer::kOut)[i * 16 + j], std::clamp(y, 10, 240)) << i << "," << j;
+    }
+}
+
+// acc64 (docs/isa.md): int16 GEMMs whose sums leave int32, accumulated over several
+// commands into int64 ACC elements (8 bytes each), then REQUANT_STORE's 64-bit path.
+TEST(IsaInterpreter, Acc64GemmAndRequantMatchTheInt64Model) {
+  DramModel dram(kBase, 4096);
+  IsaInterpreter npu({}, dram);
+  std::mt19937_64 rng(11);
+  const uint32_t m = 16, n = 13, kPart = 1500, parts = 3, k = kPart * parts;
+  auto& inp = npu.buffer(Buffer::kInp);
+  auto& wgt = npu.buffer(Buffer::kWgt);
+  auto& acc = npu.buffer(Buffer::kAcc);
+  auto& prm = npu.buffer(Buffer::kPrm);
+  auto put = [](std::vector<uint8_t>& b, size_t a, uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) b[a + i] = static_cast<uint8_t>(v >> (8 * i));
+  };
+  auto get = [](const std::vector<uint8_t>& b, size_t a, int bytes) {
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; ++i) v |= uint64_t{b[a + i]} << (8 * i);
+    return v;
+  };
+  // Full-scale int16 activations; int16 weights in the even columns, int8 ones
+  // (sign-extended: the 16x8 case) in the odd columns.
+  std::vector<int64_t> A(m * k), B(k * 16);
+  for (uint32_t t = 0; t < k; ++t) {
+    for (uint32_t i = 0; i < 16; ++i) {
+      const int64_t a = rng() % 4 ? (rng() % 2 ? 32767 : -32768) : static_cast<int16_t>(rng());
+      if (i < m) A[i * k + t] = a;
+      put(inp, (size_t{t} * 16 + i) * 2, static_cast<uint64_t>(a), 2);
+    }
+    for (uint32_t j = 0; j < 16; ++j) {
+      const int64_t b = j % 2 ? static_cast<int8_t>(rng()) : static_cast<int16_t>(rng());
+      B[t * 16 + j] = b;
+      put(wgt, (size_t{t} * 16 + j) * 2, static_cast<uint64_t>(b), 2);
+    }
+  }
+  // ACC starts with values near the int64 limits in some lanes (accumulate wraps modulo
+  // 2^64) and a stale int32-looking pattern in the rest; lanes j >= n stay untouched.
+  const uint32_t accAddr = 1024;
+  std::vector<uint64_t> want(m * 16);
+  for (uint32_t i = 0; i < m; ++i)
+    for (uint32_t j = 0; j < 16; ++j) {
+      const uint64_t v = (i + j) % 5 == 0 ? uint64_t{INT64_MAX} - (rng() % (uint64_t{1} << 40)) : rng();
+      want[i * 16 + j] = v;
+      put(acc, accAddr + (size_t{i} * 16 + j) * 8, v, 8);
+    }
+  std::vector<Command> s;
+  for (uint32_t p = 0; p < parts; ++p) {
+    firmware::Gemm g;
+    g.mode = firmware::GemmMode::kInt16;
+    g.acc64 = true;
+    g.aSigned = g.bSigned = true;
+    g.accumulate = true;
+    g.m = m;
+    g.n = n;
+    g.k = kPart;
+    g.inpAddr = p * kPart * 16 * 2;
+    g.wgtAddr = p * kPart * 16 * 2;
+    g.accAddr = accAddr;
+    s.push_back(cmd(g));
+  }
+  bool beyondInt32 = false;
+  for (uint32_t i = 0; i < m; ++i)
+    for (uint32_t j = 0; j < n; ++j) {
+      int64_t sum = 0;
+      for (uint32_t t = 0; t < k; ++t) sum += A[i * k + t] * B[t * 16 + j];
+      beyondInt32 |= sum != static_cast<int32_t>(sum);
+      want[i * 16 + j] += static_cast<uint64_t>(sum);
+    }
+  ASSERT_TRUE(beyondInt32);
+  // Per-channel parameters; shifts cover the valid range [-31, 14] and two outside it
+  // (clamped: 20 acts as 14, -40 as -31).
+  int32_t bias[16], mult[16];
+  int shift[16];
+  for (uint32_t j = 0; j < 16; ++j) {
+    bias[j] = static_cast<int32_t>(rng());
+    mult[j] = static_cast<int32_t>((uint64_t{1} << 30) + rng() % (uint64_t{1} << 30));
+    shift[j] = j == 3 ? 20 : j == 5 ? -40 : static_cast<int>(rng() % 46) - 31;
+    put(prm, 4 * j, static_cast<uint32_t>(bias[j]), 4);
+    put(prm, 64 + 4 * j, static_cast<uint32_t>(mult[j]), 4);
+    prm[128 + j] = static_cast<uint8_t>(static_cast<int8_t>(shift[j]));
+  }
+  mult[7] = 0x7FFFFFFF;  // the reduced multiplier's cap
+  put(prm, 64 + 4 * 7, 0x7FFFFFFF, 4);
+  firmware::RequantStore rq;
+  rq.acc64 = true;
+  rq.accAddr = accAddr;
+  rq.rows = m;
+  rq.biasEn = true;
+  rq.multAddr = 64;
+  rq.shiftAddr = 128;
+  rq.perChannel = true;
+  rq.outWidth = firmware::ElemWidth::kW16;
+  rq.outSigned = true;
+  rq.outZp = 5;
+  rq.clampMin = -30000;
+  rq.clampMax = 32767;
+  s.push_back(cmd(rq));
+  s.push_back(end());
+  InterpreterResult r = npu.run(s);
+  ASSERT_TRUE(r.clean()) << r.describe();
+  for (uint32_t i = 0; i < m; ++i)
+    for (uint32_t j = 0; j < 16; ++j) {
+      ASSERT_EQ(get(acc, accAddr + (size_t{i} * 16 + j) * 8, 8), want[i * 16 + j]) << i << "," << j;
+      const int64_t x = static_cast<int64_t>(want[i * 16 + j] + static_cast<uint64_t>(int64_t{bias[j]}));
+      const int s = std::clamp(shift[j], -31, 14);
+      int64_t y = int64_t{ops::quant::multiplyByQuantizedMultiplier64(x, mult[j], s)} + 5;
+      y = std::clamp<int64_t>(y, -30000, 32767);
+      EXPECT_EQ(static_cast<int16_t>(get(npu.buffer(Buffer::kOut), (size_t{i} * 16 + j) * 2, 2)), y)
+          << i << "," << j << " shift " << shift[j];
+    }
+  // A sum that needs more than 32 bits, checked on its own: acc64 keeps it.
+  EXPECT_NE(want[0], static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(want[0]))));
+}
+
+// The same ACC row read without acc64 is the int32 path: acc64 = 0 is ISA 1.0.
+TEST(IsaInterpreter, Acc64OffIsTheInt32Path) {
+  DramModel dram(kBase, 4096);
+  IsaInterpreter npu({}, dram);
+  auto& inp = npu.buffer(Buffer::kInp);
+  auto& wgt = npu.buffer(Buffer::kWgt);
+  // 600 products of 32767 * -32768: -2^39-ish, wraps in int32.
+  const uint32_t k = 600;
+  for (uint32_t t = 0; t < k; ++t) {
+    inp[t * 32] = 0xFF;
+    inp[t * 32 + 1] = 0x7F;
+    wgt[t * 32] = 0x00;
+    wgt[t * 32 + 1] = 0x80;
+  }
+  firmware::Gemm g;
+  g.mode = firmware::GemmMode::kInt16;
+  g.aSigned = g.bSigned = true;
+  g.k = k;
+  g.acc64 = true;
+  ASSERT_TRUE(npu.run({cmd(g), end()}).clean());
+  const int64_t exact = int64_t{32767} * -32768 * k;
+  int64_t got = 0;
+  for (int b = 0; b < 8; ++b) got |= int64_t{npu.buffer(Buffer::kAcc)[b]} << (8 * b);
+  EXPECT_EQ(got, exact);
+  g.acc64 = false;
+  ASSERT_TRUE(npu.run({cmd(g), end()}).clean());
+  int32_t word = 0;
+  for (int b = 0; b < 4; ++b) word |= int32_t{npu.buffer(Buffer::kAcc)[b]} << (8 * b);
+  EXPECT_EQ(word, static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(exact))));
+}
+
+// wgt8 (ISA 1.2): an int16 GEMM over 8-bit weights (C bytes per k step) gives the ACC of
+// the same GEMM over the weights widened to int16, signed and unsigned, with a weight zero
+// point; its WGT footprint is the 1-byte one; with mode int8 it is bad_field at its bit.
+TEST(IsaInterpreter, Wgt8GemmEqualsTheWidenedGemm) {
+  DramModel dram(kBase, 4096);
+  IsaInterpreter npu({}, dram);
+  std::mt19937_64 rng(23);
+  const uint32_t k = 300, narrowAt = 0, wideAt = 16 * k;
+  auto& inp = npu.buffer(Buffer::kInp);
+  auto& wgt = npu.buffer(Buffer::kWgt);
+  for (uint32_t i = 0; i < k * 16 * 2; ++i) inp[i] = static_cast<uint8_t>(rng());
+  for (const bool bSigned : {true, false}) {
+    for (uint32_t e = 0; e < k * 16; ++e) {
+      const auto v = static_cast<uint8_t>(rng());
+      const uint16_t wide = bSigned ? static_cast<uint16_t>(static_cast<int8_t>(v)) : v;
+      wgt[narrowAt + e] = v;
+      wgt[wideAt + 2 * e] = static_cast<uint8_t>(wide);
+      wgt[wideAt + 2 * e + 1] = static_cast<uint8_t>(wide >> 8);
+    }
+    firmware::Gemm g;
+    g.mode = firmware::GemmMode::kInt16;
+    g.aSigned = true;
+    g.bSigned = bSigned;
+    g.bZp = bSigned ? -7 : 130;
+    g.aZp = 3;
+    g.m = 15;
+    g.n = 11;
+    g.k = k;
+    g.acc64 = true;
+    g.wgtAddr = wideAt;
+    ASSERT_TRUE(npu.run({cmd(g), end()}).clean());
+    const std::vector<uint8_t> widened = npu.buffer(Buffer::kAcc);
+    g.wgt8 = true;
+    g.wgtAddr = narrowAt;
+    std::fill(npu.buffer(Buffer::kAcc).begin(), npu.buffer(Buffer::kAcc).end(), 0);
+    ASSERT_TRUE(npu.run({cmd(g), end()}).clean());
+    EXPECT_EQ(npu.buffer(Buffer::kAcc), widened) << "b_signed " << bSigned;
+    EXPECT_NE(std::count(widened.begin(), widened.end(), 0), static_cast<long>(widened.size()));
+  }
+  // Footprint: k*C bytes, not 2*k*C.
+  NpuConfig cfg;
+  firmware::Gemm g;
+  g.mode = firmware::GemmMode::kInt16;
+  g.wgt8 = true;
+  g.k = 4096;
+  g.wgtAddr = cfg.wgtBytes - g.k * 16;
+  EXPECT_TRUE(npu.run({cmd(g), end()}).clean());
+  g.wgt8 = false;
+  InterpreterResult r = npu.run({cmd(g), end()});
+  EXPECT_EQ(r.error, firmware::ErrCode::kDmaOob);
+  EXPECT_EQ(r.errInfo, static_cast<uint32_t>(Buffer::kWgt));
+  // With mode int8 wgt8 is rejected.
+  g.k = 4;
+  g.wgt8 = true;
+  g.mode = firmware::GemmMode::kInt8;
+  r = npu.run({cmd(firmware::Sync{}), cmd(g), end()});
+  EXPECT_EQ(r.error, firmware::ErrCode::kBadField);
+  EXPECT_EQ(r.errCommand, 1u);
+  EXPECT_EQ(r.errInfo, 4u * 32 + 17);
+}
+
+TEST(IsaInterpreter, FootprintsBeyondABufferAreDmaOob) {
+  DramModel dram(kBase, 4096);
+  NpuConfig cfg;
+  IsaInterpreter npu(cfg, dram);
+  firmware::DmaLoad ld;
+  ld.bufId = Buffer::kPrm;
+  ld.dramAddr = kBase;
+  ld.bufAddr = cfg.prmBytes - 8;
+  ld.count0 = 9;
+  InterpreterResult r = npu.run({cmd(ld), end()});
+  EXPECT_FALSE(r.completed);
+  EXPECT_EQ(r.error, firmware::ErrCode::kDmaOob);
+  EXPECT_EQ(r.errInfo, static_cast<uint32_t>(Buffer::kPrm));
+  firmware::Gemm g;
+  g.k = static_cast<uint32_t>(cfg.inpBytes / 16);
+  g.inpAddr = 16;
+  r = npu.run({cmd(g), end()});
+  EXPECT_EQ(r.error, firmware::ErrCode::kDmaOob);
+  EXPECT_EQ(r.errInfo, static_cast<uint32_t>(Buffer::kInp));
+  // acc64: 16 rows of 16 int64 need 2 KiB of ACC where int32 needs 1 KiB.
+  g = firmware::Gemm{};
+  g.m = 16;
+  g.accAddr = static_cast<uint32_t>(cfg.accBytes - 1024);
+  ASSERT_TRUE(npu.run({cmd(g), end()}).completed);
+  g.acc64 = true;
+  r = npu.run({cmd(g), end()});
+  EXPECT_EQ(r.error, firmware::ErrCode::kDmaOob);
+  EXPECT_EQ(r.errInfo, static_cast<uint32_t>(Buffer::kAcc));
+  firmware::RequantStore rq;
+  rq.rows = 8;
+  rq.accAddr = static_cast<uint32_t>(cfg.accBytes - 512);
+  ASSERT_TRUE(npu.run({cmd(rq), end()}).completed);
+  rq.acc64 = true;
+  r = npu.run({cmd(rq), end()});
+  EXPECT_EQ(r.error, firmware::ErrCode::kDmaOob);
+  EXPECT_EQ(r.errInfo, static_cast<uint32_t>(Buffer::kAcc));
+}
+
+TEST(IsaInterpreter, DramOutsideTheModelIsABusError) {
+  DramModel dram(kBase, 4096);
+  IsaInterpreter npu({}, dram);
+  firmware::DmaLoad ld;
+  ld.dramAddr = kBase + 4090;
+  ld.count0 = 8;
+  InterpreterResult r = npu.run({cmd(ld), end()});
+  EXPECT_EQ(r.error, firmware::ErrCode::kBusError);
+  EXPECT_EQ(r.errCommand, 0u);
+}
+
+TEST(IsaInterpreter, OutOfRangeFieldsAreBadField) {
+  DramModel dram(kBase, 4096);
+  IsaInterpreter npu({}, dram);
+  firmware::Gemm g;
+  g.m = 17;
+  InterpreterResult r = npu.run({cmd(firmware::Sync{}), cmd(g), end()});
+  EXPECT_EQ(r.error, firmware::ErrCode::kBadField);
+  EXPECT_EQ(r.errCommand, 1u);
+  EXPECT_EQ(r.errInfo, 16u);  // m: word 0 bits [23:16], as the hardware's ERR_INFO
+}
+
+TEST(IsaInterpreter, AMissingTokenDeadlocksIntoTheWatchdog) {
+  DramModel dram(kBase, 4096);
+  IsaInterpreter npu({}, dram);
+  InterpreterResult r = npu.run({cmd(firmware::Gemm{}, firmware::Deps{true, false, false, false}), end()});
+  EXPECT_EQ(r.error, firmware::ErrCode::kWatchdog);
+  EXPECT_NE(r.message.find("deadlock"), std::string::npos);
+}
+
+TEST(IsaInterpreter, UnorderedAccessesAreReportedAsRaces) {
+  DramModel dram(kBase, 4096);
+  IsaInterpreter npu({}, dram);
+  firmware::DmaLoad ld;
+  ld.dramAddr = kBase;
+  ld.count0 = 64;
+  firmware::Gemm g;  // reads INP [0, 16) while the load writes [0, 64): no token between
+  InterpreterResult r = npu.run({cmd(ld), cmd(g), end()});
+  ASSERT_TRUE(r.completed) << r.describe();
+  EXPECT_EQ(r.races.size(), 1u) << r.describe();
+  // With the tokens it is clean.
+  r = npu.run({cmd(ld, {false, false, false, true}), cmd(g, {true, false, false, false}), end()});
+  EXPECT_TRUE(r.clean()) << r.describe();
+}
+
+TEST(IsaInterpreter, TokensLeftAtEndAreReported) {
+  DramModel dram(kBase, 4096);
+  IsaInterpreter npu({}, dram);
+  InterpreterResult r = npu.run({cmd(firmware::Sync{firmware::Queue::kLoad}, {false, false, false, true}), end()});
+  ASSERT_TRUE(r.completed);
+  ASSERT_EQ(r.tokenLeaks.size(), 1u);
+  EXPECT_NE(r.tokenLeaks[0].find("load->compute"), std::string::npos);
+}
+
+// The step protocol over many steps, every slot count and queue depth: clean, no deadlock.
+TEST(StepStream, TokensBalanceForAnyShapeAndQueueDepth) {
+  for (uint32_t slots : {1u, 2u, 3u})
+    for (uint32_t outSlots : {1u, 2u})
+      for (uint32_t depth : {1u, 2u, 8u}) {
+        StepStream ss(slots, outSlots);
+        for (int s = 0; s < 7; ++s) {
+          ss.beginStep();
+          for (int l = 0; l < s % 3; ++l) {
+            firmware::DmaLoad d;
+            d.dramAddr = kBase;
+            d.bufAddr = (s % slots) * 64;
+            d.count0 = 16;
+            ss.load(d);
+          }
+          if (s % 2 == 0) {
+            firmware::Gemm g;
+            g.inpAddr = (s % slots) * 64;
+            ss.compute(Command{{}, g});
+          }
+          if (s % 3 != 1) {
+            const uint32_t o = ss.nextOutSlot() * 256;
+            ss.beginOutput();
+            firmware::RequantStore rq;
+            rq.outAddr = o;
+            if (s % 2 == 0) ss.requant(rq);
+            firmware::DmaStore st;
+            st.bufAddr = o;
+            st.bufId = Buffer::kOut;
+            st.dramAddr = kBase + 1024 + 64 * s;
+            st.count0 = 16;
+            ss.store(st);
+          }
+        }
+        DramModel dram(kBase, 4096);
+        CostModel cost;
+        cost.queueDepth = depth;
+        IsaInterpreter npu({}, dram, cost);
+        InterpreterResult r = npu.run(ss.finish(1));
+        EXPECT_TRUE(r.completed) << slots << "/" << outSlots << "/" << depth << ": " << r.describe();
+        EXPECT_TRUE(r.clean()) << r.describe();
+      }
+}
+
+}  // namespace
+}  // namespace nncosim::driver
+
+namespace nncosim::driver {
+namespace {
+
+TEST(NpuConfig, FromTheConfigRegister) {
+  // 16 x 16 array, 2^8 KiB INP/WGT: the RTL's default.
+  auto c = NpuConfig::fromConfigRegister(16u | 16u << 8 | 8u << 16);
+  ASSERT_TRUE(c.ok()) << c.error();
+  EXPECT_EQ(c->inpBytes, 256u << 10);
+  EXPECT_EQ(c->wgtBytes, 256u << 10);
+  EXPECT_EQ(c->rows, 16u);
+  EXPECT_EQ(c->accBytes, NpuConfig{}.accBytes);
+  EXPECT_FALSE(NpuConfig::fromConfigRegister(32u | 16u << 8 | 8u << 16).ok());  // m is <= 16
+  EXPECT_FALSE(NpuConfig::fromConfigRegister(16u | 16u << 8 | 11u << 16).ok());  // > 20-bit
+  EXPECT_NE(NpuConfig{}.describe().find("INP 256 KiB"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nncosim::driver

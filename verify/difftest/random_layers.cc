@@ -1,0 +1,896 @@
+#include "verify/difftest/random_layers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+
+#include "hal/model_builder.h"
+#include "ops/conv/conv_common.h"
+#include "ops/shape.h"
+
+namespace nncosim::verify::difftest {
+namespace {
+
+using hal::OperandType;
+using hal::OperationType;
+
+constexpr OperandType kU8 = OperandType::TENSOR_QUANT8_ASYMM;
+constexpr OperandType kS8 = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+constexpr OperandType kI32 = OperandType::TENSOR_INT32;
+constexpr OperandType kPerChannel = OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+// The 16x8 mode's activations and per-tensor weights.
+constexpr OperandType kI16 = OperandType::TENSOR_QUANT16_SYMM;
+constexpr OperandType kW8 = OperandType::TENSOR_QUANT8_SYMM;
+
+uint64_t splitMix(uint64_t& state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// A small portable PRNG (xoshiro256**): the same layers on every standard library.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) {
+    for (uint64_t& w : s_) w = splitMix(seed);
+  }
+  uint64_t next() {
+    const uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
+  // Uniform in [lo, hi] (inclusive).
+  int32_t range(int64_t lo, int64_t hi) {
+    if (hi <= lo) return static_cast<int32_t>(lo);
+    const uint64_t span = static_cast<uint64_t>(hi - lo) + 1;
+    return static_cast<int32_t>(lo + static_cast<int64_t>(next() % span));
+  }
+  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  double real(double lo, double hi) { return lo + (hi - lo) * unit(); }
+  double logUniform(double lo, double hi) { return std::exp(real(std::log(lo), std::log(hi))); }
+  bool coin(double p = 0.5) { return unit() < p; }
+  template <typename T>
+  const T& pick(const std::vector<T>& v) {
+    return v[static_cast<size_t>(range(0, static_cast<int64_t>(v.size()) - 1))];
+  }
+
+ private:
+  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  uint64_t s_[4];
+};
+
+struct QRange {
+  int32_t lo, hi;
+};
+QRange rangeOf(OperandType t) {
+  if (t == kU8) return {0, 255};
+  if (t == kPerChannel || t == kW8) return {-127, 127};
+  if (t == kI16) return {-32768, 32767};
+  return {-128, 127};
+}
+
+// Random quantized values with a random pattern: uniform over the range, a narrow band,
+// the extremes only, mostly one value (sparse), or constant.
+std::vector<int32_t> randomValues(Rng& r, size_t n, QRange q, int32_t zeroPoint, std::string* pattern) {
+  std::vector<int32_t> v(n);
+  const double p = r.unit();
+  if (p < 0.62) {
+    *pattern = "uniform";
+    for (int32_t& x : v) x = r.range(q.lo, q.hi);
+  } else if (p < 0.80) {
+    const int32_t width = r.range(1, 48), center = r.range(q.lo, q.hi);
+    *pattern = "band" + std::to_string(width);
+    for (int32_t& x : v) x = std::clamp(center + r.range(-width / 2, width / 2), q.lo, q.hi);
+  } else if (p < 0.90) {
+    *pattern = "extremes";
+    for (int32_t& x : v) x = r.coin() ? q.lo : q.hi;
+  } else if (p < 0.97) {
+    *pattern = "sparse";
+    for (int32_t& x : v) x = r.coin(0.15) ? r.range(q.lo, q.hi) : zeroPoint;
+  } else {
+    *pattern = "constant";
+    const int32_t c = r.range(q.lo, q.hi);
+    for (int32_t& x : v) x = c;
+  }
+  return v;
+}
+
+int32_t randomZeroPoint(Rng& r, QRange q) {
+  const double p = r.unit();
+  if (p < 0.08) return q.lo;
+  if (p < 0.16) return q.hi;
+  if (p < 0.24) return (q.lo + q.hi + 1) / 2;
+  return r.range(q.lo, q.hi);
+}
+
+std::vector<uint8_t> toBytes(const std::vector<int32_t>& v) {
+  std::vector<uint8_t> b(v.size());
+  for (size_t i = 0; i < v.size(); ++i) b[i] = static_cast<uint8_t>(v[i]);
+  return b;
+}
+
+// Little-endian int16 values (TENSOR_QUANT16_SYMM), or bytes for the 8-bit types.
+std::vector<uint8_t> toBytes(const std::vector<int32_t>& v, OperandType t) {
+  if (t != kI16) return toBytes(v);
+  std::vector<uint8_t> b(v.size() * 2);
+  for (size_t i = 0; i < v.size(); ++i) {
+    const auto u = static_cast<uint16_t>(static_cast<int16_t>(v[i]));
+    b[2 * i] = static_cast<uint8_t>(u);
+    b[2 * i + 1] = static_cast<uint8_t>(u >> 8);
+  }
+  return b;
+}
+
+const char* activationName(int32_t a) {
+  switch (a) {
+    case 0: return "NONE";
+    case 1: return "RELU";
+    case 2: return "RELU1";
+    case 3: return "RELU6";
+    default: return "?";
+  }
+}
+
+std::string fmt(double x) {
+  std::ostringstream os;
+  os.precision(4);
+  os << x;
+  return os.str();
+}
+
+// One output column (channel / unit / matmul column): the exact integer accumulators
+// of the drawn data (sum of (x - xZp) * (w - wZp), computed here only to fit the output
+// quantization; the check compares the NPU with the reference) summarized, bias included
+// once addBias ran, and the column's filter scale.
+struct Column {
+  double mean = 0, sd = 0, min = 0, max = 0;
+  uint64_t count = 0;
+  float filterScale = 1;
+  void add(int64_t acc) {
+    const double a = static_cast<double>(acc);
+    if (count == 0 || a < min) min = a;
+    if (count == 0 || a > max) max = a;
+    ++count;
+    const double d = a - mean;  // Welford: sd holds the sum of squares until finish()
+    mean += d / static_cast<double>(count);
+    sd += d * (a - mean);
+  }
+  void finish() { sd = count > 1 ? std::sqrt(sd / static_cast<double>(count)) : 0.0; }
+};
+
+// Biases comparable to the accumulators' spread: "centered" cancels most of each
+// column's mean (as a folded batch norm would), so accumulators straddle 0 and RELU-type
+// clamps cut inside the range; "scaled" is independent of the mean; sometimes 0 or large.
+std::vector<int32_t> randomBias(Rng& r, const std::vector<Column>& cols, std::string* kind) {
+  std::vector<int32_t> b(cols.size());
+  const double p = r.unit();
+  if (p < 0.08) {
+    *kind = "zero";
+    return b;
+  }
+  if (p < 0.16) {
+    *kind = "large";
+    for (int32_t& x : b) x = r.range(-(1 << 22), 1 << 22);
+    return b;
+  }
+  const bool centered = r.coin(0.6);
+  *kind = centered ? "centered" : "scaled";
+  constexpr double kLimit = 1 << 24;
+  for (size_t j = 0; j < cols.size(); ++j) {
+    const double spread = 2.0 * cols[j].sd + (centered ? 0.0 : std::abs(cols[j].mean)) + 8.0;
+    const int64_t lim = static_cast<int64_t>(std::min(spread, kLimit));
+    const double shift = centered ? std::clamp(-cols[j].mean * r.real(0.8, 1.2), -kLimit, kLimit) : 0.0;
+    b[j] = static_cast<int32_t>(std::llround(shift)) + r.range(-lim, lim);
+  }
+  return b;
+}
+
+void addBias(std::vector<Column>& cols, const std::vector<int32_t>& bias) {
+  for (size_t j = 0; j < cols.size(); ++j) {
+    cols[j].mean += bias[j];
+    cols[j].min += bias[j];
+    cols[j].max += bias[j];
+  }
+}
+
+struct OutputQuant {
+  float inScale = 0.01f, outScale = 1.0f;
+  int32_t outZp = 0;
+  std::string mode;  // how it was chosen
+};
+
+// Chooses the input scale, output scale and output zero point so that the estimated
+// accumulator range of every column lands on the output's quantized range (after the
+// activation's clamp), with random slack; ~8 % of layers get a wild scale/zero point
+// (heavy saturation or a few output levels). Every multiplier stays representable.
+// `symmetric` (the 16x8 mode's int16 output): zero point 0, the scale fitted to the larger
+// end of the range, multipliers below 2^13 (the 64-bit requantization's shift limit).
+OutputQuant chooseQuant(Rng& r, const std::vector<Column>& cols, int32_t activation, QRange q,
+                        bool symmetric = false) {
+  OutputQuant o;
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  double fsMax = 0;
+  for (const Column& c : cols) {
+    lo = std::min(lo, c.min * c.filterScale);
+    hi = std::max(hi, c.max * c.filterScale);
+    fsMax = std::max<double>(fsMax, c.filterScale);
+  }
+  if (!(hi - lo > fsMax)) {  // (almost) constant accumulators: give the range some width
+    const double mid = (lo + hi) / 2;
+    lo = mid - 8 * fsMax;
+    hi = mid + 8 * fsMax;
+  }
+  double inScale = r.logUniform(1e-3, 0.1);
+  const double top = activation == 2 ? 1.0 : activation == 3 ? 6.0 : 0.0;
+  if (top > 0 && r.coin(0.7)) {
+    // Make the clamp of RELU1 / RELU6 matter: the clamp interval cuts inside the real
+    // range (its width about the clamp's when the range straddles 0, else its near end
+    // inside the interval).
+    double s = 0;
+    if (lo > 0)
+      s = top * r.real(0.1, 0.9) / lo;
+    else if (hi < 0)
+      s = (activation == 2 ? 1.0 : 6.0) * r.real(0.1, 0.9) / -hi;  // RELU6: all clamped anyway
+    else
+      s = top * r.logUniform(0.5, 4.0) / std::max(std::abs(lo), std::abs(hi));
+    if (s > 0 && std::isfinite(s)) inScale = std::clamp(s, 1e-7, 10.0);
+    o.mode = "clamp-sized";
+  }
+  o.inScale = static_cast<float>(inScale);
+  double rlo = lo * o.inScale, rhi = hi * o.inScale;
+  const double ulo = rlo, uhi = rhi;
+  switch (activation) {
+    case 1: rlo = std::max(rlo, 0.0), rhi = std::max(rhi, 0.0); break;
+    case 2: rlo = std::clamp(rlo, -1.0, 1.0), rhi = std::clamp(rhi, -1.0, 1.0); break;
+    case 3: rlo = std::clamp(rlo, 0.0, 6.0), rhi = std::clamp(rhi, 0.0, 6.0); break;
+    default: break;
+  }
+  if (!(rhi - rlo > 1e-3 * (uhi - ulo))) {  // the activation clamps (almost) everything
+    rlo = ulo;
+    rhi = uhi;
+  }
+  // The zero point lies in the quantized range, so the representable range holds 0. A
+  // range that straddles 0 may get a scale that saturates its tails; one on one side of 0
+  // must not (its far end would be cut, often all of it).
+  const bool straddles = rlo < -0.1 * (rhi - rlo) && rhi > 0.1 * (rhi - rlo);
+  rlo = std::min(rlo, 0.0);
+  rhi = std::max(rhi, 0.0);
+  const int32_t levels = q.hi - q.lo;
+  const double span = symmetric ? 2 * std::max(-rlo, rhi) : rhi - rlo;
+  double outScale = span / levels * r.logUniform(straddles ? 0.6 : 1.0, 1.6);
+  double zp = std::round(q.lo - rlo / outScale) + r.range(-12, 12);
+  if (r.coin(0.08)) {
+    outScale *= r.logUniform(1.0 / 64, 64.0);
+    zp = r.range(q.lo, q.hi);
+    o.mode = "wild";
+  }
+  if (symmetric) zp = 0;
+  if (o.mode.empty()) o.mode = "fitted";
+  // Representable multipliers: input * filter / output in [2^-24, 2^16] (2^13 symmetric).
+  const double maxMultiplier = symmetric ? 8192.0 : 65536.0;
+  for (const Column& c : cols) {
+    const double product = static_cast<double>(o.inScale * c.filterScale);
+    outScale = std::max(outScale, product / maxMultiplier);
+  }
+  for (const Column& c : cols) {
+    const double product = static_cast<double>(o.inScale * c.filterScale);
+    outScale = std::min(outScale, product * 16777216.0);
+  }
+  o.outScale = static_cast<float>(outScale);
+  if (!(o.outScale > 0) || !std::isfinite(o.outScale)) o.outScale = 1.0f;
+  o.outZp = static_cast<int32_t>(std::clamp(zp, double(q.lo), double(q.hi)));
+  return o;
+}
+
+// Channel counts: mostly uniform, sometimes around the 16-wide tile boundaries.
+uint32_t randomChannels(Rng& r, uint32_t max) {
+  if (max <= 1) return 1;
+  if (r.coin(0.25)) {
+    std::vector<uint32_t> edges;
+    for (uint32_t e : {1u, 2u, 15u, 16u, 17u, 31u, 32u, 33u, 47u, 48u})
+      if (e <= max) edges.push_back(e);
+    return r.pick(edges);
+  }
+  return static_cast<uint32_t>(r.range(1, max));
+}
+
+uint32_t randomBatch(Rng& r, uint32_t max) { return r.coin(0.6) ? 1u : static_cast<uint32_t>(r.range(1, max)); }
+
+enum class ConvKind { kConv, kDepthwise, kGrouped };
+
+RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
+  RandomLayer L;
+  L.type = kind == ConvKind::kConv        ? OperationType::CONV_2D
+           : kind == ConvKind::kDepthwise ? OperationType::DEPTHWISE_CONV_2D
+                                          : OperationType::GROUPED_CONV_2D;
+  const bool wide = opt.quant16x8 > 0 && r.coin(opt.quant16x8);  // the 16x8 mode
+  const bool isSigned = r.coin();
+  const OperandType t = wide ? kI16 : isSigned ? kS8 : kU8;
+  const QRange q = rangeOf(t);
+  const bool perChannel = r.coin(0.4);
+  const uint32_t maxC = std::max<uint32_t>(1, opt.maxChannels);
+  const uint32_t batches = randomBatch(r, std::max<uint32_t>(1, opt.maxBatch));
+  uint32_t groups = 1, multiplier = 1, inC = 1, outC = 1;
+  switch (kind) {
+    case ConvKind::kConv:
+      inC = randomChannels(r, maxC);
+      outC = randomChannels(r, maxC);
+      break;
+    case ConvKind::kDepthwise:
+      multiplier = r.coin(0.6) ? 1 : static_cast<uint32_t>(r.range(2, 4));
+      multiplier = std::min(multiplier, maxC);
+      inC = randomChannels(r, std::max<uint32_t>(1, maxC / multiplier));
+      outC = inC * multiplier;
+      break;
+    case ConvKind::kGrouped: {
+      groups = static_cast<uint32_t>(r.range(1, std::min<uint32_t>(8, maxC)));
+      const uint32_t per = std::max<uint32_t>(1, maxC / groups);
+      inC = groups * static_cast<uint32_t>(r.range(1, std::min<uint32_t>(per, 16)));
+      outC = groups * static_cast<uint32_t>(r.range(1, std::min<uint32_t>(per, 16)));
+      break;
+    }
+  }
+
+  // Geometry: redrawn until the output is not empty (deterministic in the seed).
+  const int32_t maxS = static_cast<int32_t>(std::max<uint32_t>(1, opt.maxSpatial));
+  uint32_t fh = 1, fw = 1, inH = 1, inW = 1;
+  int32_t sh = 1, sw = 1, dh = 1, dw = 1, pl = 0, pr = 0, pt = 0, pb = 0;
+  int32_t scheme = ops::conv::kPaddingSame;
+  bool explicitPad = false, dilated = false;
+  int64_t outH = 0, outW = 0;
+  for (int attempt = 0; attempt < 64 && (outH <= 0 || outW <= 0); ++attempt) {
+    const int32_t fmax = attempt < 32 ? 5 : 1;
+    fh = static_cast<uint32_t>(r.coin(0.2) ? 1 : r.range(1, fmax));
+    fw = static_cast<uint32_t>(r.coin(0.2) ? fh : r.range(1, fmax));
+    sh = r.coin(0.5) ? 1 : r.range(1, 3);
+    sw = r.coin(0.7) ? sh : r.range(1, 3);
+    dilated = kind != ConvKind::kGrouped && r.coin(0.25);
+    dh = dilated ? r.range(1, 3) : 1;
+    dw = dilated ? r.range(1, 3) : 1;
+    inH = static_cast<uint32_t>(r.range(1, maxS));
+    inW = static_cast<uint32_t>(r.range(1, maxS));
+    const int32_t effH = (static_cast<int32_t>(fh) - 1) * dh + 1, effW = (static_cast<int32_t>(fw) - 1) * dw + 1;
+    explicitPad = r.coin();
+    if (explicitPad) {
+      pl = r.range(0, effW - 1);
+      pr = r.range(0, effW - 1);
+      pt = r.range(0, effH - 1);
+      pb = r.range(0, effH - 1);
+    } else {
+      scheme = r.coin() ? ops::conv::kPaddingSame : ops::conv::kPaddingValid;
+      ops::conv::explicitPadding(static_cast<int32_t>(inW), sw, dw, static_cast<int32_t>(fw), scheme, false, &pl, &pr);
+      ops::conv::explicitPadding(static_cast<int32_t>(inH), sh, dh, static_cast<int32_t>(fh), scheme, false, &pt, &pb);
+    }
+    outW = ops::conv::convOutSize(inW, fw, sw, dw, pl, pr);
+    outH = ops::conv::convOutSize(inH, fh, sh, dh, pt, pb);
+  }
+  if (outH <= 0 || outW <= 0) {  // unreachable in practice: a 1x1 VALID convolution
+    fh = fw = 1;
+    sh = sw = dh = dw = 1;
+    dilated = false;
+    explicitPad = true;
+    pl = pr = pt = pb = 0;
+    outH = inH;
+    outW = inW;
+  }
+  const bool nchw = r.coin(0.3);
+  const int32_t activation = r.range(0, 3);
+
+  // Input.
+  const int32_t inZp = wide ? 0 : randomZeroPoint(r, q);
+  std::string inPattern, wPattern, biasKind;
+  const size_t inCount = size_t{batches} * inH * inW * inC;
+  const std::vector<int32_t> inValues = randomValues(r, inCount, q, inZp, &inPattern);
+
+  // Filter: [outC, fh, fw, filterIn] or depthwise [1, fh, fw, outC].
+  const uint32_t filterIn = kind == ConvKind::kConv ? inC : kind == ConvKind::kGrouped ? inC / groups : 1;
+  const std::vector<uint32_t> filterDims = kind == ConvKind::kDepthwise ? std::vector<uint32_t>{1, fh, fw, outC}
+                                                                        : std::vector<uint32_t>{outC, fh, fw, filterIn};
+  const size_t filterCount = size_t{outC} * fh * fw * filterIn;
+  const OperandType filterType = perChannel ? kPerChannel : wide ? kW8 : t;
+  const QRange fq = rangeOf(filterType);
+  const int32_t filterZp = perChannel || wide ? 0 : randomZeroPoint(r, fq);
+  const std::vector<int32_t> wValues = randomValues(r, filterCount, fq, filterZp, &wPattern);
+  std::vector<Column> cols(outC);
+  {
+    const uint32_t go = outC / (kind == ConvKind::kDepthwise ? inC : groups);  // outputs per group
+    auto x = [&](uint32_t n, uint32_t y, uint32_t xx, uint32_t c) {
+      const size_t at = nchw ? ((size_t{n} * inC + c) * inH + y) * inW + xx : ((size_t{n} * inH + y) * inW + xx) * inC + c;
+      return int64_t{inValues[at]} - inZp;
+    };
+    auto w = [&](uint32_t oc, uint32_t fy, uint32_t fx, uint32_t ic) {
+      const size_t at = kind == ConvKind::kDepthwise ? (size_t{fy} * fw + fx) * outC + oc
+                                                     : ((size_t{oc} * fh + fy) * fw + fx) * filterIn + ic;
+      return int64_t{wValues[at]} - filterZp;
+    };
+    for (uint32_t n = 0; n < batches; ++n)
+      for (int64_t oy = 0; oy < outH; ++oy)
+        for (int64_t ox = 0; ox < outW; ++ox)
+          for (uint32_t oc = 0; oc < outC; ++oc) {
+            const uint32_t ic0 = (oc / go) * filterIn;
+            int64_t acc = 0;
+            for (uint32_t fy = 0; fy < fh; ++fy) {
+              const int64_t iy = oy * sh - pt + int64_t{fy} * dh;
+              if (iy < 0 || iy >= inH) continue;
+              for (uint32_t fx = 0; fx < fw; ++fx) {
+                const int64_t ix = ox * sw - pl + int64_t{fx} * dw;
+                if (ix < 0 || ix >= inW) continue;
+                for (uint32_t i = 0; i < filterIn; ++i)
+                  acc += x(n, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), ic0 + i) * w(oc, fy, fx, i);
+              }
+            }
+            cols[oc].add(acc);
+          }
+    for (Column& c : cols) c.finish();
+  }
+  const float baseScale = static_cast<float>(r.logUniform(1e-3, 0.05));
+  std::vector<float> channelScales;
+  for (uint32_t c = 0; c < outC; ++c) {
+    cols[c].filterScale = perChannel ? static_cast<float>(baseScale * r.logUniform(0.25, 4.0)) : baseScale;
+    channelScales.push_back(cols[c].filterScale);
+  }
+  const std::vector<int32_t> bias = randomBias(r, cols, &biasKind);
+  addBias(cols, bias);
+  const OutputQuant oq = chooseQuant(r, cols, activation, q, wide);
+
+  hal::ModelBuilder b;
+  b.setQuant16x8(wide);
+  const std::vector<uint32_t> inDims = nchw ? std::vector<uint32_t>{batches, inC, inH, inW}
+                                            : std::vector<uint32_t>{batches, inH, inW, inC};
+  const uint32_t input = b.addInput(t, inDims, oq.inScale, inZp);
+  const std::vector<uint8_t> wBytes = toBytes(wValues);
+  uint32_t filter;
+  if (perChannel) {
+    filter = b.addConstant(kPerChannel, filterDims, wBytes.data(), wBytes.size(), 0.0f, 0);
+    b.setChannelQuant(filter, channelScales, kind == ConvKind::kDepthwise ? 3 : 0);
+  } else {
+    filter = b.addConstant(filterType, filterDims, wBytes.data(), wBytes.size(), baseScale, filterZp);
+  }
+  // NNAPI: a per-channel filter's bias has scale 0 (each channel's is input * filter[c]).
+  const float biasScale = perChannel ? 0.0f : oq.inScale * baseScale;
+  const uint32_t biasOperand = b.addConstant(kI32, {outC}, bias, biasScale, 0);
+  std::vector<uint32_t> args = {input, filter, biasOperand};
+  if (explicitPad) {
+    for (int32_t v : {pl, pr, pt, pb}) args.push_back(b.addInt32(v));
+  } else {
+    args.push_back(b.addInt32(scheme));
+  }
+  args.push_back(b.addInt32(sw));
+  args.push_back(b.addInt32(sh));
+  if (kind == ConvKind::kDepthwise) args.push_back(b.addInt32(static_cast<int32_t>(multiplier)));
+  if (kind == ConvKind::kGrouped) args.push_back(b.addInt32(static_cast<int32_t>(groups)));
+  args.push_back(b.addInt32(activation));
+  const bool layoutFlag = kind == ConvKind::kGrouped || nchw || dilated || r.coin(0.3);
+  if (layoutFlag) args.push_back(b.addBool(nchw));
+  if (dilated) {
+    args.push_back(b.addInt32(dw));
+    args.push_back(b.addInt32(dh));
+  }
+  const uint32_t oh = static_cast<uint32_t>(outH), ow = static_cast<uint32_t>(outW);
+  const std::vector<uint32_t> outDims = nchw ? std::vector<uint32_t>{batches, outC, oh, ow}
+                                             : std::vector<uint32_t>{batches, oh, ow, outC};
+  const uint32_t output = b.addOutput(t, outDims, oq.outScale, oq.outZp);
+  b.addOperation(L.type, args, {output});
+  L.model = b.build();
+  hal::TensorValue v;
+  v.type = t;
+  v.dimensions = inDims;
+  v.bytes = toBytes(inValues, t);
+  L.inputs.push_back(std::move(v));
+
+  std::ostringstream d;
+  d << hal::toString(L.type) << (wide ? " 16x8" : isSigned ? " s8" : " u8") << (perChannel ? " per-channel" : " per-tensor")
+    << " in " << ops::toString(inDims) << (nchw ? " NCHW" : " NHWC") << " filter " << fh << "x" << fw
+    << " outC " << outC;
+  if (kind == ConvKind::kDepthwise) d << " mult " << multiplier;
+  if (kind == ConvKind::kGrouped) d << " groups " << groups;
+  d << " stride " << sh << "x" << sw << " dilation " << dh << "x" << dw;
+  if (explicitPad)
+    d << " pad explicit t" << pt << " b" << pb << " l" << pl << " r" << pr;
+  else
+    d << " pad " << (scheme == ops::conv::kPaddingSame ? "SAME" : "VALID") << " (t" << pt << " b" << pb << " l"
+      << pl << " r" << pr << ")";
+  d << " out " << ops::toString(outDims) << " act " << activationName(activation) << (layoutFlag ? "" : " no-layout-flag")
+    << " | zp in " << inZp << " filter " << filterZp << " out " << oq.outZp << " | scale in " << fmt(oq.inScale)
+    << " filter " << fmt(baseScale) << " out " << fmt(oq.outScale) << " (" << oq.mode << ") | data " << inPattern
+    << " weights " << wPattern << " bias " << biasKind;
+  L.description = d.str();
+  return L;
+}
+
+RandomLayer randomFullyConnected(Rng& r, const GeneratorOptions& opt) {
+  RandomLayer L;
+  L.type = OperationType::FULLY_CONNECTED;
+  const bool wide = opt.quant16x8 > 0 && r.coin(opt.quant16x8);  // the 16x8 mode
+  const bool isSigned = r.coin();
+  const OperandType t = wide ? kI16 : isSigned ? kS8 : kU8;
+  const OperandType wType = wide ? kW8 : t;
+  const QRange q = rangeOf(t), wq = rangeOf(wType);
+  const uint32_t maxC = std::max<uint32_t>(1, opt.maxChannels);
+  const uint32_t maxB = std::max<uint32_t>(1, opt.maxBatch);
+  const uint32_t units = randomChannels(r, maxC);
+  std::vector<uint32_t> inDims;
+  uint32_t inputSize = 0, batches = 0;
+  const double shape = r.unit();
+  if (shape < 0.6) {  // [batch, inputSize]; sometimes more rows than one row tile
+    batches = r.coin(0.2) ? static_cast<uint32_t>(r.range(1, 20)) : randomBatch(r, maxB);
+    inputSize = r.coin(0.3) ? static_cast<uint32_t>(r.range(1, 300)) : randomChannels(r, maxC);
+    inDims = {batches, inputSize};
+  } else if (shape < 0.8) {  // [a, b, inputSize] flattened to a*b rows
+    const uint32_t a = randomBatch(r, maxB), c = static_cast<uint32_t>(r.range(1, 4));
+    inputSize = randomChannels(r, maxC);
+    batches = a * c;
+    inDims = {a, c, inputSize};
+  } else {  // [batch, h, w, c] flattened to inputSize = h*w*c
+    batches = randomBatch(r, maxB);
+    const uint32_t h = static_cast<uint32_t>(r.range(1, 4)), w = static_cast<uint32_t>(r.range(1, 4));
+    const uint32_t c = randomChannels(r, maxC);
+    inputSize = h * w * c;
+    inDims = {batches, h, w, c};
+  }
+  const int32_t activation = r.range(0, 3);
+  const int32_t inZp = wide ? 0 : randomZeroPoint(r, q), wZp = wide ? 0 : randomZeroPoint(r, wq);
+  std::string inPattern, wPattern, biasKind;
+  const std::vector<int32_t> inValues = randomValues(r, size_t{batches} * inputSize, q, inZp, &inPattern);
+  const std::vector<int32_t> wValues = randomValues(r, size_t{units} * inputSize, wq, wZp, &wPattern);
+  std::vector<Column> cols(units);
+  for (uint32_t n = 0; n < batches; ++n)
+    for (uint32_t u = 0; u < units; ++u) {
+      int64_t acc = 0;
+      for (uint32_t k = 0; k < inputSize; ++k)
+        acc += (int64_t{inValues[size_t{n} * inputSize + k]} - inZp) * (int64_t{wValues[size_t{u} * inputSize + k]} - wZp);
+      cols[u].add(acc);
+    }
+  for (Column& c : cols) c.finish();
+  const float wScale = static_cast<float>(r.logUniform(1e-3, 0.05));
+  for (Column& c : cols) c.filterScale = wScale;
+  const std::vector<int32_t> bias = randomBias(r, cols, &biasKind);
+  addBias(cols, bias);
+  const OutputQuant oq = chooseQuant(r, cols, activation, q, wide);
+
+  hal::ModelBuilder b;
+  b.setQuant16x8(wide);
+  const uint32_t input = b.addInput(t, inDims, oq.inScale, inZp);
+  const std::vector<uint8_t> wBytes = toBytes(wValues);
+  const uint32_t weights = b.addConstant(wType, {units, inputSize}, wBytes.data(), wBytes.size(), wScale, wZp);
+  const uint32_t biasOperand = b.addConstant(kI32, {units}, bias, oq.inScale * wScale, 0);
+  const uint32_t output = b.addOutput(t, {batches, units}, oq.outScale, oq.outZp);
+  b.addOperation(L.type, {input, weights, biasOperand, b.addInt32(activation)}, {output});
+  L.model = b.build();
+  hal::TensorValue v;
+  v.type = t;
+  v.dimensions = inDims;
+  v.bytes = toBytes(inValues, t);
+  L.inputs.push_back(std::move(v));
+
+  std::ostringstream d;
+  d << "FULLY_CONNECTED" << (wide ? " 16x8" : isSigned ? " s8" : " u8") << " in " << ops::toString(inDims) << " (" << batches
+    << " rows x " << inputSize << ") units " << units << " act " << activationName(activation) << " | zp in "
+    << inZp << " weights " << wZp << " out " << oq.outZp << " | scale in " << fmt(oq.inScale) << " weights "
+    << fmt(wScale) << " out " << fmt(oq.outScale) << " (" << oq.mode << ") | data " << inPattern << " weights "
+    << wPattern << " bias " << biasKind;
+  L.description = d.str();
+  return L;
+}
+
+RandomLayer randomBatchMatmul(Rng& r, const GeneratorOptions& opt) {
+  RandomLayer L;
+  L.type = OperationType::BATCH_MATMUL;
+  const QRange q = rangeOf(kS8);
+  const uint32_t maxC = std::max<uint32_t>(1, opt.maxChannels);
+  const uint32_t maxB = std::max<uint32_t>(1, opt.maxBatch);
+  const uint32_t rank = static_cast<uint32_t>(r.range(2, 4));
+  std::vector<uint32_t> batch;
+  for (uint32_t d = 0; d + 2 < rank; ++d) batch.push_back(static_cast<uint32_t>(r.range(1, maxB)));
+  const uint32_t rows = randomChannels(r, maxC), cols = randomChannels(r, maxC);
+  const uint32_t depth = r.coin(0.15) ? static_cast<uint32_t>(r.range(1, 300)) : randomChannels(r, maxC);
+  const bool adjX = r.coin(), adjY = r.coin();
+  std::vector<uint32_t> lhsDims = batch, rhsDims = batch;
+  for (uint32_t& d : rhsDims)
+    if (r.coin(0.3)) d = 1;  // rhs broadcasts
+  lhsDims.push_back(adjX ? depth : rows);
+  lhsDims.push_back(adjX ? rows : depth);
+  rhsDims.push_back(adjY ? cols : depth);
+  rhsDims.push_back(adjY ? depth : cols);
+  size_t ln = 1, rn = 1, lhsBatches = 1;
+  for (uint32_t d : lhsDims) ln *= d;
+  for (uint32_t d : rhsDims) rn *= d;
+  for (uint32_t d = 0; d + 2 < rank; ++d) lhsBatches *= lhsDims[d];
+  const bool rhsConstant = r.coin(0.3);
+  const int32_t lZp = randomZeroPoint(r, q), rZp = randomZeroPoint(r, q);
+  std::string lPattern, rPattern;
+  const std::vector<int32_t> lValues = randomValues(r, ln, q, lZp, &lPattern);
+  const std::vector<int32_t> rValues = randomValues(r, rn, q, rZp, &rPattern);
+  // Output columns: every column of the product (rhs broadcasting is by batch only).
+  std::vector<Column> columns(cols);
+  for (size_t m = 0; m < lhsBatches; ++m) {
+    // rhs matrix of lhs batch m: each batch index taken modulo rhs's (1 = broadcast).
+    size_t rm = 0, rest = m;
+    std::vector<size_t> idx(rank - 2);
+    for (size_t d = rank - 2; d-- > 0;) {
+      idx[d] = rest % lhsDims[d];
+      rest /= lhsDims[d];
+    }
+    for (size_t d = 0; d + 2 < rank; ++d) rm = rm * rhsDims[d] + (rhsDims[d] == 1 ? 0 : idx[d]);
+    const int32_t* l = lValues.data() + m * size_t{rows} * depth;
+    const int32_t* rr = rValues.data() + rm * size_t{depth} * cols;
+    for (uint32_t i = 0; i < rows; ++i)
+      for (uint32_t j = 0; j < cols; ++j) {
+        int64_t acc = 0;
+        for (uint32_t k = 0; k < depth; ++k) {
+          const int64_t a = (adjX ? l[size_t{k} * rows + i] : l[size_t{i} * depth + k]) - int64_t{lZp};
+          const int64_t c = (adjY ? rr[size_t{j} * depth + k] : rr[size_t{k} * cols + j]) - int64_t{rZp};
+          acc += a * c;
+        }
+        columns[j].add(acc);
+      }
+  }
+  for (Column& c : columns) c.finish();
+  const float rScale = static_cast<float>(r.logUniform(1e-3, 0.1));
+  for (Column& c : columns) c.filterScale = rScale;
+  const OutputQuant oq = chooseQuant(r, columns, 0, q);
+
+  hal::ModelBuilder b;
+  const uint32_t lhs = b.addInput(kS8, lhsDims, oq.inScale, lZp);
+  const std::vector<uint8_t> rBytes = toBytes(rValues);
+  const uint32_t rhs = rhsConstant ? b.addConstant(kS8, rhsDims, rBytes.data(), rBytes.size(), rScale, rZp)
+                                   : b.addInput(kS8, rhsDims, rScale, rZp);
+  std::vector<uint32_t> outDims = lhsDims;
+  outDims[rank - 2] = rows;
+  outDims[rank - 1] = cols;
+  const uint32_t output = b.addOutput(kS8, outDims, oq.outScale, oq.outZp);
+  b.addOperation(L.type, {lhs, rhs, b.addBool(adjX), b.addBool(adjY)}, {output});
+  L.model = b.build();
+  hal::TensorValue lv;
+  lv.type = kS8;
+  lv.dimensions = lhsDims;
+  lv.bytes = toBytes(lValues);
+  L.inputs.push_back(std::move(lv));
+  if (!rhsConstant) {
+    hal::TensorValue rv;
+    rv.type = kS8;
+    rv.dimensions = rhsDims;
+    rv.bytes = rBytes;
+    L.inputs.push_back(std::move(rv));
+  }
+
+  std::ostringstream d;
+  d << "BATCH_MATMUL s8 lhs " << ops::toString(lhsDims) << " rhs " << ops::toString(rhsDims)
+    << (rhsConstant ? " (constant)" : "") << " adj_x " << adjX << " adj_y " << adjY << " (" << rows << "x" << depth
+    << " * " << depth << "x" << cols << ") out " << ops::toString(outDims) << " | zp lhs " << lZp << " rhs " << rZp
+    << " out " << oq.outZp << " | scale lhs " << fmt(oq.inScale) << " rhs " << fmt(rScale) << " out "
+    << fmt(oq.outScale) << " (" << oq.mode << ") | data " << lPattern << " / " << rPattern;
+  L.description = d.str();
+  return L;
+}
+
+hal::TensorValue tensorValue(OperandType t, std::vector<uint32_t> dims, std::vector<uint8_t> bytes) {
+  hal::TensorValue v;
+  v.type = t;
+  v.dimensions = std::move(dims);
+  v.bytes = std::move(bytes);
+  return v;
+}
+
+// Batches of an LSTM step: usually a few, sometimes more than one row tile.
+uint32_t lstmBatch(Rng& r, const GeneratorOptions& opt) {
+  return r.coin(0.15) ? static_cast<uint32_t>(r.range(17, 40)) : randomBatch(r, std::max<uint32_t>(1, opt.maxBatch));
+}
+
+// QUANTIZED_16BIT_LSTM: constant uint8 weights (one scale and zero point), int32 biases in
+// weights scale / 128 spanning about +-4 in the gates' Q3.12, random input, previous
+// output and cell state (scale 2^-11).
+RandomLayer randomQuantized16BitLstm(Rng& r, const GeneratorOptions& opt) {
+  RandomLayer L;
+  L.type = OperationType::QUANTIZED_16BIT_LSTM;
+  const uint32_t maxC = std::max<uint32_t>(1, opt.maxChannels);
+  const uint32_t batch = lstmBatch(r, opt);
+  const uint32_t input = randomChannels(r, maxC), units = randomChannels(r, maxC);
+  const QRange q = rangeOf(kU8);
+  const int32_t wZp = randomZeroPoint(r, q);
+  const float wScale = static_cast<float>(r.logUniform(1e-3, 0.03));
+  const float actScale = 1.0f / 128.0f;
+  std::string wPattern, xPattern;
+  hal::ModelBuilder b;
+  const std::vector<int32_t> x = randomValues(r, size_t{batch} * input, q, 128, &xPattern);
+  std::vector<uint32_t> in{b.addInput(kU8, {batch, input}, actScale, 128)};
+  for (int k = 0; k < 8; ++k) {
+    const uint32_t cols = k < 4 ? input : units;
+    const std::vector<uint8_t> w = toBytes(randomValues(r, size_t{units} * cols, q, wZp, &wPattern));
+    in.push_back(b.addConstant(kU8, {units, cols}, w.data(), w.size(), wScale, wZp));
+  }
+  const int32_t biasSpan = static_cast<int32_t>(std::min(2.0e9, 4.0 * 128.0 / wScale));
+  for (int k = 0; k < 4; ++k) {
+    std::vector<int32_t> bias(units);
+    for (int32_t& v : bias) v = r.range(-biasSpan, biasSpan);
+    in.push_back(b.addConstant(kI32, {units}, bias, wScale / 128.0f, 0));
+  }
+  std::vector<int32_t> cell(size_t{batch} * units);
+  for (int32_t& v : cell) v = r.range(-32768, 32767);
+  std::string hPattern;
+  const std::vector<int32_t> h = randomValues(r, size_t{batch} * units, q, 128, &hPattern);
+  in.push_back(b.addInput(kI16, {batch, units}, 1.0f / 2048.0f, 0));
+  in.push_back(b.addInput(kU8, {batch, units}, actScale, 128));
+  b.addOperation(L.type, in,
+                 {b.addOutput(kI16, {batch, units}, 1.0f / 2048.0f, 0), b.addOutput(kU8, {batch, units}, actScale, 128)});
+  L.model = b.build();
+  L.inputs.push_back(tensorValue(kU8, {batch, input}, toBytes(x)));
+  L.inputs.push_back(tensorValue(kI16, {batch, units}, toBytes(cell, kI16)));
+  L.inputs.push_back(tensorValue(kU8, {batch, units}, toBytes(h)));
+  std::ostringstream d;
+  d << "QUANTIZED_16BIT_LSTM u8 batch " << batch << " input " << input << " units " << units << " | weights zp "
+    << wZp << " scale " << fmt(wScale) << " | data " << xPattern << " / " << hPattern << " weights " << wPattern;
+  L.description = d.str();
+  return L;
+}
+
+// QUANTIZED_LSTM: int8 input and previous output, int8 symmetric constant weights, int16
+// cell state (scale 2^-9 .. 2^-15), and each variant: CIFG, peepholes, layer norm,
+// projection (with or without bias and clip), cell clip. Scales keep the gate products
+// in the int16 range most of the time; some saturate.
+RandomLayer randomQuantizedLstm(Rng& r, const GeneratorOptions& opt) {
+  RandomLayer L;
+  L.type = OperationType::QUANTIZED_LSTM;
+  const uint32_t maxC = std::max<uint32_t>(1, opt.maxChannels);
+  const uint32_t batch = lstmBatch(r, opt);
+  const uint32_t input = randomChannels(r, maxC), units = randomChannels(r, maxC);
+  const bool cifg = r.coin(0.3), peephole = r.coin(0.35), layerNorm = r.coin(0.4), projection = r.coin(0.35);
+  const bool projectionBias = projection && r.coin(), cellClip = r.coin(0.3), projectionClip = projection && r.coin(0.3);
+  const uint32_t output = projection ? randomChannels(r, maxC) : units;
+  const QRange q8 = rangeOf(kS8), qw{-127, 127};
+  const float xScale = static_cast<float>(r.logUniform(2e-3, 0.03));
+  const float hScale = static_cast<float>(r.logUniform(2e-3, 0.03));
+  const int32_t xZp = randomZeroPoint(r, q8), hZp = randomZeroPoint(r, q8);
+  const int cellShift = r.range(-15, -9);
+  const float cellScale = std::ldexp(1.0f, cellShift);
+  std::string xPattern, hPattern, wPattern;
+  hal::ModelBuilder b;
+  // Omitted operands still need a valid quantization (model validation checks it).
+  auto omitted = [&](OperandType t) {
+    return b.addOperand(t, {}, t == kI32 ? 0.0f : 1.0f, 0, hal::OperandLifeTime::NO_VALUE);
+  };
+  auto weights = [&](uint32_t rows, uint32_t cols, float* scale) {
+    *scale = static_cast<float>(r.logUniform(2e-3, 0.03));
+    const std::vector<uint8_t> w = toBytes(randomValues(r, size_t{rows} * cols, qw, 0, &wPattern));
+    return b.addConstant(kW8, {rows, cols}, w.data(), w.size(), *scale, 0);
+  };
+  // Per gate: the intermediate (gate product) scale; Q3.12 in and around it without layer
+  // norm, anything with it.
+  float intermediate[4], wIn[4] = {}, wRec[4] = {};
+  for (float& s : intermediate)
+    s = static_cast<float>(layerNorm ? r.logUniform(1e-3, 0.02) : r.logUniform(std::ldexp(1.0, -14), std::ldexp(1.0, -10)));
+  const std::vector<int32_t> x = randomValues(r, size_t{batch} * input, q8, xZp, &xPattern);
+  std::vector<uint32_t> in{b.addInput(kS8, {batch, input}, xScale, xZp)};
+  for (int g = 0; g < 4; ++g) in.push_back(cifg && g == 0 ? omitted(kW8) : weights(units, input, &wIn[g]));
+  for (int g = 0; g < 4; ++g) in.push_back(cifg && g == 0 ? omitted(kW8) : weights(units, output, &wRec[g]));
+  for (int g = 0; g < 3; ++g) {  // peepholes: input, forget, output
+    if (!peephole || (cifg && g == 0)) {
+      in.push_back(omitted(kI16));
+      continue;
+    }
+    std::vector<int32_t> p(units);
+    for (int32_t& v : p) v = r.range(-20000, 20000);
+    in.push_back(b.addConstant(kI16, {units}, toBytes(p, kI16).data(), size_t{units} * 2,
+                               static_cast<float>(r.logUniform(1e-5, 1e-3)), 0));
+  }
+  for (int g = 0; g < 4; ++g) {  // biases: about +-1 in the gate (accumulator scale), or layer norm's
+    if (cifg && g == 0) {
+      in.push_back(omitted(kI32));
+      continue;
+    }
+    const double span = layerNorm ? 262144.0 : std::min(2.0e9, 1.0 / (double{wIn[g]} * xScale));
+    std::vector<int32_t> bias(units);
+    for (int32_t& v : bias) v = r.range(static_cast<int64_t>(-span), static_cast<int64_t>(span));
+    in.push_back(b.addConstant(kI32, {units}, bias, wIn[g] * xScale, 0));
+  }
+  float pScale = 0;
+  in.push_back(projection ? weights(output, units, &pScale) : omitted(kW8));
+  if (projectionBias) {
+    std::vector<int32_t> bias(output);
+    for (int32_t& v : bias) v = r.range(-20000, 20000);
+    in.push_back(b.addConstant(kI32, {output}, bias, pScale * hScale, 0));
+  } else {
+    in.push_back(omitted(kI32));
+  }
+  std::string cPattern;
+  const std::vector<int32_t> h = randomValues(r, size_t{batch} * output, q8, hZp, &hPattern);
+  std::vector<int32_t> cell(size_t{batch} * units);
+  for (int32_t& v : cell) v = r.range(-32768, 32767);
+  in.push_back(b.addInput(kS8, {batch, output}, hScale, hZp));
+  in.push_back(b.addInput(kI16, {batch, units}, cellScale, 0));
+  for (int g = 0; g < 4; ++g) {  // layer norm weights (about 1.0)
+    if (!layerNorm || (cifg && g == 0)) {
+      in.push_back(omitted(kI16));
+      continue;
+    }
+    std::vector<int32_t> w(units);
+    for (int32_t& v : w) v = r.range(300, 3000);
+    in.push_back(b.addConstant(kI16, {units}, toBytes(w, kI16).data(), size_t{units} * 2,
+                               static_cast<float>(r.logUniform(1.0 / 4096, 1.0 / 256)), 0));
+  }
+  const float hiddenScale = static_cast<float>(r.logUniform(2e-3, 0.03));
+  const int32_t hiddenZp = r.range(-20, 20);
+  in.push_back(b.addFloat32(cellClip ? static_cast<float>(r.real(0.5, 16.0) * cellScale * 1024) : 0.0f));
+  in.push_back(b.addFloat32(projectionClip ? static_cast<float>(r.real(10, 120) * pScale) : 0.0f));
+  for (float s : intermediate) in.push_back(b.addFloat32(s));
+  in.push_back(b.addInt32(hiddenZp));
+  in.push_back(b.addFloat32(hiddenScale));
+  b.addOperation(L.type, in,
+                 {b.addOutput(kS8, {batch, output}, hScale, hZp), b.addOutput(kI16, {batch, units}, cellScale, 0),
+                  b.addOutput(kS8, {batch, output}, hScale, hZp)});
+  L.model = b.build();
+  L.inputs.push_back(tensorValue(kS8, {batch, input}, toBytes(x)));
+  L.inputs.push_back(tensorValue(kS8, {batch, output}, toBytes(h)));
+  L.inputs.push_back(tensorValue(kI16, {batch, units}, toBytes(cell, kI16)));
+  std::ostringstream d;
+  d << "QUANTIZED_LSTM s8 batch " << batch << " input " << input << " units " << units << " output " << output
+    << (cifg ? " cifg" : "") << (peephole ? " peephole" : "") << (layerNorm ? " layer-norm" : "")
+    << (projection ? " projection" : "") << (projectionBias ? " projection-bias" : "")
+    << (projectionClip ? " projection-clip" : "") << (cellClip ? " cell-clip" : "") << " | zp in " << xZp
+    << " prev " << hZp << " hidden " << hiddenZp << " | scale in " << fmt(xScale) << " prev " << fmt(hScale)
+    << " cell 2^" << cellShift << " hidden " << fmt(hiddenScale) << " | data " << xPattern << " / " << hPattern
+    << " weights " << wPattern;
+  L.description = d.str();
+  return L;
+}
+
+}  // namespace
+
+const std::vector<hal::OperationType>& randomLayerTypes() {
+  static const std::vector<hal::OperationType> kTypes = {
+      OperationType::CONV_2D, OperationType::DEPTHWISE_CONV_2D, OperationType::GROUPED_CONV_2D,
+      OperationType::FULLY_CONNECTED, OperationType::BATCH_MATMUL};
+  return kTypes;
+}
+
+const std::vector<hal::OperationType>& recurrentLayerTypes() {
+  static const std::vector<hal::OperationType> kTypes = {OperationType::QUANTIZED_16BIT_LSTM,
+                                                         OperationType::QUANTIZED_LSTM};
+  return kTypes;
+}
+
+bool isRandomLayerType(hal::OperationType type) {
+  const auto& mac = randomLayerTypes();
+  const auto& recurrent = recurrentLayerTypes();
+  return std::find(mac.begin(), mac.end(), type) != mac.end() ||
+         std::find(recurrent.begin(), recurrent.end(), type) != recurrent.end();
+}
+
+uint64_t layerSeed(uint64_t runSeed, uint64_t index) {
+  uint64_t s = runSeed ^ 0x6A09E667F3BCC908ull;
+  const uint64_t a = splitMix(s);
+  uint64_t t = a + index * 0xD1B54A32D192ED03ull;
+  return splitMix(t);
+}
+
+RandomLayer randomLayer(uint64_t seed, const GeneratorOptions& options) {
+  Rng r(seed);
+  std::vector<hal::OperationType> types;
+  for (hal::OperationType t : options.types)
+    if (isRandomLayerType(t)) types.push_back(t);
+  if (types.empty()) types = randomLayerTypes();
+  const hal::OperationType type = r.pick(types);
+  RandomLayer L;
+  switch (type) {
+    case OperationType::CONV_2D: L = randomConv(r, ConvKind::kConv, options); break;
+    case OperationType::DEPTHWISE_CONV_2D: L = randomConv(r, ConvKind::kDepthwise, options); break;
+    case OperationType::GROUPED_CONV_2D: L = randomConv(r, ConvKind::kGrouped, options); break;
+    case OperationType::FULLY_CONNECTED: L = randomFullyConnected(r, options); break;
+    case OperationType::QUANTIZED_16BIT_LSTM: L = randomQuantized16BitLstm(r, options); break;
+    case OperationType::QUANTIZED_LSTM: L = randomQuantizedLstm(r, options); break;
+    default: L = randomBatchMatmul(r, options); break;
+  }
+  L.seed = seed;
+  return L;
+}
+
+}  // namespace nncosim::verify::difftest

@@ -1,0 +1,64 @@
+// Random NPU-eligible layers for differential testing (NPU against the reference).
+//
+// randomLayer(seed) builds one single-operation hal::Model with random constant weights
+// and bias and a random input: CONV_2D, DEPTHWISE_CONV_2D (depth multipliers too),
+// GROUPED_CONV_2D, FULLY_CONNECTED or BATCH_MATMUL, with random shapes, strides,
+// explicit and implicit padding, dilation, NHWC and NCHW, zero points, per-tensor and
+// per-channel (TENSOR_QUANT8_SYMM_PER_CHANNEL) filters, uint8 and int8, every fused
+// activation; a share of the convolutions and fully connected layers in the 16x8 mode
+// (TENSOR_QUANT16_SYMM activations, TENSOR_QUANT8_SYMM[_PER_CHANNEL] weights). The output scale and zero point are derived from the integer accumulator
+// statistics of the drawn data, so outputs span a good part of the quantized range
+// rather than saturating (a few layers deliberately saturate or use extreme multipliers).
+// On request (GeneratorOptions::types, `nncosim difftest --op`), LSTM steps, which run as
+// hybrid NPU steps: QUANTIZED_16BIT_LSTM, and QUANTIZED_LSTM with CIFG, peephole,
+// layer-norm, projection and clipping variants; constant weights, random activations and
+// cell states, batches up to 40.
+//
+// The same seed gives the same layer on every platform (own PRNG, no <random>
+// distributions); layer i of a run with seed S uses layerSeed(S, i).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hal/model.h"
+#include "hal/operation_type.h"
+#include "hal/tensor_value.h"
+
+namespace nncosim::verify::difftest {
+
+struct GeneratorOptions {
+  // Operation types to draw from (uniformly); empty = all of randomLayerTypes().
+  std::vector<hal::OperationType> types;
+  uint32_t maxSpatial = 20;   // input height / width
+  uint32_t maxChannels = 48;  // input and output channels, FC units, matmul rows/columns
+  uint32_t maxBatch = 3;
+  // Share of CONV_2D, DEPTHWISE_CONV_2D, GROUPED_CONV_2D and FULLY_CONNECTED layers drawn
+  // in the 16x8 mode (int16 activations and outputs, int8 symmetric weights; the model's
+  // quant16x8 flag set).
+  double quant16x8 = 0.2;
+};
+
+struct RandomLayer {
+  uint64_t seed = 0;
+  hal::OperationType type = hal::OperationType::CONV_2D;
+  hal::Model model;                     // one operation, inputs = its runtime operands
+  std::vector<hal::TensorValue> inputs;  // per model.main.inputIndexes
+  std::string description;              // one line: every parameter of the layer
+};
+
+// The operation types the generator draws by default (the MAC array's operations).
+const std::vector<hal::OperationType>& randomLayerTypes();
+// The LSTM steps it produces when asked for them.
+const std::vector<hal::OperationType>& recurrentLayerTypes();
+// True when `type` is one of randomLayerTypes() or recurrentLayerTypes().
+bool isRandomLayerType(hal::OperationType type);
+
+// The seed of layer `index` of a run seeded with `runSeed` (a SplitMix64 mix of both).
+uint64_t layerSeed(uint64_t runSeed, uint64_t index);
+
+// One random layer; deterministic in (seed, options).
+RandomLayer randomLayer(uint64_t seed, const GeneratorOptions& options = {});
+
+}  // namespace nncosim::verify::difftest
