@@ -8,6 +8,7 @@
 #include "cli/options.h"
 #include "driver/compiler/model_stats.h"
 #include "verify/models/demo_network.h"
+#include "ops/mac_count.h"
 #include "ops/shape.h"
 
 namespace nncosim::cli {
@@ -36,7 +37,7 @@ void describe(const std::string& name, const hal::Model& m, bool operands) {
     }
     for (size_t k = 0; k < g.operations.size(); ++k) {
       const auto& op = g.operations[k];
-      const uint64_t macs = driver::macCount(m, g, op);
+      const uint64_t macs = ops::macCount(m, g, op);
       totalMacs += macs;
       std::cout << "  op " << std::setw(3) << k << "  " << std::left << std::setw(28) << hal::toString(op.type)
                 << std::right << " in " << ops::toString(op.inputs) << " out " << ops::toString(op.outputs);

@@ -129,11 +129,16 @@ class OperationContext {
 // `placement` hook when present; the driver asks this).
 enum class Placement { kReferenceOnly, kMacArray, kDensifyUnit };
 
+struct MacQuery;
+
 struct OperationDef {
   hal::OperationType type;
   Status (*validate)(const OperationContext&) = nullptr;
   Status (*prepare)(OperationContext&) = nullptr;
   Status (*execute)(OperationContext&) = nullptr;
+  // Multiply-accumulates of one use, from the declared shapes (ops/mac_count.h); only
+  // the operations whose work is MACs register one, every other counts 0.
+  uint64_t (*macs)(const MacQuery&) = nullptr;
 };
 
 }  // namespace nncosim::ops

@@ -1,4 +1,5 @@
-// Static figures of a model: multiply-accumulates per operation and weight bytes.
+// Static figures of a model: its constant (weight) bytes. MACs per operation come from
+// the operation table (ops/mac_count.h).
 #pragma once
 
 #include <cstdint>
@@ -7,9 +8,6 @@
 
 namespace nncosim::driver {
 
-// MACs of one operation of `g` from its declared shapes (0 for operations that are
-// not multiply-accumulate heavy or whose shapes are unknown).
-uint64_t macCount(const hal::Model& model, const hal::Subgraph& g, const hal::Operation& op);
 // Bytes of every constant operand (CONSTANT_COPY and CONSTANT_REFERENCE).
 uint64_t constantBytes(const hal::Model& model);
 

@@ -8,6 +8,7 @@
 #include "driver/compiler/model_stats.h"
 #include "driver/runtime/step_runner.h"
 #include "ops/executor.h"
+#include "ops/mac_count.h"
 #include "ops/registry.h"
 
 namespace nncosim::driver {
@@ -117,7 +118,7 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
     ExecutionReport::Step s;
     s.operation = static_cast<uint32_t>(k);
     s.type = op.type;
-    s.macs = macCount(model_, g, op);
+    s.macs = ops::macCount(model_, g, op);
     s.startCycle = rep.npuCycles;
     const auto stepStart = std::chrono::steady_clock::now();
     bool onNpu = po.placement.target == Target::kNpu;

@@ -22,4 +22,11 @@ NNC_CONV_DECLARE_OP(L2Pool2D)
 
 #undef NNC_CONV_DECLARE_OP
 
+// MAC counts (conv_macs.cc).
+uint64_t macsConv2D(const MacQuery& q);
+uint64_t macsDepthwiseConv2D(const MacQuery& q);
+uint64_t macsTransposeConv2D(const MacQuery& q);
+uint64_t macsFullyConnected(const MacQuery& q);
+uint64_t macsBatchMatmul(const MacQuery& q);
+
 }  // namespace nncosim::ops::conv

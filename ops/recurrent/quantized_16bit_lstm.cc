@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "ops/mac_count.h"
 #include "ops/quant/fixed_point.h"
 #include "ops/recurrent/fixed_point_math.h"
 #include "ops/recurrent/integer_lstm.h"
@@ -211,8 +212,16 @@ Result<Quantized16BitLstmGemm> quantized16BitLstmGemm(const OperationContext& ct
   return g;
 }
 
+// One [B, I + N] x [4N, I + N]^T gate product (N: the rows of input 1, input-to-input
+// weights [N, I]).
+uint64_t macsQuantized16BitLstm(const MacQuery& q) {
+  const auto& in = q.input(0);
+  const auto& w = q.input(1);
+  return in.size() == 2 && w.size() == 2 ? uint64_t{in[0]} * 4 * w[0] * (in[1] + w[0]) : 0;
+}
+
 OperationDef quantized16BitLstmOperation() {
-  return OperationDef{hal::OperationType::QUANTIZED_16BIT_LSTM, &validate, &prepare, &execute};
+  return OperationDef{hal::OperationType::QUANTIZED_16BIT_LSTM, &validate, &prepare, &execute, &macsQuantized16BitLstm};
 }
 
 }  // namespace nncosim::ops::recurrent

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ops/mac_count.h"
 #include "ops/recurrent/integer_lstm.h"
 #include "ops/recurrent/operations.h"
 #include "ops/recurrent/quantized_lstm_params.h"
@@ -329,8 +330,21 @@ Result<QuantizedLstmParams> quantizedLstmParams(const OperationContext& ctx) {
   return p;
 }
 
+// Per gate [B, I] x [U, I]^T + [B, O] x [U, O]^T (three gates with CIFG), and the
+// projection [B, U] x [O, U]^T when there is one.
+uint64_t macsQuantizedLstm(const MacQuery& q) {
+  if (q.op.inputs.size() < 17) return 0;
+  const auto& in = q.input(0);
+  const auto& w = q.input(4);  // input-to-output [U, I]
+  const auto& r = q.input(8);  // recurrent-to-output [U, O]
+  if (in.size() != 2 || w.size() != 2 || r.size() != 2) return 0;
+  uint64_t n = uint64_t{in[0]} * (q.inputOmitted(1) ? 3 : 4) * w[0] * (w[1] + r[1]);
+  if (!q.inputOmitted(16)) n += uint64_t{in[0]} * r[1] * w[0];
+  return n;
+}
+
 OperationDef quantizedLstmOperation() {
-  return OperationDef{hal::OperationType::QUANTIZED_LSTM, &validate, &prepare, &execute};
+  return OperationDef{hal::OperationType::QUANTIZED_LSTM, &validate, &prepare, &execute, &macsQuantizedLstm};
 }
 
 }  // namespace nncosim::ops::recurrent
