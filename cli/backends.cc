@@ -13,9 +13,8 @@ namespace {
 hal::Result<sim::SocConfig> socConfig(const BackendOptions& o) {
   sim::SocConfig cfg;
   if (!o.socConfigFile.empty()) {
-    auto c = sim::SocConfig::fromFile(o.socConfigFile);
-    if (!c) return hal::Error{c.error()};
-    cfg = *c;
+    NNC_ASSIGN_OR_RETURN(auto c, sim::SocConfig::fromFile(o.socConfigFile));
+    cfg = c;
   }
   for (const auto& kv : o.socSettings) NNC_TRY(cfg.set(kv));
   return cfg;
@@ -65,15 +64,13 @@ hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name, const
   }
 #ifdef NNCOSIM_HAVE_HW
   if (name == "sim") {
-    auto cfg = socConfig(o);
-    if (!cfg) return hal::Error{cfg.error()};
+    NNC_ASSIGN_OR_RETURN(auto cfg, socConfig(o));
     sim::DeviceOptions devOpt;
     devOpt.wavesPath = o.wavesPath;
-    auto device = sim::Device::open(*cfg, devOpt);
-    if (!device) return hal::Error{device.error()};
-    b->soc_ = cfg->describe();
-    b->device_ = std::make_unique<driver::SimNpuDevice>(**device);
-    dopt.clockMHz = cfg->clockMHz;
+    NNC_ASSIGN_OR_RETURN(auto device, sim::Device::open(cfg, devOpt));
+    b->soc_ = cfg.describe();
+    b->device_ = std::make_unique<driver::SimNpuDevice>(*device);
+    dopt.clockMHz = cfg.clockMHz;
     b->driver_ = std::make_unique<driver::NnapiDriver>(b->device_.get(), dopt);
     return b;
   }

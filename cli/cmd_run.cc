@@ -28,10 +28,9 @@ namespace {
 // --inputs FILE: {"inputs": [{"dimensions": [...], "data": [...]}, ...]} in the order of
 // the model's inputs; values typed by each input operand's type.
 hal::Result<std::vector<hal::TensorValue>> readInputs(const std::string& path, const hal::Model& m) {
-  auto j = hal::readJsonFile(path);
-  if (!j) return hal::Error{j.error()};
-  auto it = j->find("inputs");
-  if (it == j->end() || !it->is_array()) return hal::fail(path, ".inputs: expected an array");
+  NNC_ASSIGN_OR_RETURN(auto j, hal::readJsonFile(path));
+  auto it = j.find("inputs");
+  if (it == j.end() || !it->is_array()) return hal::fail(path, ".inputs: expected an array");
   if (it->size() != m.main.inputIndexes.size())
     return hal::fail(path, ".inputs: ", it->size(), " values, the model has ", m.main.inputIndexes.size(), " inputs");
   std::vector<hal::TensorValue> out;
@@ -54,9 +53,8 @@ hal::Result<std::vector<hal::TensorValue>> readInputs(const std::string& path, c
     }
     auto data = e.find("data");
     if (data == e.end()) return hal::fail(where, ".data: missing");
-    auto bytes = hal::valuesToBytes(*data, o.type, where + ".data");
-    if (!bytes) return hal::Error{bytes.error()};
-    v.bytes = std::move(*bytes);
+    NNC_ASSIGN_OR_RETURN(auto bytes, hal::valuesToBytes(*data, o.type, where + ".data"));
+    v.bytes = std::move(bytes);
     out.push_back(std::move(v));
   }
   return out;

@@ -21,21 +21,18 @@ hal::Result<std::vector<NamedModel>> readModels(const std::string& path) {
   std::vector<NamedModel> out;
   // TFLite flatbuffers carry "TFL3" at byte offset 4.
   if (tflite::looksLikeTflite(reinterpret_cast<const uint8_t*>(head.data()), head.size())) {
-    auto m = tflite::readTfliteFile(path);
-    if (!m) return hal::Error{m.error()};
-    out.push_back({path, std::move(*m), {}, false});
+    NNC_ASSIGN_OR_RETURN(auto m, tflite::readTfliteFile(path));
+    out.push_back({path, std::move(m), {}, false});
     return out;
   }
   if (head.find("nnapi-test-vectors/") != std::string::npos) {
-    auto vf = hal::readVectorFile(path);
-    if (!vf) return hal::Error{vf.error()};
-    for (auto& t : vf->tests)
+    NNC_ASSIGN_OR_RETURN(auto vf, hal::readVectorFile(path));
+    for (auto& t : vf.tests)
       out.push_back({path + ":" + t.name, std::move(t.model), std::move(t.inputs), t.expectFailure});
     return out;
   }
-  auto m = hal::readModelFile(path);
-  if (!m) return hal::Error{m.error()};
-  out.push_back({path, std::move(*m), {}, false});
+  NNC_ASSIGN_OR_RETURN(auto m, hal::readModelFile(path));
+  out.push_back({path, std::move(m), {}, false});
   return out;
 }
 

@@ -38,14 +38,12 @@ hal::Result<std::vector<hal::TensorValue>> readNpyInputs(const std::string& spec
   std::vector<hal::TensorValue> out;
   for (size_t k = 0; k < files.size(); ++k) {
     const hal::Operand& o = m.main.operands[m.main.inputIndexes[k]];
-    auto a = hal::readNpy(files[k]);
-    if (!a) return hal::Error{a.error()};
-    auto bytes = hal::npyDataFor(*a, o, files[k] + " (input " + std::to_string(k) + ")");
-    if (!bytes) return hal::Error{bytes.error()};
+    NNC_ASSIGN_OR_RETURN(auto a, hal::readNpy(files[k]));
+    NNC_ASSIGN_OR_RETURN(auto bytes, hal::npyDataFor(a, o, files[k] + " (input " + std::to_string(k) + ")"));
     hal::TensorValue v;
     v.type = o.type;
-    v.dimensions.assign(a->shape.begin(), a->shape.end());
-    v.bytes = std::move(*bytes);
+    v.dimensions.assign(a.shape.begin(), a.shape.end());
+    v.bytes = std::move(bytes);
     out.push_back(std::move(v));
   }
   return out;

@@ -13,9 +13,8 @@ Result<const Json*> field(const Json& obj, const char* key, const std::string& w
 
 Result<int64_t> intField(const Json& obj, const char* key, int64_t lo, int64_t hi,
                          const std::string& where) {
-  auto f = field(obj, key, where);
-  if (!f) return Error{f.error()};
-  const Json& v = **f;
+  NNC_ASSIGN_OR_RETURN(auto f, field(obj, key, where));
+  const Json& v = *f;
   if (!v.is_number_integer()) return fail(where, ".", key, ": expected an integer, got ", v.dump());
   if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
     return fail(where, ".", key, ": ", v.dump(), " out of range");
@@ -25,33 +24,29 @@ Result<int64_t> intField(const Json& obj, const char* key, int64_t lo, int64_t h
 }
 
 Result<float> floatField(const Json& obj, const char* key, const std::string& where) {
-  auto f = field(obj, key, where);
-  if (!f) return Error{f.error()};
-  const Json& v = **f;
+  NNC_ASSIGN_OR_RETURN(auto f, field(obj, key, where));
+  const Json& v = *f;
   if (v.is_number()) return v.get<float>();
   if (v.is_string() && v.get<std::string>() == "nan") return std::nanf("");
   return fail(where, ".", key, ": expected a number, got ", v.dump());
 }
 
 Result<bool> boolField(const Json& obj, const char* key, const std::string& where) {
-  auto f = field(obj, key, where);
-  if (!f) return Error{f.error()};
-  if (!(*f)->is_boolean()) return fail(where, ".", key, ": expected true or false, got ", (*f)->dump());
-  return (*f)->get<bool>();
+  NNC_ASSIGN_OR_RETURN(auto f, field(obj, key, where));
+  if (!(f)->is_boolean()) return fail(where, ".", key, ": expected true or false, got ", (f)->dump());
+  return (f)->get<bool>();
 }
 
 Result<std::string> stringField(const Json& obj, const char* key, const std::string& where) {
-  auto f = field(obj, key, where);
-  if (!f) return Error{f.error()};
-  if (!(*f)->is_string()) return fail(where, ".", key, ": expected a string, got ", (*f)->dump());
-  return (*f)->get<std::string>();
+  NNC_ASSIGN_OR_RETURN(auto f, field(obj, key, where));
+  if (!(f)->is_string()) return fail(where, ".", key, ": expected a string, got ", (f)->dump());
+  return (f)->get<std::string>();
 }
 
 Result<std::vector<uint32_t>> uintArrayField(const Json& obj, const char* key,
                                              const std::string& where) {
-  auto f = field(obj, key, where);
-  if (!f) return Error{f.error()};
-  const Json& v = **f;
+  NNC_ASSIGN_OR_RETURN(auto f, field(obj, key, where));
+  const Json& v = *f;
   if (!v.is_array()) return fail(where, ".", key, ": expected an array, got ", v.type_name());
   std::vector<uint32_t> out;
   out.reserve(v.size());
@@ -67,37 +62,30 @@ Result<std::vector<uint32_t>> uintArrayField(const Json& obj, const char* key,
 
 Result<Operand> parseOperandHeader(const Json& obj, const std::string& where) {
   Operand o;
-  auto type = stringField(obj, "type", where);
-  if (!type) return Error{type.error()};
-  auto t = operandTypeFromString(*type);
-  if (!t) return fail(where, ".type: unknown operand type \"", *type, "\"");
+  NNC_ASSIGN_OR_RETURN(auto type, stringField(obj, "type", where));
+  auto t = operandTypeFromString(type);
+  if (!t) return fail(where, ".type: unknown operand type \"", type, "\"");
   o.type = *t;
-  auto dims = uintArrayField(obj, "dimensions", where);
-  if (!dims) return Error{dims.error()};
-  o.dimensions = std::move(*dims);
-  auto scale = floatField(obj, "scale", where);
-  if (!scale) return Error{scale.error()};
-  o.scale = *scale;
-  auto zp = intField(obj, "zeroPoint", INT32_MIN, INT32_MAX, where);
-  if (!zp) return Error{zp.error()};
-  o.zeroPoint = static_cast<int32_t>(*zp);
-  auto lts = stringField(obj, "lifetime", where);
-  if (!lts) return Error{lts.error()};
-  auto lt = lifetimeFromString(*lts);
-  if (!lt) return fail(where, ".lifetime: unknown lifetime \"", *lts, "\"");
+  NNC_ASSIGN_OR_RETURN(auto dims, uintArrayField(obj, "dimensions", where));
+  o.dimensions = std::move(dims);
+  NNC_ASSIGN_OR_RETURN(auto scale, floatField(obj, "scale", where));
+  o.scale = scale;
+  NNC_ASSIGN_OR_RETURN(auto zp, intField(obj, "zeroPoint", INT32_MIN, INT32_MAX, where));
+  o.zeroPoint = static_cast<int32_t>(zp);
+  NNC_ASSIGN_OR_RETURN(auto lts, stringField(obj, "lifetime", where));
+  auto lt = lifetimeFromString(lts);
+  if (!lt) return fail(where, ".lifetime: unknown lifetime \"", lts, "\"");
   o.lifetime = *lt;
   if (auto it = obj.find("name"); it != obj.end() && it->is_string()) o.name = it->get<std::string>();
   if (auto it = obj.find("channelQuant"); it != obj.end() && !it->is_null()) {
     const std::string cw = where + ".channelQuant";
     SymmPerChannelQuantParams cq;
-    auto dim = intField(*it, "channelDim", 0, UINT32_MAX, cw);
-    if (!dim) return Error{dim.error()};
-    cq.channelDim = static_cast<uint32_t>(*dim);
-    auto scales = field(*it, "scales", cw);
-    if (!scales) return Error{scales.error()};
-    if (!(*scales)->is_array()) return fail(cw, ".scales: expected an array");
-    for (size_t i = 0; i < (*scales)->size(); ++i) {
-      const Json& s = (**scales)[i];
+    NNC_ASSIGN_OR_RETURN(auto dim, intField(*it, "channelDim", 0, UINT32_MAX, cw));
+    cq.channelDim = static_cast<uint32_t>(dim);
+    NNC_ASSIGN_OR_RETURN(auto scales, field(*it, "scales", cw));
+    if (!(scales)->is_array()) return fail(cw, ".scales: expected an array");
+    for (size_t i = 0; i < (scales)->size(); ++i) {
+      const Json& s = (*scales)[i];
       if (!s.is_number()) return fail(cw, ".scales[", i, "]: expected a number, got ", s.dump());
       cq.scales.push_back(s.get<float>());
     }
@@ -108,35 +96,28 @@ Result<Operand> parseOperandHeader(const Json& obj, const std::string& where) {
 
 Result<Operation> parseOperation(const Json& obj, const std::string& where) {
   Operation op;
-  auto type = stringField(obj, "type", where);
-  if (!type) return Error{type.error()};
-  auto t = operationTypeFromString(*type);
-  if (!t) return fail(where, ".type: unknown operation type \"", *type, "\"");
+  NNC_ASSIGN_OR_RETURN(auto type, stringField(obj, "type", where));
+  auto t = operationTypeFromString(type);
+  if (!t) return fail(where, ".type: unknown operation type \"", type, "\"");
   op.type = *t;
-  auto in = uintArrayField(obj, "inputs", where);
-  if (!in) return Error{in.error()};
-  auto out = uintArrayField(obj, "outputs", where);
-  if (!out) return Error{out.error()};
-  op.inputs = std::move(*in);
-  op.outputs = std::move(*out);
+  NNC_ASSIGN_OR_RETURN(auto in, uintArrayField(obj, "inputs", where));
+  NNC_ASSIGN_OR_RETURN(auto out, uintArrayField(obj, "outputs", where));
+  op.inputs = std::move(in);
+  op.outputs = std::move(out);
   return op;
 }
 
 Status parseOperationsAndIndexes(const Json& obj, const std::string& where, Subgraph& g) {
-  auto ops = field(obj, "operations", where);
-  if (!ops) return Error{ops.error()};
-  if (!(*ops)->is_array()) return fail(where, ".operations: expected an array");
-  for (size_t k = 0; k < (*ops)->size(); ++k) {
-    auto op = parseOperation((**ops)[k], where + ".operations[" + std::to_string(k) + "]");
-    if (!op) return Error{op.error()};
-    g.operations.push_back(std::move(*op));
+  NNC_ASSIGN_OR_RETURN(auto ops, field(obj, "operations", where));
+  if (!(ops)->is_array()) return fail(where, ".operations: expected an array");
+  for (size_t k = 0; k < (ops)->size(); ++k) {
+    NNC_ASSIGN_OR_RETURN(auto op, parseOperation((*ops)[k], where + ".operations[" + std::to_string(k) + "]"));
+    g.operations.push_back(std::move(op));
   }
-  auto in = uintArrayField(obj, "inputIndexes", where);
-  if (!in) return Error{in.error()};
-  auto out = uintArrayField(obj, "outputIndexes", where);
-  if (!out) return Error{out.error()};
-  g.inputIndexes = std::move(*in);
-  g.outputIndexes = std::move(*out);
+  NNC_ASSIGN_OR_RETURN(auto in, uintArrayField(obj, "inputIndexes", where));
+  NNC_ASSIGN_OR_RETURN(auto out, uintArrayField(obj, "outputIndexes", where));
+  g.inputIndexes = std::move(in);
+  g.outputIndexes = std::move(out);
   return Status::Ok();
 }
 

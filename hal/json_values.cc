@@ -58,16 +58,14 @@ Result<std::vector<uint8_t>> valuesToBytes(const Json& values, OperandType type,
     switch (type) {
       case OperandType::FLOAT32:
       case OperandType::TENSOR_FLOAT32: {
-        auto f = toFloat(v, where, i);
-        if (!f) return Error{f.error()};
-        put<float>(out, *f);
+        NNC_ASSIGN_OR_RETURN(auto f, toFloat(v, where, i));
+        put<float>(out, f);
         break;
       }
       case OperandType::FLOAT16:
       case OperandType::TENSOR_FLOAT16: {
-        auto f = toFloat(v, where, i);
-        if (!f) return Error{f.error()};
-        put<uint16_t>(out, floatToHalfBits(*f));
+        NNC_ASSIGN_OR_RETURN(auto f, toFloat(v, where, i));
+        put<uint16_t>(out, floatToHalfBits(f));
         break;
       }
       case OperandType::BOOL:
@@ -75,9 +73,8 @@ Result<std::vector<uint8_t>> valuesToBytes(const Json& values, OperandType type,
         if (v.is_boolean()) {
           put<uint8_t>(out, v.get<bool>() ? 1 : 0);
         } else {
-          auto x = toInt(v, 0, 1, where, i);
-          if (!x) return Error{x.error()};
-          put<uint8_t>(out, static_cast<uint8_t>(*x));
+          NNC_ASSIGN_OR_RETURN(auto x, toInt(v, 0, 1, where, i));
+          put<uint8_t>(out, static_cast<uint8_t>(x));
         }
         break;
       }
@@ -96,12 +93,11 @@ Result<std::vector<uint8_t>> valuesToBytes(const Json& values, OperandType type,
           case OperandType::TENSOR_QUANT16_SYMM: lo = -32768; hi = 32767; break;
           default: return fail(where, ": cannot hold values of type ", toString(type));
         }
-        auto x = toInt(v, lo, hi, where, i);
-        if (!x) return Error{x.error()};
+        NNC_ASSIGN_OR_RETURN(auto x, toInt(v, lo, hi, where, i));
         switch (elementSize(type)) {
-          case 1: put<uint8_t>(out, static_cast<uint8_t>(*x)); break;
-          case 2: put<uint16_t>(out, static_cast<uint16_t>(*x)); break;
-          default: put<uint32_t>(out, static_cast<uint32_t>(*x)); break;
+          case 1: put<uint8_t>(out, static_cast<uint8_t>(x)); break;
+          case 2: put<uint16_t>(out, static_cast<uint16_t>(x)); break;
+          default: put<uint32_t>(out, static_cast<uint32_t>(x)); break;
         }
       }
     }

@@ -13,47 +13,38 @@ constexpr const char* kFormat = "nncosim-model/1";
 
 Result<Subgraph> parseSubgraph(const Json& j, const std::string& where, Model& model) {
   Subgraph g;
-  auto ops = field(j, "operands", where);
-  if (!ops) return Error{ops.error()};
-  if (!(*ops)->is_array()) return fail(where, ".operands: expected an array");
-  for (size_t i = 0; i < (*ops)->size(); ++i) {
-    const Json& oj = (**ops)[i];
+  NNC_ASSIGN_OR_RETURN(auto ops, field(j, "operands", where));
+  if (!(ops)->is_array()) return fail(where, ".operands: expected an array");
+  for (size_t i = 0; i < (ops)->size(); ++i) {
+    const Json& oj = (*ops)[i];
     const std::string ow = where + ".operands[" + std::to_string(i) + "]";
-    auto o = parseOperandHeader(oj, ow);
-    if (!o) return Error{o.error()};
-    switch (o->lifetime) {
+    NNC_ASSIGN_OR_RETURN(auto o, parseOperandHeader(oj, ow));
+    switch (o.lifetime) {
       case OperandLifeTime::CONSTANT_COPY: {
-        auto data = field(oj, "data", ow);
-        if (!data) return Error{data.error()};
-        auto bytes = valuesToBytes(**data, o->type, ow + ".data");
-        if (!bytes) return Error{bytes.error()};
-        o->location = appendOperandValue(model.operandValues, *bytes);
+        NNC_ASSIGN_OR_RETURN(auto data, field(oj, "data", ow));
+        NNC_ASSIGN_OR_RETURN(auto bytes, valuesToBytes(*data, o.type, ow + ".data"));
+        o.location = appendOperandValue(model.operandValues, bytes);
         break;
       }
       case OperandLifeTime::CONSTANT_POOL: {
-        auto loc = field(oj, "location", ow);
-        if (!loc) return Error{loc.error()};
+        NNC_ASSIGN_OR_RETURN(auto loc, field(oj, "location", ow));
         const std::string lw = ow + ".location";
-        auto pool = intField(**loc, "pool", 0, UINT32_MAX, lw);
-        if (!pool) return Error{pool.error()};
-        auto off = intField(**loc, "offset", 0, UINT32_MAX, lw);
-        if (!off) return Error{off.error()};
-        auto len = intField(**loc, "length", 0, UINT32_MAX, lw);
-        if (!len) return Error{len.error()};
-        o->location = DataLocation{static_cast<uint32_t>(*pool), static_cast<uint32_t>(*off),
-                                   static_cast<uint32_t>(*len)};
+        NNC_ASSIGN_OR_RETURN(auto pool, intField(*loc, "pool", 0, UINT32_MAX, lw));
+        NNC_ASSIGN_OR_RETURN(auto off, intField(*loc, "offset", 0, UINT32_MAX, lw));
+        NNC_ASSIGN_OR_RETURN(auto len, intField(*loc, "length", 0, UINT32_MAX, lw));
+        o.location = DataLocation{static_cast<uint32_t>(pool), static_cast<uint32_t>(off),
+                                   static_cast<uint32_t>(len)};
         break;
       }
       case OperandLifeTime::SUBGRAPH: {
-        auto s = intField(oj, "subgraph", 0, UINT32_MAX, ow);
-        if (!s) return Error{s.error()};
-        o->location.offset = static_cast<uint32_t>(*s);
+        NNC_ASSIGN_OR_RETURN(auto s, intField(oj, "subgraph", 0, UINT32_MAX, ow));
+        o.location.offset = static_cast<uint32_t>(s);
         break;
       }
       default:
         break;
     }
-    g.operands.push_back(std::move(*o));
+    g.operands.push_back(std::move(o));
   }
   NNC_TRY(parseOperationsAndIndexes(j, where, g));
   return g;
@@ -110,53 +101,44 @@ std::string poolFileName(const std::string& jsonPath, size_t i) {
 
 Result<Model> parseModelJson(const std::string& text, const std::string& baseDir,
                              const std::string& name) {
-  auto parsed = parseJsonText(text, name);
-  if (!parsed) return Error{parsed.error()};
-  const Json& j = *parsed;
-  auto fmt = stringField(j, "format", name);
-  if (!fmt) return Error{fmt.error()};
-  if (*fmt != kFormat) return fail(name, ".format: unsupported format \"", *fmt, "\" (want ", kFormat, ")");
+  NNC_ASSIGN_OR_RETURN(auto parsed, parseJsonText(text, name));
+  const Json& j = parsed;
+  NNC_ASSIGN_OR_RETURN(auto fmt, stringField(j, "format", name));
+  if (fmt != kFormat) return fail(name, ".format: unsupported format \"", fmt, "\" (want ", kFormat, ")");
   Model m;
   if (auto it = j.find("relaxComputationFloat32toFloat16"); it != j.end()) {
-    auto r = boolField(j, "relaxComputationFloat32toFloat16", name);
-    if (!r) return Error{r.error()};
-    m.relaxComputationFloat32toFloat16 = *r;
+    NNC_ASSIGN_OR_RETURN(auto r, boolField(j, "relaxComputationFloat32toFloat16", name));
+    m.relaxComputationFloat32toFloat16 = r;
   }
   if (auto it = j.find("quant16x8"); it != j.end()) {
-    auto r = boolField(j, "quant16x8", name);
-    if (!r) return Error{r.error()};
-    m.quant16x8 = *r;
+    NNC_ASSIGN_OR_RETURN(auto r, boolField(j, "quant16x8", name));
+    m.quant16x8 = r;
   }
   if (auto it = j.find("pools"); it != j.end()) {
     if (!it->is_array()) return fail(name, ".pools: expected an array");
     for (size_t i = 0; i < it->size(); ++i) {
       const std::string pw = name + ".pools[" + std::to_string(i) + "]";
-      auto file = stringField((*it)[i], "file", pw);
-      if (!file) return Error{file.error()};
-      std::filesystem::path p(*file);
+      NNC_ASSIGN_OR_RETURN(auto file, stringField((*it)[i], "file", pw));
+      std::filesystem::path p(file);
       if (p.is_relative()) p = std::filesystem::path(baseDir) / p;
       auto pool = MemoryPool::mapFile(p.string());
       if (!pool) return fail(pw, ".file: ", pool.error());
       if (auto sz = (*it)[i].find("size"); sz != (*it)[i].end()) {
-        auto want = intField((*it)[i], "size", 0, INT64_MAX, pw);
-        if (!want) return Error{want.error()};
-        if (static_cast<uint64_t>(*want) != pool->size())
-          return fail(pw, ": pool file ", p.string(), " has ", pool->size(), " bytes, the model says ", *want);
+        NNC_ASSIGN_OR_RETURN(auto want, intField((*it)[i], "size", 0, INT64_MAX, pw));
+        if (static_cast<uint64_t>(want) != pool->size())
+          return fail(pw, ": pool file ", p.string(), " has ", pool->size(), " bytes, the model says ", want);
       }
       m.pools.push_back(std::move(*pool));
     }
   }
-  auto mainj = field(j, "main", name);
-  if (!mainj) return Error{mainj.error()};
-  auto main = parseSubgraph(**mainj, name + ": main", m);
-  if (!main) return Error{main.error()};
-  m.main = std::move(*main);
+  NNC_ASSIGN_OR_RETURN(auto mainj, field(j, "main", name));
+  NNC_ASSIGN_OR_RETURN(auto main, parseSubgraph(*mainj, name + ": main", m));
+  m.main = std::move(main);
   if (auto it = j.find("referenced"); it != j.end()) {
     if (!it->is_array()) return fail(name, ".referenced: expected an array");
     for (size_t s = 0; s < it->size(); ++s) {
-      auto sg = parseSubgraph((*it)[s], name + ": referenced[" + std::to_string(s) + "]", m);
-      if (!sg) return Error{sg.error()};
-      m.referenced.push_back(std::move(*sg));
+      NNC_ASSIGN_OR_RETURN(auto sg, parseSubgraph((*it)[s], name + ": referenced[" + std::to_string(s) + "]", m));
+      m.referenced.push_back(std::move(sg));
     }
   }
   return m;

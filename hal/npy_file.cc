@@ -88,18 +88,14 @@ Result<NpyArray> parseNpy(const std::vector<uint8_t>& b, const std::string& name
     return fail(name, ": header of ", headerLen, " bytes runs past the end of the file (", b.size(), " bytes)");
   const std::string h(reinterpret_cast<const char*>(b.data() + start), headerLen);
   NpyArray a;
-  auto descr = dictValue(h, "descr", name);
-  if (!descr) return Error{descr.error()};
-  a.descr = *descr;
-  auto fortran = dictValue(h, "fortran_order", name);
-  if (!fortran) return Error{fortran.error()};
-  if (*fortran != "False") return fail(name, ": fortran_order is ", *fortran, " (only C order is read)");
-  auto shape = dictValue(h, "shape", name);
-  if (!shape) return Error{shape.error()};
-  if (shape->empty() || (*shape)[0] != '(') return fail(name, ": header: shape ", *shape, " is not a tuple");
-  auto dims = parseShape(*shape, name);
-  if (!dims) return Error{dims.error()};
-  a.shape = *dims;
+  NNC_ASSIGN_OR_RETURN(auto descr, dictValue(h, "descr", name));
+  a.descr = descr;
+  NNC_ASSIGN_OR_RETURN(auto fortran, dictValue(h, "fortran_order", name));
+  if (fortran != "False") return fail(name, ": fortran_order is ", fortran, " (only C order is read)");
+  NNC_ASSIGN_OR_RETURN(auto shape, dictValue(h, "shape", name));
+  if (shape.empty() || (shape)[0] != '(') return fail(name, ": header: shape ", shape, " is not a tuple");
+  NNC_ASSIGN_OR_RETURN(auto dims, parseShape(shape, name));
+  a.shape = dims;
   const size_t elem = descrSize(a.descr);
   if (elem == 0 || (a.descr[0] != '<' && a.descr[0] != '|' && a.descr[0] != '='))
     return fail(name, ": dtype '", a.descr, "' is not a little-endian numeric type");

@@ -66,6 +66,16 @@ Error fail(const Args&... args) {
     if (!nnc_try_r_.ok()) return ::nncosim::hal::Error{nnc_try_r_.error()}; \
   } while (0)
 
+// Evaluates a Result expression; on error returns it, else declares `decl` with its
+// value: NNC_ASSIGN_OR_RETURN(auto plan, compileModel(model, options));
+#define NNC_ASSIGN_OR_RETURN(decl, ...) NNC_ASSIGN_OR_RETURN_IMPL_(NNC_CONCAT_(nnc_result_, __LINE__), decl, __VA_ARGS__)
+#define NNC_ASSIGN_OR_RETURN_IMPL_(tmp, decl, ...)                  \
+  auto tmp = (__VA_ARGS__);                                          \
+  if (!tmp.ok()) return ::nncosim::hal::Error{tmp.error()};         \
+  decl = std::move(tmp).value()
+#define NNC_CONCAT_(a, b) NNC_CONCAT_INNER_(a, b)
+#define NNC_CONCAT_INNER_(a, b) a##b
+
 // Checks a condition; on failure returns an error naming the expression and the message.
 #define NNC_CHECK(cond, ...)                                                        \
   do {                                                                              \

@@ -19,27 +19,24 @@ struct SubgraphParse {
 Result<SubgraphParse> parseSubgraph(const Json& j, const std::string& where, Model& model,
                                     std::vector<uint8_t>& poolBytes, bool isMain) {
   SubgraphParse out;
-  auto ops = field(j, "operands", where);
-  if (!ops) return Error{ops.error()};
-  if (!(*ops)->is_array()) return fail(where, ".operands: expected an array");
+  NNC_ASSIGN_OR_RETURN(auto ops, field(j, "operands", where));
+  if (!(ops)->is_array()) return fail(where, ".operands: expected an array");
   std::vector<const Json*> dataOf;
-  for (size_t i = 0; i < (*ops)->size(); ++i) {
-    const Json& oj = (**ops)[i];
+  for (size_t i = 0; i < (ops)->size(); ++i) {
+    const Json& oj = (*ops)[i];
     const std::string ow = where + ".operands[" + std::to_string(i) + "]";
-    auto o = parseOperandHeader(oj, ow);
-    if (!o) return Error{o.error()};
+    NNC_ASSIGN_OR_RETURN(auto o, parseOperandHeader(oj, ow));
     const Json* data = nullptr;
     if (auto it = oj.find("data"); it != oj.end() && !it->is_null()) data = &*it;
-    switch (o->lifetime) {
+    switch (o.lifetime) {
       case OperandLifeTime::CONSTANT_COPY:
       case OperandLifeTime::CONSTANT_POOL: {
         if (!data) return fail(ow, ".data: a constant needs data");
-        auto bytes = valuesToBytes(*data, o->type, ow + ".data");
-        if (!bytes) return Error{bytes.error()};
-        if (o->lifetime == OperandLifeTime::CONSTANT_COPY) {
-          o->location = appendOperandValue(model.operandValues, *bytes);
+        NNC_ASSIGN_OR_RETURN(auto bytes, valuesToBytes(*data, o.type, ow + ".data"));
+        if (o.lifetime == OperandLifeTime::CONSTANT_COPY) {
+          o.location = appendOperandValue(model.operandValues, bytes);
         } else {
-          o->location = appendOperandValue(poolBytes, *bytes);  // pool 0, set up by caller
+          o.location = appendOperandValue(poolBytes, bytes);  // pool 0, set up by caller
         }
         break;
       }
@@ -48,14 +45,14 @@ Result<SubgraphParse> parseSubgraph(const Json& j, const std::string& where, Mod
           return fail(ow, ".data: a SUBGRAPH operand needs one referenced-subgraph index");
         const uint64_t idx = (*data)[0].get<uint64_t>();
         if (idx > UINT32_MAX) return fail(ow, ".data: subgraph index ", idx, " out of range");
-        o->location.offset = static_cast<uint32_t>(idx);
+        o.location.offset = static_cast<uint32_t>(idx);
         break;
       }
       default:
         break;
     }
     dataOf.push_back(data);
-    out.graph.operands.push_back(std::move(*o));
+    out.graph.operands.push_back(std::move(o));
   }
   NNC_TRY(parseOperationsAndIndexes(j, where, out.graph));
   if (!isMain) return out;
@@ -74,9 +71,8 @@ Result<SubgraphParse> parseSubgraph(const Json& j, const std::string& where, Mod
       v.omitted = true;  // an empty input is an omitted optional input
       return v;
     }
-    auto bytes = valuesToBytes(*d, o.type, ow);
-    if (!bytes) return Error{bytes.error()};
-    v.bytes = std::move(*bytes);
+    NNC_ASSIGN_OR_RETURN(auto bytes, valuesToBytes(*d, o.type, ow));
+    v.bytes = std::move(bytes);
     // A fully specified operand's value must fill it: the executor reads it by its shape.
     if (isTensor(o.type) && fullySpecified(o)) {
       const auto count = elementCount(o.dimensions);
@@ -87,15 +83,13 @@ Result<SubgraphParse> parseSubgraph(const Json& j, const std::string& where, Mod
     return v;
   };
   for (size_t p = 0; p < out.graph.inputIndexes.size(); ++p) {
-    auto v = valueOf(out.graph.inputIndexes[p], "inputIndexes", p);
-    if (!v) return Error{v.error()};
-    out.inputs.push_back(std::move(*v));
+    NNC_ASSIGN_OR_RETURN(auto v, valueOf(out.graph.inputIndexes[p], "inputIndexes", p));
+    out.inputs.push_back(std::move(v));
   }
   for (size_t p = 0; p < out.graph.outputIndexes.size(); ++p) {
-    auto v = valueOf(out.graph.outputIndexes[p], "outputIndexes", p);
-    if (!v) return Error{v.error()};
-    out.outputs.push_back(std::move(*v));
-    const Json& oj = (**ops)[out.graph.outputIndexes[p]];
+    NNC_ASSIGN_OR_RETURN(auto v, valueOf(out.graph.outputIndexes[p], "outputIndexes", p));
+    out.outputs.push_back(std::move(v));
+    const Json& oj = (*ops)[out.graph.outputIndexes[p]];
     auto ig = oj.find("isIgnored");
     out.ignored.push_back(ig != oj.end() && ig->is_boolean() && ig->get<bool>());
   }
@@ -104,36 +98,29 @@ Result<SubgraphParse> parseSubgraph(const Json& j, const std::string& where, Mod
 
 Result<ConformanceTest> parseTest(const Json& t, const std::string& where) {
   ConformanceTest test;
-  auto name = stringField(t, "name", where);
-  if (!name) return Error{name.error()};
-  test.name = *name;
+  NNC_ASSIGN_OR_RETURN(auto name, stringField(t, "name", where));
+  test.name = name;
   const std::string tw = where + "(" + test.name + ")";
   if (auto v = stringField(t, "minSupportedVersion", tw)) test.minSupportedVersion = *v;
-  auto relaxed = boolField(t, "isRelaxed", tw);
-  if (!relaxed) return Error{relaxed.error()};
-  test.model.relaxComputationFloat32toFloat16 = *relaxed;
-  auto ef = boolField(t, "expectFailure", tw);
-  if (!ef) return Error{ef.error()};
-  test.expectFailure = *ef;
+  NNC_ASSIGN_OR_RETURN(auto relaxed, boolField(t, "isRelaxed", tw));
+  test.model.relaxComputationFloat32toFloat16 = relaxed;
+  NNC_ASSIGN_OR_RETURN(auto ef, boolField(t, "expectFailure", tw));
+  test.expectFailure = ef;
   if (auto it = t.find("expectedMultinomialDistributionTolerance"); it != t.end() && it->is_number())
     test.multinomialTolerance = it->get<float>();
 
   std::vector<uint8_t> poolBytes;
-  auto mainj = field(t, "main", tw);
-  if (!mainj) return Error{mainj.error()};
-  auto main = parseSubgraph(**mainj, tw + ".main", test.model, poolBytes, true);
-  if (!main) return Error{main.error()};
-  test.model.main = std::move(main->graph);
-  test.inputs = std::move(main->inputs);
-  test.expectedOutputs = std::move(main->outputs);
-  test.outputIgnored = std::move(main->ignored);
+  NNC_ASSIGN_OR_RETURN(auto mainj, field(t, "main", tw));
+  NNC_ASSIGN_OR_RETURN(auto main, parseSubgraph(*mainj, tw + ".main", test.model, poolBytes, true));
+  test.model.main = std::move(main.graph);
+  test.inputs = std::move(main.inputs);
+  test.expectedOutputs = std::move(main.outputs);
+  test.outputIgnored = std::move(main.ignored);
   if (auto it = t.find("referenced"); it != t.end() && !it->is_null()) {
     if (!it->is_array()) return fail(tw, ".referenced: expected an array");
     for (size_t s = 0; s < it->size(); ++s) {
-      auto sg = parseSubgraph((*it)[s], tw + ".referenced[" + std::to_string(s) + "]", test.model,
-                              poolBytes, false);
-      if (!sg) return Error{sg.error()};
-      test.model.referenced.push_back(std::move(sg->graph));
+      NNC_ASSIGN_OR_RETURN(auto sg, parseSubgraph((*it)[s], tw + ".referenced[" + std::to_string(s) + "]", test.model, poolBytes, false));
+      test.model.referenced.push_back(std::move(sg.graph));
     }
   }
   if (!poolBytes.empty()) test.model.pools.push_back(MemoryPool::fromBytes(std::move(poolBytes)));
@@ -143,34 +130,29 @@ Result<ConformanceTest> parseTest(const Json& t, const std::string& where) {
 }  // namespace
 
 Result<VectorFile> readVectorFile(const std::string& path) {
-  auto j = readJsonFile(path);
-  if (!j) return Error{j.error()};
-  return parseVectorJson(*j, path);
+  NNC_ASSIGN_OR_RETURN(auto j, readJsonFile(path));
+  return parseVectorJson(j, path);
 }
 
 Result<VectorFile> parseVectorText(const std::string& text, const std::string& path) {
-  auto j = parseJsonText(text, path);
-  if (!j) return Error{j.error()};
-  return parseVectorJson(*j, path);
+  NNC_ASSIGN_OR_RETURN(auto j, parseJsonText(text, path));
+  return parseVectorJson(j, path);
 }
 
 Result<VectorFile> parseVectorJson(const Json& json, const std::string& path) {
   const Json* j = &json;
   VectorFile vf;
   vf.path = path;
-  auto fmt = stringField(*j, "format", path);
-  if (!fmt) return Error{fmt.error()};
-  if (*fmt != "nnapi-test-vectors/1")
-    return fail(path, ".format: unsupported format \"", *fmt, "\" (want nnapi-test-vectors/1)");
+  NNC_ASSIGN_OR_RETURN(auto fmt, stringField(*j, "format", path));
+  if (fmt != "nnapi-test-vectors/1")
+    return fail(path, ".format: unsupported format \"", fmt, "\" (want nnapi-test-vectors/1)");
   if (auto it = j->find("source"); it != j->end() && it->is_string()) vf.source = it->get<std::string>();
-  auto tests = field(*j, "tests", path);
-  if (!tests) return Error{tests.error()};
-  if (!(*tests)->is_array()) return fail(path, ".tests: expected an array");
-  for (size_t i = 0; i < (*tests)->size(); ++i) {
-    auto t = parseTest((**tests)[i], path + ": tests[" + std::to_string(i) + "]");
-    if (!t) return Error{t.error()};
-    t->file = path;
-    vf.tests.push_back(std::move(*t));
+  NNC_ASSIGN_OR_RETURN(auto tests, field(*j, "tests", path));
+  if (!(tests)->is_array()) return fail(path, ".tests: expected an array");
+  for (size_t i = 0; i < (tests)->size(); ++i) {
+    NNC_ASSIGN_OR_RETURN(auto t, parseTest((*tests)[i], path + ": tests[" + std::to_string(i) + "]"));
+    t.file = path;
+    vf.tests.push_back(std::move(t));
   }
   return vf;
 }

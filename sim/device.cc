@@ -140,9 +140,8 @@ hal::Result<uint32_t> Device::readReg(uint32_t offset) {
 hal::Status Device::writeReg(uint32_t offset, uint32_t value) { return regOp(true, offset, &value); }
 
 hal::Status Device::programRing() {
-  auto id = readReg(reg::kId);
-  if (!id) return hal::Error{id.error()};
-  if (*id != reg::kIdValue) return hal::fail("NPU ID register reads 0x", std::hex, *id, ", expected 0x", reg::kIdValue);
+  NNC_ASSIGN_OR_RETURN(auto id, readReg(reg::kId));
+  if (id != reg::kIdValue) return hal::fail("NPU ID register reads 0x", std::hex, id, ", expected 0x", reg::kIdValue);
   NNC_TRY(writeReg(reg::kRingBase, static_cast<uint32_t>(ringBase_)));
   NNC_TRY(writeReg(reg::kRingSize, options_.ringSlots));
   NNC_TRY(writeReg(reg::kWatchdog, config().watchdogCycles));
@@ -219,9 +218,8 @@ hal::Result<PerfCounters> Device::counters() {
       {reg::kPerfDensifyStall, &p.densifyStall}, {reg::kPerfDmaRdBytes, &p.dmaReadBytes},
       {reg::kPerfDmaWrBytes, &p.dmaWriteBytes}, {reg::kPerfMacs, &p.macs}};
   for (const auto& [off, dst] : regs) {
-    auto v = readReg(off);
-    if (!v) return hal::Error{v.error()};
-    *dst = *v;
+    NNC_ASSIGN_OR_RETURN(auto v, readReg(off));
+    *dst = v;
   }
   return p;
 }

@@ -61,11 +61,10 @@ hal::Result<NnapiDriver::Calibration> NnapiDriver::measure(bool wide) {
   if (!device_) return hal::fail("no NPU to calibrate");
   LoweringOptions lo;
   lo.npu = device_->config();
-  auto plan = compileModel(m, lo);
-  if (!plan) return hal::Error{plan.error()};
+  NNC_ASSIGN_OR_RETURN(auto plan, compileModel(m, lo));
   resident_ = nullptr;  // the calibration takes the device memory
   device_->freeAll();
-  NpuExecutor ex(m, *plan, *device_);
+  NpuExecutor ex(m, plan, *device_);
   ExecutionReport rep;
   NNC_TRY(ex.run(inputs, outputs, &rep));
   if (rep.npuSteps != 1) return hal::fail("calibration layer did not run on the NPU");

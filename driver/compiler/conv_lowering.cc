@@ -104,13 +104,10 @@ hal::Status convSupport(const OpView& v) {
                      "TENSOR_QUANT16_SYMM in a 16x8 model)");
   if (!v.isConstant(1)) return hal::fail("the filter is not a constant");
   if (!v.isConstant(2)) return hal::fail("the bias is not a constant");
-  auto g = ops::conv::convGeometry(v.ctx(), kind);
-  if (!g.ok()) return hal::Error{g.error()};
-  if (g->batches == 0) return hal::fail("empty batch: nothing to compute");
-  auto q = ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2),
-                                          v.outShape(0), g->activation, g->outC);
-  if (!q.ok()) return hal::Error{q.error()};
-  const std::vector<uint32_t> want = ops::conv::fromNhwcDims(g->outputNhwcDims(), g->nchw);
+  NNC_ASSIGN_OR_RETURN(auto g, ops::conv::convGeometry(v.ctx(), kind));
+  if (g.batches == 0) return hal::fail("empty batch: nothing to compute");
+  NNC_ASSIGN_OR_RETURN(auto q, ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2), v.outShape(0), g.activation, g.outC));
+  const std::vector<uint32_t> want = ops::conv::fromNhwcDims(g.outputNhwcDims(), g.nchw);
   if (v.outShape(0).dimensions != want)
     return hal::fail("output shape ", ops::toString(v.outShape(0).dimensions),
                      " differs from the computed ", ops::toString(want));
@@ -267,10 +264,8 @@ std::string mappingSuffix(const ConvSetup& s) {
 hal::Result<CompiledStep> finish(StepBuilder& sb, GemmSpec& spec, const LoweringOptions& options,
                                  const std::string& mapping) {
   CompiledStep& step = sb.step();
-  auto commands = emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands, options.cost,
-                              options.tag, step.report);
-  if (!commands.ok()) return hal::Error{commands.error()};
-  step.commands = std::move(*commands);
+  NNC_ASSIGN_OR_RETURN(auto commands, emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands, options.cost, options.tag, step.report));
+  step.commands = std::move(commands);
   step.report.mapping = mapping;
   return std::move(step);
 }
@@ -337,13 +332,12 @@ hal::Result<CompiledStep> lowerGathered(const hal::Model& model, uint32_t index,
   const TensorLayout outLayout = channelTilesOut(s);
   const uint64_t outBytes = s.pixels() * g.outC;
   StepBuilder sb(model, index);
-  auto inBuf = sb.bindInput(v.inOperand(0), in, "input");
-  if (!inBuf.ok()) return hal::Error{inBuf.error()};
+  NNC_ASSIGN_OR_RETURN(auto inBuf, sb.bindInput(v.inOperand(0), in, "input"));
   const size_t wBuf = sb.addConstant("weights", tileWeights(s, shifted));
   const size_t pBuf = sb.addConstant("requant parameters", prmImage(g.outC, C, s.bias.data(), s.mult, s.shift));
   const size_t oBuf = sb.bindOutput(v.outOperand(0), outLayout, outLayout.deviceBytes(outBytes), "output");
   NNC_TRY(sb.layout());
-  const uint64_t inBase = sb.address(*inBuf), outBase = sb.address(oBuf);
+  const uint64_t inBase = sb.address(inBuf), outBase = sb.address(oBuf);
 
   // Row tiles: 16 pixels of a row, or whole rows when a row is shorter than R. Consecutive
   // row tiles are consecutive output pixels.
@@ -503,14 +497,13 @@ hal::Result<CompiledStep> lowerHostIm2col(const hal::Model& model, uint32_t inde
 
   const TensorLayout outLayout = channelTilesOut(s);
   StepBuilder sb(model, index);
-  auto inBuf = sb.bindInput(v.inOperand(0), in, "input (im2col)");
-  if (!inBuf.ok()) return hal::Error{inBuf.error()};
+  NNC_ASSIGN_OR_RETURN(auto inBuf, sb.bindInput(v.inOperand(0), in, "input (im2col)"));
   const size_t wBuf = sb.addConstant("weights", tileWeights(s, false));
   const size_t pBuf = sb.addConstant("requant parameters", prmImage(g.outC, C, s.bias.data(), s.mult, s.shift));
   const size_t oBuf =
       sb.bindOutput(v.outOperand(0), outLayout, outLayout.deviceBytes(s.pixels() * g.outC * eb), "output");
   NNC_TRY(sb.layout());
-  const uint64_t inBase = sb.address(*inBuf), outBase = sb.address(oBuf);
+  const uint64_t inBase = sb.address(inBuf), outBase = sb.address(oBuf);
 
   std::vector<uint64_t> groupBase;
   for (size_t gi = 0; gi < in.groups.size(); ++gi) groupBase.push_back(inBase + in.im2colGroupOffset(gi));
@@ -591,13 +584,12 @@ hal::Result<CompiledStep> lowerBlocks(const hal::Model& model, uint32_t index, c
   }
 
   StepBuilder sb(model, index);
-  auto inBuf = sb.bindInput(v.inOperand(0), in, "input (block windows)");
-  if (!inBuf.ok()) return hal::Error{inBuf.error()};
+  NNC_ASSIGN_OR_RETURN(auto inBuf, sb.bindInput(v.inOperand(0), in, "input (block windows)"));
   const size_t wBuf = sb.addConstant("weights (Toeplitz bands)", std::move(weights));
   const size_t pBuf = sb.addConstant("requant parameters", std::move(prm));
   const size_t oBuf = sb.bindOutput(v.outOperand(0), outLayout, outLayout.deviceBytes(outputBytes), "output");
   NNC_TRY(sb.layout());
-  const uint64_t inBase = sb.address(*inBuf), outBase = sb.address(oBuf);
+  const uint64_t inBase = sb.address(inBuf), outBase = sb.address(oBuf);
 
   // Row tiles: per batch, tiles of R blocks; A groups: input channels.
   const uint32_t rowTiles = static_cast<uint32_t>(g.batches * tpi);
@@ -666,16 +658,13 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
                                     const LoweringOptions& options) {
   ConvSetup s;
   s.kind = kindOf(v.op().type);
-  auto gr = ops::conv::convGeometry(v.ctx(), s.kind);
-  if (!gr.ok()) return hal::Error{gr.error()};
-  s.g = *gr;
+  NNC_ASSIGN_OR_RETURN(auto gr, ops::conv::convGeometry(v.ctx(), s.kind));
+  s.g = gr;
   const ops::conv::ConvGeometry& g = s.g;
   // The reference's own derivation: the multipliers, shifts and clamps are bit-exact by
   // construction.
-  auto qr = ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2), v.outShape(0),
-                                           g.activation, g.outC);
-  if (!qr.ok()) return hal::Error{qr.error()};
-  const ops::conv::ConvQuantParams& qp = *qr;
+  NNC_ASSIGN_OR_RETURN(auto qr, ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2), v.outShape(0), g.activation, g.outC));
+  const ops::conv::ConvQuantParams& qp = qr;
   s.R = options.npu.rows;
   s.C = options.npu.cols;
   s.cg = groupsOf(s.kind, g);

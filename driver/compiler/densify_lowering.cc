@@ -64,69 +64,60 @@ hal::Status densifySupport(const OpView& v) {
   const size_t eb = hal::elementSize(v.inShape(0).type);
   if (eb != 1 && eb != 2 && eb != 4)
     return hal::fail("element size ", eb, " is not 1, 2 or 4 bytes");
-  auto f = readFormat(v);
-  if (!f.ok()) return hal::Error{f.error()};
-  if (f->traversalOrder.size() > kDensifyMaxLevels)
-    return hal::fail(f->traversalOrder.size(), " levels: the densify unit takes at most ",
+  NNC_ASSIGN_OR_RETURN(auto f, readFormat(v));
+  if (f.traversalOrder.size() > kDensifyMaxLevels)
+    return hal::fail(f.traversalOrder.size(), " levels: the densify unit takes at most ",
                      kDensifyMaxLevels);
-  auto w = ops::DensifyWalker::create(*f);
-  if (!w.ok()) return hal::Error{w.error()};
-  if (w->numValues() != v.inShape(0).elements())
-    return hal::fail("the metadata stores ", w->numValues(), " values, input 0 has ",
+  NNC_ASSIGN_OR_RETURN(auto w, ops::DensifyWalker::create(f));
+  if (w.numValues() != v.inShape(0).elements())
+    return hal::fail("the metadata stores ", w.numValues(), " values, input 0 has ",
                      v.inShape(0).elements());
-  if (w->denseElements() == 0) return hal::fail("empty dense output");
-  if (w->denseElements() * eb > 0xFFFFFFFFull) return hal::fail("dense output beyond 4 GiB");
-  if (v.outShape(0).elements() != w->denseElements())
+  if (w.denseElements() == 0) return hal::fail("empty dense output");
+  if (w.denseElements() * eb > 0xFFFFFFFFull) return hal::fail("dense output beyond 4 GiB");
+  if (v.outShape(0).elements() != w.denseElements())
     return hal::fail("output has ", v.outShape(0).elements(), " elements, the dense tensor ",
-                     w->denseElements());
+                     w.denseElements());
   return hal::Status::Ok();
 }
 
 hal::Result<CompiledStep> lowerDensify(const hal::Model& model, uint32_t index, const OpView& v,
                                        const LoweringOptions& options) {
-  auto f = readFormat(v);
-  if (!f.ok()) return hal::Error{f.error()};
-  auto w = ops::DensifyWalker::create(*f);
-  if (!w.ok()) return hal::Error{w.error()};
+  NNC_ASSIGN_OR_RETURN(auto f, readFormat(v));
+  NNC_ASSIGN_OR_RETURN(auto w, ops::DensifyWalker::create(f));
   const ops::Shape& values = v.inShape(0);
   const size_t eb = hal::elementSize(values.type);
   const uint32_t elemLog2 = log2Bytes(eb);
-  const uint64_t outBytes = w->denseElements() * eb;
+  const uint64_t outBytes = w.denseElements() * eb;
 
   StepBuilder sb(model, index);
-  auto valBuf = sb.bindInput(v.inOperand(0), TensorLayout{}, "values");
-  if (!valBuf.ok()) return hal::Error{valBuf.error()};
+  NNC_ASSIGN_OR_RETURN(auto valBuf, sb.bindInput(v.inOperand(0), TensorLayout{}, "values"));
   // Sized now (the image's size does not depend on its addresses), filled after layout.
-  auto sized = buildDensifyImage(*f, 0, elemLog2, 0, 0, 0, 0, 0);
-  if (!sized.ok()) return hal::Error{sized.error()};
-  const size_t descBuf = sb.addConstant("densify descriptor", std::vector<uint8_t>(sized->bytes.size()));
+  NNC_ASSIGN_OR_RETURN(auto sized, buildDensifyImage(f, 0, elemLog2, 0, 0, 0, 0, 0));
+  const size_t descBuf = sb.addConstant("densify descriptor", std::vector<uint8_t>(sized.bytes.size()));
   const size_t outBuf = sb.bindOutput(v.outOperand(0), TensorLayout{}, outBytes, "output");
   NNC_TRY(sb.layout());
 
-  auto image = buildDensifyImage(*f, sb.address(descBuf), elemLog2, sb.address(*valBuf),
-                                 static_cast<uint32_t>(w->numValues()), sb.address(outBuf),
-                                 static_cast<uint32_t>(w->denseElements()), fillOf(values));
-  if (!image.ok()) return hal::Error{image.error()};
+  NNC_ASSIGN_OR_RETURN(auto image, buildDensifyImage(f, sb.address(descBuf), elemLog2, sb.address(valBuf), static_cast<uint32_t>(w.numValues()), sb.address(outBuf), static_cast<uint32_t>(w.denseElements()), fillOf(values)));
   CompiledStep& step = sb.step();
   StepBuffer& desc = step.buffers[descBuf];
-  desc.contents = std::move(image->bytes);
-  desc.addressWords = std::move(image->addressWords);
+  desc.contents = std::move(image.bytes);
+  desc.addressWords = std::move(image.addressWords);
 
   firmware::Densify d;
   d.elemWidth = static_cast<firmware::ElemWidth>(elemLog2);
   d.descAddr = sb.address(descBuf);
-  d.valuesAddr = sb.address(*valBuf);
+  d.valuesAddr = sb.address(valBuf);
   d.outAddr = sb.address(outBuf);
   d.outSize = static_cast<uint32_t>(outBytes);
   firmware::End end;
   end.irq = true;
   end.tag = options.tag & 0xFFFF;
   step.commands = {firmware::Command{{}, d}, firmware::Command{{}, end}};
-  step.report.mapping = "densify unit, " + std::to_string(f->traversalOrder.size()) + " levels, " +
-                        std::to_string(w->numValues()) + " stored values -> " +
-                        std::to_string(w->denseElements()) + " x " + std::to_string(eb) + " B";
+  step.report.mapping = "densify unit, " + std::to_string(f.traversalOrder.size()) + " levels, " +
+                        std::to_string(w.numValues()) + " stored values -> " +
+                        std::to_string(w.denseElements()) + " x " + std::to_string(eb) + " B";
   step.report.weightMode = "-";
-  step.report.loadBytes = desc.contents.size() + w->numValues() * eb;
+  step.report.loadBytes = desc.contents.size() + w.numValues() * eb;
   step.report.storeBytes = outBytes;
   step.report.commands = step.commands.size();
   return std::move(step);

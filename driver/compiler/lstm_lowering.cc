@@ -110,9 +110,8 @@ hal::Result<GateGemmBuffers> addBuffers(StepBuilder& sb, const OpView& v, const 
     a.laneTile = npu.rows;
     a.lanesMajor = true;
     a.fill = static_cast<uint8_t>(g.aZp);
-    auto buf = sb.bindInput(v.inOperand(input), a, g.name + " input " + std::to_string(input));
-    if (!buf.ok()) return hal::Error{buf.error()};
-    b.parts.push_back(*buf);
+    NNC_ASSIGN_OR_RETURN(auto buf, sb.bindInput(v.inOperand(input), a, g.name + " input " + std::to_string(input)));
+    b.parts.push_back(buf);
   }
   TensorLayout w;
   w.kind = TensorLayout::Kind::kMatrixImage;
@@ -230,18 +229,16 @@ hal::Result<std::vector<size_t>> emitGateGemms(const std::vector<GateGemm>& gemm
                                                const OpView& v, const LoweringOptions& options) {
   std::vector<GateGemmBuffers> buffers;
   for (const GateGemm& g : gemms) {
-    auto b = addBuffers(sb, v, g, options.npu);
-    if (!b.ok()) return hal::Error{b.error()};
-    buffers.push_back(std::move(*b));
+    NNC_ASSIGN_OR_RETURN(auto b, addBuffers(sb, v, g, options.npu));
+    buffers.push_back(std::move(b));
   }
   NNC_TRY(sb.layout());
   CompiledStep& step = sb.step();
   step.report.jobs = 0;
   std::vector<size_t> results;
   for (size_t i = 0; i < gemms.size(); ++i) {
-    auto commands = emitGateGemm(gemms[i], buffers[i], sb, options, step.report);
-    if (!commands.ok()) return hal::Error{commands.error()};
-    step.commands.insert(step.commands.end(), commands->begin(), commands->end());
+    NNC_ASSIGN_OR_RETURN(auto commands, emitGateGemm(gemms[i], buffers[i], sb, options, step.report));
+    step.commands.insert(step.commands.end(), commands.begin(), commands.end());
     results.push_back(buffers[i].result);
   }
   return results;
@@ -271,16 +268,14 @@ std::vector<T> fromBytes(const std::vector<uint8_t>& bytes, size_t n) {
 hal::Status quantized16BitLstmSupport(const OpView& v) {
   NNC_TRY(requireConstants(v, {rec::kQuantized16BitLstmInput, rec::kQuantized16BitLstmPrevOutput,
                                rec::kQuantized16BitLstmPrevCellState}));
-  auto g = rec::quantized16BitLstmGemm(v.ctx());
-  if (!g.ok()) return hal::Error{g.error()};
+  NNC_ASSIGN_OR_RETURN(auto g, rec::quantized16BitLstmGemm(v.ctx()));
   return hal::Status::Ok();
 }
 
 hal::Result<CompiledStep> lowerQuantized16BitLstm(const hal::Model& model, uint32_t index,
                                                   const OpView& v, const LoweringOptions& options) {
-  auto gr = rec::quantized16BitLstmGemm(v.ctx());
-  if (!gr.ok()) return hal::Error{gr.error()};
-  const rec::Quantized16BitLstmGemm& g = *gr;
+  NNC_ASSIGN_OR_RETURN(auto gr, rec::quantized16BitLstmGemm(v.ctx()));
+  const rec::Quantized16BitLstmGemm& g = gr;
   GateGemm gemm;
   gemm.name = "gates";
   gemm.batch = g.batch;
@@ -300,11 +295,10 @@ hal::Result<CompiledStep> lowerQuantized16BitLstm(const hal::Model& model, uint3
                 {rec::kQuantized16BitLstmPrevOutput, g.units}};
 
   StepBuilder sb(model, index);
-  auto results = emitGateGemms({gemm}, sb, v, options);
-  if (!results.ok()) return hal::Error{results.error()};
+  NNC_ASSIGN_OR_RETURN(auto results, emitGateGemms({gemm}, sb, v, options));
   CompiledStep& step = sb.step();
   const size_t n = size_t{g.batch} * 4 * g.units;
-  step.epilogue.results = *results;
+  step.epilogue.results = results;
   step.epilogue.finish = [n](ops::OperationContext& ctx,
                              const std::vector<std::vector<uint8_t>>& r) {
     const std::vector<int16_t> gates = fromBytes<int16_t>(r.at(0), n);
@@ -320,16 +314,14 @@ hal::Result<CompiledStep> lowerQuantized16BitLstm(const hal::Model& model, uint3
 hal::Status quantizedLstmSupport(const OpView& v) {
   NNC_TRY(requireConstants(v, {rec::kQuantizedLstmInput, rec::kQuantizedLstmPrevOutput,
                                rec::kQuantizedLstmPrevCellState}));
-  auto p = rec::quantizedLstmParams(v.ctx());
-  if (!p.ok()) return hal::Error{p.error()};
+  NNC_ASSIGN_OR_RETURN(auto p, rec::quantizedLstmParams(v.ctx()));
   return hal::Status::Ok();
 }
 
 hal::Result<CompiledStep> lowerQuantizedLstm(const hal::Model& model, uint32_t index,
                                              const OpView& v, const LoweringOptions& options) {
-  auto pr = rec::quantizedLstmParams(v.ctx());
-  if (!pr.ok()) return hal::Error{pr.error()};
-  const rec::QuantizedLstmParams& p = *pr;
+  NNC_ASSIGN_OR_RETURN(auto pr, rec::quantizedLstmParams(v.ctx()));
+  const rec::QuantizedLstmParams& p = pr;
   std::vector<int> gates;
   for (int g = 0; g < 4; ++g)
     if (p.hasGate(g)) gates.push_back(g);
@@ -360,10 +352,9 @@ hal::Result<CompiledStep> lowerQuantizedLstm(const hal::Model& model, uint32_t i
     return m;
   };
   StepBuilder sb(model, index);
-  auto results = emitGateGemms({gateGemm(false), gateGemm(true)}, sb, v, options);
-  if (!results.ok()) return hal::Error{results.error()};
+  NNC_ASSIGN_OR_RETURN(auto results, emitGateGemms({gateGemm(false), gateGemm(true)}, sb, v, options));
   CompiledStep& step = sb.step();
-  step.epilogue.results = *results;
+  step.epilogue.results = results;
   const uint32_t B = p.batch, channels = static_cast<uint32_t>(gates.size()) * U;
   step.epilogue.finish = [gates, B, U, channels](
                              ops::OperationContext& ctx,

@@ -137,24 +137,18 @@ hal::Status fullyConnectedSupport(const OpView& v) {
   // like BATCH_MATMUL's operands; the bias goes into the PRM image, so it must be known.
   if (!v.isConstant(2)) return hal::fail("the bias is not a constant");
   if (!v.isConstant(3)) return hal::fail("the fused activation is not a constant");
-  auto s = fcShape(v);
-  if (!s.ok()) return hal::Error{s.error()};
-  if (s->batches == 0) return hal::fail("empty batch: nothing to compute");
-  auto q = ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2),
-                                          v.outShape(0), v.ctx().scalar<int32_t>(3), s->units);
-  if (!q.ok()) return hal::Error{q.error()};
+  NNC_ASSIGN_OR_RETURN(auto s, fcShape(v));
+  if (s.batches == 0) return hal::fail("empty batch: nothing to compute");
+  NNC_ASSIGN_OR_RETURN(auto q, ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2), v.outShape(0), v.ctx().scalar<int32_t>(3), s.units));
   return hal::Status::Ok();
 }
 
 hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t index,
                                               const OpView& v, const LoweringOptions& options) {
-  auto sr = fcShape(v);
-  if (!sr.ok()) return hal::Error{sr.error()};
-  const FcShape s = *sr;
-  auto qr = ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2),
-                                           v.outShape(0), v.ctx().scalar<int32_t>(3), s.units);
-  if (!qr.ok()) return hal::Error{qr.error()};
-  const ops::conv::ConvQuantParams& qp = *qr;
+  NNC_ASSIGN_OR_RETURN(auto sr, fcShape(v));
+  const FcShape s = sr;
+  NNC_ASSIGN_OR_RETURN(auto qr, ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2), v.outShape(0), v.ctx().scalar<int32_t>(3), s.units));
+  const ops::conv::ConvQuantParams& qp = qr;
   const uint32_t R = options.npu.rows, C = options.npu.cols;
   const bool wide = is16x8(v);
   const uint32_t eb = wide ? 2 : 1;
@@ -182,15 +176,14 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
   }
 
   StepBuilder sb(model, index);
-  auto aBuf = sb.bindInput(v.inOperand(0), a, "input");
-  if (!aBuf.ok()) return hal::Error{aBuf.error()};
+  NNC_ASSIGN_OR_RETURN(auto aBuf, sb.bindInput(v.inOperand(0), a, "input"));
   hal::Result<size_t> bBuf = sb.bindInput(v.inOperand(1), b, "weights");
   if (!bBuf.ok()) return hal::Error{bBuf.error()};
   const size_t pBuf = sb.addConstant("requant parameters", prmImage(s.units, C, bias.data(), mult, shift));
   const size_t oBuf = sb.bindOutput(v.outOperand(0), TensorLayout{}, uint64_t{s.batches} * s.units * eb, "output");
   NNC_TRY(sb.layout());
 
-  const uint64_t aImage = sb.address(*aBuf), out = sb.address(oBuf);
+  const uint64_t aImage = sb.address(aBuf), out = sb.address(oBuf);
   GemmProblem prob;
   prob.weightImage = sb.address(*bBuf);
   prob.rowTiles = (s.batches + R - 1) / R;
@@ -216,10 +209,8 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
   spec.problems.push_back(std::move(prob));
 
   CompiledStep& step = sb.step();
-  auto commands = emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands, options.cost,
-                           options.tag, step.report);
-  if (!commands.ok()) return hal::Error{commands.error()};
-  step.commands = std::move(*commands);
+  NNC_ASSIGN_OR_RETURN(auto commands, emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands, options.cost, options.tag, step.report));
+  step.commands = std::move(commands);
   step.report.mapping = "GEMM, batch rows x units, depth " + std::to_string(s.inputSize) +
                         (wide ? ", 16x8 (int16 x int8, acc64)" : "");
   return std::move(step);
@@ -230,23 +221,17 @@ hal::Status batchMatmulSupport(const OpView& v) {
   if (t != OperandType::TENSOR_QUANT8_ASYMM_SIGNED)
     return hal::fail("input type ", hal::toString(t),
                      ": the MAC array runs BATCH_MATMUL on TENSOR_QUANT8_ASYMM_SIGNED only");
-  auto s = matmulShape(v);
-  if (!s.ok()) return hal::Error{s.error()};
-  auto q = ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), nullptr, v.outShape(0),
-                                          ops::quant::kActNone, 1);
-  if (!q.ok()) return hal::Error{q.error()};
+  NNC_ASSIGN_OR_RETURN(auto s, matmulShape(v));
+  NNC_ASSIGN_OR_RETURN(auto q, ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), nullptr, v.outShape(0), ops::quant::kActNone, 1));
   return hal::Status::Ok();
 }
 
 hal::Result<CompiledStep> lowerBatchMatmul(const hal::Model& model, uint32_t index,
                                            const OpView& v, const LoweringOptions& options) {
-  auto sr = matmulShape(v);
-  if (!sr.ok()) return hal::Error{sr.error()};
-  const MatmulShape s = *sr;
-  auto qr = ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), nullptr, v.outShape(0),
-                                           ops::quant::kActNone, 1);
-  if (!qr.ok()) return hal::Error{qr.error()};
-  const ops::conv::ConvQuantParams& qp = *qr;
+  NNC_ASSIGN_OR_RETURN(auto sr, matmulShape(v));
+  const MatmulShape s = sr;
+  NNC_ASSIGN_OR_RETURN(auto qr, ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), nullptr, v.outShape(0), ops::quant::kActNone, 1));
+  const ops::conv::ConvQuantParams& qp = qr;
   const uint32_t R = options.npu.rows, C = options.npu.cols;
 
   TensorLayout a;
@@ -268,10 +253,8 @@ hal::Result<CompiledStep> lowerBatchMatmul(const hal::Model& model, uint32_t ind
   const std::vector<int32_t> shift(s.cols, qp.multiplier(0).shift);
 
   StepBuilder sb(model, index);
-  auto aBuf = sb.bindInput(v.inOperand(0), a, "lhs");
-  if (!aBuf.ok()) return hal::Error{aBuf.error()};
-  auto bBuf = sb.bindInput(v.inOperand(1), b, "rhs");
-  if (!bBuf.ok()) return hal::Error{bBuf.error()};
+  NNC_ASSIGN_OR_RETURN(auto aBuf, sb.bindInput(v.inOperand(0), a, "lhs"));
+  NNC_ASSIGN_OR_RETURN(auto bBuf, sb.bindInput(v.inOperand(1), b, "rhs"));
   const size_t pBuf = sb.addConstant("requant parameters", prmImage(s.cols, C, nullptr, mult, shift));
   const uint64_t outMatrix = uint64_t{s.rows} * s.cols;
   const size_t oBuf = sb.bindOutput(v.outOperand(0), TensorLayout{}, outMatrix * s.batches, "output");
@@ -283,7 +266,7 @@ hal::Result<CompiledStep> lowerBatchMatmul(const hal::Model& model, uint32_t ind
   setRequant(qp, v.inShape(0).type, v.inShape(1).type, v.outShape(0).type, spec);
   spec.prmImage = sb.address(pBuf);
   spec.biasEn = false;
-  const uint64_t aImages = sb.address(*aBuf), bImages = sb.address(*bBuf), out = sb.address(oBuf);
+  const uint64_t aImages = sb.address(aBuf), bImages = sb.address(bBuf), out = sb.address(oBuf);
   for (uint32_t batch = 0; batch < s.batches; ++batch) {
     GemmProblem prob;
     prob.weightImage = static_cast<uint32_t>(bImages + s.rhsIndex(batch) * b.matrixImageBytes());
@@ -303,10 +286,8 @@ hal::Result<CompiledStep> lowerBatchMatmul(const hal::Model& model, uint32_t ind
   }
 
   CompiledStep& step = sb.step();
-  auto commands = emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands, options.cost,
-                           options.tag, step.report);
-  if (!commands.ok()) return hal::Error{commands.error()};
-  step.commands = std::move(*commands);
+  NNC_ASSIGN_OR_RETURN(auto commands, emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands, options.cost, options.tag, step.report));
+  step.commands = std::move(commands);
   step.report.mapping = "GEMM per batch (" + std::to_string(s.batches) + "), rows x columns, depth " +
                         std::to_string(s.depth) + (s.adjX ? ", adj_x" : "") + (s.adjY ? ", adj_y" : "");
   return std::move(step);

@@ -31,18 +31,16 @@ NpuExecutor::NpuExecutor(const hal::Model& model, const ModelPlan& plan, NpuDevi
 
 hal::Status NpuExecutor::upload() {
   if (uploaded_) return hal::Status::Ok();
-  auto a = device_.allocate(plan_.arenaBytes, "model arena");
-  if (!a.ok()) return hal::Error{a.error()};
-  arena_ = *a;
+  NNC_ASSIGN_OR_RETURN(auto a, device_.allocate(plan_.arenaBytes, "model arena"));
+  arena_ = a;
   for (const PlannedOperation& o : plan_.operations) {
     if (o.placement.target != Target::kNpu) continue;
     std::vector<uint64_t> placement;
     for (uint64_t off : o.arenaOffset) placement.push_back(arena_ + off);
     for (size_t b = 0; b < o.step.buffers.size(); ++b) {
       if (o.step.buffers[b].role != BufferRole::kConstant) continue;
-      auto bytes = relocatedContents(o.step, b, placement);
-      if (!bytes.ok()) return hal::Error{bytes.error()};
-      NNC_TRY(device_.write(placement[b], bytes->data(), bytes->size()));
+      NNC_ASSIGN_OR_RETURN(auto bytes, relocatedContents(o.step, b, placement));
+      NNC_TRY(device_.write(placement[b], bytes.data(), bytes.size()));
     }
   }
   uploaded_ = true;

@@ -12,9 +12,8 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
   if (uploadConstants)
     for (size_t b = 0; b < step.buffers.size(); ++b) {
       if (step.buffers[b].role != BufferRole::kConstant) continue;
-      auto bytes = relocatedContents(step, b, placement);
-      if (!bytes.ok()) return hal::Error{bytes.error()};
-      NNC_TRY(device.write(placement[b], bytes->data(), bytes->size()));
+      NNC_ASSIGN_OR_RETURN(auto bytes, relocatedContents(step, b, placement));
+      NNC_TRY(device.write(placement[b], bytes.data(), bytes.size()));
     }
   if (inputs.size() != step.inputs.size())
     return hal::fail(step.report.operation, ": ", inputs.size(), " inputs for ",
@@ -28,10 +27,9 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
                        " bytes for a buffer of ", step.buffers[bnd.buffer].bytes);
     NNC_TRY(device.write(placement[bnd.buffer], packed->data(), packed->size()));
   }
-  auto commands = relocate(step, placement);
-  if (!commands.ok()) return hal::Error{commands.error()};
+  NNC_ASSIGN_OR_RETURN(auto commands, relocate(step, placement));
   JobStats total;
-  const std::vector<std::vector<firmware::Command>> jobs = splitJobs(*commands);
+  const std::vector<std::vector<firmware::Command>> jobs = splitJobs(commands);
   for (size_t j = 0; j < jobs.size(); ++j) {
     auto stats = device.run(jobs[j]);
     if (!stats.ok())
@@ -45,9 +43,8 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
     const StepBuffer& buf = step.buffers[bnd.buffer];
     std::vector<uint8_t> raw(buf.bytes);
     NNC_TRY(device.read(placement[bnd.buffer], raw.data(), raw.size()));
-    auto unpacked = unpackTensor(bnd.layout, raw, buf.bytes);
-    if (!unpacked.ok()) return hal::Error{unpacked.error()};
-    outputs.push_back(std::move(*unpacked));
+    NNC_ASSIGN_OR_RETURN(auto unpacked, unpackTensor(bnd.layout, raw, buf.bytes));
+    outputs.push_back(std::move(unpacked));
   }
   results.clear();
   for (size_t b : step.epilogue.results) {
@@ -65,9 +62,8 @@ hal::Result<JobStats> runStep(NpuDevice& device, const CompiledStep& step,
   device.freeAll();
   std::vector<uint64_t> placement;
   for (const StepBuffer& b : step.buffers) {
-    auto a = device.allocate(b.bytes, b.name);
-    if (!a.ok()) return hal::Error{a.error()};
-    placement.push_back(*a);
+    NNC_ASSIGN_OR_RETURN(auto a, device.allocate(b.bytes, b.name));
+    placement.push_back(a);
   }
   std::vector<const std::vector<uint8_t>*> in;
   for (const auto& v : inputs) in.push_back(&v);

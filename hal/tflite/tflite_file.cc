@@ -102,9 +102,8 @@ hal::Result<TfliteFile> TfliteFile::open(hal::MemoryPool bytes, const std::strin
 }
 
 hal::Result<TfliteFile> TfliteFile::openPath(const std::string& path) {
-  auto pool = hal::MemoryPool::mapFile(path);
-  if (!pool.ok()) return hal::Error{pool.error()};
-  return open(std::move(*pool), path);
+  NNC_ASSIGN_OR_RETURN(auto pool, hal::MemoryPool::mapFile(path));
+  return open(std::move(pool), path);
 }
 
 TfliteFile::Span TfliteFile::bufferData(uint32_t buffer) const {

@@ -371,9 +371,8 @@ hal::Result<hal::Model> importModel(const TfliteFile& file, const ImportOptions&
 }
 
 hal::Result<hal::Model> readTfliteFile(const std::string& path, const ImportOptions& options) {
-  auto f = TfliteFile::openPath(path);
-  if (!f.ok()) return hal::Error{f.error()};
-  return importModel(*f, options);
+  NNC_ASSIGN_OR_RETURN(auto f, TfliteFile::openPath(path));
+  return importModel(f, options);
 }
 
 }  // namespace nncosim::tflite

@@ -15,14 +15,13 @@ constexpr size_t kElse = 2;
 constexpr size_t kFirstInput = 3;
 
 Status checkBranch(const OperationContext& ctx, size_t input, const char* role) {
-  auto index = subgraphIndex(ctx, input, role);
-  if (!index.ok()) return Error{index.error()};
-  const hal::Subgraph& g = ctx.model().referenced[*index];
+  NNC_ASSIGN_OR_RETURN(auto index, subgraphIndex(ctx, input, role));
+  const hal::Subgraph& g = ctx.model().referenced[index];
   const size_t inputs = ctx.numInputs() - kFirstInput;
-  NNC_CHECK_EQ(g.inputIndexes.size(), inputs, role, " (subgraph ", *index, ") has ",
+  NNC_CHECK_EQ(g.inputIndexes.size(), inputs, role, " (subgraph ", index, ") has ",
             g.inputIndexes.size(), " inputs, but IF passes it ", inputs, " (inputs 3..",
             ctx.numInputs() - 1, ")");
-  NNC_CHECK_EQ(g.outputIndexes.size(), ctx.numOutputs(), role, " (subgraph ", *index, ") has ",
+  NNC_CHECK_EQ(g.outputIndexes.size(), ctx.numOutputs(), role, " (subgraph ", index, ") has ",
             g.outputIndexes.size(), " outputs, but IF has ", ctx.numOutputs());
   for (size_t k = 0; k < inputs; ++k)
     NNC_TRY(checkCompatible(ctx.inputShape(kFirstInput + k),
@@ -55,12 +54,11 @@ Status prepareIf(OperationContext& ctx) {
   const bool condition = ctx.input<uint8_t>(kCondition)[0] != 0;
   const size_t branch = condition ? kThen : kElse;
   const char* role = condition ? "then branch" : "else branch";
-  auto index = subgraphIndex(ctx, branch, role);
-  if (!index.ok()) return Error{index.error()};
+  NNC_ASSIGN_OR_RETURN(auto index, subgraphIndex(ctx, branch, role));
 
   std::vector<hal::TensorValue> inputs, outputs;
   for (size_t i = kFirstInput; i < ctx.numInputs(); ++i) inputs.push_back(inputValue(ctx, i));
-  if (Status st = ctx.runner()->runSubgraph(*index, inputs, outputs); !st.ok())
+  if (Status st = ctx.runner()->runSubgraph(index, inputs, outputs); !st.ok())
     return hal::fail(role, ": ", st.error());
   NNC_CHECK_EQ(outputs.size(), ctx.numOutputs(), role, " produced ", outputs.size(),
             " outputs, IF has ", ctx.numOutputs());

@@ -78,28 +78,24 @@ Status validateWhile(const OperationContext& ctx) {
             "WHILE needs at least 3 inputs (condition, body, one loop-carried value), found ",
             ctx.numInputs());
   NNC_CHECK_GE(ctx.numOutputs(), 1, "WHILE needs at least 1 output");
-  auto cond = subgraphIndex(ctx, kCondition, "condition");
-  if (!cond.ok()) return Error{cond.error()};
-  NNC_TRY(checkConditionModel(ctx, *cond));
-  auto body = subgraphIndex(ctx, kBody, "body");
-  if (!body.ok()) return Error{body.error()};
-  NNC_TRY(checkBodyModel(ctx, *body));
+  NNC_ASSIGN_OR_RETURN(auto cond, subgraphIndex(ctx, kCondition, "condition"));
+  NNC_TRY(checkConditionModel(ctx, cond));
+  NNC_ASSIGN_OR_RETURN(auto body, subgraphIndex(ctx, kBody, "body"));
+  NNC_TRY(checkBodyModel(ctx, body));
   return Status::Ok();
 }
 
 Status prepareWhile(OperationContext& ctx) {
   NNC_CHECK_NE(ctx.runner(), nullptr, "WHILE needs a subgraph runner");
-  auto cond = subgraphIndex(ctx, kCondition, "condition");
-  if (!cond.ok()) return Error{cond.error()};
-  auto body = subgraphIndex(ctx, kBody, "body");
-  if (!body.ok()) return Error{body.error()};
-  const size_t carried = ctx.model().referenced[*body].outputIndexes.size();  // m + k
+  NNC_ASSIGN_OR_RETURN(auto cond, subgraphIndex(ctx, kCondition, "condition"));
+  NNC_ASSIGN_OR_RETURN(auto body, subgraphIndex(ctx, kBody, "body"));
+  const size_t carried = ctx.model().referenced[body].outputIndexes.size();  // m + k
   const uint64_t limit = maxIterations(ctx);
 
   std::vector<hal::TensorValue> values, outputs;
   for (size_t i = kFirstInput; i < ctx.numInputs(); ++i) values.push_back(inputValue(ctx, i));
   for (uint64_t iteration = 0;; ++iteration) {
-    if (Status st = ctx.runner()->runSubgraph(*cond, values, outputs); !st.ok())
+    if (Status st = ctx.runner()->runSubgraph(cond, values, outputs); !st.ok())
       return hal::fail("condition, iteration ", iteration, ": ", st.error());
     NNC_CHECK(outputs.size() == 1 && outputs[0].type == OperandType::TENSOR_BOOL8 &&
                   outputs[0].bytes.size() == 1,
@@ -108,7 +104,7 @@ Status prepareWhile(OperationContext& ctx) {
     if (iteration == limit)
       return hal::fail("the loop did not end within ", limit,
                        " iterations (ExecutionOptions::maxWhileIterations)");
-    if (Status st = ctx.runner()->runSubgraph(*body, values, outputs); !st.ok())
+    if (Status st = ctx.runner()->runSubgraph(body, values, outputs); !st.ok())
       return hal::fail("body, iteration ", iteration, ": ", st.error());
     NNC_CHECK_EQ(outputs.size(), carried, "body, iteration ", iteration, ": produced ",
               outputs.size(), " outputs, expected ", carried);

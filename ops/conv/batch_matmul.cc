@@ -127,33 +127,29 @@ Status validateBatchMatmul(const OperationContext& ctx) {
   NNC_TRY(checkRankRangeIfKnown(ctx, 0, 2, 4));
   NNC_TRY(checkRankRangeIfKnown(ctx, 1, 2, 4));
   if (t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
-    auto p = makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), nullptr, ctx.outputShape(0),
-                                 quant::kActNone, 1);
-    if (!p.ok()) return hal::Error{p.error()};
+    NNC_ASSIGN_OR_RETURN(auto p, makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), nullptr, ctx.outputShape(0), quant::kActNone, 1));
   }
   return Status::Ok();
 }
 
 Status prepareBatchMatmul(OperationContext& ctx) {
-  auto g = geometry(ctx);
-  if (!g.ok()) return hal::Error{g.error()};
+  NNC_ASSIGN_OR_RETURN(auto g, geometry(ctx));
   Shape out = ctx.outputShape(0);
-  out.dimensions = g->outDims;
+  out.dimensions = g.outDims;
   return ctx.setOutputShape(0, out);
 }
 
 Status executeBatchMatmul(OperationContext& ctx) {
-  auto g = geometry(ctx);
-  if (!g.ok()) return hal::Error{g.error()};
-  if (g->batches == 0) return Status::Ok();
+  NNC_ASSIGN_OR_RETURN(auto g, geometry(ctx));
+  if (g.batches == 0) return Status::Ok();
   switch (ctx.inputType(0)) {
     case OperandType::TENSOR_FLOAT32:
     case OperandType::TENSOR_FLOAT16: {
       const std::vector<float> lhs = loadFloat(ctx, 0);
       const std::vector<float> rhs = loadFloat(ctx, 1);
-      std::vector<float> out(size_t{g->batches} * g->rows * g->cols);
+      std::vector<float> out(size_t{g.batches} * g.rows * g.cols);
       matmul<float, float>(
-          *g, lhs.data(), rhs.data(), [](float a, float b) { return a * b; },
+          g, lhs.data(), rhs.data(), [](float a, float b) { return a * b; },
           [](float acc) { return acc; }, out.data());
       storeFloat(ctx, 0, out);
       return Status::Ok();
@@ -161,18 +157,16 @@ Status executeBatchMatmul(OperationContext& ctx) {
     case OperandType::TENSOR_INT32:
       // Products and sums wrap modulo 2^32, as int32 arithmetic does.
       matmul<int32_t, uint32_t>(
-          *g, ctx.input<int32_t>(0), ctx.input<int32_t>(1),
+          g, ctx.input<int32_t>(0), ctx.input<int32_t>(1),
           [](int32_t a, int32_t b) { return static_cast<uint32_t>(a) * static_cast<uint32_t>(b); },
           [](uint32_t acc) { return static_cast<int32_t>(acc); }, ctx.output<int32_t>(0));
       return Status::Ok();
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: {
-      auto p = makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), nullptr,
-                                   ctx.outputShape(0), quant::kActNone, 1);
-      if (!p.ok()) return hal::Error{p.error()};
-      const int64_t lhsZp = p->inputZeroPoint, rhsZp = p->filterZeroPoint;
-      const ConvQuantParams& params = *p;
+      NNC_ASSIGN_OR_RETURN(auto p, makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), nullptr, ctx.outputShape(0), quant::kActNone, 1));
+      const int64_t lhsZp = p.inputZeroPoint, rhsZp = p.filterZeroPoint;
+      const ConvQuantParams& params = p;
       matmul<int8_t, int64_t>(
-          *g, ctx.input<int8_t>(0), ctx.input<int8_t>(1),
+          g, ctx.input<int8_t>(0), ctx.input<int8_t>(1),
           [lhsZp, rhsZp](int8_t a, int8_t b) {
             return (int64_t{a} - lhsZp) * (int64_t{b} - rhsZp);
           },

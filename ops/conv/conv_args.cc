@@ -62,9 +62,8 @@ hal::Result<ConvSignature> convSignature(const OperationContext& ctx, ConvKind k
 }
 
 Status validateConvOperands(const OperationContext& ctx, ConvKind kind) {
-  auto sigOr = convSignature(ctx, kind);
-  if (!sigOr.ok()) return hal::Error{sigOr.error()};
-  const ConvSignature& sig = *sigOr;
+  NNC_ASSIGN_OR_RETURN(auto sigOr, convSignature(ctx, kind));
+  const ConvSignature& sig = sigOr;
 
   const OperandType inType = ctx.inputType(0);
   NNC_TRY(checkInputType(ctx, 0, inType));
@@ -113,9 +112,7 @@ Status validateConvOperands(const OperationContext& ctx, ConvKind kind) {
     const Shape& filter = ctx.inputShape(1);
     const uint32_t channels =
         filter.channelQuant ? static_cast<uint32_t>(filter.channelQuant->scales.size()) : 1;
-    auto p = makeConvQuantParams(ctx.inputShape(0), filter, &ctx.inputShape(2), ctx.outputShape(0),
-                                 quant::kActNone, channels);
-    if (!p.ok()) return hal::Error{p.error()};
+    NNC_ASSIGN_OR_RETURN(auto p, makeConvQuantParams(ctx.inputShape(0), filter, &ctx.inputShape(2), ctx.outputShape(0), quant::kActNone, channels));
   }
   // Parameter values known now (constants) are checked early.
   if (ctx.hasInputValue(sig.activationIndex))
@@ -126,9 +123,8 @@ Status validateConvOperands(const OperationContext& ctx, ConvKind kind) {
 }
 
 hal::Result<ConvGeometry> convGeometry(const OperationContext& ctx, ConvKind kind) {
-  auto sigOr = convSignature(ctx, kind);
-  if (!sigOr.ok()) return hal::Error{sigOr.error()};
-  const ConvSignature& sig = *sigOr;
+  NNC_ASSIGN_OR_RETURN(auto sigOr, convSignature(ctx, kind));
+  const ConvSignature& sig = sigOr;
   for (size_t i = 3; i < ctx.numInputs(); ++i)
     if (!ctx.hasInputValue(i)) return hal::fail(inputName(ctx, i), ": has no value");
 
@@ -249,10 +245,9 @@ hal::Result<ConvGeometry> convGeometry(const OperationContext& ctx, ConvKind kin
 }
 
 Status prepareConv(OperationContext& ctx, ConvKind kind) {
-  auto g = convGeometry(ctx, kind);
-  if (!g.ok()) return hal::Error{g.error()};
+  NNC_ASSIGN_OR_RETURN(auto g, convGeometry(ctx, kind));
   Shape out = ctx.outputShape(0);
-  out.dimensions = fromNhwcDims(g->outputNhwcDims(), g->nchw);
+  out.dimensions = fromNhwcDims(g.outputNhwcDims(), g.nchw);
   return ctx.setOutputShape(0, out);
 }
 

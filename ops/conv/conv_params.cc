@@ -74,9 +74,8 @@ hal::Result<ConvQuantParams> makeConvQuantParams(const Shape& input, const Shape
       // operand's own scale is not checked here.
       auto real = quant::productMultiplier(input.scale, scales[c], output.scale);
       if (!real.ok()) return hal::fail("channel ", c, ": ", real.error());
-      auto m = toMultiplier(*real, "per-channel", c, p.wide);
-      if (!m.ok()) return hal::Error{m.error()};
-      p.multipliers.push_back(*m);
+      NNC_ASSIGN_OR_RETURN(auto m, toMultiplier(*real, "per-channel", c, p.wide));
+      p.multipliers.push_back(m);
     }
     // A single-channel per-channel filter has one multiplier, like a per-tensor one.
   } else {
@@ -85,9 +84,8 @@ hal::Result<ConvQuantParams> makeConvQuantParams(const Shape& input, const Shape
         bias ? quant::convolutionMultiplier(input.scale, filter.scale, bias->scale, output.scale)
              : quant::productMultiplier(input.scale, filter.scale, output.scale);
     if (!real.ok()) return hal::Error{real.error()};
-    auto m = toMultiplier(*real, "output", 0, p.wide);
-    if (!m.ok()) return hal::Error{m.error()};
-    p.multipliers.push_back(*m);
+    NNC_ASSIGN_OR_RETURN(auto m, toMultiplier(*real, "output", 0, p.wide));
+    p.multipliers.push_back(m);
   }
   const bool isSigned = p.wide || output.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
   const quant::ActivationRange range = quant::typeRange(p.wide ? 16 : 8, isSigned);

@@ -36,15 +36,13 @@ Status runFloat(OperationContext& ctx, const ConvGeometry& g, ConvKind kind) {
 
 template <typename T, typename TW>
 Status runQuant(OperationContext& ctx, const ConvGeometry& g, ConvKind kind) {
-  auto p = makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), &ctx.inputShape(2),
-                               ctx.outputShape(0), g.activation, g.outC);
-  if (!p.ok()) return hal::Error{p.error()};
+  NNC_ASSIGN_OR_RETURN(auto p, makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), &ctx.inputShape(2), ctx.outputShape(0), g.activation, g.outC));
   const std::vector<T> in = loadNhwc<T>(ctx, 0, g.nchw);
   const TW* filter = ctx.input<TW>(1);
   const int32_t* bias = ctx.input<int32_t>(2);
   std::vector<T> out(size_t{g.batches} * g.outH * g.outW * g.outC);
-  runKernel<int64_t>(g, kind, in.data(), int64_t{p->inputZeroPoint}, filter,
-                     int64_t{p->filterZeroPoint}, QuantStageFor<T>{bias, &*p}, out.data());
+  runKernel<int64_t>(g, kind, in.data(), int64_t{p.inputZeroPoint}, filter,
+                     int64_t{p.filterZeroPoint}, QuantStageFor<T>{bias, &p}, out.data());
   storeNhwc(ctx, 0, out, g.outputNhwcDims(), g.nchw);
   return Status::Ok();
 }
@@ -52,22 +50,21 @@ Status runQuant(OperationContext& ctx, const ConvGeometry& g, ConvKind kind) {
 }  // namespace
 
 Status executeDirectConv(OperationContext& ctx, ConvKind kind) {
-  auto g = convGeometry(ctx, kind);
-  if (!g.ok()) return hal::Error{g.error()};
-  if (g->batches == 0) return Status::Ok();  // zero-sized input: nothing to compute
+  NNC_ASSIGN_OR_RETURN(auto g, convGeometry(ctx, kind));
+  if (g.batches == 0) return Status::Ok();  // zero-sized input: nothing to compute
   const OperandType inType = ctx.inputType(0);
   const bool perChannel = ctx.inputType(1) == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
   switch (inType) {
     case OperandType::TENSOR_FLOAT32:
     case OperandType::TENSOR_FLOAT16:
-      return runFloat(ctx, *g, kind);
+      return runFloat(ctx, g, kind);
     case OperandType::TENSOR_QUANT8_ASYMM:
-      return perChannel ? runQuant<uint8_t, int8_t>(ctx, *g, kind)
-                        : runQuant<uint8_t, uint8_t>(ctx, *g, kind);
+      return perChannel ? runQuant<uint8_t, int8_t>(ctx, g, kind)
+                        : runQuant<uint8_t, uint8_t>(ctx, g, kind);
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      return runQuant<int8_t, int8_t>(ctx, *g, kind);
+      return runQuant<int8_t, int8_t>(ctx, g, kind);
     case OperandType::TENSOR_QUANT16_SYMM:  // the 16x8 mode; both filter types are int8
-      return runQuant<int16_t, int8_t>(ctx, *g, kind);
+      return runQuant<int16_t, int8_t>(ctx, g, kind);
     default:
       return hal::fail("unsupported input type ", hal::toString(inType));
   }

@@ -64,12 +64,10 @@ void fullyConnected(const FcGeometry& g, const TIn* in, Acc inZp, const TW* w, A
 
 template <typename T, typename TW>
 Status runQuant(OperationContext& ctx, const FcGeometry& g, int32_t activation) {
-  auto p = makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), &ctx.inputShape(2),
-                               ctx.outputShape(0), activation, g.units);
-  if (!p.ok()) return hal::Error{p.error()};
-  fullyConnected<int64_t>(g, ctx.input<T>(0), int64_t{p->inputZeroPoint}, ctx.input<TW>(1),
-                          int64_t{p->filterZeroPoint},
-                          QuantStageFor<T>{ctx.input<int32_t>(2), &*p}, ctx.output<T>(0));
+  NNC_ASSIGN_OR_RETURN(auto p, makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), &ctx.inputShape(2), ctx.outputShape(0), activation, g.units));
+  fullyConnected<int64_t>(g, ctx.input<T>(0), int64_t{p.inputZeroPoint}, ctx.input<TW>(1),
+                          int64_t{p.filterZeroPoint},
+                          QuantStageFor<T>{ctx.input<int32_t>(2), &p}, ctx.output<T>(0));
   return Status::Ok();
 }
 
@@ -120,28 +118,24 @@ Status validateFullyConnected(const OperationContext& ctx) {
   if (isQuant8(t) || wide) {
     const uint32_t channels =
         w.channelQuant ? static_cast<uint32_t>(w.channelQuant->scales.size()) : 1;
-    auto p = makeConvQuantParams(ctx.inputShape(0), w, &bias, ctx.outputShape(0), quant::kActNone,
-                                 channels);
-    if (!p.ok()) return hal::Error{p.error()};
+    NNC_ASSIGN_OR_RETURN(auto p, makeConvQuantParams(ctx.inputShape(0), w, &bias, ctx.outputShape(0), quant::kActNone, channels));
   }
   if (ctx.hasInputValue(3)) NNC_TRY(checkActivation(intScalar(ctx, 3), ctx, 3));
   return Status::Ok();
 }
 
 Status prepareFullyConnected(OperationContext& ctx) {
-  auto g = geometry(ctx);
-  if (!g.ok()) return hal::Error{g.error()};
+  NNC_ASSIGN_OR_RETURN(auto g, geometry(ctx));
   Shape out = ctx.outputShape(0);
-  out.dimensions = {g->batches, g->units};
+  out.dimensions = {g.batches, g.units};
   return ctx.setOutputShape(0, out);
 }
 
 Status executeFullyConnected(OperationContext& ctx) {
-  auto g = geometry(ctx);
-  if (!g.ok()) return hal::Error{g.error()};
+  NNC_ASSIGN_OR_RETURN(auto g, geometry(ctx));
   const int32_t activation = intScalar(ctx, 3);
   NNC_TRY(checkActivation(activation, ctx, 3));
-  if (g->batches == 0) return Status::Ok();
+  if (g.batches == 0) return Status::Ok();
   switch (ctx.inputType(0)) {
     case OperandType::TENSOR_FLOAT32:
     case OperandType::TENSOR_FLOAT16: {
@@ -149,18 +143,18 @@ Status executeFullyConnected(OperationContext& ctx) {
       const std::vector<float> w = loadFloat(ctx, 1);
       const std::vector<float> bias = loadFloat(ctx, 2);
       const FloatRange r = floatActivationRange(activation);
-      std::vector<float> out(size_t{g->batches} * g->units);
-      fullyConnected<float>(*g, in.data(), 0.0f, w.data(), 0.0f,
+      std::vector<float> out(size_t{g.batches} * g.units);
+      fullyConnected<float>(g, in.data(), 0.0f, w.data(), 0.0f,
                             FloatStage{bias.data(), r.min, r.max}, out.data());
       storeFloat(ctx, 0, out);
       return Status::Ok();
     }
     case OperandType::TENSOR_QUANT8_ASYMM:
-      return runQuant<uint8_t, uint8_t>(ctx, *g, activation);
+      return runQuant<uint8_t, uint8_t>(ctx, g, activation);
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      return runQuant<int8_t, int8_t>(ctx, *g, activation);
+      return runQuant<int8_t, int8_t>(ctx, g, activation);
     case OperandType::TENSOR_QUANT16_SYMM:  // the 16x8 mode; both weights types are int8
-      return runQuant<int16_t, int8_t>(ctx, *g, activation);
+      return runQuant<int16_t, int8_t>(ctx, g, activation);
     default:
       return hal::fail("unsupported input type ", hal::toString(ctx.inputType(0)));
   }

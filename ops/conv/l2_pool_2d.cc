@@ -14,9 +14,8 @@ Status validateL2Pool2D(const OperationContext& ctx) { return validatePool(ctx, 
 Status prepareL2Pool2D(OperationContext& ctx) { return preparePool(ctx); }
 
 Status executeL2Pool2D(OperationContext& ctx) {
-  auto gOr = poolGeometry(ctx);
-  if (!gOr.ok()) return hal::Error{gOr.error()};
-  const PoolGeometry& g = *gOr;
+  NNC_ASSIGN_OR_RETURN(auto gOr, poolGeometry(ctx));
+  const PoolGeometry& g = gOr;
   if (g.batches == 0) return Status::Ok();
   if (!isFloatTensor(ctx.inputType(0)))
     return hal::fail("unsupported input type ", hal::toString(ctx.inputType(0)));

@@ -50,24 +50,23 @@ Status validateMaxPool2D(const OperationContext& ctx) { return validatePool(ctx,
 Status prepareMaxPool2D(OperationContext& ctx) { return preparePool(ctx); }
 
 Status executeMaxPool2D(OperationContext& ctx) {
-  auto g = poolGeometry(ctx);
-  if (!g.ok()) return hal::Error{g.error()};
-  if (g->batches == 0) return Status::Ok();
+  NNC_ASSIGN_OR_RETURN(auto g, poolGeometry(ctx));
+  if (g.batches == 0) return Status::Ok();
   switch (ctx.inputType(0)) {
     case OperandType::TENSOR_FLOAT32:
     case OperandType::TENSOR_FLOAT16: {
-      const FloatRange r = floatActivationRange(g->activation);
+      const FloatRange r = floatActivationRange(g.activation);
       const std::vector<float> res =
-          maxPool<float, float>(*g, loadFloatNhwc(ctx, 0, g->nchw), r.min, r.max);
-      storeFloatNhwc(ctx, 0, res, g->outputNhwcDims(), g->nchw);
+          maxPool<float, float>(g, loadFloatNhwc(ctx, 0, g.nchw), r.min, r.max);
+      storeFloatNhwc(ctx, 0, res, g.outputNhwcDims(), g.nchw);
       return Status::Ok();
     }
     case OperandType::TENSOR_QUANT8_ASYMM:
-      return runQuant<uint8_t>(ctx, *g);
+      return runQuant<uint8_t>(ctx, g);
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      return runQuant<int8_t>(ctx, *g);
+      return runQuant<int8_t>(ctx, g);
     case OperandType::TENSOR_QUANT16_SYMM:  // the 16x8 mode
-      return runQuant<int16_t>(ctx, *g);
+      return runQuant<int16_t>(ctx, g);
     default:
       return hal::fail("unsupported input type ", hal::toString(ctx.inputType(0)));
   }

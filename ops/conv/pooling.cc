@@ -127,10 +127,9 @@ hal::Result<PoolGeometry> poolGeometry(const OperationContext& ctx) {
 }
 
 Status preparePool(OperationContext& ctx) {
-  auto g = poolGeometry(ctx);
-  if (!g.ok()) return hal::Error{g.error()};
+  NNC_ASSIGN_OR_RETURN(auto g, poolGeometry(ctx));
   Shape out = ctx.outputShape(0);
-  out.dimensions = fromNhwcDims(g->outputNhwcDims(), g->nchw);
+  out.dimensions = fromNhwcDims(g.outputNhwcDims(), g.nchw);
   return ctx.setOutputShape(0, out);
 }
 

@@ -166,13 +166,11 @@ Status runFloat(OperationContext& ctx, const TransposeGeometry& g) {
 
 template <typename T, typename TW>
 Status runQuant(OperationContext& ctx, const TransposeGeometry& g) {
-  auto p = makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), &ctx.inputShape(2),
-                               ctx.outputShape(0), g.activation, g.outC);
-  if (!p.ok()) return hal::Error{p.error()};
+  NNC_ASSIGN_OR_RETURN(auto p, makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), &ctx.inputShape(2), ctx.outputShape(0), g.activation, g.outC));
   const std::vector<T> in = loadNhwc<T>(ctx, 0, g.nchw);
-  const std::vector<int64_t> acc = scatter<int64_t>(g, in.data(), int64_t{p->inputZeroPoint},
-                                                    ctx.input<TW>(1), int64_t{p->filterZeroPoint});
-  const QuantStage<T> stage{ctx.input<int32_t>(2), &*p};
+  const std::vector<int64_t> acc = scatter<int64_t>(g, in.data(), int64_t{p.inputZeroPoint},
+                                                    ctx.input<TW>(1), int64_t{p.filterZeroPoint});
+  const QuantStage<T> stage{ctx.input<int32_t>(2), &p};
   std::vector<T> out(acc.size());
   for (size_t i = 0; i < acc.size(); ++i) out[i] = stage(acc[i], i % g.outC);
   storeNhwc(ctx, 0, out, g.outputNhwcDims(), g.nchw);
@@ -221,9 +219,7 @@ Status validateTransposeConv2D(const OperationContext& ctx) {
     const Shape& filter = ctx.inputShape(1);
     const uint32_t channels =
         filter.channelQuant ? static_cast<uint32_t>(filter.channelQuant->scales.size()) : 1;
-    auto p = makeConvQuantParams(ctx.inputShape(0), filter, &ctx.inputShape(2), ctx.outputShape(0),
-                                 quant::kActNone, channels);
-    if (!p.ok()) return hal::Error{p.error()};
+    NNC_ASSIGN_OR_RETURN(auto p, makeConvQuantParams(ctx.inputShape(0), filter, &ctx.inputShape(2), ctx.outputShape(0), quant::kActNone, channels));
   }
   const size_t act = activationIndex(ctx);
   if (ctx.hasInputValue(act)) NNC_TRY(checkActivation(intScalar(ctx, act), ctx, act));
@@ -233,26 +229,24 @@ Status validateTransposeConv2D(const OperationContext& ctx) {
 }
 
 Status prepareTransposeConv2D(OperationContext& ctx) {
-  auto g = geometry(ctx);
-  if (!g.ok()) return hal::Error{g.error()};
+  NNC_ASSIGN_OR_RETURN(auto g, geometry(ctx));
   Shape out = ctx.outputShape(0);
-  out.dimensions = fromNhwcDims(g->outputNhwcDims(), g->nchw);
+  out.dimensions = fromNhwcDims(g.outputNhwcDims(), g.nchw);
   return ctx.setOutputShape(0, out);
 }
 
 Status executeTransposeConv2D(OperationContext& ctx) {
-  auto g = geometry(ctx);
-  if (!g.ok()) return hal::Error{g.error()};
-  if (g->batches == 0) return Status::Ok();
+  NNC_ASSIGN_OR_RETURN(auto g, geometry(ctx));
+  if (g.batches == 0) return Status::Ok();
   const bool perChannel = ctx.inputType(1) == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
   switch (ctx.inputType(0)) {
     case OperandType::TENSOR_FLOAT32:
     case OperandType::TENSOR_FLOAT16:
-      return runFloat(ctx, *g);
+      return runFloat(ctx, g);
     case OperandType::TENSOR_QUANT8_ASYMM:
-      return perChannel ? runQuant<uint8_t, int8_t>(ctx, *g) : runQuant<uint8_t, uint8_t>(ctx, *g);
+      return perChannel ? runQuant<uint8_t, int8_t>(ctx, g) : runQuant<uint8_t, uint8_t>(ctx, g);
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      return runQuant<int8_t, int8_t>(ctx, *g);
+      return runQuant<int8_t, int8_t>(ctx, g);
     default:
       return hal::fail("unsupported input type ", hal::toString(ctx.inputType(0)));
   }

@@ -110,12 +110,11 @@ Result<DensifyWalker> makeWalker(const OperationContext& ctx) {
   auto f = readFormat(ctx);
   if (!f.ok()) return Error{f.error()};
   if (!f->has_value()) return hal::fail("the sparsity metadata is not known");
-  auto w = DensifyWalker::create(std::move(**f));
-  if (!w.ok()) return Error{w.error()};
+  NNC_ASSIGN_OR_RETURN(auto w, DensifyWalker::create(std::move(**f)));
   const uint64_t stored = ctx.inputShape(kValues).elements();
-  if (w->numValues() != stored)
+  if (w.numValues() != stored)
     return hal::fail("input 0 (values) holds ", stored, " values but the sparsity metadata stores ",
-                     w->numValues());
+                     w.numValues());
   return w;
 }
 
@@ -159,41 +158,38 @@ Status validateDensify(const OperationContext& ctx) {
   auto f = readFormat(ctx);
   if (!f.ok()) return Error{f.error()};
   if (!f->has_value()) return Status::Ok();
-  auto w = DensifyWalker::create(std::move(**f));
-  if (!w.ok()) return Error{w.error()};
+  NNC_ASSIGN_OR_RETURN(auto w, DensifyWalker::create(std::move(**f)));
   const Shape& values = ctx.inputShape(kValues);
   if (ctx.executing() || (values.rank() == 1 && values.dim(0) != 0))
-    NNC_CHECK(w->numValues() == values.elements(), "input 0 (values) holds ", values.elements(),
-              " values but the sparsity metadata stores ", w->numValues());
+    NNC_CHECK(w.numValues() == values.elements(), "input 0 (values) holds ", values.elements(),
+              " values but the sparsity metadata stores ", w.numValues());
   return Status::Ok();
 }
 
 Status prepareDensify(OperationContext& ctx) {
-  auto w = makeWalker(ctx);
-  if (!w.ok()) return Error{w.error()};
+  NNC_ASSIGN_OR_RETURN(auto w, makeWalker(ctx));
   Shape out = ctx.outputShape(0);
-  out.dimensions = w->denseShape();
+  out.dimensions = w.denseShape();
   return ctx.setOutputShape(0, out);
 }
 
 Status executeDensify(OperationContext& ctx) {
-  auto w = makeWalker(ctx);
-  if (!w.ok()) return Error{w.error()};
-  NNC_CHECK(ctx.outputShape(0).elements() == w->denseElements(), "output 0 has ",
-            ctx.outputShape(0).elements(), " elements, the dense tensor ", w->denseElements());
+  NNC_ASSIGN_OR_RETURN(auto w, makeWalker(ctx));
+  NNC_CHECK(ctx.outputShape(0).elements() == w.denseElements(), "output 0 has ",
+            ctx.outputShape(0).elements(), " elements, the dense tensor ", w.denseElements());
   const Shape& in = ctx.inputShape(kValues);
   const uint8_t* values = ctx.inputBytes(kValues);
-  if (w->denseElements() == 0) return Status::Ok();
+  if (w.denseElements() == 0) return Status::Ok();
   switch (in.type) {
     case OperandType::TENSOR_QUANT8_ASYMM:
-      scatter<uint8_t>(*w, values, static_cast<uint8_t>(in.zeroPoint), ctx.output<uint8_t>(0));
+      scatter<uint8_t>(w, values, static_cast<uint8_t>(in.zeroPoint), ctx.output<uint8_t>(0));
       break;
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      scatter<int8_t>(*w, reinterpret_cast<const int8_t*>(values),
+      scatter<int8_t>(w, reinterpret_cast<const int8_t*>(values),
                       static_cast<int8_t>(in.zeroPoint), ctx.output<int8_t>(0));
       break;
     case OperandType::TENSOR_QUANT16_ASYMM:
-      scatter<uint16_t>(*w, reinterpret_cast<const uint16_t*>(values),
+      scatter<uint16_t>(w, reinterpret_cast<const uint16_t*>(values),
                         static_cast<uint16_t>(in.zeroPoint), ctx.output<uint16_t>(0));
       break;
     default:
@@ -201,14 +197,14 @@ Status executeDensify(OperationContext& ctx) {
       // symmetric quantized), so only the element size matters.
       switch (hal::elementSize(in.type)) {
         case 1:
-          scatter<uint8_t>(*w, values, 0, ctx.output<uint8_t>(0));
+          scatter<uint8_t>(w, values, 0, ctx.output<uint8_t>(0));
           break;
         case 2:
-          scatter<uint16_t>(*w, reinterpret_cast<const uint16_t*>(values), 0,
+          scatter<uint16_t>(w, reinterpret_cast<const uint16_t*>(values), 0,
                             ctx.output<uint16_t>(0));
           break;
         case 4:
-          scatter<uint32_t>(*w, reinterpret_cast<const uint32_t*>(values), 0,
+          scatter<uint32_t>(w, reinterpret_cast<const uint32_t*>(values), 0,
                             ctx.output<uint32_t>(0));
           break;
         default:

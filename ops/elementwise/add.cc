@@ -22,13 +22,10 @@ Status quantAddSub(OperationContext& ctx, bool negateSecond) {
   const double real1 = s1.scale / twiceMaxInputScale;
   const double real2 = s2.scale / twiceMaxInputScale;
   const double realOut = twiceMaxInputScale / ((1 << kLeftShift) * so.scale);
-  auto m1 = multiplierSmallerThanOne(real1, "input 0");
-  if (!m1.ok()) return Error{m1.error()};
-  auto m2 = multiplierSmallerThanOne(real2, "input 1");
-  if (!m2.ok()) return Error{m2.error()};
-  auto mo = multiplierSmallerThanOne(realOut, "output");
-  if (!mo.ok()) return Error{mo.error()};
-  const int32_t mult2 = negateSecond ? -m2->multiplier : m2->multiplier;
+  NNC_ASSIGN_OR_RETURN(auto m1, multiplierSmallerThanOne(real1, "input 0"));
+  NNC_ASSIGN_OR_RETURN(auto m2, multiplierSmallerThanOne(real2, "input 1"));
+  NNC_ASSIGN_OR_RETURN(auto mo, multiplierSmallerThanOne(realOut, "output"));
+  const int32_t mult2 = negateSecond ? -m2.multiplier : m2.multiplier;
   const quant::ActivationRange range =
       quant::activationRange(ctx.scalar<int32_t>(2), so.scale, so.zeroPoint,
                              std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
@@ -39,9 +36,9 @@ Status quantAddSub(OperationContext& ctx, bool negateSecond) {
   forEachBroadcast(so.dimensions, s1, s2, [&](uint64_t o, uint64_t ia, uint64_t ib) {
     const int32_t x = (static_cast<int32_t>(a[ia]) - s1.zeroPoint) * (1 << kLeftShift);
     const int32_t y = (static_cast<int32_t>(b[ib]) - s2.zeroPoint) * (1 << kLeftShift);
-    const int32_t sx = quant::multiplyByQuantizedMultiplier(x, m1->multiplier, m1->shift);
-    const int32_t sy = quant::multiplyByQuantizedMultiplier(y, mult2, m2->shift);
-    const int32_t sum = quant::multiplyByQuantizedMultiplier(sx + sy, mo->multiplier, mo->shift);
+    const int32_t sx = quant::multiplyByQuantizedMultiplier(x, m1.multiplier, m1.shift);
+    const int32_t sy = quant::multiplyByQuantizedMultiplier(y, mult2, m2.shift);
+    const int32_t sum = quant::multiplyByQuantizedMultiplier(sx + sy, mo.multiplier, mo.shift);
     out[o] = static_cast<T>(quant::clamp(sum + so.zeroPoint, range.min, range.max));
   });
   return Status::Ok();

@@ -96,10 +96,9 @@ Result<std::vector<uint32_t>> broadcastDims(const Shape& a, const Shape& b) {
 }
 
 Status prepareBroadcast(OperationContext& ctx) {
-  auto dims = broadcastDims(ctx.inputShape(0), ctx.inputShape(1));
-  if (!dims.ok()) return Error{dims.error()};
+  NNC_ASSIGN_OR_RETURN(auto dims, broadcastDims(ctx.inputShape(0), ctx.inputShape(1)));
   Shape out = ctx.outputShape(0);
-  out.dimensions = *dims;
+  out.dimensions = dims;
   return ctx.setOutputShape(0, out);
 }
 

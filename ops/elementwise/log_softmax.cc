@@ -60,12 +60,11 @@ void kernel(OperationContext& ctx, uint32_t axis) {
 
 Status execute(OperationContext& ctx) {
   if (ctx.inputShape(kInput).elements() == 0) return Status::Ok();
-  auto axis = resolveAxis(ctx.scalar<int32_t>(kAxis), ctx.inputShape(kInput).rank(), kAxis);
-  if (!axis.ok()) return Error{axis.error()};
+  NNC_ASSIGN_OR_RETURN(auto axis, resolveAxis(ctx.scalar<int32_t>(kAxis), ctx.inputShape(kInput).rank(), kAxis));
   if (ctx.inputType(kInput) == OperandType::TENSOR_FLOAT16)
-    kernel<hal::Half>(ctx, *axis);
+    kernel<hal::Half>(ctx, axis);
   else
-    kernel<float>(ctx, *axis);
+    kernel<float>(ctx, axis);
   return Status::Ok();
 }
 

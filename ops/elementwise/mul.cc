@@ -13,8 +13,7 @@ Status quantMul(OperationContext& ctx) {
   const Shape& so = ctx.outputShape(0);
   // float product widened to double, as NNAPI computes it.
   const double productScale = s1.scale * s2.scale;
-  auto m = multiplierSmallerThanOne(productScale / so.scale, "output");
-  if (!m.ok()) return Error{m.error()};
+  NNC_ASSIGN_OR_RETURN(auto m, multiplierSmallerThanOne(productScale / so.scale, "output"));
   constexpr bool kSigned = std::is_same_v<T, int8_t>;
   const quant::ActivationRange range = quant::activationRange(
       ctx.scalar<int32_t>(2), so.scale, so.zeroPoint, kSigned ? -128 : 0, kSigned ? 127 : 255);
@@ -24,7 +23,7 @@ Status quantMul(OperationContext& ctx) {
   forEachBroadcast(so.dimensions, s1, s2, [&](uint64_t o, uint64_t ia, uint64_t ib) {
     const int32_t x = static_cast<int32_t>(a[ia]) - s1.zeroPoint;
     const int32_t y = static_cast<int32_t>(b[ib]) - s2.zeroPoint;
-    const int32_t r = quant::multiplyByQuantizedMultiplier(x * y, m->multiplier, m->shift);
+    const int32_t r = quant::multiplyByQuantizedMultiplier(x * y, m.multiplier, m.shift);
     out[o] = static_cast<T>(quant::clamp(r + so.zeroPoint, range.min, range.max));
   });
   return Status::Ok();

@@ -145,13 +145,12 @@ Status quantKernel(OperationContext& ctx, uint32_t axis) {
 
 Status execute(OperationContext& ctx) {
   if (ctx.inputShape(kInput).elements() == 0) return Status::Ok();
-  auto axis = axisOf(ctx);
-  if (!axis.ok()) return Error{axis.error()};
+  NNC_ASSIGN_OR_RETURN(auto axis, axisOf(ctx));
   switch (ctx.inputType(kInput)) {
-    case OperandType::TENSOR_FLOAT32: floatKernel<float>(ctx, *axis); return Status::Ok();
-    case OperandType::TENSOR_FLOAT16: floatKernel<hal::Half>(ctx, *axis); return Status::Ok();
-    case OperandType::TENSOR_QUANT8_ASYMM: return quantKernel<uint8_t>(ctx, *axis);
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return quantKernel<int8_t>(ctx, *axis);
+    case OperandType::TENSOR_FLOAT32: floatKernel<float>(ctx, axis); return Status::Ok();
+    case OperandType::TENSOR_FLOAT16: floatKernel<hal::Half>(ctx, axis); return Status::Ok();
+    case OperandType::TENSOR_QUANT8_ASYMM: return quantKernel<uint8_t>(ctx, axis);
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return quantKernel<int8_t>(ctx, axis);
     default: return hal::fail("input 0: unsupported type ", hal::toString(ctx.inputType(kInput)));
   }
 }

@@ -49,9 +49,8 @@ struct Scenario {
 
 // Runs a stream; returns the job result.
 hal::Result<sim::JobResult> runJob(sim::Device& dev, const std::vector<Command>& cmds, uint64_t timeout) {
-  auto words = fw::encodeStream(cmds);
-  if (!words) return hal::Error{words.error()};
-  NNC_TRY(dev.submit(fw::toBytes(*words)));
+  NNC_ASSIGN_OR_RETURN(auto words, fw::encodeStream(cmds));
+  NNC_TRY(dev.submit(fw::toBytes(words)));
   return dev.wait(timeout);
 }
 

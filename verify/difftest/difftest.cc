@@ -124,12 +124,10 @@ namespace {
 // Prepares and executes `layer` through `drv`: its outputs and step report.
 hal::Status executeLayer(driver::NnapiDriver& drv, const RandomLayer& layer, hal::ExecutionPreference preference,
                          std::vector<hal::TensorValue>& outputs, driver::ExecutionReport& report) {
-  auto prepared = drv.prepareModel(layer.model, preference);
-  if (!prepared) return hal::Error{prepared.error()};
-  auto result = (*prepared)->execute(layer.inputs);
-  if (!result) return hal::Error{result.error()};
-  outputs = std::move(result->outputs);
-  report = std::move(result->report);
+  NNC_ASSIGN_OR_RETURN(auto prepared, drv.prepareModel(layer.model, preference));
+  NNC_ASSIGN_OR_RETURN(auto result, (prepared)->execute(layer.inputs));
+  outputs = std::move(result.outputs);
+  report = std::move(result.report);
   return hal::Status::Ok();
 }
 

@@ -16,10 +16,9 @@ SimNpuDevice::SimNpuDevice(sim::Device& device, uint64_t jobTimeoutCycles)
 }
 
 hal::Result<uint64_t> SimNpuDevice::allocate(uint64_t bytes, const std::string& name) {
-  auto b = device_.allocate(bytes, name);
-  if (!b) return hal::Error{b.error()};
-  device_.map(*b, /*readable=*/true, /*writable=*/true);
-  return b->address;
+  NNC_ASSIGN_OR_RETURN(auto b, device_.allocate(bytes, name));
+  device_.map(b, /*readable=*/true, /*writable=*/true);
+  return b.address;
 }
 
 void SimNpuDevice::freeAll() {
@@ -36,11 +35,10 @@ hal::Status SimNpuDevice::read(uint64_t address, void* data, size_t bytes) {
 }
 
 hal::Result<JobStats> SimNpuDevice::run(const std::vector<firmware::Command>& commands) {
-  auto words = firmware::encodeStream(commands);
-  if (!words) return hal::Error{words.error()};
+  NNC_ASSIGN_OR_RETURN(auto words, firmware::encodeStream(commands));
   // Each job starts from a clean NPU with cleared counters, so its counters are its own.
   NNC_TRY(device_.reset());
-  NNC_TRY(device_.submit(firmware::toBytes(*words)));
+  NNC_TRY(device_.submit(firmware::toBytes(words)));
   const sim::JobResult r = device_.wait(timeout_);
   ++jobs_;
   // Unit spans on the job clock: the job's r.cycles end at the device's current cycle.
@@ -63,22 +61,21 @@ hal::Result<JobStats> SimNpuDevice::run(const std::vector<firmware::Command>& co
   }
   jobClock_ += r.cycles;
   if (!r.completed) return hal::fail("NPU job failed: ", r.describe());
-  auto perf = device_.counters();
-  if (!perf) return hal::Error{perf.error()};
+  NNC_ASSIGN_OR_RETURN(auto perf, device_.counters());
   JobStats s;
   s.cycles = r.cycles;
   auto& c = s.counters;
-  c.cycles = perf->cycles;
-  c.loadBusy = perf->loadBusy;
-  c.loadStall = perf->loadStall;
-  c.computeBusy = perf->computeBusy;
-  c.computeStall = perf->computeStall;
-  c.storeBusy = perf->storeBusy;
-  c.storeStall = perf->storeStall;
-  c.densifyBusy = perf->densifyBusy;
-  c.dmaReadBytes = perf->dmaReadBytes;
-  c.dmaWriteBytes = perf->dmaWriteBytes;
-  c.macs = perf->macs;
+  c.cycles = perf.cycles;
+  c.loadBusy = perf.loadBusy;
+  c.loadStall = perf.loadStall;
+  c.computeBusy = perf.computeBusy;
+  c.computeStall = perf.computeStall;
+  c.storeBusy = perf.storeBusy;
+  c.storeStall = perf.storeStall;
+  c.densifyBusy = perf.densifyBusy;
+  c.dmaReadBytes = perf.dmaReadBytes;
+  c.dmaWriteBytes = perf.dmaWriteBytes;
+  c.macs = perf.macs;
   c.commands = commands.size();
   return s;
 }
