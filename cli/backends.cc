@@ -52,6 +52,10 @@ hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name, const
   b->name_ = name;
   driver::DriverOptions dopt;
   dopt.lowering.convMapping = o.convMapping;
+  for (const auto& kv : o.hostSettings) {
+    std::string error;
+    if (!dopt.lowering.host.set(kv, &error)) return hal::fail("--host: ", error);
+  }
   if (name == "ref") {
     b->driver_ = std::make_unique<driver::NnapiDriver>(nullptr, dopt);
     return b;

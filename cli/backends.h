@@ -16,6 +16,7 @@ namespace nncosim::cli {
 struct BackendOptions {
   hal::ExecutionPreference preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
   driver::ConvMapping convMapping = driver::ConvMapping::kAuto;  // difftest --mapping
+  std::vector<std::string> hostSettings; // host model key=value (driver/compiler/host_model.h)
   std::string wavesPath;                 // sim only
   std::vector<std::string> socSettings;  // sim only: key=value overrides
   std::string socConfigFile;             // sim only

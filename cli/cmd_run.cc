@@ -74,7 +74,7 @@ int cmdRun(const Args& args) {
   po::options_description desc("run options");
   std::string file, inputsPath, outputsDir, backend = defaultBackend(), preference = "fast_single_answer", reportPath,
                                 tracePath, wavesPath, configPath;
-  std::vector<std::string> settings;
+  std::vector<std::string> settings, hostSettings;
   bool check = false;
   desc.add_options()("model", po::value(&file), "model file (default: the embedded demo network)")(
       "inputs", po::value(&inputsPath),
@@ -88,7 +88,10 @@ int cmdRun(const Args& args) {
       "trace", po::value(&tracePath), "write a Chrome trace-event JSON (opens in Perfetto)")(
       "waves", po::value(&wavesPath), "write an FST waveform of the NPU (sim)")(
       "config", po::value(&configPath), "SoC configuration JSON (sim)")(
-      "set", po::value(&settings)->multitoken(), "SoC setting key=value, e.g. dram_latency_cycles=80 (sim)");
+      "set", po::value(&settings)->multitoken(), "SoC setting key=value, e.g. dram_latency_cycles=80 (sim)")(
+      "host", po::value(&hostSettings)->multitoken(),
+      "host model key=value (clock_mhz, copy_bytes_per_cycle, pack_bytes_per_cycle, cpu_scale): the host "
+      "the books charge for packing, copies and CPU steps");
   po::positional_options_description pos;
   pos.add("model", 1);
   po::variables_map vm;
@@ -114,6 +117,7 @@ int cmdRun(const Args& args) {
   bo.wavesPath = wavesPath;
   bo.socSettings = settings;
   bo.socConfigFile = configPath;
+  bo.hostSettings = hostSettings;
 
   hal::Model model;
   std::vector<hal::TensorValue> inputs;

@@ -35,7 +35,17 @@ std::string checkText(const driver::ExecutionReport::Step& s, bool checked) {
 struct Totals {
   uint64_t macs = 0, npuMacs = 0, cycles = 0, dram = 0;
   int npu = 0, cpu = 0, mismatches = 0;
+  double deviceMicros = 0, hostMicros = 0, endToEndMicros = 0;  // host: the modelled host's
+  double utilization = 0, endToEndUtilization = 0;              // of device / end-to-end time
 };
+
+// The modelled host time before a step's job (packing and copies in) and after it.
+double hostBeforeNanos(const driver::ExecutionReport& rep, const driver::ExecutionReport::Step& s) {
+  driver::HostBytes in;
+  in.packed = s.host.bytes.packed;
+  in.copiedIn = s.host.bytes.copiedIn;
+  return rep.hostModel.passNanos(in);
+}
 
 std::string upper(std::string s) {
   for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
@@ -81,6 +91,12 @@ Totals totalsOf(const RunSummary& r) {
       ++t.cpu;
     }
   }
+  t.deviceMicros = t.cycles / r.clockMHz;
+  t.hostMicros = r.report->hostNanos / 1000.0;
+  t.endToEndMicros = t.deviceMicros + t.hostMicros;
+  const double peak = static_cast<double>(r.rows) * r.cols;  // MACs per device cycle
+  if (t.cycles) t.utilization = static_cast<double>(t.npuMacs) / (static_cast<double>(t.cycles) * peak);
+  if (t.endToEndMicros > 0) t.endToEndUtilization = static_cast<double>(t.npuMacs) / (t.endToEndMicros * r.clockMHz * peak);
   return t;
 }
 
@@ -94,7 +110,8 @@ void printRunTable(std::ostream& os, const RunSummary& r) {
     opWidth = std::max(opWidth, static_cast<int>(std::string_view(hal::toString(s.type)).size()) + 2);
   os << std::left << std::setw(5) << "step" << std::setw(opWidth) << "operation" << std::setw(6) << "where"
      << std::right << std::setw(12) << "MACs" << std::setw(11) << "cycles" << std::setw(7) << "util"
-     << std::setw(12) << "DRAM bytes" << std::setw(9) << "check" << "  note\n";
+     << std::setw(12) << "DRAM bytes" << std::setw(12) << "host bytes" << std::setw(10) << "host us"
+     << std::setw(9) << "check" << "  note\n";
   for (const auto& s : r.report->steps) {
     const bool npu = s.target == driver::Target::kNpu;
     std::ostringstream util;
@@ -103,15 +120,27 @@ void printRunTable(std::ostream& os, const RunSummary& r) {
     os << std::left << std::setw(5) << s.operation << std::setw(opWidth) << hal::toString(s.type) << std::setw(6)
        << (npu ? "npu" : "cpu") << std::right << std::setw(12) << s.macs << std::setw(11)
        << (npu ? std::to_string(s.stats.cycles) : std::string("-")) << std::setw(7) << util.str() << std::setw(12)
-       << (npu ? std::to_string(dramBytes(s)) : std::string("-")) << std::setw(9) << checkText(s, r.checked) << "  "
+       << (npu ? std::to_string(dramBytes(s)) : std::string("-")) << std::setw(12) << s.host.bytes.dramBytes()
+       << std::setw(10) << std::fixed << std::setprecision(2) << s.hostNanos / 1000.0 << std::setw(9)
+       << checkText(s, r.checked) << "  "
        << (s.mismatch.empty() ? s.note : s.mismatch) << "\n";
   }
   const Totals t = totalsOf(r);
-  const double util = t.cycles ? static_cast<double>(t.npuMacs) / (static_cast<double>(t.cycles) * r.rows * r.cols) : 0;
+  const driver::ExecutionReport& rep = *r.report;
   os << std::fixed << std::setprecision(1);
   os << "total: " << t.npu << " steps on the NPU, " << t.cpu << " on the CPU; " << t.macs << " MACs ("
-     << t.npuMacs << " on the NPU); " << t.cycles << " NPU cycles = " << t.cycles / r.clockMHz << " us at "
-     << r.clockMHz << " MHz; MAC utilization " << 100.0 * util << "%; DRAM " << t.dram << " bytes\n";
+     << t.npuMacs << " on the NPU)\n";
+  os << "  end to end " << t.endToEndMicros << " us = device " << t.cycles << " cycles (" << t.deviceMicros
+     << " us at " << r.clockMHz << " MHz) + host " << t.hostMicros << " us (modelled; "
+     << (rep.host.passNanos + rep.host.cpuNanos) / 1000.0 << " us measured here)\n";
+  os << "  MAC utilization " << 100.0 * t.endToEndUtilization << "% of the end-to-end time ("
+     << 100.0 * t.utilization << "% of the device cycles alone)\n";
+  os << "  DRAM: NPU " << t.dram << " bytes, host " << rep.host.bytes.dramBytes() << " bytes; host bytes between NPU "
+     << "steps " << rep.host.bytes.betweenSteps() << " (packed " << rep.host.bytes.packed << ", copied "
+     << rep.host.bytes.copiedIn + rep.host.bytes.copiedOut << ", unpacked " << rep.host.bytes.unpacked << ")\n";
+  if (rep.uploadBytes)
+    os << "  constants uploaded once per preparation: " << rep.uploadBytes << " bytes (first execution, not in the steps)\n";
+  os << "  " << rep.hostModel.describe() << " (docs/driver.md)\n";
   os << std::setprecision(2) << "wall " << r.wallSeconds << " s";
   if (r.wallSeconds > 0 && t.cycles) os << ", " << t.cycles / r.wallSeconds / 1e6 << " M simulated cycles/s";
   if (r.checked) os << "; cross-check: " << (t.mismatches ? std::to_string(t.mismatches) + " NPU steps MISMATCH" : std::string("every NPU step bit-exact"));
@@ -152,16 +181,34 @@ hal::Status writeRunReport(const RunSummary& r, const std::string& path) {
         e["commands"] = s.stats.counters.commands;  // END of each job included
         e["check"] = checkText(s, r.checked);
         if (!s.mismatch.empty()) e["mismatch"] = s.mismatch;
-      } else {
-        e["host_ns"] = s.wallNanos;
       }
+      e["host"] = {{"packed_bytes", s.host.bytes.packed},
+                   {"copied_in_bytes", s.host.bytes.copiedIn},
+                   {"unpacked_bytes", s.host.bytes.unpacked},
+                   {"copied_out_bytes", s.host.bytes.copiedOut},
+                   {"dram_bytes", s.host.bytes.dramBytes()},
+                   {"measured_pass_ns", s.host.passNanos},
+                   {"measured_cpu_ns", s.host.cpuNanos},
+                   {"model_ns", s.hostNanos}};
       steps.push_back(std::move(e));
     }
     const Totals t = totalsOf(r);
     j["totals"] = {{"npu_steps", t.npu},   {"cpu_steps", t.cpu},   {"macs", t.macs},
                    {"npu_macs", t.npuMacs}, {"npu_cycles", t.cycles}, {"dram_bytes", t.dram},
                    {"mismatches", t.mismatches},
-                   {"utilization", t.cycles ? static_cast<double>(t.npuMacs) / (static_cast<double>(t.cycles) * r.rows * r.cols) : 0.0}};
+                   {"utilization", t.utilization},
+                   {"device_us", t.deviceMicros},
+                   {"host_model_us", t.hostMicros},
+                   {"end_to_end_us", t.endToEndMicros},
+                   {"utilization_end_to_end", t.endToEndUtilization},
+                   {"host_dram_bytes", r.report->host.bytes.dramBytes()},
+                   {"host_bytes_between_steps", r.report->host.bytes.betweenSteps()},
+                   {"host_measured_ns", r.report->host.passNanos + r.report->host.cpuNanos},
+                   {"upload_bytes", r.report->uploadBytes}};
+    j["host_model"] = {{"clock_mhz", r.report->hostModel.clockMHz},
+                       {"copy_bytes_per_cycle", r.report->hostModel.copyBytesPerCycle},
+                       {"pack_bytes_per_cycle", r.report->hostModel.packBytesPerCycle},
+                       {"cpu_scale", r.report->hostModel.cpuScale}};
   }
   j["steps"] = steps;
   json outs = json::array();
@@ -176,47 +223,63 @@ hal::Status writeRunReport(const RunSummary& r, const std::string& path) {
 }
 
 hal::Status writeRunTrace(const RunSummary& r, const std::string& path) {
-  // Chrome trace events, microseconds on the NPU's clock. pid 1 = NPU (a thread per unit),
-  // pid 2 = CPU fallback (each step at the NPU time it ran, with its host duration).
+  // Chrome trace events in microseconds on the end-to-end timeline: each step takes its
+  // device time (at the NPU's clock) and its modelled host time, one after the other.
+  // pid 1 = NPU (a thread per unit, and one of steps), pid 2 = host (CPU steps; packing and
+  // copies around NPU steps).
   static const char* kUnits[] = {"load", "compute", "store", "densify"};
   json events = json::array();
   events.push_back({{"ph", "M"}, {"pid", 1}, {"name", "process_name"}, {"args", {{"name", "NPU"}}}});
-  events.push_back({{"ph", "M"}, {"pid", 2}, {"name", "process_name"}, {"args", {{"name", "CPU fallback"}}}});
+  events.push_back({{"ph", "M"}, {"pid", 2}, {"name", "process_name"}, {"args", {{"name", "host (modelled)"}}}});
   for (int u = 0; u < 4; ++u)
     events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", u + 1}, {"name", "thread_name"}, {"args", {{"name", kUnits[u]}}}});
   events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", 0}, {"name", "thread_name"}, {"args", {{"name", "steps"}}}});
-  events.push_back({{"ph", "M"}, {"pid", 2}, {"tid", 1}, {"name", "thread_name"}, {"args", {{"name", "reference"}}}});
+  events.push_back({{"ph", "M"}, {"pid", 2}, {"tid", 1}, {"name", "thread_name"}, {"args", {{"name", "CPU steps"}}}});
+  events.push_back({{"ph", "M"}, {"pid", 2}, {"tid", 2}, {"name", "thread_name"},
+                    {"args", {{"name", "packing and copies"}}}});
   const double us = 1.0 / r.clockMHz;  // one cycle
   if (r.report) {
-    double cpuShift = 0;  // CPU steps take no NPU time; show them after the NPU time so far
-    for (const auto& s : r.report->steps) {
+    const driver::ExecutionReport& rep = *r.report;
+    double cursor = 0;
+    // NPU steps in order with the trace time their job clock starts at.
+    std::vector<std::pair<const driver::ExecutionReport::Step*, double>> npuSteps;
+    for (const auto& s : rep.steps) {
       const std::string name = std::to_string(s.operation) + " " + std::string(hal::toString(s.type));
+      const json hostArgs = {{"model_ns", s.hostNanos}, {"dram_bytes", s.host.bytes.dramBytes()},
+                             {"measured_ns", s.host.passNanos + s.host.cpuNanos}};
       if (s.target == driver::Target::kNpu) {
-        events.push_back({{"ph", "X"}, {"pid", 1}, {"tid", 0}, {"name", name},
-                          {"ts", s.startCycle * us + cpuShift}, {"dur", s.stats.cycles * us},
-                          {"args", {{"cycles", s.stats.cycles}, {"macs", s.macs}}}});
+        const double before = hostBeforeNanos(rep, s) / 1000.0, after = s.hostNanos / 1000.0 - before;
+        if (before > 0)
+          events.push_back({{"ph", "X"}, {"pid", 2}, {"tid", 2}, {"name", name + " in"}, {"ts", cursor},
+                            {"dur", before}, {"args", hostArgs}});
+        cursor += before;
+        events.push_back({{"ph", "X"}, {"pid", 1}, {"tid", 0}, {"name", name}, {"ts", cursor},
+                          {"dur", s.stats.cycles * us}, {"args", {{"cycles", s.stats.cycles}, {"macs", s.macs}}}});
+        npuSteps.push_back({&s, cursor});
+        cursor += s.stats.cycles * us;
+        if (after > 0)
+          events.push_back({{"ph", "X"}, {"pid", 2}, {"tid", 2}, {"name", name + " out"}, {"ts", cursor},
+                            {"dur", after}, {"args", hostArgs}});
+        cursor += std::max(after, 0.0);
       } else {
-        const double dur = s.wallNanos / 1000.0;
-        events.push_back({{"ph", "X"}, {"pid", 2}, {"tid", 1}, {"name", name},
-                          {"ts", s.startCycle * us + cpuShift}, {"dur", dur}, {"args", {{"host_ns", s.wallNanos}}}});
-        cpuShift += dur;
+        const double dur = s.hostNanos / 1000.0;
+        events.push_back({{"ph", "X"}, {"pid", 2}, {"tid", 1}, {"name", name}, {"ts", cursor}, {"dur", dur},
+                          {"args", hostArgs}});
+        cursor += dur;
       }
     }
-    // Command slices sit on the job clock (NPU cycles only); shift them by the CPU time
-    // that preceded their step, and name the step they belong to (the last NPU step that
-    // started at or before them: steps run one after the other).
-    std::vector<const driver::ExecutionReport::Step*> npuSteps;
-    for (const auto& s : r.report->steps)
-      if (s.target == driver::Target::kNpu) npuSteps.push_back(&s);
+    // Command slices sit on the job clock (NPU cycles only): each belongs to the last NPU
+    // step that started at or before it (steps run one after the other) and moves with it.
     for (const auto& c : r.commands) {
-      double shift = 0;
-      for (const auto& s : r.report->steps)
-        if (s.target != driver::Target::kNpu && s.startCycle <= c.start) shift += s.wallNanos / 1000.0;
       auto after = std::upper_bound(npuSteps.begin(), npuSteps.end(), c.start,
-                                    [](uint64_t t, const auto* s) { return t < s->startCycle; });
+                                    [](uint64_t t, const auto& p) { return t < p.first->startCycle; });
       json args = {{"command", firmware::disassemble(c.command)}, {"cycles", c.end - c.start}};
-      if (after != npuSteps.begin())
-        args["step"] = std::to_string((*(after - 1))->operation) + " " + std::string(hal::toString((*(after - 1))->type));
+      double shift = 0;
+      if (after != npuSteps.begin()) {
+        const auto& [step, ts] = *(after - 1);
+        args["step"] = std::to_string(step->operation) + " " + std::string(hal::toString(step->type));
+        shift = ts - step->startCycle * us;
+      }
       events.push_back({{"ph", "X"}, {"pid", 1}, {"tid", c.unit + 1}, {"name", commandLabel(c.command)},
                         {"ts", c.start * us + shift}, {"dur", (c.end - c.start) * us}, {"args", std::move(args)}});
     }

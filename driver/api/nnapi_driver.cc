@@ -198,6 +198,8 @@ hal::Result<ExecutionResult> PreparedModel::execute(const std::vector<hal::Tenso
     NNC_TRY(ex.run(inputs, r.outputs));
     r.report.cpuSteps = static_cast<int>(model_.main.operations.size());
     r.timing.cpuMicros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    r.timing.hostMicros = driver_.options_.lowering.host.cpuNanos(static_cast<uint64_t>(r.timing.cpuMicros * 1000)) / 1000;
+    r.timing.endToEndMicros = r.timing.hostMicros;
     r.timing.stepCycles.assign(model_.main.operations.size(), 0);
   } else {
     if (driver_.resident_ != this || !executor_) {
@@ -216,6 +218,8 @@ hal::Result<ExecutionResult> PreparedModel::execute(const std::vector<hal::Tenso
       r.timing.stepCycles.push_back(s.target == Target::kNpu ? s.stats.cycles : 0);
       if (s.target != Target::kNpu) r.timing.cpuMicros += s.wallNanos / 1000.0;
     }
+    r.timing.hostMicros = r.report.hostNanos / 1000.0;
+    r.timing.endToEndMicros = r.timing.npuMicros + r.timing.hostMicros;
   }
   for (const auto& o : r.outputs) r.outputShapes.push_back(hal::OutputShape{o.dimensions, true});
   return r;

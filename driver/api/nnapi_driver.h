@@ -49,7 +49,9 @@ struct OperationSupport {
 struct Timing {
   uint64_t npuCycles = 0;          // all NPU steps
   double npuMicros = 0;            // npuCycles at the device clock
-  double cpuMicros = 0;            // host time of the CPU steps
+  double cpuMicros = 0;            // host time of the CPU steps, measured here
+  double hostMicros = 0;           // every host pass and CPU step on the modelled host
+  double endToEndMicros = 0;       // npuMicros + hostMicros: the whole network's time
   std::vector<uint64_t> stepCycles;  // per main-subgraph operation (0 on the CPU)
 };
 

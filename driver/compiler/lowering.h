@@ -23,6 +23,7 @@
 
 #include "driver/compiler/compiled_step.h"
 #include "driver/compiler/gemm_engine.h"
+#include "driver/compiler/host_model.h"
 #include "driver/isa_model/isa_interpreter.h"
 #include "driver/isa_model/npu_config.h"
 #include "hal/capabilities.h"
@@ -47,6 +48,8 @@ struct LoweringOptions {
   // sizes); calibrate it with the RTL's measured latencies.
   CostModel cost;
   ConvMapping convMapping = ConvMapping::kAuto;
+  // The host the books charge for its packing, copies and CPU steps (host_model.h).
+  HostModel host;
 };
 
 // The model's declared shapes of the main subgraph's operands.

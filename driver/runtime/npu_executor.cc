@@ -22,15 +22,18 @@ std::string ExecutionReport::describe() const {
     if (!s.note.empty()) os << " (" << s.note << ")";
     os << "\n";
   }
-  os << npuSteps << " NPU steps (" << npuCycles << " cycles), " << cpuSteps << " CPU steps";
+  os << npuSteps << " NPU steps (" << npuCycles << " cycles), " << cpuSteps << " CPU steps; host "
+     << hostNanos / 1000.0 << " us on the modelled host, " << host.bytes.betweenSteps()
+     << " bytes moved between host and device layouts";
   return os.str();
 }
 
 NpuExecutor::NpuExecutor(const hal::Model& model, const ModelPlan& plan, NpuDevice& device)
     : model_(model), plan_(plan), device_(device) {}
 
-hal::Status NpuExecutor::upload() {
+hal::Status NpuExecutor::upload(ExecutionReport& rep) {
   if (uploaded_) return hal::Status::Ok();
+  const auto t0 = std::chrono::steady_clock::now();
   NNC_ASSIGN_OR_RETURN(auto a, device_.allocate(plan_.arenaBytes, "model arena"));
   arena_ = a;
   for (const PlannedOperation& o : plan_.operations) {
@@ -41,8 +44,11 @@ hal::Status NpuExecutor::upload() {
       if (o.step.buffers[b].role != BufferRole::kConstant) continue;
       NNC_ASSIGN_OR_RETURN(auto bytes, relocatedContents(o.step, b, placement));
       NNC_TRY(device_.write(placement[b], bytes.data(), bytes.size()));
+      rep.uploadBytes += bytes.size();
     }
   }
+  rep.uploadNanos = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
   uploaded_ = true;
   return hal::Status::Ok();
 }
@@ -80,7 +86,9 @@ std::string firstDifference(hal::OperandType type, const std::vector<uint8_t>& r
 
 hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
                              std::vector<hal::TensorValue>& outputs, ExecutionReport* report) {
-  NNC_TRY(upload());
+  ExecutionReport rep;
+  rep.hostModel = plan_.options.host;
+  NNC_TRY(upload(rep));
   const hal::Subgraph& g = model_.main;
   if (inputs.size() != g.inputIndexes.size())
     return hal::fail(inputs.size(), " inputs given, the model has ", g.inputIndexes.size());
@@ -96,7 +104,10 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
   }
   ops::Executor subgraphs(model_);  // IF / WHILE bodies run on the reference
   const std::vector<ops::Shape> compiled = declaredShapes(model_);
-  ExecutionReport rep;
+  auto nanosSince = [](std::chrono::steady_clock::time_point t0) {
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+  };
   for (size_t k = 0; k < g.operations.size(); ++k) {
     const hal::Operation& op = g.operations[k];
     const ops::OperationDef* def = ops::operationTable().find(op.type);
@@ -139,7 +150,7 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
       std::vector<uint64_t> placement;
       for (uint64_t off : po.arenaOffset) placement.push_back(arena_ + off);
       std::vector<std::vector<uint8_t>> out, results;
-      auto stats = runPlaced(device_, po.step, placement, false, inPtr, out, results);
+      auto stats = runPlaced(device_, po.step, placement, false, inPtr, out, results, &s.host);
       if (!stats.ok()) return hal::fail(where, ": ", stats.error());
       if (po.step.epilogue) {
         // Hybrid step: the host finishes the operation into its outputs from the NPU's
@@ -149,8 +160,10 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
           if (hal::Status st = def->execute(ctx); !st.ok()) return hal::fail(where, ": reference: ", st.error());
           for (uint32_t o : op.outputs) want.push_back(operands[o].storage);
         }
+        const auto epilogueStart = std::chrono::steady_clock::now();
         if (hal::Status st = po.step.epilogue.finish(ctx, results); !st.ok())
           return hal::fail(where, ": host epilogue: ", st.error());
+        s.host.cpuNanos += nanosSince(epilogueStart);
         if (crossCheck_) {
           s.checked = true;
           for (size_t i = 0; i < op.outputs.size() && s.mismatch.empty(); ++i) {
@@ -182,10 +195,19 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
       rep.npuCycles += stats->cycles;
       ++rep.npuSteps;
     } else {
+      const auto kernelStart = std::chrono::steady_clock::now();
       if (hal::Status st = def->execute(ctx); !st.ok()) return hal::fail(where, ": ", st.error());
+      s.host.cpuNanos += nanosSince(kernelStart);
+      // The kernel reads its tensor inputs and writes its outputs in host DRAM.
+      for (uint32_t o : op.inputs)
+        if (!operands[o].omitted && hal::isTensor(operands[o].shape.type)) s.host.bytes.cpuBytes += operands[o].shape.bytes();
+      for (uint32_t o : op.outputs) s.host.bytes.cpuBytes += operands[o].shape.bytes();
       if (s.note.empty()) s.note = po.placement.reason;
       ++rep.cpuSteps;
     }
+    s.hostNanos = rep.hostModel.nanos(s.host);
+    rep.host += s.host;
+    rep.hostNanos += s.hostNanos;
     s.wallNanos = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                             std::chrono::steady_clock::now() - stepStart)
                                             .count());

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/compiler/host_model.h"
 #include "driver/compiler/model_plan.h"
 #include "driver/runtime/npu_device.h"
 #include "hal/model.h"
@@ -33,13 +34,22 @@ struct ExecutionReport {
     std::string note;  // CPU: the partition reason; NPU: the plan summary
     JobStats stats;    // NPU steps
     uint64_t macs = 0;          // multiply-accumulates of the operation (its shapes)
-    uint64_t wallNanos = 0;     // host time of the step (CPU steps: the reference kernel)
+    uint64_t wallNanos = 0;     // wall time of the step here (NPU steps: with the simulation)
     uint64_t startCycle = 0;    // NPU cycles before this step (a timeline of the run)
+    // The host's share: bytes packed, copied and unpacked, CPU kernels, measured here,
+    // and its time on the modelled host (LoweringOptions::host).
+    HostWork host;
+    double hostNanos = 0;
     bool checked = false;       // cross-checked against the reference
     std::string mismatch;       // first difference when the check failed
   };
   std::vector<Step> steps;
   uint64_t npuCycles = 0;
+  HostModel hostModel;   // the model the steps' hostNanos use
+  HostWork host;         // every step's, summed
+  double hostNanos = 0;  // every step's on the modelled host
+  // The plan's constants, uploaded by the first execution on a device (not in the steps).
+  uint64_t uploadBytes = 0, uploadNanos = 0;
   int npuSteps = 0, cpuSteps = 0;
   int mismatches = 0;  // NPU steps whose cross-check failed
   std::string describe() const;
@@ -56,7 +66,7 @@ class NpuExecutor {
   void setCrossCheck(bool on) { crossCheck_ = on; }
 
  private:
-  hal::Status upload();
+  hal::Status upload(ExecutionReport& rep);
 
   const hal::Model& model_;
   const ModelPlan& plan_;

@@ -1,5 +1,6 @@
 #include "driver/runtime/step_runner.h"
 
+#include <chrono>
 #include <cstring>
 
 namespace nncosim::driver {
@@ -8,12 +9,20 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
                                 const std::vector<uint64_t>& placement, bool uploadConstants,
                                 const std::vector<const std::vector<uint8_t>*>& inputs,
                                 std::vector<std::vector<uint8_t>>& outputs,
-                                std::vector<std::vector<uint8_t>>& results) {
+                                std::vector<std::vector<uint8_t>>& results, HostWork* host) {
+  using Clock = std::chrono::steady_clock;
+  HostWork work;
+  auto since = [](Clock::time_point t0) {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
+  };
+  auto t0 = Clock::now();
   if (uploadConstants)
     for (size_t b = 0; b < step.buffers.size(); ++b) {
       if (step.buffers[b].role != BufferRole::kConstant) continue;
       NNC_ASSIGN_OR_RETURN(auto bytes, relocatedContents(step, b, placement));
       NNC_TRY(device.write(placement[b], bytes.data(), bytes.size()));
+      work.bytes.copiedIn += bytes.size();
+      work.bytes.sourceBytes += bytes.size();
     }
   if (inputs.size() != step.inputs.size())
     return hal::fail(step.report.operation, ": ", inputs.size(), " inputs for ",
@@ -26,7 +35,10 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
       return hal::fail(step.report.operation, " input ", i, ": ", packed->size(),
                        " bytes for a buffer of ", step.buffers[bnd.buffer].bytes);
     NNC_TRY(device.write(placement[bnd.buffer], packed->data(), packed->size()));
+    (bnd.layout.kind == TensorLayout::Kind::kRaw ? work.bytes.copiedIn : work.bytes.packed) += packed->size();
+    work.bytes.sourceBytes += inputs[i]->size();
   }
+  work.passNanos += since(t0);
   NNC_ASSIGN_OR_RETURN(auto commands, relocate(step, placement));
   JobStats total;
   const std::vector<std::vector<firmware::Command>> jobs = splitJobs(commands);
@@ -38,20 +50,30 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
     total.jobs = static_cast<uint32_t>(j + 1);
   }
   hal::Result<JobStats> stats = total;
+  t0 = Clock::now();
   outputs.clear();
   for (const Binding& bnd : step.outputs) {
     const StepBuffer& buf = step.buffers[bnd.buffer];
     std::vector<uint8_t> raw(buf.bytes);
     NNC_TRY(device.read(placement[bnd.buffer], raw.data(), raw.size()));
     NNC_ASSIGN_OR_RETURN(auto unpacked, unpackTensor(bnd.layout, raw, buf.bytes));
+    if (bnd.layout.kind == TensorLayout::Kind::kRaw) {
+      work.bytes.copiedOut += raw.size();
+    } else {
+      work.bytes.unpacked += unpacked.size();
+      work.bytes.sourceBytes += raw.size();
+    }
     outputs.push_back(std::move(unpacked));
   }
   results.clear();
   for (size_t b : step.epilogue.results) {
     std::vector<uint8_t> raw(step.buffers.at(b).bytes);
     NNC_TRY(device.read(placement[b], raw.data(), raw.size()));
+    work.bytes.copiedOut += raw.size();
     results.push_back(std::move(raw));
   }
+  work.passNanos += since(t0);
+  if (host) *host += work;
   return stats;
 }
 

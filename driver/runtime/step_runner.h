@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "driver/compiler/compiled_step.h"
+#include "driver/compiler/host_model.h"
 #include "driver/runtime/npu_device.h"
 
 namespace nncosim::driver {
@@ -22,10 +23,12 @@ hal::Result<JobStats> runStep(NpuDevice& device, const CompiledStep& step,
 // Allocates nothing: uploads the step's constants (when `uploadConstants`) and `inputs`
 // at `placement` (one address per step buffer), runs, reads `outputs` (the output
 // bindings, model layout) and `results` (a hybrid step's epilogue buffers, raw).
+// `host` (optional) adds what the host did: the bytes it packed, copied and unpacked and
+// the time those passes took here.
 hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
                                 const std::vector<uint64_t>& placement, bool uploadConstants,
                                 const std::vector<const std::vector<uint8_t>*>& inputs,
                                 std::vector<std::vector<uint8_t>>& outputs,
-                                std::vector<std::vector<uint8_t>>& results);
+                                std::vector<std::vector<uint8_t>>& results, HostWork* host = nullptr);
 
 }  // namespace nncosim::driver

@@ -171,6 +171,18 @@ with tempfile.TemporaryDirectory() as tmp:
         # signature once (the demo network has 8 operations).
         check("run validates the model once", r.get("validations") == {"model": 1, "operation_signatures": 8},
               r.get("validations"))
+        # Every host cycle on the books: the totals add the modelled host time to the
+        # device's, each step says what the host moved, and the table says both.
+        tot = r["totals"]
+        check("report: end to end = device + host", abs(tot["end_to_end_us"] - tot["device_us"] - tot["host_model_us"]) < 1e-6
+              and tot["host_model_us"] > 0 and tot["host_bytes_between_steps"] > 0, tot)
+        check("report: every step has its host share", all("host" in s and s["host"]["dram_bytes"] > 0 for s in r["steps"]),
+              [s.get("host") for s in r["steps"]][:3])
+        check("table: end to end beside the device cycles", "end to end" in out and "host bytes between NPU steps" in out,
+              out[-600:])
+        rc2, out2, err2 = run("run", "--backend", "isa", "--host", "clock_mhz=1000")
+        check("run --host clock_mhz=1000", rc2 == 0 and "host model: 1000 MHz" in out2, err2[-300:] + out2[-300:])
+        expect("run --host bad", ["run", "--backend", "isa", "--host", "warp=9"], 1, "unknown host model key")
         # The report's times are at the SoC's clock, not a fixed 1000 MHz.
         rep500 = os.path.join(tmp, "r500.json")
         rc, out, err = run("run", "--set", "clock_mhz=500", "--report", rep500)

@@ -1,0 +1,85 @@
+// The host's share is on the books: every byte the host packs, copies and unpacks between
+// NPU steps, the CPU steps' operand bytes, and the modelled time of all of it.
+#include <gtest/gtest.h>
+
+#include "driver/api/nnapi_driver.h"
+#include "driver/runtime/interpreter_device.h"
+#include "verify/models/demo_network.h"
+
+namespace nncosim::driver {
+namespace {
+
+TEST(HostBooks, EveryNpuStepCarriesTheBytesItsBindingsMove) {
+  InterpreterDevice dev;
+  NnapiDriver drv(&dev);
+  const hal::Model m = verify::demoNetwork();
+  auto prepared = drv.prepareModel(m, hal::ExecutionPreference::FAST_SINGLE_ANSWER);
+  ASSERT_TRUE(prepared.ok()) << prepared.error();
+  auto r = (*prepared)->execute(verify::demoInputs(m));
+  ASSERT_TRUE(r.ok()) << r.error();
+  const ModelPlan& plan = *(*prepared)->plan();
+  HostWork sum;
+  double nanos = 0;
+  for (const auto& s : r->report.steps) {
+    const PlannedOperation& po = plan.operations[s.operation];
+    if (s.target == Target::kNpu) {
+      // Written: each input binding's device bytes; read: each output buffer.
+      uint64_t in = 0, out = 0;
+      for (const Binding& b : po.step.inputs) {
+        const uint64_t bytes = ops::Shape::of(m.main.operands[b.operand]).bytes();
+        in += b.layout.deviceBytes(bytes);
+      }
+      // Read back: a raw output buffer as it is, a rearranged one unpacked to the
+      // operand's bytes, and a hybrid step's results raw.
+      for (const Binding& b : po.step.outputs)
+        out += b.layout.kind == TensorLayout::Kind::kRaw ? po.step.buffers[b.buffer].bytes
+                                                         : ops::Shape::of(m.main.operands[b.operand]).bytes();
+      for (size_t b : po.step.epilogue.results) out += po.step.buffers[b].bytes;
+      EXPECT_EQ(s.host.bytes.packed + s.host.bytes.copiedIn, in) << s.operation;
+      EXPECT_EQ(s.host.bytes.unpacked + s.host.bytes.copiedOut, out) << s.operation;
+      EXPECT_EQ(s.host.bytes.cpuBytes, 0u);
+      EXPECT_GT(s.host.bytes.betweenSteps(), 0u) << s.operation;
+    } else {
+      EXPECT_EQ(s.host.bytes.betweenSteps(), 0u) << s.operation;
+      EXPECT_GT(s.host.bytes.cpuBytes, 0u) << s.operation;
+      EXPECT_GT(s.host.cpuNanos, 0u) << s.operation;
+    }
+    EXPECT_DOUBLE_EQ(s.hostNanos, r->report.hostModel.nanos(s.host)) << s.operation;
+    sum += s.host;
+    nanos += s.hostNanos;
+  }
+  EXPECT_EQ(r->report.host.bytes.dramBytes(), sum.bytes.dramBytes());
+  EXPECT_DOUBLE_EQ(r->report.hostNanos, nanos);
+  EXPECT_GT(r->report.uploadBytes, 0u);  // the weights, once
+  EXPECT_DOUBLE_EQ(r->timing.endToEndMicros, r->timing.npuMicros + nanos / 1000.0);
+  // A second execution finds the constants resident: nothing uploaded again.
+  auto again = (*prepared)->execute(verify::demoInputs(m));
+  ASSERT_TRUE(again.ok()) << again.error();
+  EXPECT_EQ(again->report.uploadBytes, 0u);
+  EXPECT_EQ(again->report.host.bytes.betweenSteps(), r->report.host.bytes.betweenSteps());
+}
+
+TEST(HostBooks, TheHostModelTurnsBytesIntoTime) {
+  HostModel h;
+  h.clockMHz = 1000;
+  h.copyBytesPerCycle = 8;
+  h.packBytesPerCycle = 2;
+  h.cpuScale = 3;
+  HostWork w;
+  w.bytes.packed = 200;     // 100 cycles
+  w.bytes.copiedIn = 80;    // 10 cycles
+  w.bytes.unpacked = 20;    // 10 cycles
+  w.bytes.copiedOut = 160;  // 20 cycles
+  w.cpuNanos = 50;          // x3
+  EXPECT_DOUBLE_EQ(h.nanos(w), 140.0 + 150.0);
+  std::string error;
+  EXPECT_TRUE(h.set("clock_mhz=500", &error));
+  EXPECT_DOUBLE_EQ(h.passNanos(w.bytes), 280.0);
+  EXPECT_FALSE(h.set("clock_mhz=-1", &error));
+  EXPECT_NE(error.find("positive"), std::string::npos);
+  EXPECT_FALSE(h.set("warp=2", &error));
+  EXPECT_NE(error.find("unknown host model key"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nncosim::driver
