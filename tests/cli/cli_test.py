@@ -169,6 +169,9 @@ with tempfile.TemporaryDirectory() as tmp:
             check(f"trace: unit {tid} slices never overlap", not overlaps, overlaps[:3])
         expect("run bad preference", ["run", "--preference", "turbo"], 2, "--preference")
         expect("run bad setting", ["run", "--set", "warp_factor=9"], 1, "unknown key")
+        # The array size is the RTL's, fixed when it is built: refused when set, naming it.
+        expect("run array size not the built one", ["run", "--set", "array_rows=8"], 1,
+               "array_rows: 8 is not the built size 16")
 
     # run: the demo network is valid and runs or says what it cannot do yet.
     rc, out, err = run("run")
