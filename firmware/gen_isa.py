@@ -16,6 +16,7 @@ Files are only rewritten when their content changes, so a re-run does not rebuil
 import argparse
 import json
 import os
+import re
 import sys
 
 DOC_BEGIN = "<!-- BEGIN GENERATED TABLES (firmware/gen_isa.py --doc docs/isa.md) -->"
@@ -172,6 +173,115 @@ class Command:
     def forbidden(self, spec, queue):
         return [f for f in self.header if f.name in spec.raw["queues"][queue]["forbid"]]
 
+HEX_RE = re.compile(r"0x[0-9A-Fa-f]+")
+
+
+def hex_number(v, where, bits=32):
+    """A bit pattern (register offset, reset or magic value): the spec writes it as a
+    "0x..." string, because a decimal rendering hides the bits (1313752881 passed for
+    'NNC1' while it spelled 'NNG1')."""
+    if not isinstance(v, str) or not HEX_RE.fullmatch(v):
+        raise SpecError(f'{where}: {v!r} is not a hex string; write bit patterns as "0x..."')
+    n = int(v, 16)
+    if n >= 1 << bits:
+        raise SpecError(f"{where}: {v} does not fit {bits} bits")
+    return n
+
+
+def count(v, where, lo=0):
+    """A quantity (size, depth, width, position): a decimal JSON integer."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise SpecError(f"{where}: {v!r} is not an integer; quantities are decimal numbers")
+    if v < lo:
+        raise SpecError(f"{where}: {v} is below {lo}")
+    return v
+
+
+class Constant:
+    """A number of the hardware contract: the RTL package, the C++ headers and the docs
+    take it from here, and a CONFIG register reports it when a register field names it."""
+
+    def __init__(self, d, consts):
+        self.name = d["name"]
+        self.doc = d.get("doc", "")
+        where = f"constant {self.name}"
+        self.value = count(d["value"], where, lo=1)
+        # Circular buffers index with $clog2(depth)-bit pointers that wrap by overflow.
+        if d.get("pow2") and (self.value < 2 or self.value & (self.value - 1)):
+            raise SpecError(f"{where}: {self.value} must be a power of two >= 2")
+        if "limit_bits" in d:
+            bits = d["limit_bits"]
+            if bits not in consts:
+                raise SpecError(f"{where}: limit_bits names unknown constant {bits!r}")
+            if self.value > 1 << consts[bits].value:
+                raise SpecError(f"{where}: {self.value} exceeds 2^{bits} = {1 << consts[bits].value}")
+        self.reported_by = None  # "REGISTER.field" text, set by the register that reports it
+
+
+class RegField:
+    def __init__(self, d, reg, consts):
+        self.name = d["name"]
+        self.doc = d.get("doc", "")
+        where = f"register {reg.name}.{self.name}"
+        self.lsb = count(d["lsb"], where + " lsb")
+        self.width = count(d["width"], where + " width", lo=1)
+        if self.lsb + self.width > 32:
+            raise SpecError(f"{where}: bits [{self.lsb + self.width - 1}:{self.lsb}] beyond 32")
+        self.mask = ((1 << self.width) - 1) << self.lsb
+        self.reports = reports(d, where, consts, self.width, f"{reg.name.upper()}.{self.name}")
+
+
+def reports(d, where, consts, width, text):
+    """The constant a read-only register or field reads as, checked to fit its bits."""
+    if "reports" not in d:
+        return None
+    name = d["reports"]
+    if name not in consts:
+        raise SpecError(f"{where}: reports unknown constant {name!r}")
+    c = consts[name]
+    if c.value >= 1 << width:
+        raise SpecError(f"{where}: {name} = {c.value} does not fit {width} bits")
+    if c.reported_by:
+        raise SpecError(f"{where}: {name} is already reported by {c.reported_by}")
+    c.reported_by = text
+    return c
+
+
+class Register:
+    def __init__(self, d, consts, addr_bits):
+        self.name = d["name"]
+        self.doc = d.get("doc", "")
+        self.access = d["access"]
+        where = f"register {self.name}"
+        if self.access not in ("ro", "rw", "wo", "rw1c"):
+            raise SpecError(f"{where}: unknown access {self.access!r}")
+        self.offset = hex_number(d["offset"], where + " offset", bits=addr_bits)
+        if self.offset % 4:
+            raise SpecError(f"{where}: offset {d['offset']} is not word aligned")
+        self.reset = hex_number(d["reset"], where + " reset") if "reset" in d else None
+        # An ASCII magic is checked against its hex value, most significant byte first.
+        if "ascii" in d:
+            text = d["ascii"]
+            if self.reset is None or len(text) != 4 or int.from_bytes(text.encode("ascii"), "big") != self.reset:
+                raise SpecError(f"{where}: reset {d.get('reset')} does not spell {text!r} in ASCII")
+        self.fields = [RegField(f, self, consts) for f in d.get("fields", [])]
+        used = 0
+        for f in self.fields:
+            if used & f.mask:
+                raise SpecError(f"{where}.{f.name}: overlaps another field")
+            used |= f.mask
+        self.reports = reports(d, where, consts, 32, self.name.upper())
+        if (self.reports or any(f.reports for f in self.fields)) and self.access != "ro":
+            raise SpecError(f"{where}: only a read-only register reports a constant")
+        if self.reports and self.fields:
+            raise SpecError(f"{where}: reports a constant as a whole and has fields")
+
+    def reported(self):
+        """(constant, mask, lsb) for every constant this register reports."""
+        if self.reports:
+            return [(self.reports, 0xFFFFFFFF, 0)]
+        return [(f.reports, f.mask, f.lsb) for f in self.fields if f.reports]
+
 
 class Spec:
     def __init__(self, path):
@@ -179,22 +289,41 @@ class Spec:
             self.raw = json.load(fh)
         self.words = self.raw["command_words"]
         self.bits = self.words * 32
-        self.consts = {c["name"]: c for c in self.raw["constants"]}
+        self.consts = {}
+        for c in self.raw["constants"]:
+            if c["name"] in self.consts:
+                raise SpecError(f"constant {c['name']}: defined twice")
+            self.consts[c["name"]] = Constant(c, self.consts)
         self.enums = {}
         for e in self.raw["enums"]:
             self.enums[e["name"]] = Enum(e)
         self.commands = [Command(c, self) for c in self.raw["commands"]]
-        self.major = self.raw["version"]["major"]
-        self.minor = self.raw["version"]["minor"]
-        self.registers = self.raw["registers"]
-        offs = [r["offset"] for r in self.registers]
-        if len(set(offs)) != len(offs) or any(o % 4 for o in offs):
-            raise SpecError("registers: duplicate or unaligned offsets")
+        self.major = count(self.raw["version"]["major"], "version major")
+        self.minor = count(self.raw["version"]["minor"], "version minor")
+        if "reg_addr_bits" not in self.consts:
+            raise SpecError("constants: reg_addr_bits (the register offset width) is missing")
+        self.reg_addr_bits = self.consts["reg_addr_bits"].value
+        self.registers = [Register(r, self.consts, self.reg_addr_bits) for r in self.raw["registers"]]
+        seen = {}
+        for r in self.registers:
+            if r.offset in seen:
+                raise SpecError(f"register {r.name}: offset 0x{r.offset:03X} is also {seen[r.offset]}'s")
+            seen[r.offset] = r.name
+        ident = [r for r in self.registers if r.name == "id"]
+        if not ident or ident[0].reset is None:
+            raise SpecError("registers: id has no reset value")
+        self.id_value = ident[0].reset
 
     def const(self, v):
         if isinstance(v, str):
-            return self.consts[v]["value"]
+            if v not in self.consts:
+                raise SpecError(f"unknown constant {v!r}")
+            return self.consts[v].value
         return v
+
+    def config_reports(self):
+        """(register, constant, mask, lsb) for every constant a register reports."""
+        return [(r, c, m, lsb) for r in self.registers for c, m, lsb in r.reported()]
 
 
 # ------------------------------------------------------------------------------------------
@@ -224,8 +353,10 @@ def gen_cpp_header(s):
     w(f"inline constexpr uint32_t kIsaVersionMajor = {s.major};")
     w(f"inline constexpr uint32_t kIsaVersionMinor = {s.minor};")
     w(f"inline constexpr uint32_t kIsaVersion = (kIsaVersionMajor << 16) | kIsaVersionMinor;")
-    for c in s.raw["constants"]:
-        w(f"inline constexpr uint32_t k{pascal(c['name'])} = {c['value']};  // {c.get('doc', '')}")
+    w("// The hardware contract: the RTL package (nnc_isa_pkg) has the same numbers, and the")
+    w("// CONFIG registers report them (reg::kConfigReports).")
+    for c in s.consts.values():
+        w(f"inline constexpr uint32_t k{pascal(c.name)} = {c.value};  // {c.doc}")
     w("")
     w("using CommandWords = std::array<uint32_t, kCommandWords>;")
     w("")
@@ -335,13 +466,25 @@ def gen_cpp_header(s):
     w("// Register map of the AXI4-Lite slave (byte offsets).")
     w("namespace reg {")
     for r in s.registers:
-        w(f"inline constexpr uint32_t k{pascal(r['name'])} = 0x{r['offset']:03X};  // {r['doc']}")
-        for f in r.get("fields", []):
-            m = ((1 << f["width"]) - 1) << f["lsb"]
-            w(f"inline constexpr uint32_t k{pascal(r['name'])}{pascal(f['name'])} = 0x{m:X};  // {f['doc']}")
-            w(f"inline constexpr int k{pascal(r['name'])}{pascal(f['name'])}Lsb = {f['lsb']};")
-    ident = next(r for r in s.registers if r["name"] == "id")
-    w(f"inline constexpr uint32_t kIdValue = 0x{ident['reset']:08X};")
+        w(f"inline constexpr uint32_t k{pascal(r.name)} = 0x{r.offset:03X};  // {r.doc}")
+        for f in r.fields:
+            w(f"inline constexpr uint32_t k{pascal(r.name)}{pascal(f.name)} = 0x{f.mask:X};  // {f.doc}")
+            w(f"inline constexpr int k{pascal(r.name)}{pascal(f.name)}Lsb = {f.lsb};")
+    w(f"inline constexpr uint32_t kIdValue = 0x{s.id_value:08X};")
+    w("")
+    w("// Where the CONFIG registers report the hardware-contract constants: on a live NPU,")
+    w("// (register & mask) >> lsb == value for every entry.")
+    w("struct ConfigReport {")
+    w("  const char* constant;  // spec name (firmware/isa.json constants)")
+    w("  uint32_t value;        // the spec's value")
+    w("  uint32_t offset, mask;")
+    w("  int lsb;")
+    w("};")
+    rep = s.config_reports()
+    w(f"inline constexpr std::array<ConfigReport, {len(rep)}> kConfigReports = {{{{")
+    for r, c, m, lsb in rep:
+        w(f'    {{"{c.name}", firmware::k{pascal(c.name)}, k{pascal(r.name)}, 0x{m:08X}, {lsb}}},')
+    w("}};")
     w("}  // namespace reg")
     w("")
     w("}  // namespace nncosim::firmware")
@@ -742,8 +885,10 @@ def gen_sv_pkg(s):
     w(f"  localparam int unsigned CmdBits = {s.bits};")
     w(f"  localparam int unsigned CmdBytes = {s.words * 4};")
     w(f"  localparam logic [31:0] IsaVersion = 32'h{(s.major << 16) | s.minor:08x};")
-    for c in s.raw["constants"]:
-        w(f"  localparam int unsigned {pascal(c['name'])} = {c['value']};  // {c.get('doc', '')}")
+    w("  // The hardware contract: module parameter defaults come from here, and nnc_regfile")
+    w("  // reports the values a build uses in its CONFIG registers.")
+    for c in s.consts.values():
+        w(f"  localparam int unsigned {pascal(c.name)} = {c.value};  // {c.doc}")
     w("")
     w(f"  typedef logic [{s.bits - 1}:0] cmd_t;")
     w("")
@@ -864,12 +1009,13 @@ def gen_sv_pkg(s):
     w("  endfunction")
     w("")
     w("  // Register map (byte offsets of the AXI4-Lite slave).")
+    b = s.reg_addr_bits
     for r in s.registers:
-        w(f"  localparam logic [11:0] Reg{pascal(r['name'])} = 12'h{r['offset']:03x};  // {r['doc']}")
-        for f in r.get("fields", []):
-            w(f"  localparam int unsigned Reg{pascal(r['name'])}{pascal(f['name'])}Bit = {f['lsb']};")
-    ident = next(r for r in s.registers if r["name"] == "id")
-    w(f"  localparam logic [31:0] RegIdValue = 32'h{ident['reset']:08x};")
+        w(f"  localparam logic [RegAddrBits-1:0] Reg{pascal(r.name)} = {b}'h{r.offset:03x};  // {r.doc}")
+        for f in r.fields:
+            w(f"  localparam int unsigned Reg{pascal(r.name)}{pascal(f.name)}Bit = {f.lsb};")
+            w(f"  localparam int unsigned Reg{pascal(r.name)}{pascal(f.name)}Width = {f.width};")
+    w(f"  localparam logic [31:0] RegIdValue = 32'h{s.id_value:08x};")
     w("")
     w("endpackage")
     w("/* verilator lint_on UNUSEDPARAM */")
@@ -959,10 +1105,11 @@ def gen_doc_tables(s):
     w("")
     w("### Constants")
     w("")
-    w("| Name | Value | Meaning |")
-    w("|---|---|---|")
-    for c in s.raw["constants"]:
-        w(f"| `{c['name']}` | {c['value']} | {c.get('doc', '')} |")
+    w("| Name | Value | Reported by | Meaning |")
+    w("|---|---|---|---|")
+    for c in s.consts.values():
+        rep = f"`{c.reported_by}`" if c.reported_by else "-"
+        w(f"| `{c.name}` | {c.value} | {rep} | {c.doc} |")
     w("")
     w("### Enumerations")
     w("")
@@ -1008,20 +1155,27 @@ def gen_doc_tables(s):
         w("")
     w("### Registers (AXI4-Lite, 32-bit)")
     w("")
-    w("| Offset | Name | Access | Meaning |")
-    w("|---|---|---|---|")
+    w("| Offset | Name | Access | Reads | Meaning |")
+    w("|---|---|---|---|---|")
     for r in s.registers:
-        w(f"| 0x{r['offset']:03X} | `{r['name'].upper()}` | {r['access']} | {r['doc']} |")
+        if r.name == "version":
+            reads = f"0x{(s.major << 16) | s.minor:08X}"
+        elif r.reset is not None:
+            reads = f"0x{r.reset:08X}"
+        else:
+            reads = f"`{r.reports.name}`" if r.reports else ""
+        w(f"| 0x{r.offset:03X} | `{r.name.upper()}` | {r.access} | {reads} | {r.doc} |")
     w("")
     for r in s.registers:
-        if "fields" not in r:
+        if not r.fields:
             continue
-        w(f"**{r['name'].upper()}** fields:")
+        w(f"**{r.name.upper()}** fields:")
         w("")
-        w("| Bits | Name | Meaning |")
-        w("|---|---|---|")
-        for f in r["fields"]:
-            w(f"| [{f['lsb'] + f['width'] - 1}:{f['lsb']}] | `{f['name']}` | {f['doc']} |")
+        w("| Bits | Name | Reads | Meaning |")
+        w("|---|---|---|---|")
+        for f in r.fields:
+            reads = f"`{f.reports.name}`" if f.reports else ""
+            w(f"| [{f.lsb + f.width - 1}:{f.lsb}] | `{f.name}` | {reads} | {f.doc} |")
         w("")
     w(DOC_END)
     return "\n".join(o) + "\n"

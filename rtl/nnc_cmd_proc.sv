@@ -15,8 +15,8 @@
 module nnc_cmd_proc
   import nnc_isa_pkg::*;
 #(
-  parameter int unsigned QueueDepth = 4,
-  parameter int unsigned FetchDepth = 4
+  parameter int unsigned QueueDepth = CmdQueueDepth,  // power of two
+  parameter int unsigned FetchDepth = CmdFetchDepth   // power of two
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,

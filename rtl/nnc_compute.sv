@@ -34,14 +34,17 @@ module nnc_compute
   import nnc_isa_pkg::*;
   import nnc_pkg::*;
 #(
-  parameter int unsigned Rows     = 16,
-  parameter int unsigned Cols     = 16,
-  parameter int unsigned BusBytes = 16,
-  parameter int unsigned InpBytes = 262144,
-  parameter int unsigned WgtBytes = 262144,
-  parameter int unsigned AccBytes = 65536,
-  parameter int unsigned OutBytes = 65536,
-  parameter int unsigned PrmBytes = 4096,
+  parameter int unsigned Rows        = ArrayRows,
+  parameter int unsigned Cols        = ArrayCols,
+  parameter int unsigned BusBytes    = AxiDataBytes,
+  parameter int unsigned InpBytes    = InpBufBytes,
+  parameter int unsigned WgtBytes    = WgtBufBytes,
+  parameter int unsigned AccBytes    = AccBufBytes,
+  parameter int unsigned OutBytes    = OutBufBytes,
+  parameter int unsigned PrmBytes    = PrmBufBytes,
+  parameter int unsigned TileFifo    = GemmTiles,     // GEMM tiles in flight, a power of two
+  parameter int unsigned StreamDepth = DensifyBeats,  // densify reader: beats per array
+  parameter int unsigned MaxReads    = DensifyReads,  // densify reader: reads in flight
   localparam int unsigned BusBits = BusBytes * 8
 ) (
   input  logic                   clk_i,
@@ -99,7 +102,6 @@ module nnc_compute
   output logic                   progress_o
 );
 
-  localparam int unsigned TileFifo = 4;       // GEMM tiles in flight
   localparam int unsigned OpFifo   = 4;       // operand / accumulator rows in flight
   localparam int unsigned TPtrW    = $clog2(TileFifo);
   localparam int unsigned OPtrW    = $clog2(OpFifo);
@@ -435,7 +437,9 @@ module nnc_compute
   assign ds_start = cmd_valid_i && cmd_ready_o && c_op == OpcodeDensify;
 
   nnc_densify #(
-    .BusBytes (BusBytes)
+    .BusBytes    (BusBytes),
+    .StreamDepth (StreamDepth),
+    .MaxReads    (MaxReads)
   ) u_densify (
     .clk_i,
     .rst_ni,

@@ -27,9 +27,9 @@
 module nnc_densify
   import nnc_pkg::*;
 #(
-  parameter int unsigned BusBytes    = 16,
-  parameter int unsigned StreamDepth = 8,   // buffered beats per array (reader)
-  parameter int unsigned MaxReads    = 8,   // reads in flight (reader)
+  parameter int unsigned BusBytes    = nnc_isa_pkg::AxiDataBytes,
+  parameter int unsigned StreamDepth = nnc_isa_pkg::DensifyBeats,  // buffered beats per array (reader)
+  parameter int unsigned MaxReads    = nnc_isa_pkg::DensifyReads,  // reads in flight (reader)
   localparam int unsigned BusBits    = BusBytes * 8,
   localparam int unsigned BeatBits   = $clog2(BusBytes)
 ) (

@@ -19,10 +19,10 @@
 // The unit never writes what it reads (the output may not overlap the inputs), so lines are
 // only invalidated at the start of an operation (flush_i) and by moving windows.
 module nnc_densify_reader #(
-  parameter int unsigned BusBytes = 16,
-  parameter int unsigned Streams  = 18,
-  parameter int unsigned Depth    = 4,   // beats per stream, a power of two
-  parameter int unsigned MaxReads = 8,   // reads in flight
+  parameter int unsigned BusBytes = nnc_isa_pkg::AxiDataBytes,
+  parameter int unsigned Streams  = 2 + 2 * nnc_pkg::DensifyMaxRank,  // nnc_densify's
+  parameter int unsigned Depth    = nnc_isa_pkg::DensifyBeats,  // beats per stream, a power of two
+  parameter int unsigned MaxReads = nnc_isa_pkg::DensifyReads,  // reads in flight, a power of two
   localparam int unsigned BusBits  = BusBytes * 8,
   localparam int unsigned BeatBits = $clog2(BusBytes),
   localparam int unsigned SidW     = $clog2(Streams),

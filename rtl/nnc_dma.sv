@@ -21,13 +21,13 @@
 module nnc_dma
   import nnc_isa_pkg::*;
 #(
-  parameter int unsigned BusBytes       = 16,
-  parameter int unsigned MaxOutstanding = 4,      // bursts in flight per engine
-  parameter int unsigned InpBytes       = 262144,
-  parameter int unsigned WgtBytes       = 262144,
-  parameter int unsigned AccBytes       = 65536,
-  parameter int unsigned OutBytes       = 65536,
-  parameter int unsigned PrmBytes       = 4096,
+  parameter int unsigned BusBytes       = AxiDataBytes,
+  parameter int unsigned MaxOutstanding = DmaBursts,  // bursts in flight per engine
+  parameter int unsigned InpBytes       = InpBufBytes,
+  parameter int unsigned WgtBytes       = WgtBufBytes,
+  parameter int unsigned AccBytes       = AccBufBytes,
+  parameter int unsigned OutBytes       = OutBufBytes,
+  parameter int unsigned PrmBytes       = PrmBufBytes,
   localparam int unsigned BusBits       = BusBytes * 8,
   localparam int unsigned BeatBits      = $clog2(BusBytes)
 ) (

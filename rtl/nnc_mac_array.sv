@@ -25,8 +25,8 @@
 module nnc_mac_array
   import nnc_pkg::*;
 #(
-  parameter int unsigned Rows = 16,
-  parameter int unsigned Cols = 16,
+  parameter int unsigned Rows = nnc_isa_pkg::ArrayRows,
+  parameter int unsigned Cols = nnc_isa_pkg::ArrayCols,
   localparam int unsigned RowIdxWidth = Rows > 1 ? $clog2(Rows) : 1
 ) (
   input  logic                                 clk_i,

@@ -5,17 +5,26 @@
 // on each port it uses (its pipelines cannot stall on a buffer); the DMA takes a port in
 // the cycles the compute unit leaves it free, through its ready signals. Read data comes
 // back one cycle after the request, so each side takes the data of its own read.
+//
+// The parameters default to the hardware contract in firmware/isa.json (nnc_isa_pkg); the
+// CONFIG registers report the values of the build, so software plans for what it runs on.
 module nnc_npu_top
   import nnc_isa_pkg::*;
 #(
-  parameter int unsigned Rows     = ArrayRows,
-  parameter int unsigned Cols     = ArrayCols,
-  parameter int unsigned BusBytes = AxiDataBytes,
-  parameter int unsigned InpBytes = 262144,
-  parameter int unsigned WgtBytes = 262144,
-  parameter int unsigned AccBytes = 65536,
-  parameter int unsigned OutBytes = 65536,
-  parameter int unsigned PrmBytes = 4096,
+  parameter int unsigned Rows           = ArrayRows,
+  parameter int unsigned Cols           = ArrayCols,
+  parameter int unsigned BusBytes       = AxiDataBytes,
+  parameter int unsigned InpBytes       = InpBufBytes,
+  parameter int unsigned WgtBytes       = WgtBufBytes,
+  parameter int unsigned AccBytes       = AccBufBytes,
+  parameter int unsigned OutBytes       = OutBufBytes,
+  parameter int unsigned PrmBytes       = PrmBufBytes,
+  parameter int unsigned QueueDepth     = CmdQueueDepth,
+  parameter int unsigned FetchDepth     = CmdFetchDepth,
+  parameter int unsigned MaxOutstanding = DmaBursts,
+  parameter int unsigned TileFifo       = GemmTiles,
+  parameter int unsigned StreamDepth    = DensifyBeats,
+  parameter int unsigned MaxReads       = DensifyReads,
   localparam int unsigned BusBits = BusBytes * 8
 ) (
   input  logic                clk_i,
@@ -24,7 +33,7 @@ module nnc_npu_top
   // Registers: AXI4-Lite slave
   input  logic                s_axil_awvalid_i,
   output logic                s_axil_awready_o,
-  input  logic [11:0]         s_axil_awaddr_i,
+  input  logic [RegAddrBits-1:0] s_axil_awaddr_i,
   input  logic                s_axil_wvalid_i,
   output logic                s_axil_wready_o,
   input  logic [31:0]         s_axil_wdata_i,
@@ -34,7 +43,7 @@ module nnc_npu_top
   output logic [1:0]          s_axil_bresp_o,
   input  logic                s_axil_arvalid_i,
   output logic                s_axil_arready_o,
-  input  logic [11:0]         s_axil_araddr_i,
+  input  logic [RegAddrBits-1:0] s_axil_araddr_i,
   output logic                s_axil_rvalid_o,
   input  logic                s_axil_rready_i,
   output logic [31:0]         s_axil_rdata_o,
@@ -104,9 +113,20 @@ module nnc_npu_top
   logic [15:0] rd_bytes, wr_bytes, macs;
 
   nnc_regfile #(
-    .Rows       (Rows),
-    .Cols       (Cols),
-    .BufKibLog2 ($clog2(InpBytes / 1024))
+    .Rows           (Rows),
+    .Cols           (Cols),
+    .BusBytes       (BusBytes),
+    .InpBytes       (InpBytes),
+    .WgtBytes       (WgtBytes),
+    .AccBytes       (AccBytes),
+    .OutBytes       (OutBytes),
+    .PrmBytes       (PrmBytes),
+    .QueueDepth     (QueueDepth),
+    .FetchDepth     (FetchDepth),
+    .MaxOutstanding (MaxOutstanding),
+    .TileFifo       (TileFifo),
+    .StreamDepth    (StreamDepth),
+    .MaxReads       (MaxReads)
   ) u_regfile (
     .clk_i,
     .rst_ni,
@@ -173,7 +193,10 @@ module nnc_npu_top
   logic             ld_busy, st_busy_dma;
   logic [2:0]       cp_issue, cp_complete;
 
-  nnc_cmd_proc u_cmd_proc (
+  nnc_cmd_proc #(
+    .QueueDepth (QueueDepth),
+    .FetchDepth (FetchDepth)
+  ) u_cmd_proc (
     .clk_i,
     .rst_ni,
     .soft_reset_i      (soft_reset),
@@ -241,12 +264,13 @@ module nnc_npu_top
   logic [1:0]             aux_rrsp_resp, aux_brsp_resp;
 
   nnc_dma #(
-    .BusBytes (BusBytes),
-    .InpBytes (InpBytes),
-    .WgtBytes (WgtBytes),
-    .AccBytes (AccBytes),
-    .OutBytes (OutBytes),
-    .PrmBytes (PrmBytes)
+    .BusBytes       (BusBytes),
+    .MaxOutstanding (MaxOutstanding),
+    .InpBytes       (InpBytes),
+    .WgtBytes       (WgtBytes),
+    .AccBytes       (AccBytes),
+    .OutBytes       (OutBytes),
+    .PrmBytes       (PrmBytes)
   ) u_dma (
     .clk_i,
     .rst_ni,
@@ -344,14 +368,17 @@ module nnc_npu_top
   logic [Cols*4-1:0]      out_wbe;
 
   nnc_compute #(
-    .Rows     (Rows),
-    .Cols     (Cols),
-    .BusBytes (BusBytes),
-    .InpBytes (InpBytes),
-    .WgtBytes (WgtBytes),
-    .AccBytes (AccBytes),
-    .OutBytes (OutBytes),
-    .PrmBytes (PrmBytes)
+    .Rows        (Rows),
+    .Cols        (Cols),
+    .BusBytes    (BusBytes),
+    .InpBytes    (InpBytes),
+    .WgtBytes    (WgtBytes),
+    .AccBytes    (AccBytes),
+    .OutBytes    (OutBytes),
+    .PrmBytes    (PrmBytes),
+    .TileFifo    (TileFifo),
+    .StreamDepth (StreamDepth),
+    .MaxReads    (MaxReads)
   ) u_compute (
     .clk_i,
     .rst_ni,

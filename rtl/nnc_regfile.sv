@@ -2,20 +2,34 @@
 // the status and error view of the command processor, the interrupt status and the
 // performance counters. The map is generated from firmware/isa.json (nnc_isa_pkg::Reg*;
 // docs/isa.md lists it). One write and one read in flight at a time: the host is a CPU.
+//
+// The parameters are the NPU's (nnc_npu_top passes its own); the read-only CONFIG registers
+// report them, so the host learns the hardware it drives from the hardware itself.
 module nnc_regfile
   import nnc_isa_pkg::*;
 #(
-  parameter int unsigned Rows       = 16,
-  parameter int unsigned Cols       = 16,
-  parameter int unsigned BufKibLog2 = 8
+  parameter int unsigned Rows           = ArrayRows,
+  parameter int unsigned Cols           = ArrayCols,
+  parameter int unsigned BusBytes       = AxiDataBytes,
+  parameter int unsigned InpBytes       = InpBufBytes,
+  parameter int unsigned WgtBytes       = WgtBufBytes,
+  parameter int unsigned AccBytes       = AccBufBytes,
+  parameter int unsigned OutBytes       = OutBufBytes,
+  parameter int unsigned PrmBytes       = PrmBufBytes,
+  parameter int unsigned QueueDepth     = CmdQueueDepth,
+  parameter int unsigned FetchDepth     = CmdFetchDepth,
+  parameter int unsigned MaxOutstanding = DmaBursts,
+  parameter int unsigned TileFifo       = GemmTiles,
+  parameter int unsigned StreamDepth    = DensifyBeats,
+  parameter int unsigned MaxReads       = DensifyReads
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
 
-  // AXI4-Lite slave (12-bit byte addresses, 32-bit data)
+  // AXI4-Lite slave (RegAddrBits-bit byte addresses, 32-bit data)
   input  logic        s_axil_awvalid_i,
   output logic        s_axil_awready_o,
-  input  logic [11:0] s_axil_awaddr_i,
+  input  logic [RegAddrBits-1:0] s_axil_awaddr_i,
   input  logic        s_axil_wvalid_i,
   output logic        s_axil_wready_o,
   input  logic [31:0] s_axil_wdata_i,
@@ -25,7 +39,7 @@ module nnc_regfile
   output logic [1:0]  s_axil_bresp_o,
   input  logic        s_axil_arvalid_i,
   output logic        s_axil_arready_o,
-  input  logic [11:0] s_axil_araddr_i,
+  input  logic [RegAddrBits-1:0] s_axil_araddr_i,
   output logic        s_axil_rvalid_o,
   input  logic        s_axil_rready_i,
   output logic [31:0] s_axil_rdata_o,
@@ -77,10 +91,24 @@ module nnc_regfile
     PcStoreStall, PcDensifyBusy, PcDensifyStall, PcRdBytes, PcWrBytes, PcMacs, PcCount
   } perf_idx_e;
   localparam int unsigned NumPerf = PcCount;
+  localparam logic [RegAddrBits-1:0] PerfEnd = RegPerfCycles + RegAddrBits'(4 * NumPerf);
+
+  // Read-only CONFIG words: the build's parameters at the fields' positions (each value
+  // fits its field; the assertions below check it).
+  localparam int unsigned BufKibLog2 = $clog2(InpBytes / 1024);
+  localparam logic [31:0] CfgArray   = (32'(Rows) << RegConfigRowsBit) | (32'(Cols) << RegConfigColsBit) |
+                                       (32'(BufKibLog2) << RegConfigBufKibLog2Bit);
+  localparam logic [31:0] CfgQueues  = (32'(QueueDepth) << RegConfigQueuesQueueDepthBit) |
+                                       (32'(FetchDepth) << RegConfigQueuesFetchDepthBit);
+  localparam logic [31:0] CfgDma     = (32'(BusBytes) << RegConfigDmaDataBytesBit) |
+                                       (32'(MaxOutstanding) << RegConfigDmaBurstsBit);
+  localparam logic [31:0] CfgCompute = (32'(TileFifo) << RegConfigComputeGemmTilesBit) |
+                                       (32'(StreamDepth) << RegConfigComputeDensifyBeatsBit) |
+                                       (32'(MaxReads) << RegConfigComputeDensifyReadsBit);
 
   // --- Write channel: address and data may arrive in either order ---------------------------
   logic        aw_full_d, aw_full_q;
-  logic [11:0] aw_addr_d, aw_addr_q;
+  logic [RegAddrBits-1:0] aw_addr_d, aw_addr_q;
   logic        w_full_d, w_full_q;
   logic [31:0] w_data_d, w_data_q;
   logic [3:0]  w_strb_d, w_strb_q;
@@ -153,7 +181,7 @@ module nnc_regfile
       w_full_d  = 1'b0;
       b_valid_d = 1'b1;
       b_resp_d  = RespOkay;
-      unique case ({aw_addr_q[11:2], 2'b00})
+      unique case ({aw_addr_q[RegAddrBits-1:2], 2'b00})
         RegCtrl: begin
           soft_reset_d = wval[RegCtrlSoftResetBit];
           if (w_strb_q[0]) irq_en_d = w_data_q[RegCtrlIrqEnBit];
@@ -167,10 +195,11 @@ module nnc_regfile
         RegWatchdog:  watchdog_d   = merge(watchdog_q, w_data_q, w_strb_q);
         // Read-only registers ignore writes; holes answer SLVERR.
         RegId, RegVersion, RegStatus, RegErrCode, RegErrAddr, RegErrInfo, RegRingHead,
-        RegLastTag, RegConfig: ;
+        RegLastTag, RegConfig, RegConfigInpBytes, RegConfigWgtBytes, RegConfigAccBytes,
+        RegConfigOutBytes, RegConfigPrmBytes, RegConfigQueues, RegConfigDma, RegConfigCompute: ;
         default: begin
-          if ({aw_addr_q[11:2], 2'b00} < RegPerfCycles ||
-              {aw_addr_q[11:2], 2'b00} >= RegPerfCycles + 12'(4 * NumPerf)) begin
+          if ({aw_addr_q[RegAddrBits-1:2], 2'b00} < RegPerfCycles ||
+              {aw_addr_q[RegAddrBits-1:2], 2'b00} >= PerfEnd) begin
             b_resp_d = RespSlvErr;
           end
         end
@@ -210,13 +239,13 @@ module nnc_regfile
   logic        r_valid_d, r_valid_q;
   logic [31:0] r_data_d, r_data_q;
   logic [1:0]  r_resp_d, r_resp_q;
-  logic [11:0] raddr;
+  logic [RegAddrBits-1:0] raddr;
 
   assign s_axil_arready_o = !r_valid_q;
   assign s_axil_rvalid_o  = r_valid_q;
   assign s_axil_rdata_o   = r_data_q;
   assign s_axil_rresp_o   = r_resp_q;
-  assign raddr = {s_axil_araddr_i[11:2], 2'b00};
+  assign raddr = {s_axil_araddr_i[RegAddrBits-1:2], 2'b00};
   // Registers are words: the byte offset within a word does not select anything.
   logic [1:0] unused_araddr;
   assign unused_araddr = s_axil_araddr_i[1:0];
@@ -251,9 +280,17 @@ module nnc_regfile
         RegDoorbell:  r_data_d = '0;
         RegWatchdog:  r_data_d = watchdog_q;
         RegLastTag:   r_data_d = 32'(last_tag_i);
-        RegConfig:    r_data_d = {8'd0, 8'(BufKibLog2), 8'(Cols), 8'(Rows)};
+        RegConfig:    r_data_d = CfgArray;
+        RegConfigInpBytes: r_data_d = 32'(InpBytes);
+        RegConfigWgtBytes: r_data_d = 32'(WgtBytes);
+        RegConfigAccBytes: r_data_d = 32'(AccBytes);
+        RegConfigOutBytes: r_data_d = 32'(OutBytes);
+        RegConfigPrmBytes: r_data_d = 32'(PrmBytes);
+        RegConfigQueues:   r_data_d = CfgQueues;
+        RegConfigDma:      r_data_d = CfgDma;
+        RegConfigCompute:  r_data_d = CfgCompute;
         default: begin
-          if (raddr >= RegPerfCycles && raddr < RegPerfCycles + 12'(4 * NumPerf)) begin
+          if (raddr >= RegPerfCycles && raddr < PerfEnd) begin
             r_data_d = perf_q[4'((raddr - RegPerfCycles) >> 2)];
           end else begin
             r_resp_d = RespSlvErr;
@@ -318,8 +355,20 @@ module nnc_regfile
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
       // The map must hold the performance counters as one block after CONFIG.
-      assert (RegPerfCycles == RegConfig + 12'd4)
+      assert (RegPerfCycles == RegConfig + RegAddrBits'(4))
         else $error("nnc_regfile: PERF_CYCLES must follow CONFIG");
+      // Each reported parameter fits its CONFIG field (else it would corrupt its neighbour).
+      assert (Rows < 2 ** RegConfigRowsWidth && Cols < 2 ** RegConfigColsWidth &&
+              BufKibLog2 < 2 ** RegConfigBufKibLog2Width)
+        else $error("nnc_regfile: the array does not fit CONFIG");
+      assert (QueueDepth < 2 ** RegConfigQueuesQueueDepthWidth &&
+              FetchDepth < 2 ** RegConfigQueuesFetchDepthWidth &&
+              BusBytes < 2 ** RegConfigDmaDataBytesWidth &&
+              MaxOutstanding < 2 ** RegConfigDmaBurstsWidth &&
+              TileFifo < 2 ** RegConfigComputeGemmTilesWidth &&
+              StreamDepth < 2 ** RegConfigComputeDensifyBeatsWidth &&
+              MaxReads < 2 ** RegConfigComputeDensifyReadsWidth)
+        else $error("nnc_regfile: a depth or width does not fit its CONFIG field");
     end
   end
   // pragma translate_on

@@ -26,7 +26,7 @@
 module nnc_requant
   import nnc_pkg::*;
 #(
-  parameter int unsigned Lanes = 16
+  parameter int unsigned Lanes = nnc_isa_pkg::ArrayCols
 ) (
   input  logic                             clk_i,
   input  logic                             rst_ni,

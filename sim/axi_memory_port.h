@@ -14,6 +14,7 @@
 #include <cstring>
 #include <deque>
 
+#include "firmware/isa_generated.h"
 #include "sim/address_windows.h"
 
 namespace nncosim::sim {
@@ -27,7 +28,7 @@ struct AxiMemoryStats {
 template <typename Top>
 class AxiMemoryPort {
  public:
-  static constexpr uint32_t kBeatBytes = 16;  // 128-bit data bus
+  static constexpr uint32_t kBeatBytes = firmware::kAxiDataBytes;  // the NPU's data bus
 
   AxiMemoryPort(uint8_t* mem, uint64_t base, uint64_t size, const AddressWindows& windows,
                 uint32_t latency, uint32_t bytesPerCycle)

@@ -15,6 +15,8 @@ namespace {
 namespace reg = firmware::reg;
 
 constexpr uint64_t kAlign = 64;
+// Written to IRQ_STATUS (write 1 to clear) to acknowledge whatever was raised.
+constexpr uint32_t kEveryIrqCause = reg::kIrqStatusDone | reg::kIrqStatusError;
 Device* gDevice = nullptr;
 
 uint64_t alignUp(uint64_t x) { return (x + kAlign - 1) & ~(kAlign - 1); }
@@ -145,7 +147,7 @@ hal::Status Device::programRing() {
   NNC_TRY(writeReg(reg::kRingBase, static_cast<uint32_t>(ringBase_)));
   NNC_TRY(writeReg(reg::kRingSize, options_.ringSlots));
   NNC_TRY(writeReg(reg::kWatchdog, config().watchdogCycles));
-  NNC_TRY(writeReg(reg::kCtrl, 2));  // irq_en
+  NNC_TRY(writeReg(reg::kCtrl, reg::kCtrlIrqEn));
   tail_ = 0;
   return hal::Status::Ok();
 }
@@ -186,16 +188,17 @@ JobResult Device::wait(uint64_t timeoutCycles) {
   if (code) r.errCode = *code;
   if (addr) r.errAddr = *addr;
   if (info) r.errInfo = *info;
-  r.completed = status && (*status & 4u) && r.errCode == 0;
-  (void)writeReg(reg::kIrqStatus, ~0u);  // acknowledge every cause
+  r.completed = status && (*status & reg::kStatusDone) && r.errCode == 0;
+  (void)writeReg(reg::kIrqStatus, kEveryIrqCause);
   platform_->npu.park();
   return r;
 }
 
 hal::Status Device::reset() {
-  NNC_TRY(writeReg(reg::kCtrl, 1u | 2u | 4u));  // soft reset, keep irq_en, clear counters
+  // Keeps irq_en: CTRL is written whole.
+  NNC_TRY(writeReg(reg::kCtrl, reg::kCtrlSoftReset | reg::kCtrlIrqEn | reg::kCtrlPerfClear));
   platform_->npu.clearTimeline();
-  (void)writeReg(reg::kIrqStatus, ~0u);
+  (void)writeReg(reg::kIrqStatus, kEveryIrqCause);
   tail_ = 0;
   return hal::Status::Ok();
 }

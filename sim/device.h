@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "firmware/isa_generated.h"
 #include "firmware/unit_span.h"
 #include "hal/result.h"
 #include "sim/soc_config.h"
@@ -22,7 +23,7 @@ class Platform;
 
 struct DeviceOptions {
   std::string wavesPath;  // FST of the NPU; empty = off
-  uint32_t ringSlots = 4096;
+  uint32_t ringSlots = firmware::kRingSlots;
 };
 
 struct DeviceBuffer {

@@ -30,10 +30,24 @@ Key uintKey(const char* name, const char* doc, T SocConfig::*field, double lo, d
              [=](const SocConfig& c) { return static_cast<double>(c.*field); }};
 }
 
+// A size the RTL fixes when it is built: any other value fails here, naming the built size,
+// rather than when the device is opened (until the array size becomes a build parameter).
+Key builtKey(const char* name, const char* doc, uint32_t SocConfig::*field, uint32_t built) {
+  return Key{name, doc,
+             [=](SocConfig& c, double v) -> hal::Status {
+               if (v != built)
+                 return hal::fail(name, ": ", v, " is not the built size ", built, " (the RTL's MAC array is ",
+                                  firmware::kArrayRows, "x", firmware::kArrayCols, ", fixed at build time)");
+               c.*field = built;
+               return hal::Status::Ok();
+             },
+             [=](const SocConfig& c) { return static_cast<double>(c.*field); }};
+}
+
 const std::vector<Key>& keys() {
   static const std::vector<Key> k = {
-      uintKey("array_rows", "MAC array rows", &SocConfig::arrayRows, 1, 256),
-      uintKey("array_cols", "MAC array columns", &SocConfig::arrayCols, 1, 256),
+      builtKey("array_rows", "MAC array rows", &SocConfig::arrayRows, firmware::kArrayRows),
+      builtKey("array_cols", "MAC array columns", &SocConfig::arrayCols, firmware::kArrayCols),
       uintKey("dram_base", "DRAM base address", &SocConfig::dramBase, 0, 1ull << 47),
       uintKey("dram_bytes", "DRAM size in bytes", &SocConfig::dramBytes, 4096, 16ull << 30),
       uintKey("dram_latency_cycles", "DRAM latency (cycles to the first beat)", &SocConfig::dramLatencyCycles, 0, 100000),

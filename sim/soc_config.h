@@ -7,22 +7,23 @@
 #include <string>
 #include <vector>
 
+#include "firmware/isa_generated.h"
 #include "hal/result.h"
 
 namespace nncosim::sim {
 
 struct SocConfig {
-  // NPU (must match the RTL parameters it was built with; the platform checks).
-  uint32_t arrayRows = 16;
-  uint32_t arrayCols = 16;
+  // NPU: the RTL's array, fixed when it is built (set() accepts only this size).
+  uint32_t arrayRows = firmware::kArrayRows;
+  uint32_t arrayCols = firmware::kArrayCols;
   // DRAM
   uint64_t dramBase = 0x8000'0000ull;
   uint64_t dramBytes = 256ull << 20;
   uint32_t dramLatencyCycles = 40;     // first beat of a burst, in NPU clock cycles
-  uint32_t dramBytesPerCycle = 16;     // sustained bandwidth
-  // NPU register block on the bus
+  uint32_t dramBytesPerCycle = firmware::kAxiDataBytes;  // sustained bandwidth: a bus beat per cycle
+  // NPU register block on the bus: its offsets are reg_addr_bits wide
   uint64_t npuRegBase = 0x4000'0000ull;
-  uint64_t npuRegBytes = 0x1000;
+  uint64_t npuRegBytes = uint64_t{1} << firmware::kRegAddrBits;
   // Clock and simulation
   double clockMHz = 1000.0;
   uint32_t quantumCycles = 1000;  // NPU cycles between synchronisations with SystemC

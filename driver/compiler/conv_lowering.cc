@@ -120,7 +120,7 @@ namespace {
 struct ConvSetup {
   ConvKind kind = ConvKind::kConv;
   ops::conv::ConvGeometry g;
-  uint32_t R = 16, C = 16;
+  uint32_t R = firmware::kArrayRows, C = firmware::kArrayCols;  // the NpuConfig's, when set up
   ChannelGroups cg;
   uint32_t fh = 1, fw = 1, taps = 1, sh = 1, sw = 1, dh = 1, dw = 1;
   uint32_t Q = 0;  // channel tiles of C output channels

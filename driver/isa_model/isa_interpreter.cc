@@ -148,7 +148,7 @@ struct Recorded {
 };
 
 // A DMA command's bursts in issue order, made one at a time as the engine issues them: per
-// row (z-major), whole 16-byte beats in bursts of at most 256 beats, the full ones first.
+// row (z-major), whole bus beats in bursts of at most 256 beats, the full ones first.
 // A command may have 65535 x 4095 rows, so a list of them would cost memory in proportion
 // to the transfer; this is O(1).
 class BurstWalk {
@@ -176,7 +176,7 @@ class BurstWalk {
   }
 
  private:
-  static constexpr uint64_t kBeat = 16, kMaxBeats = 256;
+  static constexpr uint64_t kBeat = firmware::kAxiDataBytes, kMaxBeats = 256;
   void loadRow() {
     // DRAM addresses wrap modulo 2^32 (the field width).
     const uint64_t a = (uint64_t{addr_} + uint64_t{z_} * s2_ + uint64_t{y_} * s1_) & 0xFFFFFFFFull;
@@ -199,9 +199,11 @@ class BurstWalk {
 class BusSim {
  public:
   static constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
-  explicit BusSim(const CostModel& c)
+  BusSim(const NpuConfig& config, const CostModel& c)
       : cost_(c),
-        beatCycles_(std::max<double>(1.0, std::ceil(16.0 / std::max<uint32_t>(1, c.busBytesPerCycle)))) {}
+        bursts_(std::max<uint32_t>(1, config.dmaBursts)),
+        beatCycles_(std::max<double>(1.0, std::ceil(double{firmware::kAxiDataBytes} /
+                                                    std::max<uint32_t>(1, c.busBytesPerCycle)))) {}
 
   // Starts a command on engine e (0 load, 1 store) at `now` with its bursts.
   void start(int e, uint64_t now, const BurstWalk& bursts) {
@@ -278,7 +280,7 @@ class BusSim {
   void issueAddresses() {
     for (int e = 0; e < 2; ++e) {
       Engine& g = engines_[e];
-      while (g.running && !g.issuedAll() && g.outstanding < std::max<uint32_t>(1, cost_.dmaBursts) &&
+      while (g.running && !g.issuedAll() && g.outstanding < bursts_ &&
              g.nextIssue <= t_ + 1e-9) {
         Burst b;
         b.kind = e;
@@ -301,7 +303,7 @@ class BusSim {
     if (!rq_.empty()) e = std::min(e, r ? t_ + rq_.front().left / rate(r, w) : rq_.front().ready);
     if (!wq_.empty()) e = std::min(e, w ? t_ + wq_.front().left / rate(w, r) : wq_.front().ready);
     for (const Engine& g : engines_) {
-      if (g.running && !g.issuedAll() && g.outstanding < std::max<uint32_t>(1, cost_.dmaBursts))
+      if (g.running && !g.issuedAll() && g.outstanding < bursts_)
         e = std::min(e, std::max(g.nextIssue, t_));
       if (!g.responses.empty()) e = std::min(e, g.responses.front());
     }
@@ -345,6 +347,7 @@ class BusSim {
   }
 
   const CostModel& cost_;
+  const uint32_t bursts_;  // in flight per engine
   const double beatCycles_;
   double t_ = 0;
   std::deque<Burst> rq_, wq_;
@@ -419,7 +422,7 @@ class Machine {
   std::vector<Recorded> recorded_;
   size_t sincePrune_ = 0;
   // Timing state: the memory system, the compute unit's GEMM pipeline.
-  BusSim bus_{cost_};
+  BusSim bus_{config_, cost_};
   uint64_t lastBeat_ = 0;
   bool anyGemm_ = false;
 };
@@ -435,7 +438,7 @@ bool Machine::unitAccepts(int q, const QueueState& s, const Command& c, uint64_t
   if (std::holds_alternative<firmware::Sync>(c.args)) return s.inflight.empty();
   if (q != kComputeQ) return s.inflight.empty();  // one DMA command per engine
   if (std::holds_alternative<firmware::Gemm>(c.args)) {
-    if (s.inflight.size() >= cost_.gemmTiles) return false;
+    if (s.inflight.size() >= config_.gemmTiles) return false;
     for (const InFlight& f : s.inflight)
       if (!std::holds_alternative<firmware::Gemm>(stream_[f.command].args)) return false;
     return true;
@@ -474,14 +477,14 @@ uint64_t Machine::issueTiming(int q, QueueState& s, const Command& c, uint64_t n
 
 // The densify unit's phases (rtl/nnc_densify.sv, docs/rtl-datapath.md section 3): it reads
 // each array element by element, one per cycle while its beats are on chip; the reader
-// keeps `densifyAhead` beats per array in flight, so an array's first beat costs a DRAM
+// keeps `densifyBeats` (NpuConfig) beats per array in flight, so an array's first beat costs a DRAM
 // round trip and a fast phase (the descriptor, the scan) then runs at the rate the beats
 // come back. The fill writes whole beats, `densifyFillBeat` cycles each (the DMA's aux
 // port); the walk spends a few cycles per position of each level and per stored value.
 // Without a readable, valid descriptor (an estimate without DRAM contents, or metadata the
 // unit rejects early) only the fill and a round trip are counted.
 uint64_t Machine::densifyCycles(const firmware::Densify& d) const {
-  constexpr uint64_t kBeat = 16;
+  constexpr uint64_t kBeat = firmware::kAxiDataBytes;
   const uint64_t lat = cost_.dramLatency;
   const uint64_t outBeats = (uint64_t{d.outAddr} + d.outSize + kBeat - 1) / kBeat - d.outAddr / kBeat;
   const uint64_t base = cost_.densifyOverhead + outBeats * cost_.densifyFillBeat;
@@ -496,7 +499,7 @@ uint64_t Machine::densifyCycles(const firmware::Densify& d) const {
   const uint32_t levels = hdr[0];
   if (levels == 0 || levels > kDensifyMaxLevels) return base + lat;
   // An array of n 4-byte elements read at one per cycle, from its first beat on.
-  const uint64_t ahead = std::max<uint32_t>(1, cost_.densifyAhead);
+  const uint64_t ahead = std::max<uint32_t>(1, config_.densifyBeats);
   auto stream = [&](uint64_t n) {
     const uint64_t beats = (4 * n + kBeat - 1) / kBeat;
     return n == 0 ? 0 : lat + std::max(n, beats * (lat + cost_.densifyRefill) / ahead);
@@ -690,9 +693,10 @@ void Machine::gemm(const firmware::Gemm& g, std::vector<Access>& accesses) {
   const uint8_t* inp = buffers_[0].data() + g.inpAddr;
   const uint8_t* wgt = buffers_[1].data() + g.wgtAddr;
   uint8_t* acc = buffers_[2].data() + g.accAddr;
-  int64_t sum[16][16] = {};
+  // m and n are at most the ISA's array size (decode checks them); R and C may be smaller.
+  int64_t sum[firmware::kArrayRows][firmware::kArrayCols] = {};
   for (uint32_t t = 0; t < g.k; ++t) {
-    int64_t a[16], b[16];
+    int64_t a[firmware::kArrayRows], b[firmware::kArrayCols];
     for (uint32_t i = 0; i < g.m; ++i) a[i] = readElem(inp + (size_t{t} * R + i) * eb, eb, g.aSigned) - int64_t{g.aZp};
     for (uint32_t j = 0; j < g.n; ++j) b[j] = readElem(wgt + (size_t{t} * C + j) * wb, wb, g.bSigned) - int64_t{g.bZp};
     for (uint32_t i = 0; i < g.m; ++i)
@@ -1032,7 +1036,7 @@ InterpreterResult Machine::run() {
         }
       }
       // Fetch: ring slots requested one per cycle while fewer than fetchDepth are out.
-      while (requested < n && arrivals.size() < cost_.fetchDepth && nextRequest <= now && !endPending) {
+      while (requested < n && arrivals.size() < config_.fetchDepth && nextRequest <= now && !endPending) {
         arrivals.push_back(bus_.fetch(now));
         ++requested;
         nextRequest = now + 1;
@@ -1072,7 +1076,7 @@ InterpreterResult Machine::run() {
           endAt = now + cost_.endCycles;
         } else {
           const int q = queueIndex(c);
-          if (queues[q].pending.size() + queues[q].inflight.size() >= cost_.queueDepth) break;
+          if (queues[q].pending.size() + queues[q].inflight.size() >= config_.queueDepth) break;
           queues[q].pending.push_back(pc);
         }
         arrivals.pop_front();
@@ -1134,7 +1138,7 @@ InterpreterResult Machine::run() {
         bus_.arrival(arrivals.front()) > now)
       next = std::min(next, bus_.arrival(arrivals.front()));
     if (const uint64_t b = bus_.nextEvent(); b != BusSim::kNever) next = std::min(next, std::max(b, now + 1));
-    if (requested < n && arrivals.size() < cost_.fetchDepth && nextRequest > now && !endPending)
+    if (requested < n && arrivals.size() < config_.fetchDepth && nextRequest > now && !endPending)
       next = std::min(next, nextRequest);
     if (endPending && endAt > now) next = std::min(next, endAt);
     if (next == std::numeric_limits<uint64_t>::max()) {

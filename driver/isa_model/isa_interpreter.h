@@ -8,7 +8,7 @@
 // What it models, as docs/isa.md defines it:
 //  - every command is checked with the generated decoder rules first (bad_field);
 //  - the dispatcher hands commands in stream order to three in-order queues (load,
-//    compute, store) of `queueDepth` entries; END waits for all three to drain;
+//    compute, store) of NpuConfig::queueDepth entries; END waits for all three to drain;
 //  - the four dependency-token counters; a command pops before it starts and pushes
 //    when it has completed (a push beyond 255 outstanding tokens is a stream error: the
 //    8-bit counters cannot hold it);
@@ -67,6 +67,8 @@ class DramModel {
 
 // The timing model, calibrated against the RTL on the simulated SoC with its default DRAM
 // (tests/bench/npu_calibrate prints both side by side). Cycle counts are the NPU clock's.
+// The depths (`fetchDepth`, `queueDepth`, `dmaBursts`, `gemmTiles`, `densifyBeats`) are the
+// hardware's, in NpuConfig; the latencies below are measured.
 //  - Fetch: the command processor keeps `fetchDepth` ring slots requested or waiting for
 //    dispatch; each arrives `fetchLatency` cycles after its request (one request per cycle),
 //    or after the data of the DMA read bursts requested before it (DRAM answers reads in
@@ -74,7 +76,7 @@ class DramModel {
 //  - Queues hold `queueDepth` commands each, issued or not, until they complete; the
 //    dispatcher stops at a full queue (in stream order).
 //  - DMA_LOAD / DMA_STORE: one command per engine at a time; each row is split into bursts
-//    of whole 16-byte beats (<= 256 beats), `dmaBursts` in flight per engine; a read burst's
+//    of whole bus beats (<= 256 beats), `dmaBursts` in flight per engine; a read burst's
 //    first beat comes `dramLatency` cycles after its address, a write burst's response as
 //    long after its last beat. Reads (DMA and fetch) are answered in address order; read
 //    and write data share the bus (`busBytesPerCycle`), half each while both flow.
@@ -88,27 +90,24 @@ class DramModel {
 //    values; the `densify*` fields); without DRAM contents (estimate()) it is the fill alone.
 //  - SYNC completes as it issues, once its queue has nothing in flight; END waits for all.
 // Timing never depends on data (DENSIFY's metadata aside, a constant of the model), and on
-// addresses only through their offset in a 16-byte
+// addresses only through their offset in a bus
 // beat (4 KiB burst boundaries are not modelled), so the estimate of a step in its
 // step-local address space equals its cycles wherever it is relocated (64-byte aligned).
 struct CostModel {
   uint32_t dramLatency = 41;       // read: address -> first beat; write: last beat -> response
-  uint32_t busBytesPerCycle = 16;  // AXI data width 16 B; reads and writes share it
-  uint32_t dmaBursts = 4;          // bursts in flight per DMA engine (rtl/nnc_dma MaxOutstanding)
+  // DRAM bandwidth, reads and writes sharing it: the SoC's default, a bus beat per cycle.
+  uint32_t busBytesPerCycle = firmware::kAxiDataBytes;
   uint32_t dmaSetup = 3;           // command accepted -> first burst address
   uint32_t dmaDone = 2;            // last beat / response -> command complete
   uint32_t fetchLatency = 45;      // ring slot requested -> command at the dispatcher
-  uint32_t fetchDepth = 4;         // slots requested or fetched, not yet dispatched
   uint32_t fetchAfterData = 4;     // a fetch queued behind DMA read data: cycles after it
-  uint32_t queueDepth = 4;         // commands per queue, issued or not (rtl/nnc_cmd_proc: 4)
   uint32_t endCycles = 6;          // END dispatched -> job done
   uint32_t gemmIssue = 1;          // GEMM accepted -> first beat
-  uint32_t gemmSpacing = 16;       // min cycles between consecutive GEMMs' last beats
+  // Min cycles between consecutive GEMMs' last beats: the MAC array's max(R, C).
+  uint32_t gemmSpacing = std::max(firmware::kArrayRows, firmware::kArrayCols);
   uint32_t gemmDrain = 35;         // last beat -> results in ACC
-  uint32_t gemmTiles = 4;          // GEMMs in flight (rtl/nnc_compute TileFifo)
   uint32_t requantOverhead = 13;   // REQUANT_STORE: rows + this
   // DENSIFY (rtl/nnc_densify.sv; Machine::densifyCycles has the model):
-  uint32_t densifyAhead = 8;        // beats in flight per array (the reader's StreamDepth)
   uint32_t densifyRefill = 4;       // a prefetched beat's round trip beyond dramLatency
   uint32_t densifyFillBeat = 3;     // cycles per fill beat (aux write: AW, W, then the next)
   uint32_t densifyEnterDense = 2;   // walk: per parent position of a DENSE level

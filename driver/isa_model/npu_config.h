@@ -1,14 +1,15 @@
-// NpuConfig: the NPU geometry the compiler plans for: MAC array size and the capacity of
-// each on-chip buffer (docs/isa.md, "Buffers and data layouts").
+// NpuConfig: the NPU the compiler plans for and the ISA interpreter models: the MAC array
+// size, the capacity of each on-chip buffer (docs/isa.md, "Buffers and data layouts") and
+// the depths that shape its timing.
 //
-// The array size comes from the ISA constants (firmware/isa.json), and on a live device
-// from the CONFIG register, which also gives the INP/WGT buffer size (buf_kib_log2). The
-// ISA has no register for the ACC, OUT and PRM sizes; the defaults below are the RTL's
-// (rtl/nnc_dma.sv parameters AccBytes, OutBytes, PrmBytes). The compiler never plans a
-// footprint beyond these sizes, so a stream that runs here never faults with DMA_OOB.
+// The defaults are the hardware contract (firmware/isa.json constants). On a live device
+// the CONFIG registers report every one of them (fromRegisters), so a stream planned for
+// it fits the NPU it runs on: the compiler never plans a footprint beyond these sizes, and
+// such a stream never faults with DMA_OOB.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "firmware/isa_generated.h"
@@ -19,16 +20,25 @@ namespace nncosim::driver {
 struct NpuConfig {
   uint32_t rows = firmware::kArrayRows;  // R: activation lanes (GEMM m)
   uint32_t cols = firmware::kArrayCols;  // C: weight lanes (GEMM n)
-  uint32_t inpBytes = 256u << 10;
-  uint32_t wgtBytes = 256u << 10;
-  uint32_t accBytes = 64u << 10;
-  uint32_t outBytes = 64u << 10;
-  uint32_t prmBytes = 4u << 10;
+  uint32_t inpBytes = firmware::kInpBufBytes;
+  uint32_t wgtBytes = firmware::kWgtBufBytes;
+  uint32_t accBytes = firmware::kAccBufBytes;
+  uint32_t outBytes = firmware::kOutBufBytes;
+  uint32_t prmBytes = firmware::kPrmBufBytes;
+  // Depths, for timing only (the ISA interpreter's model):
+  uint32_t queueDepth = firmware::kCmdQueueDepth;   // commands per queue, issued or not
+  uint32_t fetchDepth = firmware::kCmdFetchDepth;   // ring slots requested or fetched, not dispatched
+  uint32_t dmaBursts = firmware::kDmaBursts;        // bursts in flight per DMA engine
+  uint32_t gemmTiles = firmware::kGemmTiles;        // GEMMs in flight
+  uint32_t densifyBeats = firmware::kDensifyBeats;  // beats the densify reader keeps per array
 
   uint32_t bufferBytes(firmware::Buffer b) const;
-  // From the CONFIG register (rows, cols, log2 of the INP/WGT size in KiB); ACC, OUT and
-  // PRM keep their defaults. Rejects geometries the ISA cannot address.
-  static hal::Result<NpuConfig> fromConfigRegister(uint32_t value);
+  // From a device's CONFIG registers, read through readReg (register offset -> value).
+  // Rejects hardware this ISA cannot drive: an array beyond the GEMM fields, a buffer beyond
+  // the buffer address, a bus width other than the ISA's (DENSIFY's faults depend on it),
+  // a zero depth.
+  using RegisterReader = std::function<hal::Result<uint32_t>(uint32_t offset)>;
+  static hal::Result<NpuConfig> fromRegisters(const RegisterReader& readReg);
   // "16x16 array, INP 256 KiB, WGT 256 KiB, ACC 64 KiB, OUT 64 KiB, PRM 4 KiB"
   std::string describe() const;
 };

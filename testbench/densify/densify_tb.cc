@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "Vnnc_densify.h"
+#include "firmware/isa_generated.h"
 #include "hal/operand_type.h"
 #include "hal/vector_file.h"
 #include "ops/densify/densify_walker.h"
@@ -305,7 +306,7 @@ class Harness {
   std::mt19937_64& rng() { return rng_; }
 
  private:
-  static constexpr uint32_t kBeat = 16;  // the unit's BusBytes
+  static constexpr uint32_t kBeat = firmware::kAxiDataBytes;  // the unit's BusBytes
   static std::string hex(uint32_t v) {
     std::ostringstream s;
     s << std::hex << v;

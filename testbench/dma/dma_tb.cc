@@ -27,10 +27,11 @@ using firmware::Buffer;
 using firmware::CommandWords;
 using firmware::ErrCode;
 
-constexpr unsigned kBus = 16;
+constexpr unsigned kBus = firmware::kAxiDataBytes;
 constexpr uint64_t kDram = 1 << 20;  // DRAM size; beats at or above answer DECERR
 constexpr uint64_t kLoadRegion = kDram / 2;  // loads read [0, 512K), stores write above
-const uint32_t kBufSize[5] = {262144, 262144, 65536, 65536, 4096};  // nnc_dma defaults
+const uint32_t kBufSize[5] = {firmware::kInpBufBytes, firmware::kWgtBufBytes, firmware::kAccBufBytes,
+                              firmware::kOutBufBytes, firmware::kPrmBufBytes};  // nnc_dma defaults
 
 struct Xfer {
   bool store = false;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "Vnnc_mac_array.h"
+#include "firmware/isa_generated.h"
 #include "testbench/testbench.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
@@ -19,7 +20,7 @@
 namespace nncosim::testbench {
 namespace {
 
-constexpr int kRows = 16, kCols = 16;  // nnc_mac_array's defaults
+constexpr int kRows = firmware::kArrayRows, kCols = firmware::kArrayCols;  // nnc_mac_array's defaults
 constexpr int kAccWidth = 48;          // nnc_pkg::AccWidth
 
 template <typename Wide>

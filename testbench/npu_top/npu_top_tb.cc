@@ -36,8 +36,9 @@ namespace {
 
 using namespace nncosim::firmware;
 
-constexpr unsigned kBus = 16;
+constexpr unsigned kBus = kAxiDataBytes;
 constexpr uint32_t kR = kArrayRows, kC = kArrayCols;
+constexpr uint32_t log2Of(uint32_t v) { return v > 1 ? 1 + log2Of(v / 2) : 0; }
 constexpr uint32_t kRingBase = 0x1000;
 
 class Npu {
@@ -146,7 +147,7 @@ class Npu {
   void softReset() {
     write(reg::kCtrl, reg::kCtrlSoftReset | reg::kCtrlIrqEn);
     for (int i = 0; i < 1000 && !(read(reg::kStatus) & reg::kStatusIdle); ++i) step();
-    write(reg::kIrqStatus, 0x3);
+    write(reg::kIrqStatus, reg::kIrqStatusDone | reg::kIrqStatusError);
     tail_ = 0;
     write(reg::kRingTail, 0);
   }
@@ -754,7 +755,7 @@ void faultCase(Npu& npu, std::mt19937_64& rng, Failures& f, int kind) {
   } else if (kind == 5) {
     // acc64 footprints count 8-byte elements: a GEMM or REQUANT_STORE whose int32 ACC
     // footprint ends exactly at the end of ACC runs without acc64 and is dma_oob with it.
-    const uint32_t accBytes = 65536;  // nnc_npu_top's AccBytes
+    const uint32_t accBytes = kAccBufBytes;  // nnc_npu_top's AccBytes
     Command c32, c64;
     if (rng() % 2) {
       Gemm g;
@@ -778,7 +779,7 @@ void faultCase(Npu& npu, std::mt19937_64& rng, Failures& f, int kind) {
     if (!npu.waitIrq(200000) || npu.read(reg::kIrqStatus) != reg::kIrqStatusDone) {
       f.fail(what + ": the int32 footprint must fit; " + errText(npu));
     }
-    npu.write(reg::kIrqStatus, 3);
+    npu.write(reg::kIrqStatus, reg::kIrqStatusDone | reg::kIrqStatusError);
     const uint32_t slot = npu.tail();
     (void)npu.submit({c64, cmd(e)});
     wantCode = static_cast<uint32_t>(ErrCode::kDmaOob);
@@ -789,7 +790,7 @@ void faultCase(Npu& npu, std::mt19937_64& rng, Failures& f, int kind) {
     DmaStore s;
     s.bufId = Buffer::kAcc;
     s.dramAddr = kO;
-    s.bufAddr = 65536 - 8;
+    s.bufAddr = kAccBufBytes - 8;
     s.count0 = 16;
     (void)npu.submit({cmd(s), cmd(e)});
     what = "store past ACC";
@@ -845,7 +846,9 @@ TestbenchResult runNpuTop(const TestbenchOptions& opt) {
   // Identification registers.
   if (npu.read(reg::kId) != reg::kIdValue) f.fail("ID register");
   if (npu.read(reg::kVersion) != kIsaVersion) f.fail("VERSION register");
-  if (npu.read(reg::kConfig) != (kArrayRows | kArrayCols << 8 | 8u << 16)) f.fail("CONFIG register");
+  const uint32_t config = kArrayRows << reg::kConfigRowsLsb | kArrayCols << reg::kConfigColsLsb |
+                          log2Of(kInpBufBytes >> 10) << reg::kConfigBufKibLog2Lsb;
+  if (npu.read(reg::kConfig) != config) f.fail("CONFIG register");
   npu.read(0xFF0);
   if (npu.lastResp() != 2) f.fail("a read of an unmapped register must answer SLVERR");
   npu.setupRing(64, 100000);
@@ -884,6 +887,12 @@ TestbenchResult runNpuTop(const TestbenchOptions& opt) {
      << faults << " faults (bad field, acc64 dma_oob, watchdog, bus error, dma_oob, soft reset during DMA, bad "
      << "metadata) handled as documented; " << (npu.cycle() - c0) << " cycles (PERF_CYCLES " << perfCycles << ", PERF_MACS " << perfMacs
      << ")";
+  // Every constant the CONFIG registers report reads as the spec has it. After the timed
+  // part, so the figures do not depend on how many such registers there are.
+  for (const reg::ConfigReport& c : reg::kConfigReports) {
+    const uint32_t v = (npu.read(c.offset) & c.mask) >> c.lsb;
+    if (v != c.value) f.fail(std::string("CONFIG register reports ") + c.constant + " = " + std::to_string(v));
+  }
   return finish(res, f, os.str());
 }
 
@@ -922,7 +931,7 @@ TestbenchResult runBenchGemm(const TestbenchOptions& opt) {
     f.fail("operand load did not finish; " + errText(npu));
     return finish(res, f, "");
   }
-  npu.write(reg::kIrqStatus, 3);
+  npu.write(reg::kIrqStatus, reg::kIrqStatusDone | reg::kIrqStatusError);
   // Job 2: the GEMM tiles, results cycling through the 64 ACC tiles.
   std::vector<Command> tiles;
   for (uint32_t i = 0; i < mTiles; ++i) {
@@ -952,7 +961,7 @@ TestbenchResult runBenchGemm(const TestbenchOptions& opt) {
     return finish(res, f, "");
   }
   const uint32_t busy = npu.read(reg::kPerfComputeBusy), perfMacs = npu.read(reg::kPerfMacs);
-  npu.write(reg::kIrqStatus, 3);
+  npu.write(reg::kIrqStatus, reg::kIrqStatusDone | reg::kIrqStatusError);
   // Job 3: the last 64 tiles' results out of ACC, checked against C++.
   const uint32_t accTiles = std::min<uint32_t>(64, mTiles * nTiles);
   DmaStore st;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "Vnnc_requant.h"
+#include "firmware/isa_generated.h"
 #include "ops/quant/fixed_point.h"
 #include "testbench/testbench.h"
 #include "verilated.h"
@@ -26,7 +27,7 @@
 namespace nncosim::testbench {
 namespace {
 
-constexpr int kLanes = 16;  // nnc_requant's default Lanes
+constexpr int kLanes = firmware::kArrayCols;  // nnc_requant's default Lanes
 
 enum OutType : int { kOutU8 = 0, kOutI8 = 1, kOutI16 = 2, kOutI32 = 3, kOutU16 = 4 };  // out_type_e
 constexpr int kOutTypes = 5;

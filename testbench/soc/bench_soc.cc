@@ -106,7 +106,7 @@ Measure runBare(const std::vector<uint8_t>& stream, const std::vector<uint8_t>& 
   for (int i = 0; i < 8; ++i) step();
   top.rst_ni = 1;
   reg(fw::reg::kRingBase, static_cast<uint32_t>(ringBase));
-  reg(fw::reg::kRingSize, 4096);
+  reg(fw::reg::kRingSize, fw::kRingSlots);
   reg(fw::reg::kCtrl, fw::reg::kCtrlIrqEn);
   reg(fw::reg::kRingTail, static_cast<uint32_t>(stream.size() / fw::kCommandBytes));
   const auto t0 = Clock::now();

@@ -191,6 +191,9 @@ with tempfile.TemporaryDirectory() as tmp:
               and " at 500 MHz" in out, out[-400:] + err[-300:])
         expect("run bad preference", ["run", "--preference", "turbo"], 2, "--preference")
         expect("run bad setting", ["run", "--set", "warp_factor=9"], 1, "unknown key")
+        # The array size is the RTL's, fixed when it is built: refused when set, naming it.
+        expect("run array size not the built one", ["run", "--set", "array_rows=8"], 1,
+               "array_rows: 8 is not the built size 16")
 
     # capabilities: measured figures, and with a model where each operation runs and why.
     rc, out, err = run("capabilities", "--demo", "--backend", "isa")

@@ -1,7 +1,9 @@
 // The ISA's encoder, decoder, disassembler/assembler and the generated SV package agree.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
+#include <set>
 #include <string>
 
 #include "firmware/isa_generated.h"
@@ -247,7 +249,8 @@ TEST(Isa, Acc64FieldPositions) {
 // ISA 1.2 added wgt8 (GEMM word 4 bit 17, reserved in 1.1): 8-bit weights under int16
 // activations. It is a constraint violation (bad_field at its bit) with mode int8.
 TEST(Isa, Wgt8FieldPositionAndConstraint) {
-  EXPECT_EQ(kIsaVersion, (1u << 16) | 2u);
+  EXPECT_EQ(kIsaVersionMajor, 1u);
+  EXPECT_GE(kIsaVersionMinor, 2u);
   Gemm g;
   g.k = 1;
   g.mode = GemmMode::kInt16;
@@ -314,6 +317,40 @@ TEST(Isa, StreamErrorsNameTheCommand) {
   ASSERT_EQ(bytes.size(), size_t{kCommandBytes});
   EXPECT_EQ(bytes[0], static_cast<uint8_t>(Opcode::kEnd));
   EXPECT_EQ(ringSlotAddress(0x1007, 2), 0x1040u);
+}
+
+// The ID magic is 'NNC1' read as big-endian ASCII (the spec once held a decimal value that
+// spelled 'NNG1' next to a doc that said 'NNC1').
+TEST(IsaRegisters, IdSpellsNnc1) {
+  EXPECT_EQ(reg::kIdValue, uint32_t{'N'} << 24 | uint32_t{'N'} << 16 | uint32_t{'C'} << 8 | uint32_t{'1'});
+}
+
+// ISA 1.3: the CONFIG registers report every hardware number the compiler and the ISA model
+// plan with, each in its own bits of a register past the counters.
+TEST(IsaRegisters, ConfigReportsTheHardwareContract) {
+  EXPECT_EQ(kIsaVersion, (1u << 16) | 3u);
+  std::map<uint32_t, uint32_t> used;  // offset -> mask bits taken
+  std::set<std::string> reported;
+  for (const reg::ConfigReport& c : reg::kConfigReports) {
+    SCOPED_TRACE(c.constant);
+    EXPECT_NE(c.mask, 0u);
+    EXPECT_EQ((c.mask >> c.lsb) << c.lsb, c.mask);
+    EXPECT_EQ(c.mask & (1u << c.lsb), 1u << c.lsb);
+    EXPECT_EQ(((c.value << c.lsb) & c.mask) >> c.lsb, c.value);  // fits the field
+    EXPECT_EQ(used[c.offset] & c.mask, 0u);
+    used[c.offset] |= c.mask;
+    EXPECT_TRUE(c.offset == reg::kConfig || c.offset > reg::kPerfMacs);
+    reported.insert(c.constant);
+  }
+  for (const char* name : {"array_rows", "array_cols", "inp_buf_bytes", "wgt_buf_bytes", "acc_buf_bytes",
+                           "out_buf_bytes", "prm_buf_bytes", "axi_data_bytes", "dma_bursts", "cmd_queue_depth",
+                           "cmd_fetch_depth", "gemm_tiles", "densify_beats", "densify_reads"})
+    EXPECT_EQ(reported.count(name), 1u) << name << " is not reported by a CONFIG register";
+  // Buffer addresses are buf_addr_bits wide, so no buffer can be larger.
+  for (uint32_t bytes : {kInpBufBytes, kWgtBufBytes, kAccBufBytes, kOutBufBytes, kPrmBufBytes})
+    EXPECT_LE(bytes, 1u << kBufAddrBits);
+  EXPECT_EQ(reg::kPerfMacs + 4, reg::kConfigInpBytes);
+  EXPECT_LT(reg::kConfigCompute, 1u << kRegAddrBits);
 }
 
 #ifdef NNC_HAVE_ISA_PROBE

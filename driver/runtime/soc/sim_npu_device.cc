@@ -10,9 +10,11 @@ namespace nncosim::driver {
 
 SimNpuDevice::SimNpuDevice(sim::Device& device, uint64_t jobTimeoutCycles)
     : device_(device), timeout_(jobTimeoutCycles) {
-  // The live geometry comes from the CONFIG register; ACC/OUT/PRM sizes are the RTL's.
-  if (auto reg = device_.readReg(firmware::reg::kConfig); reg.ok())
-    if (auto c = NpuConfig::fromConfigRegister(*reg); c.ok()) config_ = *c;
+  // The compiler plans for the NPU the CONFIG registers describe. A constructor cannot
+  // fail, so a device this ISA cannot drive fails its first job instead.
+  auto c = NpuConfig::fromRegisters([this](uint32_t offset) { return device_.readReg(offset); });
+  if (c) config_ = *c;
+  else configStatus_ = hal::fail("the simulated NPU: ", c.error());
 }
 
 hal::Result<uint64_t> SimNpuDevice::allocate(uint64_t bytes, const std::string& name) {
@@ -35,6 +37,7 @@ hal::Status SimNpuDevice::read(uint64_t address, void* data, size_t bytes) {
 }
 
 hal::Result<JobStats> SimNpuDevice::run(const std::vector<firmware::Command>& commands) {
+  NNC_TRY(configStatus_);
   NNC_ASSIGN_OR_RETURN(auto words, firmware::encodeStream(commands));
   // Each job starts from a clean NPU with cleared counters, so its counters are its own.
   NNC_TRY(device_.reset());

@@ -36,6 +36,7 @@ class SimNpuDevice : public NpuDevice {
  private:
   sim::Device& device_;
   NpuConfig config_;
+  hal::Status configStatus_ = hal::Status::Ok();  // whether the CONFIG registers made sense
   uint64_t timeout_;
   uint64_t jobs_ = 0;
   std::vector<UnitSpan> spans_;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 
 #include "driver/compiler/stream_builder.h"
@@ -459,9 +460,9 @@ TEST(StepStream, TokensBalanceForAnyShapeAndQueueDepth) {
           }
         }
         DramModel dram(kBase, 4096);
-        CostModel cost;
-        cost.queueDepth = depth;
-        IsaInterpreter npu({}, dram, cost);
+        NpuConfig config;
+        config.queueDepth = depth;
+        IsaInterpreter npu(config, dram);
         InterpreterResult r = npu.run(ss.finish(1));
         EXPECT_TRUE(r.completed) << slots << "/" << outSlots << "/" << depth << ": " << r.describe();
         EXPECT_TRUE(r.clean()) << r.describe();
@@ -474,17 +475,72 @@ TEST(StepStream, TokensBalanceForAnyShapeAndQueueDepth) {
 namespace nncosim::driver {
 namespace {
 
-TEST(NpuConfig, FromTheConfigRegister) {
-  // 16 x 16 array, 2^8 KiB INP/WGT: the RTL's default.
-  auto c = NpuConfig::fromConfigRegister(16u | 16u << 8 | 8u << 16);
+// A register file holding the spec's values where the spec says the CONFIG registers
+// report them: what the RTL built with the defaults answers.
+std::map<uint32_t, uint32_t> specConfigRegisters() {
+  std::map<uint32_t, uint32_t> regs;
+  for (const firmware::reg::ConfigReport& r : firmware::reg::kConfigReports) regs[r.offset] |= r.value << r.lsb;
+  return regs;
+}
+
+NpuConfig::RegisterReader readerOf(const std::map<uint32_t, uint32_t>& regs) {
+  return [regs](uint32_t offset) -> hal::Result<uint32_t> {
+    auto it = regs.find(offset);
+    if (it == regs.end()) return hal::fail("no register");
+    return it->second;
+  };
+}
+
+std::vector<uint32_t> fields(const NpuConfig& c) {
+  return {c.rows,       c.cols,       c.inpBytes,  c.wgtBytes,  c.accBytes,    c.outBytes,
+          c.prmBytes,   c.queueDepth, c.fetchDepth, c.dmaBursts, c.gemmTiles, c.densifyBeats};
+}
+
+// The compiler's defaults are what the spec's hardware reports: decoding the CONFIG
+// registers of an NPU built with the defaults gives NpuConfig{} field for field.
+TEST(NpuConfig, DefaultsAreWhatTheSpecsHardwareReports) {
+  auto c = NpuConfig::fromRegisters(readerOf(specConfigRegisters()));
   ASSERT_TRUE(c.ok()) << c.error();
-  EXPECT_EQ(c->inpBytes, 256u << 10);
-  EXPECT_EQ(c->wgtBytes, 256u << 10);
-  EXPECT_EQ(c->rows, 16u);
-  EXPECT_EQ(c->accBytes, NpuConfig{}.accBytes);
-  EXPECT_FALSE(NpuConfig::fromConfigRegister(32u | 16u << 8 | 8u << 16).ok());  // m is <= 16
-  EXPECT_FALSE(NpuConfig::fromConfigRegister(16u | 16u << 8 | 11u << 16).ok());  // > 20-bit
-  EXPECT_NE(NpuConfig{}.describe().find("INP 256 KiB"), std::string::npos);
+  EXPECT_EQ(fields(*c), fields(NpuConfig{}));
+  EXPECT_EQ(NpuConfig{}.describe(), "16x16 array, INP 256 KiB, WGT 256 KiB, ACC 64 KiB, OUT 64 KiB, PRM 4 KiB");
+  // The timing constants that are hardware structure, not measurements.
+  EXPECT_EQ(CostModel{}.gemmSpacing, std::max(firmware::kArrayRows, firmware::kArrayCols));
+  EXPECT_EQ(CostModel{}.busBytesPerCycle, firmware::kAxiDataBytes);
+}
+
+TEST(NpuConfig, FromRegistersTakesWhatTheHardwareSays) {
+  auto regs = specConfigRegisters();
+  regs[firmware::reg::kConfigAccBytes] = 32u << 10;
+  regs[firmware::reg::kConfig] = (regs[firmware::reg::kConfig] & ~firmware::reg::kConfigRows) | 8u;
+  regs[firmware::reg::kConfigQueues] = 2u | 8u << firmware::reg::kConfigQueuesFetchDepthLsb;
+  auto c = NpuConfig::fromRegisters(readerOf(regs));
+  ASSERT_TRUE(c.ok()) << c.error();
+  EXPECT_EQ(c->accBytes, 32u << 10);
+  EXPECT_EQ(c->rows, 8u);
+  EXPECT_EQ(c->cols, firmware::kArrayCols);
+  EXPECT_EQ(c->queueDepth, 2u);
+  EXPECT_EQ(c->fetchDepth, 8u);
+}
+
+TEST(NpuConfig, FromRegistersRefusesHardwareTheIsaCannotDrive) {
+  auto refused = [](uint32_t offset, uint32_t value, const std::string& fragment) {
+    auto regs = specConfigRegisters();
+    regs[offset] = value;
+    auto c = NpuConfig::fromRegisters(readerOf(regs));
+    ASSERT_FALSE(c.ok()) << fragment;
+    EXPECT_NE(c.error().find(fragment), std::string::npos) << c.error();
+  };
+  const uint32_t config = specConfigRegisters()[firmware::reg::kConfig];
+  refused(firmware::reg::kConfig, (config & ~firmware::reg::kConfigRows) | 32u, "32x16 array, beyond the ISA's 16x16");
+  refused(firmware::reg::kConfig, config & ~firmware::reg::kConfigCols, "array columns = 0");
+  refused(firmware::reg::kConfigWgtBytes, 2u << 20, "2097152-byte wgt buffer, beyond the 20-bit buffer address");
+  refused(firmware::reg::kConfigDma, 32u | 4u << firmware::reg::kConfigDmaBurstsLsb, "32-byte memory bus");
+  refused(firmware::reg::kConfigCompute, 0, "GEMM tiles = 0");
+  auto regs = specConfigRegisters();
+  regs.erase(firmware::reg::kConfigPrmBytes);  // an ISA 1.2 NPU has no such register
+  auto c = NpuConfig::fromRegisters(readerOf(regs));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().find("CONFIG register at 0x80: no register"), std::string::npos) << c.error();
 }
 
 }  // namespace
