@@ -47,7 +47,8 @@ bool backendExists(const std::string& name) {
       ;
 }
 
-hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name, const BackendOptions& o) {
+hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name,
+                                                  const BackendOptions& o) {
   auto b = std::unique_ptr<Backend>(new Backend);
   b->name_ = name;
   driver::DriverOptions dopt;

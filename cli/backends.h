@@ -16,10 +16,10 @@ namespace nncosim::cli {
 struct BackendOptions {
   hal::ExecutionPreference preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
   driver::ConvMapping convMapping = driver::ConvMapping::kAuto;  // difftest --mapping
-  std::vector<std::string> hostSettings; // host model key=value (driver/compiler/host_model.h)
-  std::string wavesPath;                 // sim only
-  std::vector<std::string> socSettings;  // sim only: key=value overrides
-  std::string socConfigFile;             // sim only
+  std::vector<std::string> hostSettings;  // host model key=value (driver/compiler/host_model.h)
+  std::string wavesPath;                  // sim only
+  std::vector<std::string> socSettings;   // sim only: key=value overrides
+  std::string socConfigFile;              // sim only
 };
 
 // A driver and the device it owns.
@@ -31,7 +31,8 @@ class Backend {
   const std::string& socDescription() const { return soc_; }
 
  private:
-  friend hal::Result<std::unique_ptr<Backend>> openBackend(const std::string&, const BackendOptions&);
+  friend hal::Result<std::unique_ptr<Backend>> openBackend(const std::string&,
+                                                           const BackendOptions&);
   std::string name_, soc_;
   std::unique_ptr<driver::NpuDevice> device_;
   std::unique_ptr<driver::NnapiDriver> driver_;
@@ -43,6 +44,7 @@ std::string backendNames();
 std::string defaultBackend();
 bool backendExists(const std::string& name);
 // Opens a backend (the simulated SoC elaborates here, once per process).
-hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name, const BackendOptions& options);
+hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name,
+                                                  const BackendOptions& options);
 
 }  // namespace nncosim::cli

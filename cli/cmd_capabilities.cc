@@ -14,9 +14,11 @@
 namespace nncosim::cli {
 namespace {
 
-void printPerformance(const std::string& what, const hal::PerformanceInfo& p, const std::string& how) {
-  std::cout << "  " << std::left << std::setw(34) << what << std::right << " execTime " << std::setw(9) << p.execTime
-            << "  powerUsage " << std::setw(9) << p.powerUsage << "  " << how << "\n";
+void printPerformance(const std::string& what, const hal::PerformanceInfo& p,
+                      const std::string& how) {
+  std::cout << "  " << std::left << std::setw(34) << what << std::right << " execTime "
+            << std::setw(9) << p.execTime << "  powerUsage " << std::setw(9) << p.powerUsage << "  "
+            << how << "\n";
 }
 
 }  // namespace
@@ -25,17 +27,21 @@ int cmdCapabilities(const Args& args) {
   po::options_description desc("capabilities options");
   std::string file, backend = defaultBackend();
   bool demo = false;
-  desc.add_options()("model", po::value(&file), "a model file: also print where each operation runs and why")(
+  desc.add_options()("model", po::value(&file),
+                     "a model file: also print where each operation runs and why")(
       "demo", po::bool_switch(&demo), "the same for the embedded demo network")(
-      "backend", po::value(&backend)->default_value(backend), "sim (simulated SoC), isa (ISA model), ref (no NPU)");
+      "backend", po::value(&backend)->default_value(backend),
+      "sim (simulated SoC), isa (ISA model), ref (no NPU)");
   po::positional_options_description pos;
   pos.add("model", 1);
   po::variables_map vm;
   int exit = 0;
-  if (!parseOptions(args, "nncosim capabilities [MODEL|--demo] [--backend sim|isa|ref]", desc, pos, vm, &exit))
+  if (!parseOptions(args, "nncosim capabilities [MODEL|--demo] [--backend sim|isa|ref]", desc, pos,
+                    vm, &exit))
     return exit;
   if (!backendExists(backend)) {
-    std::cerr << "nncosim capabilities: unknown backend '" << backend << "' (available: " << backendNames() << ")\n";
+    std::cerr << "nncosim capabilities: unknown backend '" << backend
+              << "' (available: " << backendNames() << ")\n";
     return kExitUsage;
   }
   hal::Model model;
@@ -65,13 +71,14 @@ int cmdCapabilities(const Args& args) {
   const hal::Capabilities& caps = drv.getCapabilities();
   std::cout << "backend: " << backend << "\n";
   if (!(*opened)->socDescription().empty()) std::cout << (*opened)->socDescription() << "\n";
-  std::cout << "capabilities (execTime and powerUsage relative to the CPU reference; lower is better):\n";
+  std::cout
+      << "capabilities (execTime and powerUsage relative to the CPU reference; lower is better):\n";
   std::ostringstream q8, q16;
   const bool npu = drv.device() != nullptr && drv.calibrationNpuMicros() > 0;
   if (npu) {
     q8 << std::setprecision(4) << "measured: calibration CONV_2D 3x3 32x32x32->32 int8, NPU "
-       << drv.calibrationNpuMicros() << " us (device cycles at " << drv.clockMHz() << " MHz) / reference "
-       << drv.calibrationCpuMicros() << " us (host wall time, median of 5)";
+       << drv.calibrationNpuMicros() << " us (device cycles at " << drv.clockMHz()
+       << " MHz) / reference " << drv.calibrationCpuMicros() << " us (host wall time, median of 5)";
     const auto& w = drv.calibration16x8();
     q16 << std::setprecision(4) << "measured: the same layer in the 16x8 mode, NPU " << w.npuMicros
         << " us / reference " << w.cpuMicros << " us";
@@ -81,19 +88,25 @@ int cmdCapabilities(const Args& args) {
   }
   const std::string onCpu = "runs on the reference (1.0 by construction)";
   printPerformance("float32", caps.float32Performance, onCpu);
-  printPerformance("relaxed float32->float16 scalar", caps.relaxedFloat32toFloat16PerformanceScalar, onCpu);
-  printPerformance("relaxed float32->float16 tensor", caps.relaxedFloat32toFloat16PerformanceTensor, onCpu);
+  printPerformance("relaxed float32->float16 scalar", caps.relaxedFloat32toFloat16PerformanceScalar,
+                   onCpu);
+  printPerformance("relaxed float32->float16 tensor", caps.relaxedFloat32toFloat16PerformanceTensor,
+                   onCpu);
   printPerformance("quantized8", caps.quantized8Performance, q8.str());
   printPerformance("IF", caps.ifPerformance, onCpu);
   printPerformance("WHILE", caps.whilePerformance, onCpu);
   std::cout << "per operand type:\n";
   for (const auto& [type, perf] : caps.operandPerformance) {
-    const bool q8type = type == hal::OperandType::TENSOR_QUANT8_ASYMM || type == hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    const bool q8type = type == hal::OperandType::TENSOR_QUANT8_ASYMM ||
+                        type == hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
     const bool q16type = type == hal::OperandType::TENSOR_QUANT16_SYMM;
     printPerformance(std::string(hal::toString(type)), perf,
-                     q8type ? "as quantized8" : q16type ? (npu ? q16.str() + " (16x8-mode models)" : q16.str()) : onCpu);
+                     q8type    ? "as quantized8"
+                     : q16type ? (npu ? q16.str() + " (16x8-mode models)" : q16.str())
+                               : onCpu);
   }
-  std::cout << "powerUsage = execTime: the simulator has no power model (energy taken as proportional to busy time)\n";
+  std::cout << "powerUsage = execTime: the simulator has no power model (energy taken as "
+               "proportional to busy time)\n";
   if (name.empty()) return kExitOk;
 
   auto support = drv.getSupportedOperations(model);
@@ -105,14 +118,19 @@ int cmdCapabilities(const Args& args) {
   int onNpu = 0, unsupported = 0;
   for (size_t k = 0; k < support->size(); ++k) {
     const auto& s = (*support)[k];
-    std::cout << "  #" << std::left << std::setw(4) << k << std::setw(28) << hal::toString(model.main.operations[k].type)
-              << std::setw(5) << (!s.supported ? "none" : s.onNpu ? "npu" : "cpu") << std::right;
+    std::cout << "  #" << std::left << std::setw(4) << k << std::setw(28)
+              << hal::toString(model.main.operations[k].type) << std::setw(5)
+              << (!s.supported ? "none"
+                  : s.onNpu    ? "npu"
+                               : "cpu")
+              << std::right;
     if (!s.reason.empty()) std::cout << " " << s.reason;
     std::cout << "\n";
     onNpu += s.onNpu;
     unsupported += !s.supported;
   }
-  std::cout << onNpu << " of " << support->size() << " operations on the NPU, " << unsupported << " not supported\n";
+  std::cout << onNpu << " of " << support->size() << " operations on the NPU, " << unsupported
+            << " not supported\n";
   return unsupported ? kExitFailure : kExitOk;
 }
 

@@ -26,24 +26,29 @@ int cmdConformance(const Args& args) {
   double timeout = 120;
   desc.add_options()("paths", po::value(&paths)->multitoken(), "vector files or folders")(
       "backend", po::value(&backend)->default_value("ref"),
-      "ref (software reference), isa (driver on the ISA interpreter), sim (driver on the simulated SoC)")(
-      "filter", po::value(&filter), "ECMAScript regex on FILE:TEST; only matching tests run")(
+      "ref (software reference), isa (driver on the ISA interpreter), sim (driver on the simulated "
+      "SoC)")("filter", po::value(&filter),
+              "ECMAScript regex on FILE:TEST; only matching tests run")(
       "jobs,j", po::value(&jobs)->default_value(jobs), "worker processes (0: run in this process)")(
-      "shard", po::value(&shard), "K/N: run the K-th (1-based) of N disjoint, stable slices of the files")(
-      "json", po::value(&jsonPath), "write the summary as JSON")(
-      "junit", po::value(&junitPath), "write JUnit XML")(
+      "shard", po::value(&shard),
+      "K/N: run the K-th (1-based) of N disjoint, stable slices of the files")(
+      "json", po::value(&jsonPath), "write the summary as JSON")("junit", po::value(&junitPath),
+                                                                 "write JUnit XML")(
       "digests", po::value(&digestsPath),
-      "write one line per test: FILE:TEST STATUS NPU_STEPS OUTPUT_DIGEST (a behaviour fingerprint)")(
-      "floor", po::value(&floorPath),
-      "JSON {\"<backend>\": {\"passed\": N, \"bit_exact\": M}}: fail when below it instead of on any failure")(
+      "write one line per test: FILE:TEST STATUS NPU_STEPS OUTPUT_DIGEST (a behaviour "
+      "fingerprint)")("floor", po::value(&floorPath),
+                      "JSON {\"<backend>\": {\"passed\": N, \"bit_exact\": M}}: fail when below it "
+                      "instead of on any failure")(
       "max-failures", po::value(&maxFailures)->default_value(40), "failures listed on the console")(
-      "timeout", po::value(&timeout)->default_value(120), "seconds before a single test counts as hung");
+      "timeout", po::value(&timeout)->default_value(120),
+      "seconds before a single test counts as hung");
   po::positional_options_description pos;
   pos.add("paths", -1);
   po::variables_map vm;
   int exit = 0;
   const char* usage =
-      "nncosim conformance PATH... [--backend ref|isa|sim] [--filter REGEX] [--jobs N] [--shard K/N] "
+      "nncosim conformance PATH... [--backend ref|isa|sim] [--filter REGEX] [--jobs N] [--shard "
+      "K/N] "
       "[--json FILE] [--junit FILE] [--floor FILE]";
   (void)0;
   if (!parseOptions(args, usage, desc, pos, vm, &exit)) return exit;
@@ -60,7 +65,8 @@ int cmdConformance(const Args& args) {
     int k = 0, n = 0;
     char extra = 0;
     if (std::sscanf(shard.c_str(), "%d/%d%c", &k, &n, &extra) != 2 || n < 1 || k < 1 || k > n) {
-      std::cerr << "nncosim conformance: --shard wants K/N with 1 <= K <= N, got '" << shard << "'\n";
+      std::cerr << "nncosim conformance: --shard wants K/N with 1 <= K <= N, got '" << shard
+                << "'\n";
       return kExitUsage;
     }
     opt.shardIndex = k - 1;
@@ -69,11 +75,13 @@ int cmdConformance(const Args& args) {
   try {
     if (!filter.empty()) std::regex(filter, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {
-    std::cerr << "nncosim conformance: --filter: bad regex '" << filter << "': " << e.what() << "\n";
+    std::cerr << "nncosim conformance: --filter: bad regex '" << filter << "': " << e.what()
+              << "\n";
     return kExitUsage;
   }
   if (!backendExists(backend)) {
-    std::cerr << "nncosim conformance: unknown backend '" << backend << "' (available: " << backendNames() << ")\n";
+    std::cerr << "nncosim conformance: unknown backend '" << backend
+              << "' (available: " << backendNames() << ")\n";
     return kExitUsage;
   }
   // Each worker process opens its own backend (the simulated SoC elaborates once per process).
@@ -130,7 +138,9 @@ int cmdConformance(const Args& args) {
       std::cerr << "FLOOR: " << t.bitExact << " bit-exact, below the floor of " << minExact << "\n";
       ok = false;
     }
-    if (ok) std::cout << "floor held: passed " << t.passed << " >= " << minPassed << ", bit-exact " << t.bitExact << " >= " << minExact << "\n";
+    if (ok)
+      std::cout << "floor held: passed " << t.passed << " >= " << minPassed << ", bit-exact "
+                << t.bitExact << " >= " << minExact << "\n";
     return ok && run.fileErrors.empty() ? kExitOk : kExitFailure;
   }
   return t.failed == 0 && run.fileErrors.empty() ? kExitOk : kExitFailure;

@@ -19,8 +19,8 @@ namespace nncosim::cli {
 namespace {
 
 hal::Result<hal::ExecutionPreference> parsePreference(const std::string& s) {
-  for (auto p : {hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::ExecutionPreference::SUSTAINED_SPEED,
-                 hal::ExecutionPreference::LOW_POWER})
+  for (auto p : {hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                 hal::ExecutionPreference::SUSTAINED_SPEED, hal::ExecutionPreference::LOW_POWER})
     if (s == hal::toString(p)) return p;
   if (s == "fast") return hal::ExecutionPreference::FAST_SINGLE_ANSWER;
   if (s == "sustained") return hal::ExecutionPreference::SUSTAINED_SPEED;
@@ -38,8 +38,10 @@ constexpr std::pair<const char*, driver::ConvMapping> kMappings[] = {
 
 std::string typeNames() {
   std::string s;
-  for (hal::OperationType t : verify::difftest::randomLayerTypes()) s += (s.empty() ? "" : "|") + std::string(hal::toString(t));
-  for (hal::OperationType t : verify::difftest::recurrentLayerTypes()) s += "|" + std::string(hal::toString(t));
+  for (hal::OperationType t : verify::difftest::randomLayerTypes())
+    s += (s.empty() ? "" : "|") + std::string(hal::toString(t));
+  for (hal::OperationType t : verify::difftest::recurrentLayerTypes())
+    s += "|" + std::string(hal::toString(t));
   return s;
 }
 
@@ -56,29 +58,38 @@ int cmdDifftest(const Args& args) {
   size_t maxFailures = 50;
   bool verbose = false;
   desc.add_options()("layers,n", po::value(&layers)->default_value(layers), "random layers to run")(
-      "seed,s", po::value(&seed)->default_value(seed), "run seed (layer i is generated from seed and i)")(
+      "seed,s", po::value(&seed)->default_value(seed),
+      "run seed (layer i is generated from seed and i)")(
       "first", po::value(&first)->default_value(first),
       "index of the first layer (`--first I --layers 1` reproduces layer I of a run)")(
       "backend", po::value(&backend)->default_value(backend),
-      "NPU backend: sim (the driver on the simulated SoC) or isa (the driver on the ISA interpreter)")(
+      "NPU backend: sim (the driver on the simulated SoC) or isa (the driver on the ISA "
+      "interpreter)")(
       "op", po::value(&opNames)->multitoken(),
-      ("operation types to draw from (repeat or comma-separate; default all): " + typeNames()).c_str())(
+      ("operation types to draw from (repeat or comma-separate; default all): " + typeNames())
+          .c_str())(
       "mapping", po::value(&mapping)->default_value(mapping),
-      "convolution mapping the driver must use: auto (the cost model's choice), host-im2col, dma-im2col, "
+      "convolution mapping the driver must use: auto (the cost model's choice), host-im2col, "
+      "dma-im2col, "
       "shifted-windows, output-blocks (a layer it does not apply to stays on the CPU: a fallback)")(
       "preference", po::value(&preference)->default_value(preference),
-      "execution preference the driver compiles for (FAST_SINGLE_ANSWER|SUSTAINED_SPEED|LOW_POWER)")(
-      "max-spatial", po::value(&maxSpatial)->default_value(maxSpatial), "largest input height / width")(
+      "execution preference the driver compiles for "
+      "(FAST_SINGLE_ANSWER|SUSTAINED_SPEED|LOW_POWER)")(
+      "max-spatial", po::value(&maxSpatial)->default_value(maxSpatial),
+      "largest input height / width")(
       "max-channels", po::value(&maxChannels)->default_value(maxChannels),
       "largest channel count (also FC units, matmul rows / columns)")(
       "max-batch", po::value(&maxBatch)->default_value(maxBatch), "largest batch")(
       "quant16x8", po::value(&quant16x8)->default_value(quant16x8),
-      "share (0..1) of CONV_2D / DEPTHWISE_CONV_2D / GROUPED_CONV_2D / FULLY_CONNECTED layers drawn in the "
-      "16x8 mode (int16 activations, int8 weights)")(
-      "config", po::value(&socConfig), "SoC configuration JSON (sim)")(
-      "set", po::value(&soc)->multitoken(), "SoC setting key=value, e.g. dram_latency_cycles=80 (sim)")(
-      "max-failures", po::value(&maxFailures)->default_value(maxFailures), "failures listed in the summary")(
-      "verbose,v", po::bool_switch(&verbose), "one line per layer: outcome, cycles, parameters");
+      "share (0..1) of CONV_2D / DEPTHWISE_CONV_2D / GROUPED_CONV_2D / FULLY_CONNECTED layers "
+      "drawn in the "
+      "16x8 mode (int16 activations, int8 weights)")("config", po::value(&socConfig),
+                                                     "SoC configuration JSON (sim)")(
+      "set", po::value(&soc)->multitoken(),
+      "SoC setting key=value, e.g. dram_latency_cycles=80 (sim)")(
+      "max-failures", po::value(&maxFailures)->default_value(maxFailures),
+      "failures listed in the summary")("verbose,v", po::bool_switch(&verbose),
+                                        "one line per layer: outcome, cycles, parameters");
   po::positional_options_description pos;
   po::variables_map vm;
   int exit = 0;
@@ -102,7 +113,8 @@ int cmdDifftest(const Args& args) {
       if (name.empty()) continue;
       auto t = hal::operationTypeFromString(name);
       if (!t || !verify::difftest::isRandomLayerType(*t)) {
-        std::cerr << "nncosim difftest: --op: '" << name << "' is not one of " << typeNames() << "\n";
+        std::cerr << "nncosim difftest: --op: '" << name << "' is not one of " << typeNames()
+                  << "\n";
         return kExitUsage;
       }
       opt.generator.types.push_back(*t);
@@ -117,11 +129,13 @@ int cmdDifftest(const Args& args) {
     return kExitUsage;
   }
   if (backend != "sim" && backend != "isa") {
-    std::cerr << "nncosim difftest: --backend must be sim or isa (available: " << backendNames() << ")\n";
+    std::cerr << "nncosim difftest: --backend must be sim or isa (available: " << backendNames()
+              << ")\n";
     return kExitUsage;
   }
   if (!backendExists(backend)) {
-    std::cerr << "nncosim difftest: backend '" << backend << "' is not built (available: " << backendNames() << ")\n";
+    std::cerr << "nncosim difftest: backend '" << backend
+              << "' is not built (available: " << backendNames() << ")\n";
     return kExitUsage;
   }
   const driver::ConvMapping* convMapping = nullptr;
@@ -150,38 +164,46 @@ int cmdDifftest(const Args& args) {
   }
   driver::NnapiDriver reference(nullptr);
   const verify::difftest::DifftestDrivers drivers{
-      (*npu)->driver(), *convMapping == driver::ConvMapping::kAuto ? backend : backend + " (" + mapping + ")",
+      (*npu)->driver(),
+      *convMapping == driver::ConvMapping::kAuto ? backend : backend + " (" + mapping + ")",
       reference, "ref"};
   opt.preference = bo.preference;
   if (!(*npu)->socDescription().empty()) std::cout << (*npu)->socDescription() << "\n";
 
   const bool tty = ::isatty(2);
   const uint64_t every = std::max<uint64_t>(1, layers / 20);
-  auto progress = [&](const verify::difftest::LayerResult& r, const verify::difftest::DifftestSummary& s) {
+  auto progress = [&](const verify::difftest::LayerResult& r,
+                      const verify::difftest::DifftestSummary& s) {
     using verify::difftest::Outcome;
     if (verbose) {
       std::cout << "layer " << r.index << " " << toString(r.outcome);
-      if (r.outcome == Outcome::kMatch || r.outcome == Outcome::kMismatch) std::cout << " " << r.npuCycles << " cycles";
+      if (r.outcome == Outcome::kMatch || r.outcome == Outcome::kMismatch)
+        std::cout << " " << r.npuCycles << " cycles";
       if (!r.mapping.empty()) std::cout << " [" << r.mapping << "]";
       if (r.constantOutput) std::cout << " (one output value)";
       std::cout << ": " << r.description << "\n";
       if (r.outcome != Outcome::kMatch) std::cout << "    " << r.detail << "\n";
     } else if (r.outcome == Outcome::kMismatch || r.outcome == Outcome::kError) {
-      std::cout << toString(r.outcome) << " layer " << r.index << " (seed " << seed << "): " << r.description << "\n    "
-                << r.detail << "\n";
+      std::cout << toString(r.outcome) << " layer " << r.index << " (seed " << seed
+                << "): " << r.description << "\n    " << r.detail << "\n";
     }
     std::cout.flush();
     const bool last = s.layers == layers;
     if (tty) {
-      std::fprintf(stderr, "\r[%llu/%llu] %llu NPU-checked, %llu fallbacks, %llu mismatches, %llu errors, %.1f s%s",
-                   (unsigned long long)s.layers, (unsigned long long)layers, (unsigned long long)s.npuChecked,
-                   (unsigned long long)s.fallbacks, (unsigned long long)s.mismatches, (unsigned long long)s.errors,
-                   s.seconds, last ? "\n" : "");
+      std::fprintf(
+          stderr,
+          "\r[%llu/%llu] %llu NPU-checked, %llu fallbacks, %llu mismatches, %llu errors, %.1f s%s",
+          (unsigned long long)s.layers, (unsigned long long)layers,
+          (unsigned long long)s.npuChecked, (unsigned long long)s.fallbacks,
+          (unsigned long long)s.mismatches, (unsigned long long)s.errors, s.seconds,
+          last ? "\n" : "");
     } else if (s.layers % every == 0 || last) {
-      std::fprintf(stderr, "[%llu/%llu] %llu NPU-checked, %llu fallbacks, %llu mismatches, %llu errors, %.1f s\n",
-                   (unsigned long long)s.layers, (unsigned long long)layers, (unsigned long long)s.npuChecked,
-                   (unsigned long long)s.fallbacks, (unsigned long long)s.mismatches, (unsigned long long)s.errors,
-                   s.seconds);
+      std::fprintf(
+          stderr,
+          "[%llu/%llu] %llu NPU-checked, %llu fallbacks, %llu mismatches, %llu errors, %.1f s\n",
+          (unsigned long long)s.layers, (unsigned long long)layers,
+          (unsigned long long)s.npuChecked, (unsigned long long)s.fallbacks,
+          (unsigned long long)s.mismatches, (unsigned long long)s.errors, s.seconds);
     }
   };
   const auto summary = verify::difftest::runDifftest(drivers, opt, progress);

@@ -32,7 +32,8 @@ int cmdDisasm(const Args& args) {
     std::cerr << file << ": cannot open\n";
     return kExitFailure;
   }
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   int bad = 0;
   const size_t n = bytes.size() / firmware::kCommandBytes;
   for (size_t i = 0; i < n; ++i) {

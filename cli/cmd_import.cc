@@ -22,7 +22,8 @@ int cmdImport(const Args& args) {
   pos.add("model", 1);
   po::variables_map vm;
   int exit = 0;
-  if (!parseOptions(args, "nncosim import MODEL.tflite -o MODEL.json", desc, pos, vm, &exit)) return exit;
+  if (!parseOptions(args, "nncosim import MODEL.tflite -o MODEL.json", desc, pos, vm, &exit))
+    return exit;
   if (file.empty() || output.empty()) {
     std::cerr << "nncosim import: give a .tflite model and -o MODEL.json\n";
     return kExitUsage;
@@ -46,7 +47,8 @@ int cmdImport(const Args& args) {
   for (const auto& p : m->pools) poolBytes += p.size();
   std::cout << file << " -> " << output << ": " << m->main.operands.size() << " operands, "
             << m->main.operations.size() << " operations, " << m->operandValues.size()
-            << " inline constant bytes, " << poolBytes << " bytes in " << m->pools.size() << " pool(s)\n";
+            << " inline constant bytes, " << poolBytes << " bytes in " << m->pools.size()
+            << " pool(s)\n";
   return kExitOk;
 }
 

@@ -27,12 +27,14 @@ namespace {
 
 // --inputs FILE: {"inputs": [{"dimensions": [...], "data": [...]}, ...]} in the order of
 // the model's inputs; values typed by each input operand's type.
-hal::Result<std::vector<hal::TensorValue>> readInputs(const std::string& path, const hal::Model& m) {
+hal::Result<std::vector<hal::TensorValue>> readInputs(const std::string& path,
+                                                      const hal::Model& m) {
   NNC_ASSIGN_OR_RETURN(auto j, hal::readJsonFile(path));
   auto it = j.find("inputs");
   if (it == j.end() || !it->is_array()) return hal::fail(path, ".inputs: expected an array");
   if (it->size() != m.main.inputIndexes.size())
-    return hal::fail(path, ".inputs: ", it->size(), " values, the model has ", m.main.inputIndexes.size(), " inputs");
+    return hal::fail(path, ".inputs: ", it->size(), " values, the model has ",
+                     m.main.inputIndexes.size(), " inputs");
   std::vector<hal::TensorValue> out;
   for (size_t k = 0; k < it->size(); ++k) {
     const auto& o = m.main.operands[m.main.inputIndexes[k]];
@@ -72,8 +74,9 @@ void printValues(const hal::TensorValue& v, size_t limit) {
 
 int cmdRun(const Args& args) {
   po::options_description desc("run options");
-  std::string file, inputsPath, outputsDir, backend = defaultBackend(), preference = "fast_single_answer", reportPath,
-                                tracePath, wavesPath, configPath;
+  std::string file, inputsPath, outputsDir,
+      backend = defaultBackend(), preference = "fast_single_answer", reportPath, tracePath,
+      wavesPath, configPath;
   std::vector<std::string> settings, hostSettings;
   bool check = false;
   desc.add_options()("model", po::value(&file), "model file (default: the embedded demo network)")(
@@ -81,37 +84,48 @@ int cmdRun(const Args& args) {
       "JSON file of input values ({\"inputs\": [{\"dimensions\", \"data\"}]}), or .npy files "
       "a.npy,b.npy in the model's input order")(
       "outputs-dir", po::value(&outputsDir), "write output<k>.npy for every model output into DIR")(
-      "backend", po::value(&backend)->default_value(backend), "sim (simulated SoC), isa (ISA interpreter), ref (reference only)")(
-      "check", po::bool_switch(&check), "also run every NPU step on the reference and compare bit for bit")(
-      "preference", po::value(&preference)->default_value(preference), "low_power | fast_single_answer | sustained_speed")(
+      "backend", po::value(&backend)->default_value(backend),
+      "sim (simulated SoC), isa (ISA interpreter), ref (reference only)")(
+      "check", po::bool_switch(&check),
+      "also run every NPU step on the reference and compare bit for bit")(
+      "preference", po::value(&preference)->default_value(preference),
+      "low_power | fast_single_answer | sustained_speed")(
       "report", po::value(&reportPath), "write the step table and totals as JSON")(
       "trace", po::value(&tracePath), "write a Chrome trace-event JSON (opens in Perfetto)")(
       "waves", po::value(&wavesPath), "write an FST waveform of the NPU (sim)")(
       "config", po::value(&configPath), "SoC configuration JSON (sim)")(
-      "set", po::value(&settings)->multitoken(), "SoC setting key=value, e.g. dram_latency_cycles=80 (sim)")(
+      "set", po::value(&settings)->multitoken(),
+      "SoC setting key=value, e.g. dram_latency_cycles=80 (sim)")(
       "host", po::value(&hostSettings)->multitoken(),
-      "host model key=value (clock_mhz, copy_bytes_per_cycle, pack_bytes_per_cycle, cpu_scale): the host "
+      "host model key=value (clock_mhz, copy_bytes_per_cycle, pack_bytes_per_cycle, cpu_scale): "
+      "the host "
       "the books charge for packing, copies and CPU steps");
   po::positional_options_description pos;
   pos.add("model", 1);
   po::variables_map vm;
   int exit = 0;
   if (!parseOptions(args,
-                    "nncosim run [MODEL] [--inputs FILE|A.npy,B.npy] [--outputs-dir DIR] [--backend sim|isa|ref] [--check] "
+                    "nncosim run [MODEL] [--inputs FILE|A.npy,B.npy] [--outputs-dir DIR] "
+                    "[--backend sim|isa|ref] [--check] "
                     "[--preference P] [--report FILE.json] [--trace FILE.json] [--waves FILE.fst]",
                     desc, pos, vm, &exit))
     return exit;
   BackendOptions bo;
-  if (preference == "low_power") bo.preference = hal::ExecutionPreference::LOW_POWER;
-  else if (preference == "fast_single_answer") bo.preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
-  else if (preference == "sustained_speed") bo.preference = hal::ExecutionPreference::SUSTAINED_SPEED;
+  if (preference == "low_power")
+    bo.preference = hal::ExecutionPreference::LOW_POWER;
+  else if (preference == "fast_single_answer")
+    bo.preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
+  else if (preference == "sustained_speed")
+    bo.preference = hal::ExecutionPreference::SUSTAINED_SPEED;
   else {
-    std::cerr << "nncosim run: --preference must be low_power, fast_single_answer or sustained_speed, not '"
+    std::cerr << "nncosim run: --preference must be low_power, fast_single_answer or "
+                 "sustained_speed, not '"
               << preference << "'\n";
     return kExitUsage;
   }
   if (!backendExists(backend)) {
-    std::cerr << "nncosim run: unknown backend '" << backend << "' (available: " << backendNames() << ")\n";
+    std::cerr << "nncosim run: unknown backend '" << backend << "' (available: " << backendNames()
+              << ")\n";
     return kExitUsage;
   }
   bo.wavesPath = wavesPath;
@@ -134,7 +148,8 @@ int cmdRun(const Args& args) {
       return kExitFailure;
     }
     if (loaded->size() != 1) {
-      std::cerr << file << ": holds " << loaded->size() << " models; run takes one (use conformance for vector files)\n";
+      std::cerr << file << ": holds " << loaded->size()
+                << " models; run takes one (use conformance for vector files)\n";
       return kExitUsage;
     }
     model = std::move(loaded->front().model);
@@ -157,7 +172,8 @@ int cmdRun(const Args& args) {
   }
   // Inputs are read against the prepared (valid) model only.
   if (!inputsPath.empty()) {
-    auto in = isNpyList(inputsPath) ? readNpyInputs(inputsPath, model) : readInputs(inputsPath, model);
+    auto in =
+        isNpyList(inputsPath) ? readNpyInputs(inputsPath, model) : readInputs(inputsPath, model);
     if (!in) {
       std::cerr << in.error() << "\n";
       return kExitFailure;
@@ -208,11 +224,12 @@ int cmdRun(const Args& args) {
     printRunTable(std::cout, sum);
     mismatches = result->report.mismatches;
   } else {
-    std::cout << "every step ran on the software reference (" << model.main.operations.size() << " steps, "
-              << sum.wallSeconds << " s)\n";
+    std::cout << "every step ran on the software reference (" << model.main.operations.size()
+              << " steps, " << sum.wallSeconds << " s)\n";
   }
   for (size_t k = 0; k < outputs.size(); ++k) {
-    std::cout << "output " << k << " " << hal::toString(outputs[k].type) << " " << ops::toString(outputs[k].dimensions) << ": ";
+    std::cout << "output " << k << " " << hal::toString(outputs[k].type) << " "
+              << ops::toString(outputs[k].dimensions) << ": ";
     printValues(outputs[k], 16);
     std::cout << "\n";
   }
@@ -234,7 +251,8 @@ int cmdRun(const Args& args) {
   if (mismatches) {
     for (const auto& s : result->report.steps)
       if (!s.mismatch.empty())
-        std::cerr << "MISMATCH step " << s.operation << " (" << hal::toString(s.type) << "): " << s.mismatch << "\n";
+        std::cerr << "MISMATCH step " << s.operation << " (" << hal::toString(s.type)
+                  << "): " << s.mismatch << "\n";
     return kExitFailure;
   }
   return kExitOk;

@@ -15,21 +15,24 @@ int cmdTestbench(const Args& args) {
   std::string name, waves;
   uint64_t seed = 1, iterations = 0;
   bool list = false, ci = false, verbose = false;
-  desc.add_options()("name", po::value(&name), "testbench to run")(
-      "list", po::bool_switch(&list), "list the testbenches")(
+  desc.add_options()("name", po::value(&name), "testbench to run")("list", po::bool_switch(&list),
+                                                                   "list the testbenches")(
       "seed", po::value(&seed)->default_value(1), "random seed")(
-      "iterations", po::value(&iterations)->default_value(0), "random cases (0: the testbench's default)")(
-      "ci", po::bool_switch(&ci), "use the testbench's CI budget of iterations")(
-      "waves", po::value(&waves), "write an FST waveform")(
-      "verbose,v", po::bool_switch(&verbose), "print every case");
+      "iterations", po::value(&iterations)->default_value(0),
+      "random cases (0: the testbench's default)")("ci", po::bool_switch(&ci),
+                                                   "use the testbench's CI budget of iterations")(
+      "waves", po::value(&waves), "write an FST waveform")("verbose,v", po::bool_switch(&verbose),
+                                                           "print every case");
   po::positional_options_description pos;
   pos.add("name", 1);
   po::variables_map vm;
   int exit = 0;
-  const char* usage = "nncosim testbench [--list] NAME [--seed S] [--iterations N] [--waves FILE.fst]";
+  const char* usage =
+      "nncosim testbench [--list] NAME [--seed S] [--iterations N] [--waves FILE.fst]";
   if (!parseOptions(args, usage, desc, pos, vm, &exit)) return exit;
 #ifndef NNCOSIM_HAVE_HW
-  std::cerr << "nncosim testbench: this build has no hardware (configured with NNCOSIM_BUILD_HW=OFF)\n";
+  std::cerr
+      << "nncosim testbench: this build has no hardware (configured with NNCOSIM_BUILD_HW=OFF)\n";
   return kExitFailure;
 #else
   const auto& reg = testbench::testbenchRegistry();
@@ -52,8 +55,9 @@ int cmdTestbench(const Args& args) {
   opt.wavesPath = waves;
   opt.verbose = verbose;
   const auto r = it->second.run(opt);
-  std::cout << (r.passed ? "PASS " : "FAIL ") << name << " seed=" << r.seed << " iterations=" << r.iterations
-            << " cycles=" << r.cycles << " mismatches=" << r.mismatches << ": " << r.summary << "\n";
+  std::cout << (r.passed ? "PASS " : "FAIL ") << name << " seed=" << r.seed
+            << " iterations=" << r.iterations << " cycles=" << r.cycles
+            << " mismatches=" << r.mismatches << ": " << r.summary << "\n";
   return r.passed ? kExitOk : kExitFailure;
 #endif
 }

@@ -18,12 +18,14 @@ int cmdValidate(const Args& args) {
   desc.add_options()("files", po::value(&files)->multitoken(), "model or vector files")(
       "structural", po::bool_switch(&structuralOnly),
       "only the structural (hal) checks, not the operations' signature checks")(
-      "expect-failures", "treat expectFailure vector tests as valid when they are rejected (default)");
+      "expect-failures",
+      "treat expectFailure vector tests as valid when they are rejected (default)");
   po::positional_options_description pos;
   pos.add("files", -1);
   po::variables_map vm;
   int exit = 0;
-  if (!parseOptions(args, "nncosim validate FILE|DIR... [--structural]", desc, pos, vm, &exit)) return exit;
+  if (!parseOptions(args, "nncosim validate FILE|DIR... [--structural]", desc, pos, vm, &exit))
+    return exit;
   if (files.empty()) {
     std::cerr << "nncosim validate: no files given\n";
     return kExitUsage;
@@ -57,8 +59,10 @@ int cmdValidate(const Args& args) {
       }
       if (m.expectFailure) {
         // Conformance tests that a runtime must reject: report whether validation does.
-        if (errors.empty()) ++expectedAccepted;
-        else ++expectedRejected;
+        if (errors.empty())
+          ++expectedAccepted;
+        else
+          ++expectedRejected;
         continue;
       }
       if (!errors.empty()) {
@@ -67,8 +71,9 @@ int cmdValidate(const Args& args) {
       }
     }
   }
-  std::cout << models << " models in " << files.size() << " files: " << models - invalid - expectedRejected - expectedAccepted
-            << " valid, " << invalid << " invalid";
+  std::cout << models << " models in " << files.size()
+            << " files: " << models - invalid - expectedRejected - expectedAccepted << " valid, "
+            << invalid << " invalid";
   if (expectedRejected + expectedAccepted)
     std::cout << "; expectFailure models: " << expectedRejected << " rejected by validation, "
               << expectedAccepted << " left to execution";

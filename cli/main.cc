@@ -14,15 +14,19 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
-    {"run", "execute a model (default: the embedded demo network) and report cycles", nncosim::cli::cmdRun},
+    {"run", "execute a model (default: the embedded demo network) and report cycles",
+     nncosim::cli::cmdRun},
     {"validate", "validate model and conformance vector files", nncosim::cli::cmdValidate},
-    {"import", "convert a TFLite model to the nncosim model format (weights in a pool)", nncosim::cli::cmdImport},
+    {"import", "convert a TFLite model to the nncosim model format (weights in a pool)",
+     nncosim::cli::cmdImport},
     {"info", "describe a model: operands, operations, MACs, weight bytes", nncosim::cli::cmdInfo},
-    {"capabilities", "the driver's measured capabilities; with a model, where each operation runs and why",
+    {"capabilities",
+     "the driver's measured capabilities; with a model, where each operation runs and why",
      nncosim::cli::cmdCapabilities},
     {"conformance", "run NNAPI conformance vectors and judge them", nncosim::cli::cmdConformance},
     {"disasm", "print a binary command stream readably", nncosim::cli::cmdDisasm},
-    {"difftest", "random layers on the NPU and the reference, compared bit for bit", nncosim::cli::cmdDifftest},
+    {"difftest", "random layers on the NPU and the reference, compared bit for bit",
+     nncosim::cli::cmdDifftest},
     {"testbench", "run a cosim testbench of an RTL block or the NPU", nncosim::cli::cmdTestbench},
 };
 
@@ -33,7 +37,8 @@ void usage(FILE* f) {
   for (const auto& c : kCommands) std::fprintf(f, "  %-12s %s\n", c.name, c.summary);
   std::fprintf(f,
                "\n`nncosim <command> --help` for a command's options.\n"
-               "exit codes: 0 success, 1 failure (invalid input, failed tests, mismatches), 2 usage error\n");
+               "exit codes: 0 success, 1 failure (invalid input, failed tests, mismatches), 2 "
+               "usage error\n");
 }
 
 }  // namespace

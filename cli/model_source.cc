@@ -28,7 +28,8 @@ hal::Result<std::vector<NamedModel>> readModels(const std::string& path) {
   if (head.find("nnapi-test-vectors/") != std::string::npos) {
     NNC_ASSIGN_OR_RETURN(auto vf, hal::readVectorFile(path));
     for (auto& t : vf.tests)
-      out.push_back({path + ":" + t.name, std::move(t.model), std::move(t.inputs), t.expectFailure});
+      out.push_back(
+          {path + ":" + t.name, std::move(t.model), std::move(t.inputs), t.expectFailure});
     return out;
   }
   NNC_ASSIGN_OR_RETURN(auto m, hal::readModelFile(path));

@@ -30,7 +30,8 @@ bool isNpyList(const std::string& spec) {
   return true;
 }
 
-hal::Result<std::vector<hal::TensorValue>> readNpyInputs(const std::string& spec, const hal::Model& m) {
+hal::Result<std::vector<hal::TensorValue>> readNpyInputs(const std::string& spec,
+                                                         const hal::Model& m) {
   const auto files = splitList(spec);
   if (files.size() != m.main.inputIndexes.size())
     return hal::fail("--inputs: ", files.size(), " .npy files, the model has ",
@@ -39,7 +40,8 @@ hal::Result<std::vector<hal::TensorValue>> readNpyInputs(const std::string& spec
   for (size_t k = 0; k < files.size(); ++k) {
     const hal::Operand& o = m.main.operands[m.main.inputIndexes[k]];
     NNC_ASSIGN_OR_RETURN(auto a, hal::readNpy(files[k]));
-    NNC_ASSIGN_OR_RETURN(auto bytes, hal::npyDataFor(a, o, files[k] + " (input " + std::to_string(k) + ")"));
+    NNC_ASSIGN_OR_RETURN(auto bytes,
+                         hal::npyDataFor(a, o, files[k] + " (input " + std::to_string(k) + ")"));
     hal::TensorValue v;
     v.type = o.type;
     v.dimensions.assign(a.shape.begin(), a.shape.end());
@@ -54,7 +56,8 @@ hal::Status writeNpyOutputs(const std::string& dir, const std::vector<hal::Tenso
   std::filesystem::create_directories(dir, ec);
   if (ec) return hal::fail(dir, ": cannot create folder: ", ec.message());
   for (size_t k = 0; k < outputs.size(); ++k) {
-    const std::string path = (std::filesystem::path(dir) / ("output" + std::to_string(k) + ".npy")).string();
+    const std::string path =
+        (std::filesystem::path(dir) / ("output" + std::to_string(k) + ".npy")).string();
     NNC_TRY(hal::writeNpy(path, outputs[k].type, outputs[k].dimensions, outputs[k].bytes));
   }
   return hal::Status::Ok();

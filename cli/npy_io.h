@@ -15,7 +15,8 @@ namespace nncosim::cli {
 bool isNpyList(const std::string& spec);
 // One value per model input from the comma-separated .npy files, each checked against its
 // input operand (dtype, shape).
-hal::Result<std::vector<hal::TensorValue>> readNpyInputs(const std::string& spec, const hal::Model& m);
+hal::Result<std::vector<hal::TensorValue>> readNpyInputs(const std::string& spec,
+                                                         const hal::Model& m);
 // Writes DIR/output<k>.npy for every output (DIR is created if missing).
 hal::Status writeNpyOutputs(const std::string& dir, const std::vector<hal::TensorValue>& outputs);
 

@@ -95,8 +95,10 @@ Totals totalsOf(const RunSummary& r) {
   t.hostMicros = r.report->hostNanos / 1000.0;
   t.endToEndMicros = t.deviceMicros + t.hostMicros;
   const double peak = static_cast<double>(r.rows) * r.cols;  // MACs per device cycle
-  if (t.cycles) t.utilization = static_cast<double>(t.npuMacs) / (static_cast<double>(t.cycles) * peak);
-  if (t.endToEndMicros > 0) t.endToEndUtilization = static_cast<double>(t.npuMacs) / (t.endToEndMicros * r.clockMHz * peak);
+  if (t.cycles)
+    t.utilization = static_cast<double>(t.npuMacs) / (static_cast<double>(t.cycles) * peak);
+  if (t.endToEndMicros > 0)
+    t.endToEndUtilization = static_cast<double>(t.npuMacs) / (t.endToEndMicros * r.clockMHz * peak);
   return t;
 }
 
@@ -107,43 +109,55 @@ void printRunTable(std::ostream& os, const RunSummary& r) {
   // Wide enough for the longest operation name of the run (QUANTIZED_16BIT_LSTM is 20).
   int opWidth = 20;
   for (const auto& s : r.report->steps)
-    opWidth = std::max(opWidth, static_cast<int>(std::string_view(hal::toString(s.type)).size()) + 2);
-  os << std::left << std::setw(5) << "step" << std::setw(opWidth) << "operation" << std::setw(6) << "where"
-     << std::right << std::setw(12) << "MACs" << std::setw(11) << "cycles" << std::setw(7) << "util"
-     << std::setw(12) << "DRAM bytes" << std::setw(12) << "host bytes" << std::setw(10) << "host us"
-     << std::setw(9) << "check" << "  note\n";
+    opWidth =
+        std::max(opWidth, static_cast<int>(std::string_view(hal::toString(s.type)).size()) + 2);
+  os << std::left << std::setw(5) << "step" << std::setw(opWidth) << "operation" << std::setw(6)
+     << "where" << std::right << std::setw(12) << "MACs" << std::setw(11) << "cycles"
+     << std::setw(7) << "util" << std::setw(12) << "DRAM bytes" << std::setw(12) << "host bytes"
+     << std::setw(10) << "host us" << std::setw(9) << "check"
+     << "  note\n";
   for (const auto& s : r.report->steps) {
     const bool npu = s.target == driver::Target::kNpu;
     std::ostringstream util;
-    if (npu) util << std::fixed << std::setprecision(1) << 100.0 * utilization(s, r) << "%";
-    else util << "-";
-    os << std::left << std::setw(5) << s.operation << std::setw(opWidth) << hal::toString(s.type) << std::setw(6)
-       << (npu ? "npu" : "cpu") << std::right << std::setw(12) << s.macs << std::setw(11)
-       << (npu ? std::to_string(s.stats.cycles) : std::string("-")) << std::setw(7) << util.str() << std::setw(12)
-       << (npu ? std::to_string(dramBytes(s)) : std::string("-")) << std::setw(12) << s.host.bytes.dramBytes()
-       << std::setw(10) << std::fixed << std::setprecision(2) << s.hostNanos / 1000.0 << std::setw(9)
-       << checkText(s, r.checked) << "  "
-       << (s.mismatch.empty() ? s.note : s.mismatch) << "\n";
+    if (npu)
+      util << std::fixed << std::setprecision(1) << 100.0 * utilization(s, r) << "%";
+    else
+      util << "-";
+    os << std::left << std::setw(5) << s.operation << std::setw(opWidth) << hal::toString(s.type)
+       << std::setw(6) << (npu ? "npu" : "cpu") << std::right << std::setw(12) << s.macs
+       << std::setw(11) << (npu ? std::to_string(s.stats.cycles) : std::string("-")) << std::setw(7)
+       << util.str() << std::setw(12) << (npu ? std::to_string(dramBytes(s)) : std::string("-"))
+       << std::setw(12) << s.host.bytes.dramBytes() << std::setw(10) << std::fixed
+       << std::setprecision(2) << s.hostNanos / 1000.0 << std::setw(9) << checkText(s, r.checked)
+       << "  " << (s.mismatch.empty() ? s.note : s.mismatch) << "\n";
   }
   const Totals t = totalsOf(r);
   const driver::ExecutionReport& rep = *r.report;
   os << std::fixed << std::setprecision(1);
-  os << "total: " << t.npu << " steps on the NPU, " << t.cpu << " on the CPU; " << t.macs << " MACs ("
-     << t.npuMacs << " on the NPU)\n";
-  os << "  end to end " << t.endToEndMicros << " us = device " << t.cycles << " cycles (" << t.deviceMicros
-     << " us at " << r.clockMHz << " MHz) + host " << t.hostMicros << " us (modelled; "
-     << (rep.host.passNanos + rep.host.cpuNanos) / 1000.0 << " us measured here)\n";
+  os << "total: " << t.npu << " steps on the NPU, " << t.cpu << " on the CPU; " << t.macs
+     << " MACs (" << t.npuMacs << " on the NPU)\n";
+  os << "  end to end " << t.endToEndMicros << " us = device " << t.cycles << " cycles ("
+     << t.deviceMicros << " us at " << r.clockMHz << " MHz) + host " << t.hostMicros
+     << " us (modelled; " << (rep.host.passNanos + rep.host.cpuNanos) / 1000.0
+     << " us measured here)\n";
   os << "  MAC utilization " << 100.0 * t.endToEndUtilization << "% of the end-to-end time ("
      << 100.0 * t.utilization << "% of the device cycles alone)\n";
-  os << "  DRAM: NPU " << t.dram << " bytes, host " << rep.host.bytes.dramBytes() << " bytes; host bytes between NPU "
-     << "steps " << rep.host.bytes.betweenSteps() << " (packed " << rep.host.bytes.packed << ", copied "
-     << rep.host.bytes.copiedIn + rep.host.bytes.copiedOut << ", unpacked " << rep.host.bytes.unpacked << ")\n";
+  os << "  DRAM: NPU " << t.dram << " bytes, host " << rep.host.bytes.dramBytes()
+     << " bytes; host bytes between NPU "
+     << "steps " << rep.host.bytes.betweenSteps() << " (packed " << rep.host.bytes.packed
+     << ", copied " << rep.host.bytes.copiedIn + rep.host.bytes.copiedOut << ", unpacked "
+     << rep.host.bytes.unpacked << ")\n";
   if (rep.uploadBytes)
-    os << "  constants uploaded once per preparation: " << rep.uploadBytes << " bytes (first execution, not in the steps)\n";
+    os << "  constants uploaded once per preparation: " << rep.uploadBytes
+       << " bytes (first execution, not in the steps)\n";
   os << "  " << rep.hostModel.describe() << " (docs/driver.md)\n";
   os << std::setprecision(2) << "wall " << r.wallSeconds << " s";
-  if (r.wallSeconds > 0 && t.cycles) os << ", " << t.cycles / r.wallSeconds / 1e6 << " M simulated cycles/s";
-  if (r.checked) os << "; cross-check: " << (t.mismatches ? std::to_string(t.mismatches) + " NPU steps MISMATCH" : std::string("every NPU step bit-exact"));
+  if (r.wallSeconds > 0 && t.cycles)
+    os << ", " << t.cycles / r.wallSeconds / 1e6 << " M simulated cycles/s";
+  if (r.checked)
+    os << "; cross-check: "
+       << (t.mismatches ? std::to_string(t.mismatches) + " NPU steps MISMATCH"
+                        : std::string("every NPU step bit-exact"));
   os << "\n";
 }
 
@@ -155,7 +169,8 @@ hal::Status writeRunReport(const RunSummary& r, const std::string& path) {
   j["soc"] = r.soc;
   j["array"] = {r.rows, r.cols};
   j["clock_mhz"] = r.clockMHz;
-  j["validations"] = {{"model", r.modelValidations}, {"operation_signatures", r.signatureValidations}};
+  j["validations"] = {{"model", r.modelValidations},
+                      {"operation_signatures", r.signatureValidations}};
   j["wall_seconds"] = r.wallSeconds;
   j["checked"] = r.checked;
   json steps = json::array();
@@ -173,28 +188,33 @@ hal::Status writeRunReport(const RunSummary& r, const std::string& path) {
         e["utilization"] = utilization(s, r);
         e["dram_read_bytes"] = s.stats.counters.dmaReadBytes;
         e["dram_write_bytes"] = s.stats.counters.dmaWriteBytes;
-        e["counters"] = {{"load_busy", s.stats.counters.loadBusy},       {"load_stall", s.stats.counters.loadStall},
-                         {"compute_busy", s.stats.counters.computeBusy}, {"compute_stall", s.stats.counters.computeStall},
-                         {"store_busy", s.stats.counters.storeBusy},     {"store_stall", s.stats.counters.storeStall},
-                         {"densify_busy", s.stats.counters.densifyBusy}, {"macs", s.stats.counters.macs}};
+        e["counters"] = {{"load_busy", s.stats.counters.loadBusy},
+                         {"load_stall", s.stats.counters.loadStall},
+                         {"compute_busy", s.stats.counters.computeBusy},
+                         {"compute_stall", s.stats.counters.computeStall},
+                         {"store_busy", s.stats.counters.storeBusy},
+                         {"store_stall", s.stats.counters.storeStall},
+                         {"densify_busy", s.stats.counters.densifyBusy},
+                         {"macs", s.stats.counters.macs}};
         e["jobs"] = s.stats.jobs;
         e["commands"] = s.stats.counters.commands;  // END of each job included
         e["check"] = checkText(s, r.checked);
         if (!s.mismatch.empty()) e["mismatch"] = s.mismatch;
       }
-      e["host"] = {{"packed_bytes", s.host.bytes.packed},
-                   {"copied_in_bytes", s.host.bytes.copiedIn},
-                   {"unpacked_bytes", s.host.bytes.unpacked},
-                   {"copied_out_bytes", s.host.bytes.copiedOut},
-                   {"dram_bytes", s.host.bytes.dramBytes()},
-                   {"measured_pass_ns", s.host.passNanos},
-                   {"measured_cpu_ns", s.host.cpuNanos},
-                   {"model_ns", s.hostNanos}};
+      e["host"] = {
+          {"packed_bytes", s.host.bytes.packed},     {"copied_in_bytes", s.host.bytes.copiedIn},
+          {"unpacked_bytes", s.host.bytes.unpacked}, {"copied_out_bytes", s.host.bytes.copiedOut},
+          {"dram_bytes", s.host.bytes.dramBytes()},  {"measured_pass_ns", s.host.passNanos},
+          {"measured_cpu_ns", s.host.cpuNanos},      {"model_ns", s.hostNanos}};
       steps.push_back(std::move(e));
     }
     const Totals t = totalsOf(r);
-    j["totals"] = {{"npu_steps", t.npu},   {"cpu_steps", t.cpu},   {"macs", t.macs},
-                   {"npu_macs", t.npuMacs}, {"npu_cycles", t.cycles}, {"dram_bytes", t.dram},
+    j["totals"] = {{"npu_steps", t.npu},
+                   {"cpu_steps", t.cpu},
+                   {"macs", t.macs},
+                   {"npu_macs", t.npuMacs},
+                   {"npu_cycles", t.cycles},
+                   {"dram_bytes", t.dram},
                    {"mismatches", t.mismatches},
                    {"utilization", t.utilization},
                    {"device_us", t.deviceMicros},
@@ -213,8 +233,11 @@ hal::Status writeRunReport(const RunSummary& r, const std::string& path) {
   j["steps"] = steps;
   json outs = json::array();
   for (const auto& o : r.outputs)
-    outs.push_back({{"type", std::string(hal::toString(o.type))}, {"dimensions", o.dimensions},
-                    {"data", nlohmann::json::parse(hal::bytesToValues(o.bytes.data(), o.bytes.size(), o.type).dump())}});
+    outs.push_back(
+        {{"type", std::string(hal::toString(o.type))},
+         {"dimensions", o.dimensions},
+         {"data", nlohmann::json::parse(
+                      hal::bytesToValues(o.bytes.data(), o.bytes.size(), o.type).dump())}});
   j["outputs"] = outs;
   std::ofstream out(path);
   if (!out) return hal::fail(path, ": cannot write");
@@ -229,13 +252,30 @@ hal::Status writeRunTrace(const RunSummary& r, const std::string& path) {
   // copies around NPU steps).
   static const char* kUnits[] = {"load", "compute", "store", "densify"};
   json events = json::array();
-  events.push_back({{"ph", "M"}, {"pid", 1}, {"name", "process_name"}, {"args", {{"name", "NPU"}}}});
-  events.push_back({{"ph", "M"}, {"pid", 2}, {"name", "process_name"}, {"args", {{"name", "host (modelled)"}}}});
+  events.push_back(
+      {{"ph", "M"}, {"pid", 1}, {"name", "process_name"}, {"args", {{"name", "NPU"}}}});
+  events.push_back(
+      {{"ph", "M"}, {"pid", 2}, {"name", "process_name"}, {"args", {{"name", "host (modelled)"}}}});
   for (int u = 0; u < 4; ++u)
-    events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", u + 1}, {"name", "thread_name"}, {"args", {{"name", kUnits[u]}}}});
-  events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", 0}, {"name", "thread_name"}, {"args", {{"name", "steps"}}}});
-  events.push_back({{"ph", "M"}, {"pid", 2}, {"tid", 1}, {"name", "thread_name"}, {"args", {{"name", "CPU steps"}}}});
-  events.push_back({{"ph", "M"}, {"pid", 2}, {"tid", 2}, {"name", "thread_name"},
+    events.push_back({{"ph", "M"},
+                      {"pid", 1},
+                      {"tid", u + 1},
+                      {"name", "thread_name"},
+                      {"args", {{"name", kUnits[u]}}}});
+  events.push_back({{"ph", "M"},
+                    {"pid", 1},
+                    {"tid", 0},
+                    {"name", "thread_name"},
+                    {"args", {{"name", "steps"}}}});
+  events.push_back({{"ph", "M"},
+                    {"pid", 2},
+                    {"tid", 1},
+                    {"name", "thread_name"},
+                    {"args", {{"name", "CPU steps"}}}});
+  events.push_back({{"ph", "M"},
+                    {"pid", 2},
+                    {"tid", 2},
+                    {"name", "thread_name"},
                     {"args", {{"name", "packing and copies"}}}});
   const double us = 1.0 / r.clockMHz;  // one cycle
   if (r.report) {
@@ -244,26 +284,49 @@ hal::Status writeRunTrace(const RunSummary& r, const std::string& path) {
     // NPU steps in order with the trace time their job clock starts at.
     std::vector<std::pair<const driver::ExecutionReport::Step*, double>> npuSteps;
     for (const auto& s : rep.steps) {
-      const std::string name = std::to_string(s.operation) + " " + std::string(hal::toString(s.type));
-      const json hostArgs = {{"model_ns", s.hostNanos}, {"dram_bytes", s.host.bytes.dramBytes()},
+      const std::string name =
+          std::to_string(s.operation) + " " + std::string(hal::toString(s.type));
+      const json hostArgs = {{"model_ns", s.hostNanos},
+                             {"dram_bytes", s.host.bytes.dramBytes()},
                              {"measured_ns", s.host.passNanos + s.host.cpuNanos}};
       if (s.target == driver::Target::kNpu) {
-        const double before = hostBeforeNanos(rep, s) / 1000.0, after = s.hostNanos / 1000.0 - before;
+        const double before = hostBeforeNanos(rep, s) / 1000.0,
+                     after = s.hostNanos / 1000.0 - before;
         if (before > 0)
-          events.push_back({{"ph", "X"}, {"pid", 2}, {"tid", 2}, {"name", name + " in"}, {"ts", cursor},
-                            {"dur", before}, {"args", hostArgs}});
+          events.push_back({{"ph", "X"},
+                            {"pid", 2},
+                            {"tid", 2},
+                            {"name", name + " in"},
+                            {"ts", cursor},
+                            {"dur", before},
+                            {"args", hostArgs}});
         cursor += before;
-        events.push_back({{"ph", "X"}, {"pid", 1}, {"tid", 0}, {"name", name}, {"ts", cursor},
-                          {"dur", s.stats.cycles * us}, {"args", {{"cycles", s.stats.cycles}, {"macs", s.macs}}}});
+        events.push_back({{"ph", "X"},
+                          {"pid", 1},
+                          {"tid", 0},
+                          {"name", name},
+                          {"ts", cursor},
+                          {"dur", s.stats.cycles * us},
+                          {"args", {{"cycles", s.stats.cycles}, {"macs", s.macs}}}});
         npuSteps.push_back({&s, cursor});
         cursor += s.stats.cycles * us;
         if (after > 0)
-          events.push_back({{"ph", "X"}, {"pid", 2}, {"tid", 2}, {"name", name + " out"}, {"ts", cursor},
-                            {"dur", after}, {"args", hostArgs}});
+          events.push_back({{"ph", "X"},
+                            {"pid", 2},
+                            {"tid", 2},
+                            {"name", name + " out"},
+                            {"ts", cursor},
+                            {"dur", after},
+                            {"args", hostArgs}});
         cursor += std::max(after, 0.0);
       } else {
         const double dur = s.hostNanos / 1000.0;
-        events.push_back({{"ph", "X"}, {"pid", 2}, {"tid", 1}, {"name", name}, {"ts", cursor}, {"dur", dur},
+        events.push_back({{"ph", "X"},
+                          {"pid", 2},
+                          {"tid", 1},
+                          {"name", name},
+                          {"ts", cursor},
+                          {"dur", dur},
                           {"args", hostArgs}});
         cursor += dur;
       }
@@ -271,17 +334,24 @@ hal::Status writeRunTrace(const RunSummary& r, const std::string& path) {
     // Command slices sit on the job clock (NPU cycles only): each belongs to the last NPU
     // step that started at or before it (steps run one after the other) and moves with it.
     for (const auto& c : r.commands) {
-      auto after = std::upper_bound(npuSteps.begin(), npuSteps.end(), c.start,
-                                    [](uint64_t t, const auto& p) { return t < p.first->startCycle; });
+      auto after =
+          std::upper_bound(npuSteps.begin(), npuSteps.end(), c.start,
+                           [](uint64_t t, const auto& p) { return t < p.first->startCycle; });
       json args = {{"command", firmware::disassemble(c.command)}, {"cycles", c.end - c.start}};
       double shift = 0;
       if (after != npuSteps.begin()) {
         const auto& [step, ts] = *(after - 1);
-        args["step"] = std::to_string(step->operation) + " " + std::string(hal::toString(step->type));
+        args["step"] =
+            std::to_string(step->operation) + " " + std::string(hal::toString(step->type));
         shift = ts - step->startCycle * us;
       }
-      events.push_back({{"ph", "X"}, {"pid", 1}, {"tid", c.unit + 1}, {"name", commandLabel(c.command)},
-                        {"ts", c.start * us + shift}, {"dur", (c.end - c.start) * us}, {"args", std::move(args)}});
+      events.push_back({{"ph", "X"},
+                        {"pid", 1},
+                        {"tid", c.unit + 1},
+                        {"name", commandLabel(c.command)},
+                        {"ts", c.start * us + shift},
+                        {"dur", (c.end - c.start) * us},
+                        {"args", std::move(args)}});
     }
   }
   std::ofstream out(path);

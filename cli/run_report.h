@@ -20,7 +20,7 @@ struct RunSummary {
   double clockMHz = 1000;
   double wallSeconds = 0;
   bool checked = false;
-  const driver::ExecutionReport* report = nullptr;  // null for the ref backend
+  const driver::ExecutionReport* report = nullptr;       // null for the ref backend
   std::vector<driver::NpuDevice::CommandSpan> commands;  // the run's, on the job clock
   std::vector<hal::TensorValue> outputs;
   // How often this run validated the model (structure) and operation signatures (with

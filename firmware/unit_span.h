@@ -10,7 +10,7 @@ namespace nncosim::firmware {
 enum UnitIndex : int { kUnitLoad = 0, kUnitCompute = 1, kUnitStore = 2, kUnitDensify = 3 };
 
 struct UnitSpan {
-  int unit = kUnitLoad;  // UnitIndex
+  int unit = kUnitLoad;         // UnitIndex
   uint64_t start = 0, end = 0;  // NPU cycles
 };
 

@@ -11,8 +11,8 @@ namespace nncosim::hal {
 
 // Relative cost of a driver against the CPU: lower is better, as in NNAPI.
 struct PerformanceInfo {
-  float execTime = 1.0f;   // time relative to the CPU reference
-  float powerUsage = 1.0f; // energy relative to the CPU reference
+  float execTime = 1.0f;    // time relative to the CPU reference
+  float powerUsage = 1.0f;  // energy relative to the CPU reference
 };
 
 struct OperandPerformance {

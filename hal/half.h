@@ -17,7 +17,7 @@ inline uint16_t floatToHalfBits(float f) {
     return static_cast<uint16_t>(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0u));
   }
   if (absx >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // overflow -> inf
-  if (absx < 0x38800000u) {  // subnormal half or zero
+  if (absx < 0x38800000u) {                                               // subnormal half or zero
     if (absx < 0x33000000u) return static_cast<uint16_t>(sign);  // below half of min subnormal
     // value / 2^-24 = mant * 2^(e - 126): drop (126 - e) bits, rounding to nearest even.
     const uint32_t mant = (absx & 0x7fffffu) | 0x800000u;

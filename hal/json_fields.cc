@@ -33,7 +33,8 @@ Result<float> floatField(const Json& obj, const char* key, const std::string& wh
 
 Result<bool> boolField(const Json& obj, const char* key, const std::string& where) {
   NNC_ASSIGN_OR_RETURN(auto f, field(obj, key, where));
-  if (!(f)->is_boolean()) return fail(where, ".", key, ": expected true or false, got ", (f)->dump());
+  if (!(f)->is_boolean())
+    return fail(where, ".", key, ": expected true or false, got ", (f)->dump());
   return (f)->get<bool>();
 }
 
@@ -54,7 +55,8 @@ Result<std::vector<uint32_t>> uintArrayField(const Json& obj, const char* key,
     const Json& e = v[i];
     if (!e.is_number_integer() || (!e.is_number_unsigned() && e.get<int64_t>() < 0) ||
         e.get<uint64_t>() > UINT32_MAX)
-      return fail(where, ".", key, "[", i, "]: expected an unsigned 32-bit integer, got ", e.dump());
+      return fail(where, ".", key, "[", i, "]: expected an unsigned 32-bit integer, got ",
+                  e.dump());
     out.push_back(static_cast<uint32_t>(e.get<uint64_t>()));
   }
   return out;
@@ -76,7 +78,8 @@ Result<Operand> parseOperandHeader(const Json& obj, const std::string& where) {
   auto lt = lifetimeFromString(lts);
   if (!lt) return fail(where, ".lifetime: unknown lifetime \"", lts, "\"");
   o.lifetime = *lt;
-  if (auto it = obj.find("name"); it != obj.end() && it->is_string()) o.name = it->get<std::string>();
+  if (auto it = obj.find("name"); it != obj.end() && it->is_string())
+    o.name = it->get<std::string>();
   if (auto it = obj.find("channelQuant"); it != obj.end() && !it->is_null()) {
     const std::string cw = where + ".channelQuant";
     SymmPerChannelQuantParams cq;
@@ -111,7 +114,8 @@ Status parseOperationsAndIndexes(const Json& obj, const std::string& where, Subg
   NNC_ASSIGN_OR_RETURN(auto ops, field(obj, "operations", where));
   if (!(ops)->is_array()) return fail(where, ".operations: expected an array");
   for (size_t k = 0; k < (ops)->size(); ++k) {
-    NNC_ASSIGN_OR_RETURN(auto op, parseOperation((*ops)[k], where + ".operations[" + std::to_string(k) + "]"));
+    NNC_ASSIGN_OR_RETURN(
+        auto op, parseOperation((*ops)[k], where + ".operations[" + std::to_string(k) + "]"));
     g.operations.push_back(std::move(op));
   }
   NNC_ASSIGN_OR_RETURN(auto in, uintArrayField(obj, "inputIndexes", where));

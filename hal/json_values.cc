@@ -37,11 +37,10 @@ Result<float> toFloat(const Json& v, const std::string& where, size_t i) {
 }
 
 Result<int64_t> toInt(const Json& v, int64_t lo, int64_t hi, const std::string& where, size_t i) {
-  if (!v.is_number_integer())
-    return fail(where, "[", i, "]: expected an integer, got ", v.dump());
-  int64_t x = v.is_number_unsigned() ? static_cast<int64_t>(std::min<uint64_t>(
-                                           v.get<uint64_t>(), uint64_t{1} << 62))
-                                     : v.get<int64_t>();
+  if (!v.is_number_integer()) return fail(where, "[", i, "]: expected an integer, got ", v.dump());
+  int64_t x = v.is_number_unsigned()
+                  ? static_cast<int64_t>(std::min<uint64_t>(v.get<uint64_t>(), uint64_t{1} << 62))
+                  : v.get<int64_t>();
   if (x < lo || x > hi) return fail(where, "[", i, "]: ", x, " outside [", lo, ", ", hi, "]");
   return x;
 }
@@ -82,22 +81,47 @@ Result<std::vector<uint8_t>> valuesToBytes(const Json& values, OperandType type,
         int64_t lo = 0, hi = 0;
         switch (type) {
           case OperandType::INT32:
-          case OperandType::TENSOR_INT32: lo = INT32_MIN; hi = INT32_MAX; break;
+          case OperandType::TENSOR_INT32:
+            lo = INT32_MIN;
+            hi = INT32_MAX;
+            break;
           case OperandType::UINT32:
-          case OperandType::SUBGRAPH: lo = 0; hi = UINT32_MAX; break;
-          case OperandType::TENSOR_QUANT8_ASYMM: lo = 0; hi = 255; break;
+          case OperandType::SUBGRAPH:
+            lo = 0;
+            hi = UINT32_MAX;
+            break;
+          case OperandType::TENSOR_QUANT8_ASYMM:
+            lo = 0;
+            hi = 255;
+            break;
           case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
           case OperandType::TENSOR_QUANT8_SYMM:
-          case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL: lo = -128; hi = 127; break;
-          case OperandType::TENSOR_QUANT16_ASYMM: lo = 0; hi = 65535; break;
-          case OperandType::TENSOR_QUANT16_SYMM: lo = -32768; hi = 32767; break;
-          default: return fail(where, ": cannot hold values of type ", toString(type));
+          case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL:
+            lo = -128;
+            hi = 127;
+            break;
+          case OperandType::TENSOR_QUANT16_ASYMM:
+            lo = 0;
+            hi = 65535;
+            break;
+          case OperandType::TENSOR_QUANT16_SYMM:
+            lo = -32768;
+            hi = 32767;
+            break;
+          default:
+            return fail(where, ": cannot hold values of type ", toString(type));
         }
         NNC_ASSIGN_OR_RETURN(auto x, toInt(v, lo, hi, where, i));
         switch (elementSize(type)) {
-          case 1: put<uint8_t>(out, static_cast<uint8_t>(x)); break;
-          case 2: put<uint16_t>(out, static_cast<uint16_t>(x)); break;
-          default: put<uint32_t>(out, static_cast<uint32_t>(x)); break;
+          case 1:
+            put<uint8_t>(out, static_cast<uint8_t>(x));
+            break;
+          case 2:
+            put<uint16_t>(out, static_cast<uint16_t>(x));
+            break;
+          default:
+            put<uint32_t>(out, static_cast<uint32_t>(x));
+            break;
         }
       }
     }
@@ -114,31 +138,51 @@ Json bytesToValues(const uint8_t* data, size_t bytes, OperandType type) {
       case OperandType::FLOAT32:
       case OperandType::TENSOR_FLOAT32: {
         float f = get<float>(p);
-        if (std::isnan(f)) arr.push_back("nan");
-        else if (std::isinf(f)) arr.push_back(f > 0 ? "inf" : "-inf");
-        else arr.push_back(f);
+        if (std::isnan(f))
+          arr.push_back("nan");
+        else if (std::isinf(f))
+          arr.push_back(f > 0 ? "inf" : "-inf");
+        else
+          arr.push_back(f);
         break;
       }
       case OperandType::FLOAT16:
       case OperandType::TENSOR_FLOAT16: {
         float f = halfBitsToFloat(get<uint16_t>(p));
-        if (std::isnan(f)) arr.push_back("nan");
-        else if (std::isinf(f)) arr.push_back(f > 0 ? "inf" : "-inf");
-        else arr.push_back(f);
+        if (std::isnan(f))
+          arr.push_back("nan");
+        else if (std::isinf(f))
+          arr.push_back(f > 0 ? "inf" : "-inf");
+        else
+          arr.push_back(f);
         break;
       }
       case OperandType::BOOL:
-      case OperandType::TENSOR_BOOL8: arr.push_back(*p != 0); break;
+      case OperandType::TENSOR_BOOL8:
+        arr.push_back(*p != 0);
+        break;
       case OperandType::INT32:
-      case OperandType::TENSOR_INT32: arr.push_back(get<int32_t>(p)); break;
+      case OperandType::TENSOR_INT32:
+        arr.push_back(get<int32_t>(p));
+        break;
       case OperandType::UINT32:
-      case OperandType::SUBGRAPH: arr.push_back(get<uint32_t>(p)); break;
-      case OperandType::TENSOR_QUANT8_ASYMM: arr.push_back(*p); break;
+      case OperandType::SUBGRAPH:
+        arr.push_back(get<uint32_t>(p));
+        break;
+      case OperandType::TENSOR_QUANT8_ASYMM:
+        arr.push_back(*p);
+        break;
       case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
       case OperandType::TENSOR_QUANT8_SYMM:
-      case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL: arr.push_back(static_cast<int8_t>(*p)); break;
-      case OperandType::TENSOR_QUANT16_ASYMM: arr.push_back(get<uint16_t>(p)); break;
-      case OperandType::TENSOR_QUANT16_SYMM: arr.push_back(get<int16_t>(p)); break;
+      case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL:
+        arr.push_back(static_cast<int8_t>(*p));
+        break;
+      case OperandType::TENSOR_QUANT16_ASYMM:
+        arr.push_back(get<uint16_t>(p));
+        break;
+      case OperandType::TENSOR_QUANT16_SYMM:
+        arr.push_back(get<int16_t>(p));
+        break;
     }
   }
   return arr;
@@ -175,7 +219,8 @@ Result<Json> parseJsonText(const std::string& text, const std::string& name) {
   if (!j.is_discarded()) return j;
   ParseErrorCatcher catcher;
   Json::sax_parse(text, &catcher);
-  return fail(name, ": malformed JSON: ", catcher.message.empty() ? "invalid text" : catcher.message);
+  return fail(name,
+              ": malformed JSON: ", catcher.message.empty() ? "invalid text" : catcher.message);
 }
 
 Result<Json> readJsonFile(const std::string& path) {

@@ -25,14 +25,14 @@ struct Subgraph {
   std::vector<uint32_t> inputIndexes;
   std::vector<uint32_t> outputIndexes;
   bool operator==(const Subgraph& o) const {
-    return operands == o.operands && operations == o.operations &&
-           inputIndexes == o.inputIndexes && outputIndexes == o.outputIndexes;
+    return operands == o.operands && operations == o.operations && inputIndexes == o.inputIndexes &&
+           outputIndexes == o.outputIndexes;
   }
 };
 
 struct Model {
   Subgraph main;
-  std::vector<Subgraph> referenced;  // SUBGRAPH operands index this
+  std::vector<Subgraph> referenced;    // SUBGRAPH operands index this
   std::vector<uint8_t> operandValues;  // CONSTANT_COPY data
   std::vector<MemoryPool> pools;       // CONSTANT_POOL data
   bool relaxComputationFloat32toFloat16 = false;

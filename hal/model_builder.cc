@@ -38,12 +38,15 @@ uint32_t ModelBuilder::addConstant(OperandType type, std::vector<uint32_t> dims,
   uint32_t i = addOperand(type, std::move(dims), scale, zeroPoint, OperandLifeTime::CONSTANT_COPY,
                           std::move(name));
   const auto* p = static_cast<const uint8_t*>(bytes);
-  model_.main.operands[i].location = appendOperandValue(model_.operandValues, std::vector<uint8_t>(p, p + size));
+  model_.main.operands[i].location =
+      appendOperandValue(model_.operandValues, std::vector<uint8_t>(p, p + size));
   return i;
 }
 
-void ModelBuilder::setChannelQuant(uint32_t operand, std::vector<float> scales, uint32_t channelDim) {
-  model_.main.operands.at(operand).channelQuant = SymmPerChannelQuantParams{std::move(scales), channelDim};
+void ModelBuilder::setChannelQuant(uint32_t operand, std::vector<float> scales,
+                                   uint32_t channelDim) {
+  model_.main.operands.at(operand).channelQuant =
+      SymmPerChannelQuantParams{std::move(scales), channelDim};
 }
 
 void ModelBuilder::addOperation(OperationType type, std::vector<uint32_t> inputs,

@@ -14,7 +14,8 @@ class ModelBuilder {
  public:
   // A tensor or scalar operand with the given lifetime (no value); returns its index.
   uint32_t addOperand(OperandType type, std::vector<uint32_t> dims, float scale = 0.0f,
-                      int32_t zeroPoint = 0, OperandLifeTime lifetime = OperandLifeTime::TEMPORARY_VARIABLE,
+                      int32_t zeroPoint = 0,
+                      OperandLifeTime lifetime = OperandLifeTime::TEMPORARY_VARIABLE,
                       std::string name = {});
   uint32_t addInput(OperandType type, std::vector<uint32_t> dims, float scale = 0.0f,
                     int32_t zeroPoint = 0, std::string name = {});
@@ -36,7 +37,8 @@ class ModelBuilder {
     return addConstant(OperandType::BOOL, {}, &b, 1);
   }
   void setChannelQuant(uint32_t operand, std::vector<float> scales, uint32_t channelDim);
-  void addOperation(OperationType type, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs);
+  void addOperation(OperationType type, std::vector<uint32_t> inputs,
+                    std::vector<uint32_t> outputs);
   void setRelaxed(bool relaxed) { model_.relaxComputationFloat32toFloat16 = relaxed; }
   void setQuant16x8(bool on) { model_.quant16x8 = on; }
   Model build() { return std::move(model_); }

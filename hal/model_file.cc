@@ -33,7 +33,7 @@ Result<Subgraph> parseSubgraph(const Json& j, const std::string& where, Model& m
         NNC_ASSIGN_OR_RETURN(auto off, intField(*loc, "offset", 0, UINT32_MAX, lw));
         NNC_ASSIGN_OR_RETURN(auto len, intField(*loc, "length", 0, UINT32_MAX, lw));
         o.location = DataLocation{static_cast<uint32_t>(pool), static_cast<uint32_t>(off),
-                                   static_cast<uint32_t>(len)};
+                                  static_cast<uint32_t>(len)};
         break;
       }
       case OperandLifeTime::SUBGRAPH: {
@@ -67,7 +67,8 @@ Json dumpSubgraph(const Subgraph& g, const Model& m) {
     }
     switch (o.lifetime) {
       case OperandLifeTime::CONSTANT_COPY:
-        oj["data"] = bytesToValues(m.operandValues.data() + o.location.offset, o.location.length, o.type);
+        oj["data"] =
+            bytesToValues(m.operandValues.data() + o.location.offset, o.location.length, o.type);
         break;
       case OperandLifeTime::CONSTANT_POOL:
         oj["location"] = {{"pool", o.location.poolIndex},
@@ -85,7 +86,8 @@ Json dumpSubgraph(const Subgraph& g, const Model& m) {
   j["operands"] = std::move(ops);
   Json opers = Json::array();
   for (const Operation& op : g.operations)
-    opers.push_back({{"type", std::string(toString(op.type))}, {"inputs", op.inputs}, {"outputs", op.outputs}});
+    opers.push_back(
+        {{"type", std::string(toString(op.type))}, {"inputs", op.inputs}, {"outputs", op.outputs}});
   j["operations"] = std::move(opers);
   j["inputIndexes"] = g.inputIndexes;
   j["outputIndexes"] = g.outputIndexes;
@@ -104,7 +106,8 @@ Result<Model> parseModelJson(const std::string& text, const std::string& baseDir
   NNC_ASSIGN_OR_RETURN(auto parsed, parseJsonText(text, name));
   const Json& j = parsed;
   NNC_ASSIGN_OR_RETURN(auto fmt, stringField(j, "format", name));
-  if (fmt != kFormat) return fail(name, ".format: unsupported format \"", fmt, "\" (want ", kFormat, ")");
+  if (fmt != kFormat)
+    return fail(name, ".format: unsupported format \"", fmt, "\" (want ", kFormat, ")");
   Model m;
   if (auto it = j.find("relaxComputationFloat32toFloat16"); it != j.end()) {
     NNC_ASSIGN_OR_RETURN(auto r, boolField(j, "relaxComputationFloat32toFloat16", name));
@@ -126,7 +129,8 @@ Result<Model> parseModelJson(const std::string& text, const std::string& baseDir
       if (auto sz = (*it)[i].find("size"); sz != (*it)[i].end()) {
         NNC_ASSIGN_OR_RETURN(auto want, intField((*it)[i], "size", 0, INT64_MAX, pw));
         if (static_cast<uint64_t>(want) != pool->size())
-          return fail(pw, ": pool file ", p.string(), " has ", pool->size(), " bytes, the model says ", want);
+          return fail(pw, ": pool file ", p.string(), " has ", pool->size(),
+                      " bytes, the model says ", want);
       }
       m.pools.push_back(std::move(*pool));
     }
@@ -137,7 +141,8 @@ Result<Model> parseModelJson(const std::string& text, const std::string& baseDir
   if (auto it = j.find("referenced"); it != j.end()) {
     if (!it->is_array()) return fail(name, ".referenced: expected an array");
     for (size_t s = 0; s < it->size(); ++s) {
-      NNC_ASSIGN_OR_RETURN(auto sg, parseSubgraph((*it)[s], name + ": referenced[" + std::to_string(s) + "]", m));
+      NNC_ASSIGN_OR_RETURN(
+          auto sg, parseSubgraph((*it)[s], name + ": referenced[" + std::to_string(s) + "]", m));
       m.referenced.push_back(std::move(sg));
     }
   }
@@ -186,8 +191,9 @@ void moveLargeConstantsToPool(Model& model, size_t minBytes) {
   auto visit = [&](Subgraph& g) {
     for (Operand& o : g.operands) {
       if (o.lifetime != OperandLifeTime::CONSTANT_COPY || o.location.length < minBytes) continue;
-      std::vector<uint8_t> bytes(model.operandValues.begin() + o.location.offset,
-                                 model.operandValues.begin() + o.location.offset + o.location.length);
+      std::vector<uint8_t> bytes(
+          model.operandValues.begin() + o.location.offset,
+          model.operandValues.begin() + o.location.offset + o.location.length);
       DataLocation loc = appendOperandValue(pool, bytes);
       loc.poolIndex = poolIndex;
       o.location = loc;
@@ -202,8 +208,9 @@ void moveLargeConstantsToPool(Model& model, size_t minBytes) {
   auto repack = [&](Subgraph& g) {
     for (Operand& o : g.operands) {
       if (o.lifetime != OperandLifeTime::CONSTANT_COPY) continue;
-      std::vector<uint8_t> bytes(model.operandValues.begin() + o.location.offset,
-                                 model.operandValues.begin() + o.location.offset + o.location.length);
+      std::vector<uint8_t> bytes(
+          model.operandValues.begin() + o.location.offset,
+          model.operandValues.begin() + o.location.offset + o.location.length);
       o.location = appendOperandValue(values, bytes);
     }
   };
@@ -215,12 +222,13 @@ void moveLargeConstantsToPool(Model& model, size_t minBytes) {
 bool sameModel(const Model& a, const Model& b) {
   if (!(a.main == b.main) || a.referenced != b.referenced ||
       a.relaxComputationFloat32toFloat16 != b.relaxComputationFloat32toFloat16 ||
-      a.quant16x8 != b.quant16x8 ||
-      a.operandValues != b.operandValues || a.pools.size() != b.pools.size())
+      a.quant16x8 != b.quant16x8 || a.operandValues != b.operandValues ||
+      a.pools.size() != b.pools.size())
     return false;
   for (size_t i = 0; i < a.pools.size(); ++i) {
     if (a.pools[i].size() != b.pools[i].size()) return false;
-    if (a.pools[i].size() && std::memcmp(a.pools[i].data(), b.pools[i].data(), a.pools[i].size()) != 0)
+    if (a.pools[i].size() &&
+        std::memcmp(a.pools[i].data(), b.pools[i].data(), a.pools[i].size()) != 0)
       return false;
   }
   return true;

@@ -20,7 +20,8 @@ std::string shapeString(const std::vector<uint64_t>& s) {
 }
 
 // The value text of `key` in the header dict, up to the next top-level comma or brace.
-Result<std::string> dictValue(const std::string& h, const std::string& key, const std::string& name) {
+Result<std::string> dictValue(const std::string& h, const std::string& key,
+                              const std::string& name) {
   const size_t k = h.find("'" + key + "'");
   if (k == std::string::npos) return fail(name, ": header has no '", key, "' key: ", h);
   size_t p = h.find(':', k);
@@ -85,15 +86,18 @@ Result<NpyArray> parseNpy(const std::vector<uint8_t>& b, const std::string& name
     return fail(name, ": .npy version ", major, ".", minor, " (expected 1.0, 2.0 or 3.0)");
   }
   if (headerLen > b.size() - start)
-    return fail(name, ": header of ", headerLen, " bytes runs past the end of the file (", b.size(), " bytes)");
+    return fail(name, ": header of ", headerLen, " bytes runs past the end of the file (", b.size(),
+                " bytes)");
   const std::string h(reinterpret_cast<const char*>(b.data() + start), headerLen);
   NpyArray a;
   NNC_ASSIGN_OR_RETURN(auto descr, dictValue(h, "descr", name));
   a.descr = descr;
   NNC_ASSIGN_OR_RETURN(auto fortran, dictValue(h, "fortran_order", name));
-  if (fortran != "False") return fail(name, ": fortran_order is ", fortran, " (only C order is read)");
+  if (fortran != "False")
+    return fail(name, ": fortran_order is ", fortran, " (only C order is read)");
   NNC_ASSIGN_OR_RETURN(auto shape, dictValue(h, "shape", name));
-  if (shape.empty() || (shape)[0] != '(') return fail(name, ": header: shape ", shape, " is not a tuple");
+  if (shape.empty() || (shape)[0] != '(')
+    return fail(name, ": header: shape ", shape, " is not a tuple");
   NNC_ASSIGN_OR_RETURN(auto dims, parseShape(shape, name));
   a.shape = dims;
   const size_t elem = descrSize(a.descr);
@@ -102,7 +106,8 @@ Result<NpyArray> parseNpy(const std::vector<uint8_t>& b, const std::string& name
   uint64_t n = 1;
   for (uint64_t d : a.shape) {
     n *= d;
-    if (n > (uint64_t{1} << 34)) return fail(name, ": shape ", shapeString(a.shape), " is too large");
+    if (n > (uint64_t{1} << 34))
+      return fail(name, ": shape ", shapeString(a.shape), " is too large");
   }
   const size_t dataStart = start + headerLen;
   if (b.size() - dataStart != n * elem)
@@ -115,26 +120,37 @@ Result<NpyArray> parseNpy(const std::vector<uint8_t>& b, const std::string& name
 Result<NpyArray> readNpy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return fail(path, ": cannot open file");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   return parseNpy(bytes, path);
 }
 
 std::string npyDescr(OperandType t) {
   switch (t) {
-    case OperandType::TENSOR_FLOAT32: return "<f4";
-    case OperandType::TENSOR_FLOAT16: return "<f2";
-    case OperandType::TENSOR_INT32: return "<i4";
-    case OperandType::TENSOR_QUANT8_ASYMM: return "|u1";
+    case OperandType::TENSOR_FLOAT32:
+      return "<f4";
+    case OperandType::TENSOR_FLOAT16:
+      return "<f2";
+    case OperandType::TENSOR_INT32:
+      return "<i4";
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      return "|u1";
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-    case OperandType::TENSOR_QUANT8_SYMM: return "|i1";
-    case OperandType::TENSOR_QUANT16_SYMM: return "<i2";
-    case OperandType::TENSOR_QUANT16_ASYMM: return "<u2";
-    case OperandType::TENSOR_BOOL8: return "|b1";
-    default: return "";
+    case OperandType::TENSOR_QUANT8_SYMM:
+      return "|i1";
+    case OperandType::TENSOR_QUANT16_SYMM:
+      return "<i2";
+    case OperandType::TENSOR_QUANT16_ASYMM:
+      return "<u2";
+    case OperandType::TENSOR_BOOL8:
+      return "|b1";
+    default:
+      return "";
   }
 }
 
-Result<std::vector<uint8_t>> npyDataFor(const NpyArray& a, const Operand& o, const std::string& name) {
+Result<std::vector<uint8_t>> npyDataFor(const NpyArray& a, const Operand& o,
+                                        const std::string& name) {
   const std::string want = npyDescr(o.type);
   if (want.empty()) return fail(name, ": operand type ", toString(o.type), " has no .npy dtype");
   // '<' and '=' mean the same on the little-endian hosts this runs on; '|' for one byte.
@@ -148,7 +164,9 @@ Result<std::vector<uint8_t>> npyDataFor(const NpyArray& a, const Operand& o, con
   std::vector<uint64_t> dims(o.dimensions.begin(), o.dimensions.end());
   bool match = a.shape.size() == dims.size();
   for (size_t i = 0; match && i < dims.size(); ++i) match = dims[i] == 0 || dims[i] == a.shape[i];
-  if (!match) return fail(name, ": shape ", shapeString(a.shape), " but the model input is ", shapeString(dims));
+  if (!match)
+    return fail(name, ": shape ", shapeString(a.shape), " but the model input is ",
+                shapeString(dims));
   return a.data;
 }
 

@@ -18,9 +18,9 @@
 namespace nncosim::hal {
 
 struct NpyArray {
-  std::string descr;              // '<i2', '|i1', '<f4', ...
+  std::string descr;  // '<i2', '|i1', '<f4', ...
   std::vector<uint64_t> shape;
-  std::vector<uint8_t> data;      // raw little-endian values in C order
+  std::vector<uint8_t> data;  // raw little-endian values in C order
 };
 
 // Parses .npy bytes; `name` prefixes errors.

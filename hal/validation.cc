@@ -25,7 +25,8 @@ class Validator {
 
   std::vector<ValidationIssue> run() {
     checkSubgraph(-1, m_.main);
-    for (size_t i = 0; i < m_.referenced.size(); ++i) checkSubgraph(static_cast<int>(i), m_.referenced[i]);
+    for (size_t i = 0; i < m_.referenced.size(); ++i)
+      checkSubgraph(static_cast<int>(i), m_.referenced[i]);
     checkReferenceCycles();
     return std::move(issues_);
   }
@@ -54,7 +55,8 @@ class Validator {
       if (lt != OperandLifeTime::SUBGRAPH_INPUT && inCount[i] > 0)
         add(where, str("listed in inputIndexes but its lifetime is ", toString(lt)));
       if (lt == OperandLifeTime::SUBGRAPH_OUTPUT && outCount[i] != 1)
-        add(where, str("SUBGRAPH_OUTPUT listed ", outCount[i], " times in outputIndexes (must be 1)"));
+        add(where,
+            str("SUBGRAPH_OUTPUT listed ", outCount[i], " times in outputIndexes (must be 1)"));
       if (lt != OperandLifeTime::SUBGRAPH_OUTPUT && outCount[i] > 0)
         add(where, str("listed in outputIndexes but its lifetime is ", toString(lt)));
     }
@@ -88,7 +90,8 @@ class Validator {
         }
         const auto lt = g.operands[idx].lifetime;
         if (lt != OperandLifeTime::TEMPORARY_VARIABLE && lt != OperandLifeTime::SUBGRAPH_OUTPUT) {
-          add(where, str("output ", j, " writes operand ", idx, " whose lifetime is ", toString(lt)));
+          add(where,
+              str("output ", j, " writes operand ", idx, " whose lifetime is ", toString(lt)));
           continue;
         }
         if (written[idx]) add(where, str("output ", j, " writes operand ", idx, " a second time"));
@@ -119,10 +122,12 @@ class Validator {
     const auto& loc = o.location;
     switch (o.lifetime) {
       case OperandLifeTime::CONSTANT_COPY:
-        if (loc.poolIndex != 0) add(where, str("CONSTANT_COPY with poolIndex ", loc.poolIndex, " (must be 0)"));
+        if (loc.poolIndex != 0)
+          add(where, str("CONSTANT_COPY with poolIndex ", loc.poolIndex, " (must be 0)"));
         if (uint64_t{loc.offset} + loc.length > m_.operandValues.size())
-          add(where, str("CONSTANT_COPY data [", loc.offset, ", ", uint64_t{loc.offset} + loc.length,
-                         ") outside operandValues (", m_.operandValues.size(), " bytes)"));
+          add(where,
+              str("CONSTANT_COPY data [", loc.offset, ", ", uint64_t{loc.offset} + loc.length,
+                  ") outside operandValues (", m_.operandValues.size(), " bytes)"));
         checkLength(where, o);
         break;
       case OperandLifeTime::CONSTANT_POOL:
@@ -170,7 +175,8 @@ class Validator {
     }
     const uint64_t want = count * elementSize(o.type);
     if (o.location.length != want)
-      add(where, str("constant holds ", o.location.length, " bytes but its type and dimensions need ", want));
+      add(where, str("constant holds ", o.location.length,
+                     " bytes but its type and dimensions need ", want));
   }
 
   // SUBGRAPH operands form a graph over subgraphs; a cycle would recurse forever.
@@ -185,8 +191,9 @@ class Validator {
       for (const auto& o : m_.referenced[s].operands) {
         if (o.lifetime != OperandLifeTime::SUBGRAPH || o.location.offset >= n) continue;
         if (!visit(o.location.offset)) {
-          add(sgName(static_cast<int>(s)), str("is part of a cycle of subgraph references (via referenced[",
-                                               o.location.offset, "])"));
+          add(sgName(static_cast<int>(s)),
+              str("is part of a cycle of subgraph references (via referenced[", o.location.offset,
+                  "])"));
           state[s] = 2;
           return true;  // report once per member, keep going
         }
@@ -214,9 +221,12 @@ std::string checkOperandType(const Operand& o) {
     uint64_t n = 1;
     bool unknown = false;
     for (uint32_t d : o.dimensions) {
-      if (d == 0) unknown = true;
-      else n *= d;
-      if (n > (uint64_t{1} << 31)) return str("element count of dimensions overflows (more than 2^31)");
+      if (d == 0)
+        unknown = true;
+      else
+        n *= d;
+      if (n > (uint64_t{1} << 31))
+        return str("element count of dimensions overflows (more than 2^31)");
     }
     (void)unknown;
   }

@@ -78,7 +78,8 @@ Result<SubgraphParse> parseSubgraph(const Json& j, const std::string& where, Mod
       const auto count = elementCount(o.dimensions);
       const size_t esize = elementSize(o.type);
       if (count && esize && v.bytes.size() != *count * esize)
-        return fail(ow, ": ", v.bytes.size() / esize, " values for dimensions of ", *count, " elements");
+        return fail(ow, ": ", v.bytes.size() / esize, " values for dimensions of ", *count,
+                    " elements");
     }
     return v;
   };
@@ -106,7 +107,8 @@ Result<ConformanceTest> parseTest(const Json& t, const std::string& where) {
   test.model.relaxComputationFloat32toFloat16 = relaxed;
   NNC_ASSIGN_OR_RETURN(auto ef, boolField(t, "expectFailure", tw));
   test.expectFailure = ef;
-  if (auto it = t.find("expectedMultinomialDistributionTolerance"); it != t.end() && it->is_number())
+  if (auto it = t.find("expectedMultinomialDistributionTolerance");
+      it != t.end() && it->is_number())
     test.multinomialTolerance = it->get<float>();
 
   std::vector<uint8_t> poolBytes;
@@ -119,7 +121,9 @@ Result<ConformanceTest> parseTest(const Json& t, const std::string& where) {
   if (auto it = t.find("referenced"); it != t.end() && !it->is_null()) {
     if (!it->is_array()) return fail(tw, ".referenced: expected an array");
     for (size_t s = 0; s < it->size(); ++s) {
-      NNC_ASSIGN_OR_RETURN(auto sg, parseSubgraph((*it)[s], tw + ".referenced[" + std::to_string(s) + "]", test.model, poolBytes, false));
+      NNC_ASSIGN_OR_RETURN(auto sg,
+                           parseSubgraph((*it)[s], tw + ".referenced[" + std::to_string(s) + "]",
+                                         test.model, poolBytes, false));
       test.model.referenced.push_back(std::move(sg.graph));
     }
   }
@@ -146,11 +150,13 @@ Result<VectorFile> parseVectorJson(const Json& json, const std::string& path) {
   NNC_ASSIGN_OR_RETURN(auto fmt, stringField(*j, "format", path));
   if (fmt != "nnapi-test-vectors/1")
     return fail(path, ".format: unsupported format \"", fmt, "\" (want nnapi-test-vectors/1)");
-  if (auto it = j->find("source"); it != j->end() && it->is_string()) vf.source = it->get<std::string>();
+  if (auto it = j->find("source"); it != j->end() && it->is_string())
+    vf.source = it->get<std::string>();
   NNC_ASSIGN_OR_RETURN(auto tests, field(*j, "tests", path));
   if (!(tests)->is_array()) return fail(path, ".tests: expected an array");
   for (size_t i = 0; i < (tests)->size(); ++i) {
-    NNC_ASSIGN_OR_RETURN(auto t, parseTest((*tests)[i], path + ": tests[" + std::to_string(i) + "]"));
+    NNC_ASSIGN_OR_RETURN(auto t,
+                         parseTest((*tests)[i], path + ": tests[" + std::to_string(i) + "]"));
     t.file = path;
     vf.tests.push_back(std::move(t));
   }
@@ -162,9 +168,10 @@ std::vector<std::string> listVectorFiles(const std::string& path) {
   std::vector<std::string> files;
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec))
-      if (it->is_regular_file() && it->path().extension() == ".json") files.push_back(it->path().string());
+    for (auto it = fs::recursive_directory_iterator(path, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+      if (it->is_regular_file() && it->path().extension() == ".json")
+        files.push_back(it->path().string());
   } else {
     files.push_back(path);
   }

@@ -63,12 +63,11 @@ Status bindInput(const hal::TensorValue& v, RuntimeOperand& r, const std::string
   const auto& declared = r.shape.dimensions;
   if (!declared.empty() && !v.dimensions.empty()) {
     if (declared.size() != v.dimensions.size())
-      return hal::fail(where, ": rank ", v.dimensions.size(), " but declared ",
-                       toString(declared));
+      return hal::fail(where, ": rank ", v.dimensions.size(), " but declared ", toString(declared));
     for (size_t d = 0; d < declared.size(); ++d)
       if (declared[d] != 0 && declared[d] != v.dimensions[d])
-        return hal::fail(where, ": dimensions ", toString(v.dimensions),
-                         " disagree with declared ", toString(declared));
+        return hal::fail(where, ": dimensions ", toString(v.dimensions), " disagree with declared ",
+                         toString(declared));
   }
   if (!v.dimensions.empty() || hal::isScalar(r.shape.type)) r.shape.dimensions = v.dimensions;
   hal::Operand probe;
@@ -94,7 +93,9 @@ Status validateSignature(const OperationDef& def, const OperationContext& ctx) {
   return def.validate(ctx);
 }
 
-SignatureValidations signatureValidations() { return {declaredValidations.load(), actualValidations.load()}; }
+SignatureValidations signatureValidations() {
+  return {declaredValidations.load(), actualValidations.load()};
+}
 
 Status validateOperations(const hal::Model& model) {
   const auto& table = operationTable();
@@ -130,7 +131,8 @@ Status Executor::run(const std::vector<hal::TensorValue>& inputs,
 Status Executor::runSubgraph(uint32_t index, const std::vector<hal::TensorValue>& inputs,
                              std::vector<hal::TensorValue>& outputs) {
   if (index >= model_.referenced.size())
-    return hal::fail("subgraph ", index, " does not exist (", model_.referenced.size(), " referenced)");
+    return hal::fail("subgraph ", index, " does not exist (", model_.referenced.size(),
+                     " referenced)");
   if (depth_ >= options_.maxSubgraphDepth)
     return hal::fail("subgraph nesting deeper than ", options_.maxSubgraphDepth);
   ++depth_;
@@ -143,7 +145,8 @@ Status Executor::runGraph(const hal::Subgraph& g, const std::string& name,
                           const std::vector<hal::TensorValue>& inputs,
                           std::vector<hal::TensorValue>& outputs) {
   if (inputs.size() != g.inputIndexes.size())
-    return hal::fail(name, ": ", inputs.size(), " inputs given, the subgraph has ", g.inputIndexes.size());
+    return hal::fail(name, ": ", inputs.size(), " inputs given, the subgraph has ",
+                     g.inputIndexes.size());
   auto operands = bindConstants(model_, g);
   for (size_t k = 0; k < inputs.size(); ++k) {
     const hal::TensorValue& v = inputs[k];
@@ -163,11 +166,14 @@ Status Executor::runGraph(const hal::Subgraph& g, const std::string& name,
     for (size_t j = 0; j < op.inputs.size(); ++j) {
       const RuntimeOperand& r = operands[op.inputs[j]];
       if (!r.omitted && !r.hasValue())
-        return hal::fail(opWhere(name, k, op), ": input ", j, " (operand ", op.inputs[j], ") has no value");
+        return hal::fail(opWhere(name, k, op), ": input ", j, " (operand ", op.inputs[j],
+                         ") has no value");
     }
     OperationContext ctx(model_, op, operands, /*executing=*/true, this);
-    if (Status st = validateSignature(*def, ctx); !st.ok()) return hal::fail(opWhere(name, k, op), ": ", st.error());
-    if (Status st = def->prepare(ctx); !st.ok()) return hal::fail(opWhere(name, k, op), ": ", st.error());
+    if (Status st = validateSignature(*def, ctx); !st.ok())
+      return hal::fail(opWhere(name, k, op), ": ", st.error());
+    if (Status st = def->prepare(ctx); !st.ok())
+      return hal::fail(opWhere(name, k, op), ": ", st.error());
     if (Status st = checkOmittedInputs(ctx, operands, op); !st.ok())
       return hal::fail(opWhere(name, k, op), ": ", st.error());
     for (size_t j = 0; j < op.outputs.size(); ++j) {
@@ -175,7 +181,8 @@ Status Executor::runGraph(const hal::Subgraph& g, const std::string& name,
       if (!r.hasValue() || r.data != r.storage.data())
         return hal::fail(opWhere(name, k, op), ": prepare did not set the shape of output ", j);
     }
-    if (Status st = def->execute(ctx); !st.ok()) return hal::fail(opWhere(name, k, op), ": ", st.error());
+    if (Status st = def->execute(ctx); !st.ok())
+      return hal::fail(opWhere(name, k, op), ": ", st.error());
   }
 
   outputs.clear();

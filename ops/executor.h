@@ -62,7 +62,8 @@ class Executor : public SubgraphRunner {
 
  private:
   Status runGraph(const hal::Subgraph& g, const std::string& name,
-                  const std::vector<hal::TensorValue>& inputs, std::vector<hal::TensorValue>& outputs);
+                  const std::vector<hal::TensorValue>& inputs,
+                  std::vector<hal::TensorValue>& outputs);
 
   const hal::Model& model_;
   ExecutionOptions options_;

@@ -17,7 +17,8 @@ uint64_t macCount(const hal::Model& model, const hal::Subgraph& g, const hal::Op
   for (uint32_t i : op.inputs)
     if (i >= g.operands.size()) return 0;
   if (op.outputs[0] >= g.operands.size()) return 0;
-  if (!hal::elementCount(g.operands[op.outputs[0]].dimensions) || g.operands[op.inputs[1]].dimensions.empty())
+  if (!hal::elementCount(g.operands[op.outputs[0]].dimensions) ||
+      g.operands[op.inputs[1]].dimensions.empty())
     return 0;
   return def->macs(MacQuery{model, g, op});
 }

@@ -18,7 +18,9 @@ struct MacQuery {
   const hal::Subgraph& g;
   const hal::Operation& op;
   const std::vector<uint32_t>& input(size_t i) const { return g.operands[op.inputs[i]].dimensions; }
-  bool inputOmitted(size_t i) const { return g.operands[op.inputs[i]].lifetime == hal::OperandLifeTime::NO_VALUE; }
+  bool inputOmitted(size_t i) const {
+    return g.operands[op.inputs[i]].lifetime == hal::OperandLifeTime::NO_VALUE;
+  }
   uint64_t outputElements() const;
 };
 

@@ -7,9 +7,8 @@ Status OperationContext::setOutputShape(size_t i, const Shape& s) {
   const auto& declared = o.shape.dimensions;
   if (!declared.empty()) {
     if (declared.size() != s.dimensions.size())
-      return hal::fail("output ", i, ": computed shape ", toString(s.dimensions),
-                       " has rank ", s.dimensions.size(), " but the model declares ",
-                       toString(declared));
+      return hal::fail("output ", i, ": computed shape ", toString(s.dimensions), " has rank ",
+                       s.dimensions.size(), " but the model declares ", toString(declared));
     for (size_t d = 0; d < declared.size(); ++d)
       if (declared[d] != 0 && declared[d] != s.dimensions[d])
         return hal::fail("output ", i, ": computed shape ", toString(s.dimensions),

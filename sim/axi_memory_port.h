@@ -32,7 +32,11 @@ class AxiMemoryPort {
 
   AxiMemoryPort(uint8_t* mem, uint64_t base, uint64_t size, const AddressWindows& windows,
                 uint32_t latency, uint32_t bytesPerCycle)
-      : mem_(mem), base_(base), size_(size), windows_(windows), latency_(latency),
+      : mem_(mem),
+        base_(base),
+        size_(size),
+        windows_(windows),
+        latency_(latency),
         bytesPerCycle_(bytesPerCycle) {}
 
   void reset() {
@@ -99,7 +103,8 @@ class AxiMemoryPort {
       t.m_axi_rresp_i = b.resp;
       t.m_axi_rlast_i = b.done + 1 == b.beats;
       uint32_t words[4] = {0, 0, 0, 0};
-      if (b.resp == 0) std::memcpy(words, mem_ + (b.addr - base_) + uint64_t{b.done} * kBeatBytes, kBeatBytes);
+      if (b.resp == 0)
+        std::memcpy(words, mem_ + (b.addr - base_) + uint64_t{b.done} * kBeatBytes, kBeatBytes);
       for (int k = 0; k < 4; ++k) t.m_axi_rdata_i[k] = words[k];
     } else {
       t.m_axi_rlast_i = 0;
@@ -170,8 +175,10 @@ class AxiMemoryPort {
   uint32_t check(uint64_t addr, uint32_t beats, bool write) {
     const uint64_t len = uint64_t{beats} * kBeatBytes;
     uint32_t resp = 0;
-    if (addr < base_ || addr - base_ > size_ || len > size_ - (addr - base_)) resp = 3;
-    else if (!windows_.allows(addr, len, write)) resp = 2;
+    if (addr < base_ || addr - base_ > size_ || len > size_ - (addr - base_))
+      resp = 3;
+    else if (!windows_.allows(addr, len, write))
+      resp = 2;
     if (resp) {
       ++stats_.refused;
       if (!stats_.faulted) {

@@ -25,9 +25,13 @@ uint64_t alignUp(uint64_t x) { return (x + kAlign - 1) & ~(kAlign - 1); }
 
 std::string JobResult::describe() const {
   std::ostringstream os;
-  if (timedOut) os << "timed out after " << cycles << " cycles";
-  else if (errCode) os << "error code " << errCode << " at 0x" << std::hex << errAddr << std::dec << " (info " << errInfo << ") after " << cycles << " cycles";
-  else os << "done in " << cycles << " cycles";
+  if (timedOut)
+    os << "timed out after " << cycles << " cycles";
+  else if (errCode)
+    os << "error code " << errCode << " at 0x" << std::hex << errAddr << std::dec << " (info "
+       << errInfo << ") after " << cycles << " cycles";
+  else
+    os << "done in " << cycles << " cycles";
   return os.str();
 }
 
@@ -38,8 +42,8 @@ hal::Result<Device*> Device::open(const SocConfig& config, const DeviceOptions& 
     return gDevice;
   }
   if (config.arrayRows != firmware::kArrayRows || config.arrayCols != firmware::kArrayCols)
-    return hal::fail("config: array ", config.arrayRows, "x", config.arrayCols, " but the RTL was built as ",
-                     firmware::kArrayRows, "x", firmware::kArrayCols);
+    return hal::fail("config: array ", config.arrayRows, "x", config.arrayCols,
+                     " but the RTL was built as ", firmware::kArrayRows, "x", firmware::kArrayCols);
   if (config.dramBase + config.dramBytes > (uint64_t{1} << 32))
     return hal::fail("config: DRAM must lie below 4 GiB (the NPU has 32-bit addresses)");
   gDevice = new Device(config, options);  // lives for the process: SystemC elaborates once
@@ -77,16 +81,20 @@ hal::Result<DeviceBuffer> Device::allocate(uint64_t bytes, const std::string& na
 }
 
 void Device::free(const DeviceBuffer& buffer) {
-  auto it = std::find_if(used_.begin(), used_.end(), [&](const Range& r) { return r.address == buffer.address; });
+  auto it = std::find_if(used_.begin(), used_.end(),
+                         [&](const Range& r) { return r.address == buffer.address; });
   if (it == used_.end()) return;
   freeList_.push_back(*it);
   used_.erase(it);
   // Coalesce neighbours so freed space is reused for larger buffers.
-  std::sort(freeList_.begin(), freeList_.end(), [](const Range& a, const Range& b) { return a.address < b.address; });
+  std::sort(freeList_.begin(), freeList_.end(),
+            [](const Range& a, const Range& b) { return a.address < b.address; });
   std::vector<Range> merged;
   for (const auto& r : freeList_) {
-    if (!merged.empty() && merged.back().address + merged.back().bytes == r.address) merged.back().bytes += r.bytes;
-    else merged.push_back(r);
+    if (!merged.empty() && merged.back().address + merged.back().bytes == r.address)
+      merged.back().bytes += r.bytes;
+    else
+      merged.push_back(r);
   }
   freeList_ = std::move(merged);
 }
@@ -98,7 +106,8 @@ void Device::freeAll() {
 hal::Status Device::write(uint64_t address, const void* data, size_t bytes) {
   const auto& c = config();
   if (address < c.dramBase || address - c.dramBase + bytes > c.dramBytes)
-    return hal::fail("host write of ", bytes, " bytes at 0x", std::hex, address, " is outside DRAM");
+    return hal::fail("host write of ", bytes, " bytes at 0x", std::hex, address,
+                     " is outside DRAM");
   std::memcpy(dram_ + (address - c.dramBase), data, bytes);
   return hal::Status::Ok();
 }
@@ -139,11 +148,14 @@ hal::Result<uint32_t> Device::readReg(uint32_t offset) {
   return v;
 }
 
-hal::Status Device::writeReg(uint32_t offset, uint32_t value) { return regOp(true, offset, &value); }
+hal::Status Device::writeReg(uint32_t offset, uint32_t value) {
+  return regOp(true, offset, &value);
+}
 
 hal::Status Device::programRing() {
   NNC_ASSIGN_OR_RETURN(auto id, readReg(reg::kId));
-  if (id != reg::kIdValue) return hal::fail("NPU ID register reads 0x", std::hex, id, ", expected 0x", reg::kIdValue);
+  if (id != reg::kIdValue)
+    return hal::fail("NPU ID register reads 0x", std::hex, id, ", expected 0x", reg::kIdValue);
   NNC_TRY(writeReg(reg::kRingBase, static_cast<uint32_t>(ringBase_)));
   NNC_TRY(writeReg(reg::kRingSize, options_.ringSlots));
   NNC_TRY(writeReg(reg::kWatchdog, config().watchdogCycles));
@@ -155,11 +167,15 @@ hal::Status Device::programRing() {
 hal::Status Device::submit(const std::vector<uint8_t>& commands) {
   const uint32_t n = static_cast<uint32_t>(commands.size() / firmware::kCommandBytes);
   if (commands.size() % firmware::kCommandBytes != 0 || n == 0)
-    return hal::fail("a command stream is a non-empty multiple of ", firmware::kCommandBytes, " bytes, got ", commands.size());
-  if (n >= options_.ringSlots) return hal::fail("job of ", n, " commands does not fit the ring of ", options_.ringSlots);
+    return hal::fail("a command stream is a non-empty multiple of ", firmware::kCommandBytes,
+                     " bytes, got ", commands.size());
+  if (n >= options_.ringSlots)
+    return hal::fail("job of ", n, " commands does not fit the ring of ", options_.ringSlots);
   for (uint32_t i = 0; i < n; ++i) {
-    const uint64_t slot = ringBase_ + uint64_t{(tail_ + i) % options_.ringSlots} * firmware::kCommandBytes;
-    NNC_TRY(write(slot, commands.data() + uint64_t{i} * firmware::kCommandBytes, firmware::kCommandBytes));
+    const uint64_t slot =
+        ringBase_ + uint64_t{(tail_ + i) % options_.ringSlots} * firmware::kCommandBytes;
+    NNC_TRY(write(slot, commands.data() + uint64_t{i} * firmware::kCommandBytes,
+                  firmware::kCommandBytes));
   }
   tail_ = (tail_ + n) % options_.ringSlots;
   NNC_TRY(writeReg(reg::kRingTail, tail_));
@@ -213,13 +229,18 @@ std::vector<Device::CommandSpan> Device::commandTimeline() const {
 
 hal::Result<PerfCounters> Device::counters() {
   PerfCounters p;
-  const std::pair<uint32_t, uint64_t*> regs[] = {
-      {reg::kPerfCycles, &p.cycles},           {reg::kPerfLoadBusy, &p.loadBusy},
-      {reg::kPerfLoadStall, &p.loadStall},     {reg::kPerfComputeBusy, &p.computeBusy},
-      {reg::kPerfComputeStall, &p.computeStall}, {reg::kPerfStoreBusy, &p.storeBusy},
-      {reg::kPerfStoreStall, &p.storeStall},   {reg::kPerfDensifyBusy, &p.densifyBusy},
-      {reg::kPerfDensifyStall, &p.densifyStall}, {reg::kPerfDmaRdBytes, &p.dmaReadBytes},
-      {reg::kPerfDmaWrBytes, &p.dmaWriteBytes}, {reg::kPerfMacs, &p.macs}};
+  const std::pair<uint32_t, uint64_t*> regs[] = {{reg::kPerfCycles, &p.cycles},
+                                                 {reg::kPerfLoadBusy, &p.loadBusy},
+                                                 {reg::kPerfLoadStall, &p.loadStall},
+                                                 {reg::kPerfComputeBusy, &p.computeBusy},
+                                                 {reg::kPerfComputeStall, &p.computeStall},
+                                                 {reg::kPerfStoreBusy, &p.storeBusy},
+                                                 {reg::kPerfStoreStall, &p.storeStall},
+                                                 {reg::kPerfDensifyBusy, &p.densifyBusy},
+                                                 {reg::kPerfDensifyStall, &p.densifyStall},
+                                                 {reg::kPerfDmaRdBytes, &p.dmaReadBytes},
+                                                 {reg::kPerfDmaWrBytes, &p.dmaWriteBytes},
+                                                 {reg::kPerfMacs, &p.macs}};
   for (const auto& [off, dst] : regs) {
     NNC_ASSIGN_OR_RETURN(auto v, readReg(off));
     *dst = v;

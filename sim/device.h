@@ -33,15 +33,16 @@ struct DeviceBuffer {
 };
 
 struct PerfCounters {
-  uint64_t cycles = 0, loadBusy = 0, loadStall = 0, computeBusy = 0, computeStall = 0, storeBusy = 0,
-           storeStall = 0, densifyBusy = 0, densifyStall = 0, dmaReadBytes = 0, dmaWriteBytes = 0, macs = 0;
+  uint64_t cycles = 0, loadBusy = 0, loadStall = 0, computeBusy = 0, computeStall = 0,
+           storeBusy = 0, storeStall = 0, densifyBusy = 0, densifyStall = 0, dmaReadBytes = 0,
+           dmaWriteBytes = 0, macs = 0;
 };
 
 struct JobResult {
   bool completed = false;  // END reached
   bool timedOut = false;   // the host gave up waiting
   uint32_t errCode = 0, errAddr = 0, errInfo = 0;
-  uint64_t cycles = 0;     // NPU clock cycles from doorbell to completion
+  uint64_t cycles = 0;           // NPU clock cycles from doorbell to completion
   std::string describe() const;  // "done in N cycles" / "error bus_error at 0x... (info 2)"
 };
 

@@ -6,7 +6,11 @@ namespace nncosim::sim {
 
 Dram::Dram(sc_core::sc_module_name name, uint64_t bytes, sc_core::sc_time latency,
            double bytesPerSecond)
-    : sc_module(name), socket("socket"), mem_(bytes, 0), latency_(latency), bytesPerSecond_(bytesPerSecond) {
+    : sc_module(name),
+      socket("socket"),
+      mem_(bytes, 0),
+      latency_(latency),
+      bytesPerSecond_(bytesPerSecond) {
   socket.register_b_transport(this, &Dram::b_transport);
   socket.register_transport_dbg(this, &Dram::transport_dbg);
   socket.register_get_direct_mem_ptr(this, &Dram::get_direct_mem_ptr);
@@ -48,8 +52,10 @@ unsigned Dram::transport_dbg(tlm::tlm_generic_payload& p) {
   const uint64_t addr = p.get_address();
   if (addr >= mem_.size()) return 0;
   const uint64_t len = std::min<uint64_t>(p.get_data_length(), mem_.size() - addr);
-  if (p.is_read()) std::memcpy(p.get_data_ptr(), mem_.data() + addr, len);
-  else if (p.is_write()) std::memcpy(mem_.data() + addr, p.get_data_ptr(), len);
+  if (p.is_read())
+    std::memcpy(p.get_data_ptr(), mem_.data() + addr, len);
+  else if (p.is_write())
+    std::memcpy(mem_.data() + addr, p.get_data_ptr(), len);
   return static_cast<unsigned>(len);
 }
 

@@ -17,7 +17,8 @@ void Interconnect::addRegion(std::string name, uint64_t base, uint64_t size) {
 int Interconnect::decode(uint64_t addr, uint64_t len) const {
   for (size_t i = 0; i < regions_.size(); ++i) {
     const auto& r = regions_[i];
-    if (addr >= r.base && addr - r.base < r.size && len <= r.size - (addr - r.base)) return static_cast<int>(i);
+    if (addr >= r.base && addr - r.base < r.size && len <= r.size - (addr - r.base))
+      return static_cast<int>(i);
   }
   return -1;
 }
@@ -56,14 +57,16 @@ bool Interconnect::get_direct_mem_ptr(int, tlm::tlm_generic_payload& p, tlm::tlm
     // Back to bus addresses, clipped to the region.
     const uint64_t base = regions_[r].base;
     dmi.set_start_address(dmi.get_start_address() + base);
-    dmi.set_end_address(std::min<uint64_t>(dmi.get_end_address() + base, base + regions_[r].size - 1));
+    dmi.set_end_address(
+        std::min<uint64_t>(dmi.get_end_address() + base, base + regions_[r].size - 1));
   }
   return ok;
 }
 
 void Interconnect::invalidate_direct_mem_ptr(int id, sc_dt::uint64 start, sc_dt::uint64 end) {
   const uint64_t base = regions_.at(static_cast<size_t>(id)).base;
-  for (unsigned t = 0; t < targets.size(); ++t) targets[t]->invalidate_direct_mem_ptr(start + base, end + base);
+  for (unsigned t = 0; t < targets.size(); ++t)
+    targets[t]->invalidate_direct_mem_ptr(start + base, end + base);
 }
 
 }  // namespace nncosim::sim

@@ -16,8 +16,13 @@ constexpr uint32_t kDoorbellOffset = 48;
 constexpr int kResetCycles = 8;
 }  // namespace
 
-NpuAdapter::NpuAdapter(sc_core::sc_module_name name, const SocConfig& config, const AddressWindows& windows)
-    : sc_module(name), regs("regs"), memory("memory"), config_(config), windows_(windows),
+NpuAdapter::NpuAdapter(sc_core::sc_module_name name, const SocConfig& config,
+                       const AddressWindows& windows)
+    : sc_module(name),
+      regs("regs"),
+      memory("memory"),
+      config_(config),
+      windows_(windows),
       context_(std::make_unique<VerilatedContext>()),
       host_(std::make_unique<AxiLiteMaster<Vnnc_npu_top>>()) {
   regs.register_b_transport(this, &NpuAdapter::b_transport);
@@ -50,8 +55,9 @@ bool NpuAdapter::ensureMemory() {
   p.set_command(tlm::TLM_READ_COMMAND);
   if (!memory->get_direct_mem_ptr(p, dmi)) return false;
   port_ = std::make_unique<AxiMemoryPort<Vnnc_npu_top>>(
-      dmi.get_dmi_ptr(), dmi.get_start_address(), dmi.get_end_address() - dmi.get_start_address() + 1,
-      windows_, config_.dramLatencyCycles, config_.dramBytesPerCycle);
+      dmi.get_dmi_ptr(), dmi.get_start_address(),
+      dmi.get_end_address() - dmi.get_start_address() + 1, windows_, config_.dramLatencyCycles,
+      config_.dramBytesPerCycle);
   return true;
 }
 
@@ -133,7 +139,8 @@ void NpuAdapter::clockThread() {
 }
 
 void NpuAdapter::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
-  if (p.get_data_length() != 4 || (p.get_address() & 3) != 0 || p.get_address() >= config_.npuRegBytes) {
+  if (p.get_data_length() != 4 || (p.get_address() & 3) != 0 ||
+      p.get_address() >= config_.npuRegBytes) {
     p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }

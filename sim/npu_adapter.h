@@ -38,8 +38,8 @@ struct RegAccess;
 class NpuAdapter : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(NpuAdapter);
-  tlm_utils::simple_target_socket<NpuAdapter> regs;          // AXI4-Lite slave, as TLM
-  tlm_utils::simple_initiator_socket<NpuAdapter> memory;     // DMI requests for the AXI master
+  tlm_utils::simple_target_socket<NpuAdapter> regs;       // AXI4-Lite slave, as TLM
+  tlm_utils::simple_initiator_socket<NpuAdapter> memory;  // DMI requests for the AXI master
 
   NpuAdapter(sc_core::sc_module_name name, const SocConfig& config, const AddressWindows& windows);
   ~NpuAdapter() override;

@@ -5,7 +5,9 @@
 
 namespace nncosim::sim {
 
-HostCpu::HostCpu(sc_core::sc_module_name name) : sc_module(name), socket("socket") { SC_THREAD(run); }
+HostCpu::HostCpu(sc_core::sc_module_name name) : sc_module(name), socket("socket") {
+  SC_THREAD(run);
+}
 
 void HostCpu::post(bool write, uint64_t addr, uint32_t* data, bool* ok, bool* done) {
   ops_.push_back({write, addr, data, ok, done});
@@ -33,8 +35,12 @@ void HostCpu::run() {
 }
 
 Platform::Platform(sc_core::sc_module_name name, const SocConfig& c)
-    : sc_module(name), config(c), host("host"), bus("bus"),
-      dram("dram", c.dramBytes, sc_core::sc_time(c.dramLatencyCycles * c.periodNs(), sc_core::SC_NS),
+    : sc_module(name),
+      config(c),
+      host("host"),
+      bus("bus"),
+      dram("dram", c.dramBytes,
+           sc_core::sc_time(c.dramLatencyCycles * c.periodNs(), sc_core::SC_NS),
            c.dramBytesPerCycle * c.clockMHz * 1e6),
       npu("npu", c, windows) {
   // Initiators: host (0), NPU memory port (1). Regions: DRAM (0), NPU registers (1).

@@ -36,8 +36,9 @@ Key builtKey(const char* name, const char* doc, uint32_t SocConfig::*field, uint
   return Key{name, doc,
              [=](SocConfig& c, double v) -> hal::Status {
                if (v != built)
-                 return hal::fail(name, ": ", v, " is not the built size ", built, " (the RTL's MAC array is ",
-                                  firmware::kArrayRows, "x", firmware::kArrayCols, ", fixed at build time)");
+                 return hal::fail(name, ": ", v, " is not the built size ", built,
+                                  " (the RTL's MAC array is ", firmware::kArrayRows, "x",
+                                  firmware::kArrayCols, ", fixed at build time)");
                c.*field = built;
                return hal::Status::Ok();
              },
@@ -50,14 +51,20 @@ const std::vector<Key>& keys() {
       builtKey("array_cols", "MAC array columns", &SocConfig::arrayCols, firmware::kArrayCols),
       uintKey("dram_base", "DRAM base address", &SocConfig::dramBase, 0, 1ull << 47),
       uintKey("dram_bytes", "DRAM size in bytes", &SocConfig::dramBytes, 4096, 16ull << 30),
-      uintKey("dram_latency_cycles", "DRAM latency (cycles to the first beat)", &SocConfig::dramLatencyCycles, 0, 100000),
-      uintKey("dram_bytes_per_cycle", "DRAM bandwidth (bytes per cycle)", &SocConfig::dramBytesPerCycle, 1, 4096),
-      uintKey("npu_reg_base", "NPU register block base address", &SocConfig::npuRegBase, 0, 1ull << 47),
-      uintKey("quantum_cycles", "NPU cycles between SystemC synchronisations", &SocConfig::quantumCycles, 1, 1000000),
-      uintKey("watchdog_cycles", "cycles without progress before the watchdog ends a job (0 = off)", &SocConfig::watchdogCycles, 0, 1ull << 32),
+      uintKey("dram_latency_cycles", "DRAM latency (cycles to the first beat)",
+              &SocConfig::dramLatencyCycles, 0, 100000),
+      uintKey("dram_bytes_per_cycle", "DRAM bandwidth (bytes per cycle)",
+              &SocConfig::dramBytesPerCycle, 1, 4096),
+      uintKey("npu_reg_base", "NPU register block base address", &SocConfig::npuRegBase, 0,
+              1ull << 47),
+      uintKey("quantum_cycles", "NPU cycles between SystemC synchronisations",
+              &SocConfig::quantumCycles, 1, 1000000),
+      uintKey("watchdog_cycles", "cycles without progress before the watchdog ends a job (0 = off)",
+              &SocConfig::watchdogCycles, 0, 1ull << 32),
       Key{"clock_mhz", "NPU clock frequency (MHz)",
           [](SocConfig& c, double v) -> hal::Status {
-            if (!(v > 0 && v <= 10000)) return hal::fail("clock_mhz: ", v, " must be in (0, 10000]");
+            if (!(v > 0 && v <= 10000))
+              return hal::fail("clock_mhz: ", v, " must be in (0, 10000]");
             c.clockMHz = v;
             return hal::Status::Ok();
           },
@@ -79,7 +86,8 @@ hal::Status SocConfig::set(const std::string& keyValue) {
     if (value.empty() || *end != '\0') {
       // Accept hex integers too (addresses).
       const unsigned long long x = std::strtoull(value.c_str(), &end, 0);
-      if (value.empty() || *end != '\0') return hal::fail("config ", key, ": '", value, "' is not a number");
+      if (value.empty() || *end != '\0')
+        return hal::fail("config ", key, ": '", value, "' is not a number");
       return k.set(*this, static_cast<double>(x));
     }
     return k.set(*this, v);
@@ -113,8 +121,9 @@ hal::Result<SocConfig> SocConfig::fromFile(const std::string& path) {
 std::string SocConfig::describe() const {
   std::ostringstream os;
   os << "SoC: " << arrayRows << "x" << arrayCols << " MAC array at " << clockMHz << " MHz; DRAM "
-     << (dramBytes >> 20) << " MiB, latency " << dramLatencyCycles << " cycles, " << dramBytesPerCycle
-     << " B/cycle; quantum " << quantumCycles << " cycles; watchdog " << watchdogCycles << " cycles";
+     << (dramBytes >> 20) << " MiB, latency " << dramLatencyCycles << " cycles, "
+     << dramBytesPerCycle << " B/cycle; quantum " << quantumCycles << " cycles; watchdog "
+     << watchdogCycles << " cycles";
   return os.str();
 }
 

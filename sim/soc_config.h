@@ -19,8 +19,9 @@ struct SocConfig {
   // DRAM
   uint64_t dramBase = 0x8000'0000ull;
   uint64_t dramBytes = 256ull << 20;
-  uint32_t dramLatencyCycles = 40;     // first beat of a burst, in NPU clock cycles
-  uint32_t dramBytesPerCycle = firmware::kAxiDataBytes;  // sustained bandwidth: a bus beat per cycle
+  uint32_t dramLatencyCycles = 40;  // first beat of a burst, in NPU clock cycles
+  uint32_t dramBytesPerCycle =
+      firmware::kAxiDataBytes;  // sustained bandwidth: a bus beat per cycle
   // NPU register block on the bus: its offsets are reg_addr_bits wide
   uint64_t npuRegBase = 0x4000'0000ull;
   uint64_t npuRegBytes = uint64_t{1} << firmware::kRegAddrBits;

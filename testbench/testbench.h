@@ -22,7 +22,7 @@ struct TestbenchResult {
   uint64_t iterations = 0;  // cases actually checked
   uint64_t cycles = 0;      // simulated clock cycles
   uint64_t mismatches = 0;
-  std::string summary;      // one line: what was checked / the first mismatch
+  std::string summary;  // one line: what was checked / the first mismatch
 };
 
 using TestbenchFn = std::function<TestbenchResult(const TestbenchOptions&)>;
@@ -39,9 +39,7 @@ std::map<std::string, TestbenchDef>& testbenchRegistry();
 // Static registration: `static TestbenchRegistrar reg{{"mac_array", "...", &run, 200}};`
 // Testbench folders build as OBJECT libraries, so the registrar is never dropped by the linker.
 struct TestbenchRegistrar {
-  explicit TestbenchRegistrar(TestbenchDef def) {
-    testbenchRegistry()[def.name] = std::move(def);
-  }
+  explicit TestbenchRegistrar(TestbenchDef def) { testbenchRegistry()[def.name] = std::move(def); }
 };
 
 }  // namespace nncosim::testbench

@@ -22,15 +22,16 @@ hal::Model calibrationModel(bool wide, std::vector<hal::TensorValue>* inputs) {
   const float inScale = wide ? 0.0005f : 0.05f;
   const uint32_t in = b.addInput(t, {1, 32, 32, 32}, inScale, wide ? 0 : -3);
   std::vector<int8_t> w(32 * 9 * 32);
-  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(static_cast<int>((i * 37) % 255) - 127);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = static_cast<int8_t>(static_cast<int>((i * 37) % 255) - 127);
   const uint32_t wt =
       b.addConstant(wide ? OperandType::TENSOR_QUANT8_SYMM : t, {32, 3, 3, 32}, w, 0.01f, 0);
   std::vector<int32_t> bias(32);
   for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<int32_t>(i * 17) - 200;
   const uint32_t bs = b.addConstant(OperandType::TENSOR_INT32, {32}, bias, inScale * 0.01f, 0);
   const uint32_t out = b.addOutput(t, {1, 32, 32, 32}, wide ? 0.005f : 0.5f, wide ? 0 : -10);
-  b.addOperation(hal::OperationType::CONV_2D, {in, wt, bs, b.addInt32(1), b.addInt32(1), b.addInt32(1), b.addInt32(1)},
-                 {out});
+  b.addOperation(hal::OperationType::CONV_2D,
+                 {in, wt, bs, b.addInt32(1), b.addInt32(1), b.addInt32(1), b.addInt32(1)}, {out});
   hal::Model m = b.build();
   hal::TensorValue v;
   v.type = t;
@@ -53,7 +54,8 @@ hal::Result<NnapiDriver::Calibration> NnapiDriver::measure(bool wide) {
     ops::Executor ex(m);
     const auto t0 = std::chrono::steady_clock::now();
     NNC_TRY(ex.run(inputs, outputs));
-    cpu.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    cpu.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(cpu.begin(), cpu.end());
   c.cpuMicros = cpu[cpu.size() / 2];
@@ -84,7 +86,8 @@ hal::Status NnapiDriver::calibrate() {
 
   const float quant = static_cast<float>(npuMicros_ / cpuMicros_);
   const float quant16 = static_cast<float>(wide_.npuMicros / wide_.cpuMicros);
-  const hal::PerformanceInfo npuPerf{quant, quant}, npu16Perf{quant16, quant16}, cpuPerf{1.0f, 1.0f};
+  const hal::PerformanceInfo npuPerf{quant, quant}, npu16Perf{quant16, quant16},
+      cpuPerf{1.0f, 1.0f};
   caps_.float32Performance = cpuPerf;
   caps_.relaxedFloat32toFloat16PerformanceScalar = cpuPerf;
   caps_.relaxedFloat32toFloat16PerformanceTensor = cpuPerf;
@@ -94,7 +97,8 @@ hal::Status NnapiDriver::calibrate() {
   caps_.operandPerformance.clear();
   for (int t = 0; t < hal::kNumOperandTypes; ++t) {
     const auto type = static_cast<OperandType>(t);
-    const bool npu = type == OperandType::TENSOR_QUANT8_ASYMM || type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    const bool npu =
+        type == OperandType::TENSOR_QUANT8_ASYMM || type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
     // TENSOR_QUANT16_SYMM: the 16x8 mode's activations (models that select it).
     const bool npu16 = type == OperandType::TENSOR_QUANT16_SYMM;
     caps_.operandPerformance.push_back({type, npu ? npuPerf : npu16 ? npu16Perf : cpuPerf});
@@ -123,11 +127,13 @@ hal::Status validateModelForExecution(const hal::Model& model) {
     if (issues.size() > 1) msg += " (and " + std::to_string(issues.size() - 1) + " more)";
     return hal::Error{msg};
   }
-  if (auto st = ops::validateOperations(model); !st.ok()) return hal::Error{"invalid operation: " + st.error()};
+  if (auto st = ops::validateOperations(model); !st.ok())
+    return hal::Error{"invalid operation: " + st.error()};
   return hal::Status::Ok();
 }
 
-hal::Result<std::vector<OperationSupport>> NnapiDriver::getSupportedOperations(const hal::Model& model) {
+hal::Result<std::vector<OperationSupport>> NnapiDriver::getSupportedOperations(
+    const hal::Model& model) {
   NNC_TRY(validateModelForExecution(model));
   std::vector<OperationSupport> out;
   if (!device_) {
@@ -150,8 +156,8 @@ hal::Result<std::vector<OperationSupport>> NnapiDriver::getSupportedOperations(c
   return out;
 }
 
-hal::Result<std::unique_ptr<PreparedModel>> NnapiDriver::prepareModel(const hal::Model& model,
-                                                                      hal::ExecutionPreference preference) {
+hal::Result<std::unique_ptr<PreparedModel>> NnapiDriver::prepareModel(
+    const hal::Model& model, hal::ExecutionPreference preference) {
   NNC_TRY(validateModelForExecution(model));
   std::unique_ptr<ModelPlan> plan;
   if (device_) {
@@ -169,10 +175,12 @@ PreparedModel::~PreparedModel() {
   if (driver_.resident_ == this) driver_.resident_ = nullptr;
 }
 
-hal::Result<ExecutionResult> PreparedModel::execute(const hal::Request& request, const ExecuteOptions& options) {
+hal::Result<ExecutionResult> PreparedModel::execute(const hal::Request& request,
+                                                    const ExecuteOptions& options) {
   const auto& g = model_.main;
   if (request.inputs.size() != g.inputIndexes.size())
-    return hal::fail("request has ", request.inputs.size(), " inputs, the model ", g.inputIndexes.size());
+    return hal::fail("request has ", request.inputs.size(), " inputs, the model ",
+                     g.inputIndexes.size());
   std::vector<hal::TensorValue> inputs;
   for (size_t k = 0; k < request.inputs.size(); ++k) {
     const auto& arg = request.inputs[k];
@@ -197,8 +205,11 @@ hal::Result<ExecutionResult> PreparedModel::execute(const std::vector<hal::Tenso
     ops::Executor ex(model_);
     NNC_TRY(ex.run(inputs, r.outputs));
     r.report.cpuSteps = static_cast<int>(model_.main.operations.size());
-    r.timing.cpuMicros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-    r.timing.hostMicros = driver_.options_.lowering.host.cpuNanos(static_cast<uint64_t>(r.timing.cpuMicros * 1000)) / 1000;
+    r.timing.cpuMicros =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    r.timing.hostMicros =
+        driver_.options_.lowering.host.cpuNanos(static_cast<uint64_t>(r.timing.cpuMicros * 1000)) /
+        1000;
     r.timing.endToEndMicros = r.timing.hostMicros;
     r.timing.stepCycles.assign(model_.main.operations.size(), 0);
   } else {

@@ -47,11 +47,11 @@ struct OperationSupport {
 };
 
 struct Timing {
-  uint64_t npuCycles = 0;          // all NPU steps
-  double npuMicros = 0;            // npuCycles at the device clock
-  double cpuMicros = 0;            // host time of the CPU steps, measured here
-  double hostMicros = 0;           // every host pass and CPU step on the modelled host
-  double endToEndMicros = 0;       // npuMicros + hostMicros: the whole network's time
+  uint64_t npuCycles = 0;            // all NPU steps
+  double npuMicros = 0;              // npuCycles at the device clock
+  double cpuMicros = 0;              // host time of the CPU steps, measured here
+  double hostMicros = 0;             // every host pass and CPU step on the modelled host
+  double endToEndMicros = 0;         // npuMicros + hostMicros: the whole network's time
   std::vector<uint64_t> stepCycles;  // per main-subgraph operation (0 on the CPU)
 };
 
@@ -87,7 +87,8 @@ class PreparedModel {
   PreparedModel& operator=(const PreparedModel&) = delete;
 
   // Runs the request's inputs (one per main.inputIndexes; hasNoValue = omitted).
-  hal::Result<ExecutionResult> execute(const hal::Request& request, const ExecuteOptions& options = {});
+  hal::Result<ExecutionResult> execute(const hal::Request& request,
+                                       const ExecuteOptions& options = {});
   // The same with the inputs as tensor values (omitted = TensorValue::omitted).
   hal::Result<ExecutionResult> execute(const std::vector<hal::TensorValue>& inputs,
                                        const ExecuteOptions& options = {});

@@ -6,10 +6,14 @@ namespace nncosim::driver {
 
 const char* toString(BufferRole r) {
   switch (r) {
-    case BufferRole::kInput: return "input";
-    case BufferRole::kOutput: return "output";
-    case BufferRole::kConstant: return "constant";
-    case BufferRole::kScratch: return "scratch";
+    case BufferRole::kInput:
+      return "input";
+    case BufferRole::kOutput:
+      return "output";
+    case BufferRole::kConstant:
+      return "constant";
+    case BufferRole::kScratch:
+      return "scratch";
   }
   return "?";
 }
@@ -20,8 +24,9 @@ std::string StepReport::describe() const {
   if (ocTiles) {
     os << "; weights " << weightMode << ", " << bufferSlots << " buffer slot(s), " << outSlots
        << " OUT slot(s); " << ocTiles << " channel tiles x " << pixelTiles << " row tiles, "
-       << phases << " phase(s), " << steps << " step(s) of up to " << rowTilesPerStep << " row tile(s), k chunk " << kChunk << " of " << depth << "; " << gemms
-       << " GEMMs, " << macs << " MACs (" << usefulMacs << " useful)";
+       << phases << " phase(s), " << steps << " step(s) of up to " << rowTilesPerStep
+       << " row tile(s), k chunk " << kChunk << " of " << depth << "; " << gemms << " GEMMs, "
+       << macs << " MACs (" << usefulMacs << " useful)";
   }
   os << "; " << dmaLoads << " loads (" << loadBytes << " B), " << dmaStores << " stores ("
      << storeBytes << " B); " << commands << " commands";
@@ -30,7 +35,8 @@ std::string StepReport::describe() const {
   return os.str();
 }
 
-std::vector<std::vector<firmware::Command>> splitJobs(const std::vector<firmware::Command>& stream) {
+std::vector<std::vector<firmware::Command>> splitJobs(
+    const std::vector<firmware::Command>& stream) {
   std::vector<std::vector<firmware::Command>> jobs(1);
   for (const firmware::Command& c : stream) {
     jobs.back().push_back(c);

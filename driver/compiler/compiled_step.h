@@ -33,8 +33,8 @@ struct StepBuffer {
   std::string name;
   BufferRole role = BufferRole::kScratch;
   uint64_t bytes = 0;
-  uint64_t localAddress = 0;       // in the step-local space
-  std::vector<uint8_t> contents;   // kConstant: the device bytes
+  uint64_t localAddress = 0;           // in the step-local space
+  std::vector<uint8_t> contents;       // kConstant: the device bytes
   std::vector<uint32_t> addressWords;  // byte offsets in contents of 32-bit DRAM addresses
 };
 
@@ -47,23 +47,23 @@ struct Binding {
 
 // What the plan looks like, for run reports (docs/driver.md explains the fields).
 struct StepReport {
-  std::string operation;            // "CONV_2D #3"
-  std::string mapping;              // how the op maps onto the array
+  std::string operation;  // "CONV_2D #3"
+  std::string mapping;    // how the op maps onto the array
   hal::ExecutionPreference preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
-  std::string weightMode;           // "resident" / "streamed" / "-"
-  uint32_t bufferSlots = 0;         // INP/WGT/PRM slots (2 = double buffered)
-  uint32_t outSlots = 0;            // OUT slots
+  std::string weightMode;    // "resident" / "streamed" / "-"
+  uint32_t bufferSlots = 0;  // INP/WGT/PRM slots (2 = double buffered)
+  uint32_t outSlots = 0;     // OUT slots
   uint32_t ocTiles = 0, pixelTiles = 0, phases = 0, steps = 0, kChunk = 0;
-  uint32_t rowTilesPerStep = 0;     // row tiles a step computes (the largest block)
-  uint32_t groupsPerStep = 0;       // A groups a step computes (the most)
-  uint32_t phaseCap = 0;            // channel tiles per phase asked for (0 = as many as fit)
-  bool lateLoads = false;           // next step's loads among the REQUANT_STOREs
-  uint32_t depth = 0;               // deepest reduction of a channel tile
+  uint32_t rowTilesPerStep = 0;  // row tiles a step computes (the largest block)
+  uint32_t groupsPerStep = 0;    // A groups a step computes (the most)
+  uint32_t phaseCap = 0;         // channel tiles per phase asked for (0 = as many as fit)
+  bool lateLoads = false;        // next step's loads among the REQUANT_STOREs
+  uint32_t depth = 0;            // deepest reduction of a channel tile
   uint64_t gemms = 0, macs = 0, usefulMacs = 0;
   uint64_t dmaLoads = 0, dmaStores = 0, loadBytes = 0, storeBytes = 0;
   uint64_t commands = 0;
-  uint32_t jobs = 1;                // ENDs in the stream (cut to fit the command ring)
-  uint64_t estimatedCycles = 0;     // filled in when the step runs on the interpreter
+  uint32_t jobs = 1;             // ENDs in the stream (cut to fit the command ring)
+  uint64_t estimatedCycles = 0;  // filled in when the step runs on the interpreter
   std::string describe() const;
 };
 

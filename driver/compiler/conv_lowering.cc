@@ -65,9 +65,12 @@ using ops::conv::ConvKind;
 
 ConvKind kindOf(hal::OperationType t) {
   switch (t) {
-    case hal::OperationType::DEPTHWISE_CONV_2D: return ConvKind::kDepthwise;
-    case hal::OperationType::GROUPED_CONV_2D: return ConvKind::kGrouped;
-    default: return ConvKind::kConv;
+    case hal::OperationType::DEPTHWISE_CONV_2D:
+      return ConvKind::kDepthwise;
+    case hal::OperationType::GROUPED_CONV_2D:
+      return ConvKind::kGrouped;
+    default:
+      return ConvKind::kConv;
   }
 }
 
@@ -83,10 +86,12 @@ struct ChannelGroups {
 
 ChannelGroups groupsOf(ConvKind kind, const ops::conv::ConvGeometry& g) {
   switch (kind) {
-    case ConvKind::kDepthwise: return {1, static_cast<uint32_t>(g.extra)};
+    case ConvKind::kDepthwise:
+      return {1, static_cast<uint32_t>(g.extra)};
     case ConvKind::kGrouped:
       return {g.inC / static_cast<uint32_t>(g.extra), g.outC / static_cast<uint32_t>(g.extra)};
-    default: return {g.inC, g.outC};
+    default:
+      return {g.inC, g.outC};
   }
 }
 
@@ -106,7 +111,9 @@ hal::Status convSupport(const OpView& v) {
   if (!v.isConstant(2)) return hal::fail("the bias is not a constant");
   NNC_ASSIGN_OR_RETURN(auto g, ops::conv::convGeometry(v.ctx(), kind));
   if (g.batches == 0) return hal::fail("empty batch: nothing to compute");
-  NNC_ASSIGN_OR_RETURN(auto q, ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2), v.outShape(0), g.activation, g.outC));
+  NNC_ASSIGN_OR_RETURN(auto q,
+                       ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2),
+                                                      v.outShape(0), g.activation, g.outC));
   const std::vector<uint32_t> want = ops::conv::fromNhwcDims(g.outputNhwcDims(), g.nchw);
   if (v.outShape(0).dimensions != want)
     return hal::fail("output shape ", ops::toString(v.outShape(0).dimensions),
@@ -138,9 +145,10 @@ struct ConvSetup {
 
 // Filter element (oc, fy, fx, input channel ic of oc's group) in the operand.
 uint8_t filterAt(const ConvSetup& s, uint32_t oc, uint32_t fy, uint32_t fx, uint32_t ic) {
-  const uint64_t at = s.kind == ConvKind::kDepthwise
-                          ? (uint64_t{fy} * s.fw + fx) * s.g.outC + oc
-                          : ((uint64_t{oc} * s.fh + fy) * s.fw + fx) * s.cg.gi + (ic - s.cg.firstInput(oc));
+  const uint64_t at =
+      s.kind == ConvKind::kDepthwise
+          ? (uint64_t{fy} * s.fw + fx) * s.g.outC + oc
+          : ((uint64_t{oc} * s.fh + fy) * s.fw + fx) * s.cg.gi + (ic - s.cg.firstInput(oc));
   return s.filter[at];
 }
 
@@ -240,9 +248,9 @@ TensorLayout gatheredInputLayout(const ConvSetup& s, TensorLayout::Kind kind) {
 
 // Stores a step's rows (output pixels [px0, px0 + rows)) of channel tiles [q0, q1): one
 // contiguous run per tile (eb bytes per element).
-void storeChannelTiles(uint64_t outBase, uint64_t totalRows, uint64_t px0, uint32_t rows, uint32_t q0,
-                       uint32_t q1, uint32_t C, uint32_t outAddr, std::vector<firmware::DmaStore>& out,
-                       uint32_t eb = 1) {
+void storeChannelTiles(uint64_t outBase, uint64_t totalRows, uint64_t px0, uint32_t rows,
+                       uint32_t q0, uint32_t q1, uint32_t C, uint32_t outAddr,
+                       std::vector<firmware::DmaStore>& out, uint32_t eb = 1) {
   firmware::DmaStore d;
   d.bufId = firmware::Buffer::kOut;
   d.bufAddr = outAddr;
@@ -264,7 +272,9 @@ std::string mappingSuffix(const ConvSetup& s) {
 hal::Result<CompiledStep> finish(StepBuilder& sb, GemmSpec& spec, const LoweringOptions& options,
                                  const std::string& mapping) {
   CompiledStep& step = sb.step();
-  NNC_ASSIGN_OR_RETURN(auto commands, emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands, options.cost, options.tag, step.report));
+  NNC_ASSIGN_OR_RETURN(auto commands,
+                       emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands,
+                                   options.cost, options.tag, step.report));
   step.commands = std::move(commands);
   step.report.mapping = mapping;
   return std::move(step);
@@ -304,8 +314,9 @@ ShiftedPlan shiftedPlan(const ConvSetup& s, const LoweringOptions& options) {
   const uint32_t maxDepth = *std::max_element(s.tileDepth.begin(), s.tileDepth.end());
   sp.pixels = std::min(s.g.outW, sp.span < s.R ? s.R - sp.span : 0);
   // The piece plus the bytes the shifted GEMMs read past it must fit an INP slot.
-  sp.applies = s.fw > 1 && sp.phaseTaps.size() * s.fh < s.taps && 2 * sp.pixels >= std::min(s.R, s.g.outW) &&
-               maxDepth + (sp.span + s.R - 1) / s.R <= maxSingleChunkDepth(options.npu, planOptions, s.taps);
+  sp.applies =
+      s.fw > 1 && sp.phaseTaps.size() * s.fh < s.taps && 2 * sp.pixels >= std::min(s.R, s.g.outW) &&
+      maxDepth + (sp.span + s.R - 1) / s.R <= maxSingleChunkDepth(options.npu, planOptions, s.taps);
   return sp;
 }
 
@@ -315,10 +326,11 @@ struct RowTile {
 };
 
 hal::Result<CompiledStep> lowerGathered(const hal::Model& model, uint32_t index, const OpView& v,
-                                        const LoweringOptions& options, const ConvSetup& s, bool shifted) {
+                                        const LoweringOptions& options, const ConvSetup& s,
+                                        bool shifted) {
   const ops::conv::ConvGeometry& g = s.g;
-  const uint32_t R = s.R, C = s.C, fh = s.fh, fw = s.fw, taps = s.taps, sh = s.sh, sw = s.sw, dh = s.dh,
-                 dw = s.dw;
+  const uint32_t R = s.R, C = s.C, fh = s.fh, fw = s.fw, taps = s.taps, sh = s.sh, sw = s.sw,
+                 dh = s.dh, dw = s.dw;
   const ShiftedPlan sp = shiftedPlan(s, options);
   if (shifted && !sp.applies) return hal::fail("shifted windows do not apply");
 
@@ -334,8 +346,10 @@ hal::Result<CompiledStep> lowerGathered(const hal::Model& model, uint32_t index,
   StepBuilder sb(model, index);
   NNC_ASSIGN_OR_RETURN(auto inBuf, sb.bindInput(v.inOperand(0), in, "input"));
   const size_t wBuf = sb.addConstant("weights", tileWeights(s, shifted));
-  const size_t pBuf = sb.addConstant("requant parameters", prmImage(g.outC, C, s.bias.data(), s.mult, s.shift));
-  const size_t oBuf = sb.bindOutput(v.outOperand(0), outLayout, outLayout.deviceBytes(outBytes), "output");
+  const size_t pBuf =
+      sb.addConstant("requant parameters", prmImage(g.outC, C, s.bias.data(), s.mult, s.shift));
+  const size_t oBuf =
+      sb.bindOutput(v.outOperand(0), outLayout, outLayout.deviceBytes(outBytes), "output");
   NNC_TRY(sb.layout());
   const uint64_t inBase = sb.address(inBuf), outBase = sb.address(oBuf);
 
@@ -350,14 +364,16 @@ hal::Result<CompiledStep> lowerGathered(const hal::Model& model, uint32_t index,
           tiles.push_back({b, oy, 1, ox, std::min(sp.pixels, g.outW - ox)});
     } else if (g.outW >= R) {
       for (uint32_t oy = 0; oy < g.outH; ++oy)
-        for (uint32_t ox = 0; ox < g.outW; ox += R) tiles.push_back({b, oy, 1, ox, std::min(R, g.outW - ox)});
+        for (uint32_t ox = 0; ox < g.outW; ox += R)
+          tiles.push_back({b, oy, 1, ox, std::min(R, g.outW - ox)});
     } else {
       const uint32_t rows = R / g.outW;
       for (uint32_t oy = 0; oy < g.outH; oy += rows)
         tiles.push_back({b, oy, std::min(rows, g.outH - oy), 0, g.outW});
     }
   }
-  for (const RowTile& rt : tiles) firstPixel.push_back((uint64_t{rt.b} * g.outH + rt.oy0) * g.outW + rt.ox0);
+  for (const RowTile& rt : tiles)
+    firstPixel.push_back((uint64_t{rt.b} * g.outH + rt.oy0) * g.outW + rt.ox0);
 
   const uint64_t row = in.rowBytes(), plane = in.planeBytes(), image = in.imageBytes();
   // Taps of a filter row in the same W phase are evenly spaced in DRAM: fx, fx + step,
@@ -367,8 +383,9 @@ hal::Result<CompiledStep> lowerGathered(const hal::Model& model, uint32_t index,
   const uint32_t phaseWidth = in.phaseWidth;
   auto dramAt = [=](const RowTile& rt, uint32_t ic, uint32_t fy, uint32_t fx) {
     const uint64_t col = uint64_t{fx} * dw;
-    return inBase + rt.b * image + uint64_t{ic} * plane + (uint64_t{rt.oy0} * sh + uint64_t{fy} * dh) * row +
-           (col % sw) * phaseWidth + rt.ox0 + col / sw;
+    return inBase + rt.b * image + uint64_t{ic} * plane +
+           (uint64_t{rt.oy0} * sh + uint64_t{fy} * dh) * row + (col % sw) * phaseWidth + rt.ox0 +
+           col / sw;
   };
 
   GemmProblem prob;
@@ -389,8 +406,8 @@ hal::Result<CompiledStep> lowerGathered(const hal::Model& model, uint32_t index,
         firmware::DmaLoad d;
         d.bufId = firmware::Buffer::kInp;
         d.dramAddr = static_cast<uint32_t>(inBase + rt.b * image + uint64_t{icFirst} * plane +
-                                           uint64_t{rt.oy0} * sh * row + uint64_t{pt.phase} * phaseWidth +
-                                           rt.ox0 + pt.minShift);
+                                           uint64_t{rt.oy0} * sh * row +
+                                           uint64_t{pt.phase} * phaseWidth + rt.ox0 + pt.minShift);
         d.bufAddr = static_cast<uint32_t>(inpAddr + pi * fh * icCount * R);
         d.count0 = rt.nc + pt.maxShift - pt.minShift;
         d.count1 = icCount;
@@ -414,7 +431,8 @@ hal::Result<CompiledStep> lowerGathered(const hal::Model& model, uint32_t index,
           firmware::DmaLoad d;
           d.bufId = firmware::Buffer::kInp;
           d.dramAddr = static_cast<uint32_t>(dramAt(rt, icFirst + c0, fy, fx));
-          d.bufAddr = static_cast<uint32_t>(inpAddr + (uint64_t{c0} * taps + uint64_t{fy} * fw + fx) * R);
+          d.bufAddr =
+              static_cast<uint32_t>(inpAddr + (uint64_t{c0} * taps + uint64_t{fy} * fw + fx) * R);
           d.count0 = rt.nc;
           if (merge) {
             d.count1 = (fw - fx + tapStep - 1) / tapStep;
@@ -447,7 +465,8 @@ hal::Result<CompiledStep> lowerGathered(const hal::Model& model, uint32_t index,
           const PhaseTaps& pt = sp.phaseTaps[sp.tapPhase[fx]];
           firmware::Gemm x = proto;
           x.k = icCount;
-          x.inpAddr = inpAddr + (sp.tapPhase[fx] * fh + fy) * icCount * R + (fx * dw / sw - pt.minShift);
+          x.inpAddr =
+              inpAddr + (sp.tapPhase[fx] * fh + fy) * icCount * R + (fx * dw / sw - pt.minShift);
           x.wgtAddr = wgtAddr + (fy * fw + fx) * icCount * C;
           x.accumulate = proto.accumulate || fy + fx > 0;
           out.push_back(x);
@@ -455,8 +474,8 @@ hal::Result<CompiledStep> lowerGathered(const hal::Model& model, uint32_t index,
     };
   }
   const uint64_t totalRows = s.pixels();
-  prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows, uint32_t outAddr,
-                      std::vector<firmware::DmaStore>& out) {
+  prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows,
+                      uint32_t outAddr, std::vector<firmware::DmaStore>& out) {
     storeChannelTiles(outBase, totalRows, firstPixel[p0], rows, q0, q1, C, outAddr, out);
   };
 
@@ -465,10 +484,12 @@ hal::Result<CompiledStep> lowerGathered(const hal::Model& model, uint32_t index,
   spec.inpTail = shifted ? sp.span : 0;  // shifted windows read up to span bytes past a piece
   spec.prmImage = sb.address(pBuf);
   spec.problems.push_back(std::move(prob));
-  std::string mapping = std::string(shifted ? "shifted-window GEMMs (one per tap)" : "DMA im2col GEMM") +
-                        ", pixels x channels" + mappingSuffix(s);
+  std::string mapping =
+      std::string(shifted ? "shifted-window GEMMs (one per tap)" : "DMA im2col GEMM") +
+      ", pixels x channels" + mappingSuffix(s);
   if (s.kind == ConvKind::kDepthwise)
-    mapping += ", block-diagonal depthwise tiles (" + std::to_string(std::min(C, g.outC)) + " channels per GEMM)";
+    mapping += ", block-diagonal depthwise tiles (" + std::to_string(std::min(C, g.outC)) +
+               " channels per GEMM)";
   return finish(sb, spec, options, mapping);
 }
 
@@ -493,32 +514,40 @@ hal::Result<CompiledStep> lowerHostIm2col(const hal::Model& model, uint32_t inde
     }
   const uint64_t inputBytes = uint64_t{g.batches} * g.inH * g.inW * g.inC * eb;
   const uint64_t imageBytes = in.deviceBytes(inputBytes);
-  if (imageBytes > (uint64_t{1} << 28)) return hal::fail("the im2col image would take ", imageBytes, " bytes");
+  if (imageBytes > (uint64_t{1} << 28))
+    return hal::fail("the im2col image would take ", imageBytes, " bytes");
 
   const TensorLayout outLayout = channelTilesOut(s);
   StepBuilder sb(model, index);
   NNC_ASSIGN_OR_RETURN(auto inBuf, sb.bindInput(v.inOperand(0), in, "input (im2col)"));
   const size_t wBuf = sb.addConstant("weights", tileWeights(s, false));
-  const size_t pBuf = sb.addConstant("requant parameters", prmImage(g.outC, C, s.bias.data(), s.mult, s.shift));
-  const size_t oBuf =
-      sb.bindOutput(v.outOperand(0), outLayout, outLayout.deviceBytes(s.pixels() * g.outC * eb), "output");
+  const size_t pBuf =
+      sb.addConstant("requant parameters", prmImage(g.outC, C, s.bias.data(), s.mult, s.shift));
+  const size_t oBuf = sb.bindOutput(v.outOperand(0), outLayout,
+                                    outLayout.deviceBytes(s.pixels() * g.outC * eb), "output");
   NNC_TRY(sb.layout());
   const uint64_t inBase = sb.address(inBuf), outBase = sb.address(oBuf);
 
   std::vector<uint64_t> groupBase;
-  for (size_t gi = 0; gi < in.groups.size(); ++gi) groupBase.push_back(inBase + in.im2colGroupOffset(gi));
+  for (size_t gi = 0; gi < in.groups.size(); ++gi)
+    groupBase.push_back(inBase + in.im2colGroupOffset(gi));
   const uint64_t totalRows = s.pixels();
   GemmProblem prob;
   prob.weightImage = sb.address(wBuf);
   prob.rowTiles = static_cast<uint32_t>(in.im2colTiles());
-  prob.rowsOf = [totalRows, R](uint32_t p) { return static_cast<uint32_t>(std::min<uint64_t>(R, totalRows - uint64_t{p} * R)); };
-  prob.loadA = [=](const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>& out) {
-    loadContiguousPieces(pieces, R * eb, [&](const APiece& a) {
-      return groupBase[a.g] + (uint64_t{a.p} * groupDepth[a.g] + a.k0) * R * eb;
-    }, out);
+  prob.rowsOf = [totalRows, R](uint32_t p) {
+    return static_cast<uint32_t>(std::min<uint64_t>(R, totalRows - uint64_t{p} * R));
   };
-  prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows, uint32_t outAddr,
-                      std::vector<firmware::DmaStore>& out) {
+  prob.loadA = [=](const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>& out) {
+    loadContiguousPieces(
+        pieces, R * eb,
+        [&](const APiece& a) {
+          return groupBase[a.g] + (uint64_t{a.p} * groupDepth[a.g] + a.k0) * R * eb;
+        },
+        out);
+  };
+  prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows,
+                      uint32_t outAddr, std::vector<firmware::DmaStore>& out) {
     storeChannelTiles(outBase, totalRows, uint64_t{p0} * R, rows, q0, q1, C, outAddr, out, eb);
   };
   GemmSpec spec = baseSpec(s);
@@ -527,7 +556,8 @@ hal::Result<CompiledStep> lowerHostIm2col(const hal::Model& model, uint32_t inde
   spec.problems.push_back(std::move(prob));
   std::string mapping = "host im2col GEMM, pixels x channels" + mappingSuffix(s);
   if (s.kind == ConvKind::kDepthwise)
-    mapping += ", block-diagonal depthwise tiles (" + std::to_string(std::min(C, g.outC)) + " channels per GEMM)";
+    mapping += ", block-diagonal depthwise tiles (" + std::to_string(std::min(C, g.outC)) +
+               " channels per GEMM)";
   if (s.wide) mapping += ", 16x8 (int16 x int8, acc64)";
   return finish(sb, spec, options, mapping);
 }
@@ -541,10 +571,12 @@ struct BlockShape {
 };
 
 hal::Result<CompiledStep> lowerBlocks(const hal::Model& model, uint32_t index, const OpView& v,
-                                      const LoweringOptions& options, const ConvSetup& s, const BlockShape& bs) {
+                                      const LoweringOptions& options, const ConvSetup& s,
+                                      const BlockShape& bs) {
   const ops::conv::ConvGeometry& g = s.g;
   const uint32_t R = s.R, C = s.C;
-  if (s.cg.gi != 1 || bs.by * bs.bx != C) return hal::fail("output blocks need one input channel per group");
+  if (s.cg.gi != 1 || bs.by * bs.bx != C)
+    return hal::fail("output blocks need one input channel per group");
   const uint32_t k = bs.wy * bs.wx;
   const uint32_t M = s.cg.go;  // outputs per input channel
 
@@ -580,14 +612,16 @@ hal::Result<CompiledStep> lowerBlocks(const hal::Model& model, uint32_t index, c
   for (uint32_t oc = 0; oc < g.outC; ++oc) {
     for (uint32_t j = 0; j < C; ++j) putI32(prm, uint64_t{oc} * kPrmEntry + 4 * j, s.bias[oc]);
     putI32(prm, uint64_t{oc} * kPrmEntry + kMultAt, s.mult[oc]);
-    prm[uint64_t{oc} * kPrmEntry + kShiftAt] = static_cast<uint8_t>(static_cast<int8_t>(s.shift[oc]));
+    prm[uint64_t{oc} * kPrmEntry + kShiftAt] =
+        static_cast<uint8_t>(static_cast<int8_t>(s.shift[oc]));
   }
 
   StepBuilder sb(model, index);
   NNC_ASSIGN_OR_RETURN(auto inBuf, sb.bindInput(v.inOperand(0), in, "input (block windows)"));
   const size_t wBuf = sb.addConstant("weights (Toeplitz bands)", std::move(weights));
   const size_t pBuf = sb.addConstant("requant parameters", std::move(prm));
-  const size_t oBuf = sb.bindOutput(v.outOperand(0), outLayout, outLayout.deviceBytes(outputBytes), "output");
+  const size_t oBuf =
+      sb.bindOutput(v.outOperand(0), outLayout, outLayout.deviceBytes(outputBytes), "output");
   NNC_TRY(sb.layout());
   const uint64_t inBase = sb.address(inBuf), outBase = sb.address(oBuf);
 
@@ -602,12 +636,15 @@ hal::Result<CompiledStep> lowerBlocks(const hal::Model& model, uint32_t index, c
   };
   auto rowStart = [=](uint32_t p) { return (p / tpi) * blocks + (p % tpi) * R; };
   prob.loadA = [=](const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>& out) {
-    loadContiguousPieces(pieces, R * eb, [&](const APiece& a) {
-      return inBase + ((uint64_t{a.g} * rowTiles + a.p) * k + a.k0) * R * eb;
-    }, out);
+    loadContiguousPieces(
+        pieces, R * eb,
+        [&](const APiece& a) {
+          return inBase + ((uint64_t{a.g} * rowTiles + a.p) * k + a.k0) * R * eb;
+        },
+        out);
   };
-  prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows, uint32_t outAddr,
-                      std::vector<firmware::DmaStore>& out) {
+  prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows,
+                      uint32_t outAddr, std::vector<firmware::DmaStore>& out) {
     storeChannelTiles(outBase, totalRows, rowStart(p0), rows, q0, q1, C, outAddr, out, eb);
   };
 
@@ -623,10 +660,11 @@ hal::Result<CompiledStep> lowerBlocks(const hal::Model& model, uint32_t index, c
   spec.shiftOffset = kShiftAt;
   spec.perChannel = false;  // one channel per GEMM: its multiplier for every column
   spec.problems.push_back(std::move(prob));
-  const std::string mapping = "output blocks " + std::to_string(bs.by) + "x" + std::to_string(bs.bx) +
-                              " (one channel per GEMM, Toeplitz weights, window " + std::to_string(bs.wy) + "x" +
-                              std::to_string(bs.wx) + ")" + mappingSuffix(s) +
-                              (s.wide ? ", 16x8 (int16 x int8, acc64)" : "");
+  const std::string mapping = "output blocks " + std::to_string(bs.by) + "x" +
+                              std::to_string(bs.bx) +
+                              " (one channel per GEMM, Toeplitz weights, window " +
+                              std::to_string(bs.wy) + "x" + std::to_string(bs.wx) + ")" +
+                              mappingSuffix(s) + (s.wide ? ", 16x8 (int16 x int8, acc64)" : "");
   return finish(sb, spec, options, mapping);
 }
 
@@ -663,7 +701,9 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
   const ops::conv::ConvGeometry& g = s.g;
   // The reference's own derivation: the multipliers, shifts and clamps are bit-exact by
   // construction.
-  NNC_ASSIGN_OR_RETURN(auto qr, ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2), v.outShape(0), g.activation, g.outC));
+  NNC_ASSIGN_OR_RETURN(auto qr,
+                       ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2),
+                                                      v.outShape(0), g.activation, g.outC));
   const ops::conv::ConvQuantParams& qp = qr;
   s.R = options.npu.rows;
   s.C = options.npu.cols;
@@ -687,7 +727,8 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
     s.tileIcLo[q] = s.cg.firstInput(ocA);
     s.tileIcCount[q] = s.cg.firstInput(ocB) + s.cg.gi - s.tileIcLo[q];
     s.tileDepth[q] = s.tileIcCount[q] * s.taps;
-    const bool same = q > 0 && s.tileIcLo[q] == s.tileIcLo[q - 1] && s.tileIcCount[q] == s.tileIcCount[q - 1];
+    const bool same =
+        q > 0 && s.tileIcLo[q] == s.tileIcLo[q - 1] && s.tileIcCount[q] == s.tileIcCount[q - 1];
     if (!same) s.groupFirstIc.push_back(s.tileIcLo[q]);
     s.tileGroup[q] = static_cast<uint32_t>(s.groupFirstIc.size() - 1);
   }

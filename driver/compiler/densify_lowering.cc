@@ -93,11 +93,15 @@ hal::Result<CompiledStep> lowerDensify(const hal::Model& model, uint32_t index, 
   NNC_ASSIGN_OR_RETURN(auto valBuf, sb.bindInput(v.inOperand(0), TensorLayout{}, "values"));
   // Sized now (the image's size does not depend on its addresses), filled after layout.
   NNC_ASSIGN_OR_RETURN(auto sized, buildDensifyImage(f, 0, elemLog2, 0, 0, 0, 0, 0));
-  const size_t descBuf = sb.addConstant("densify descriptor", std::vector<uint8_t>(sized.bytes.size()));
+  const size_t descBuf =
+      sb.addConstant("densify descriptor", std::vector<uint8_t>(sized.bytes.size()));
   const size_t outBuf = sb.bindOutput(v.outOperand(0), TensorLayout{}, outBytes, "output");
   NNC_TRY(sb.layout());
 
-  NNC_ASSIGN_OR_RETURN(auto image, buildDensifyImage(f, sb.address(descBuf), elemLog2, sb.address(valBuf), static_cast<uint32_t>(w.numValues()), sb.address(outBuf), static_cast<uint32_t>(w.denseElements()), fillOf(values)));
+  NNC_ASSIGN_OR_RETURN(auto image,
+                       buildDensifyImage(f, sb.address(descBuf), elemLog2, sb.address(valBuf),
+                                         static_cast<uint32_t>(w.numValues()), sb.address(outBuf),
+                                         static_cast<uint32_t>(w.denseElements()), fillOf(values)));
   CompiledStep& step = sb.step();
   StepBuffer& desc = step.buffers[descBuf];
   desc.contents = std::move(image.bytes);
@@ -128,7 +132,8 @@ hal::Result<CompiledStep> lowerDensify(const hal::Model& model, uint32_t index, 
 namespace nncosim::driver {
 
 void registerDensifyLowerings(NpuLoweringTable& t) {
-  t.add({hal::OperationType::DENSIFY, NpuUnit::kDensifyUnit, &internal::densifySupport, &internal::lowerDensify});
+  t.add({hal::OperationType::DENSIFY, NpuUnit::kDensifyUnit, &internal::densifySupport,
+         &internal::lowerDensify});
 }
 
 }  // namespace nncosim::driver

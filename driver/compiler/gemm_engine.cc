@@ -86,7 +86,7 @@ void storeTiles(uint64_t dram, uint32_t rowStride, uint32_t m, uint32_t q0, uint
     d.count1 = qFull - q0;  // tiles: tileStride bytes apart in OUT, C channels apart in DRAM
     d.bufStride1 = tileStride;
     d.dramStride1 = rowBytes;
-    d.count2 = m;           // rows
+    d.count2 = m;  // rows
     d.bufStride2 = rowBytes;
     d.dramStride2 = rowStride;
     out.push_back(d);
@@ -113,7 +113,8 @@ void loadContiguousPieces(const std::vector<APiece>& pieces, uint32_t R,
     const uint32_t inp = pieces[i].inpAddr;
     uint64_t bytes = uint64_t{pieces[i].k1 - pieces[i].k0} * R;
     size_t j = i + 1;
-    while (j < pieces.size() && dramOf(pieces[j]) == dram + bytes && pieces[j].inpAddr == inp + bytes) {
+    while (j < pieces.size() && dramOf(pieces[j]) == dram + bytes &&
+           pieces[j].inpAddr == inp + bytes) {
       bytes += uint64_t{pieces[j].k1 - pieces[j].k0} * R;
       ++j;
     }
@@ -137,7 +138,9 @@ struct Phase {
 };
 
 uint64_t loadBytes(const firmware::DmaLoad& d) { return uint64_t{d.count0} * d.count1 * d.count2; }
-uint64_t storeBytes(const firmware::DmaStore& d) { return uint64_t{d.count0} * d.count1 * d.count2; }
+uint64_t storeBytes(const firmware::DmaStore& d) {
+  return uint64_t{d.count0} * d.count1 * d.count2;
+}
 
 }  // namespace
 
@@ -163,9 +166,11 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   const uint32_t eb = spec.wide ? 2 : 1, ab = spec.wide ? 8 : 4;
   // Weight elements: as wide as the activations, or 8-bit under int16 ones (GEMM wgt8).
   const uint32_t wb = spec.weightBytes ? spec.weightBytes : eb;
-  if (wb != 1 && wb != eb) return hal::fail("GEMM plan: ", wb, "-byte weights with ", eb, "-byte activations");
+  if (wb != 1 && wb != eb)
+    return hal::fail("GEMM plan: ", wb, "-byte weights with ", eb, "-byte activations");
   const uint32_t ob = spec.outBytes ? spec.outBytes : (spec.wide ? 2 : 1);
-  if (ob != 1 && ob != 2 && ob != 4) return hal::fail("GEMM plan: output elements of ", ob, " bytes");
+  if (ob != 1 && ob != 2 && ob != 4)
+    return hal::fail("GEMM plan: output elements of ", ob, " bytes");
   const uint32_t accRows = npu.accBytes / (C * ab);  // ACC rows of C
   const uint32_t outRows = outSlot / (C * ob);       // OUT rows of C
   const uint32_t rowCap = std::min(accRows, outRows);
@@ -246,7 +251,8 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   auto nextStep = [&]() -> hal::Status {
     if (canCut && ss.stepCount() > 0) {
       NNC_TRY(measure());
-      if (options.maxJobCommands && ss.commandBound() + 2 * largestUnit + 8 > options.maxJobCommands) {
+      if (options.maxJobCommands &&
+          ss.commandBound() + 2 * largestUnit + 8 > options.maxJobCommands) {
         const std::vector<firmware::Command> part = ss.finish(tag);
         commands.insert(commands.end(), part.begin(), part.end());
         ss = StepStream(D, Do, options.lateLoads);
@@ -281,8 +287,9 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
       if (singleChunk) {
         uint32_t deepest = 0;
         for (const Phase& r : runs) deepest = std::max(deepest, spec.tileDepth[r.q0]);
-        block = std::min(rowCap / (widest * R),
-                         static_cast<uint32_t>((inpSlot - spec.inpTail) / (uint64_t{deepest} * R * eb)));
+        block = std::min(
+            rowCap / (widest * R),
+            static_cast<uint32_t>((inpSlot - spec.inpTail) / (uint64_t{deepest} * R * eb)));
         block = std::max<uint32_t>(1, std::min(block, P.rowTiles));
         if (options.maxRowTilesPerStep) block = std::min(block, options.maxRowTilesPerStep);
       }
@@ -307,7 +314,8 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
             inpBytes = b2;
             ++r1;
           }
-          report.groupsPerStep = std::max<uint32_t>(report.groupsPerStep, static_cast<uint32_t>(r1 - r0));
+          report.groupsPerStep =
+              std::max<uint32_t>(report.groupsPerStep, static_cast<uint32_t>(r1 - r0));
           const uint32_t qa = runs[r0].q0, qb = runs[r1 - 1].q1;
           const uint32_t K = spec.tileDepth[qa];
           const bool chunked = !singleChunk;
@@ -348,9 +356,10 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
             P.loadA(pieces, loads);
             if (!resident)
               for (uint32_t q = qa; q < qb; ++q)
-                contiguousLoad(Buffer::kWgt, s * wgtSlot + (q - qa) * kChunk * C * wb,
-                               static_cast<uint32_t>(P.weightImage + offset[q] + uint64_t{k0} * C * wb),
-                               uint64_t{k1 - k0} * C * wb, loads);
+                contiguousLoad(
+                    Buffer::kWgt, s * wgtSlot + (q - qa) * kChunk * C * wb,
+                    static_cast<uint32_t>(P.weightImage + offset[q] + uint64_t{k0} * C * wb),
+                    uint64_t{k1 - k0} * C * wb, loads);
             for (const firmware::DmaLoad& d : loads) {
               ss.load(d);
               ++report.dmaLoads;
@@ -373,10 +382,9 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
                 const uint32_t kq1 = chunked ? k1 : spec.tileDepth[q];  // runs differ in depth
                 g.k = kq1 - k0;
                 g.inpAddr = pieceAt[(runIndex - r0) * (p1 - p0) + (p - p0)];
-                g.wgtAddr = resident
-                                ? static_cast<uint32_t>(resSlot * wgtSlot + offset[q] - offset[ph.q0] +
-                                                        uint64_t{k0} * C * wb)
-                                : s * wgtSlot + (q - qa) * kChunk * C * wb;
+                g.wgtAddr = resident ? static_cast<uint32_t>(resSlot * wgtSlot + offset[q] -
+                                                             offset[ph.q0] + uint64_t{k0} * C * wb)
+                                     : s * wgtSlot + (q - qa) * kChunk * C * wb;
                 g.accAddr = ((q - qa) * rows + rowBase[p - p0]) * C * ab;
                 g.aZp = spec.aZp;
                 g.bZp = spec.bZp;
@@ -486,8 +494,9 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
 
 hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, const NpuConfig& npu,
                                                         hal::ExecutionPreference preference,
-                                                        uint32_t maxJobCommands, const CostModel& cost,
-                                                        uint32_t tag, StepReport& report) {
+                                                        uint32_t maxJobCommands,
+                                                        const CostModel& cost, uint32_t tag,
+                                                        StepReport& report) {
   PlanOptions base = PlanOptions::forPreference(preference);
   base.maxJobCommands = maxJobCommands;
   std::vector<uint32_t> caps = {base.maxTilesPerPhase};

@@ -54,9 +54,9 @@ inline constexpr uint32_t prmTileBytes(uint32_t cols) { return 9 * cols; }
 
 // How the preference shapes the plan (docs/driver.md).
 struct PlanOptions {
-  uint32_t bufferSlots = 2;      // 2 = double-buffered INP/WGT/PRM
-  uint32_t outSlots = 2;         // 2 = double-buffered OUT
-  uint32_t maxTilesPerPhase = 0; // 0 = as many as fit
+  uint32_t bufferSlots = 2;         // 2 = double-buffered INP/WGT/PRM
+  uint32_t outSlots = 2;            // 2 = double-buffered OUT
+  uint32_t maxTilesPerPhase = 0;    // 0 = as many as fit
   uint32_t maxRowTilesPerStep = 0;  // 0 = as many as ACC, OUT and INP hold
   uint32_t maxGroupsPerStep = 0;    // 0 = as many A groups (single-chunk) as fit
   bool lateLoads = false;           // next step's loads among this step's REQUANTs (StepStream)
@@ -97,12 +97,12 @@ struct GemmProblem {
 };
 
 struct GemmSpec {
-  uint32_t channels = 0;               // output columns N (tiles of C)
-  std::vector<uint32_t> tileDepth;     // K of each channel tile
-  std::vector<uint32_t> tileGroup;     // A group of each channel tile (non-decreasing)
-  uint32_t kUnit = 1;                  // k chunks are multiples of this (taps per channel)
-  uint32_t inpTail = 0;                // INP bytes a piece's GEMMs may read past its end
-  uint64_t usefulMacs = 0;             // MACs the operation needs (for the report)
+  uint32_t channels = 0;            // output columns N (tiles of C)
+  std::vector<uint32_t> tileDepth;  // K of each channel tile
+  std::vector<uint32_t> tileGroup;  // A group of each channel tile (non-decreasing)
+  uint32_t kUnit = 1;               // k chunks are multiples of this (taps per channel)
+  uint32_t inpTail = 0;             // INP bytes a piece's GEMMs may read past its end
+  uint64_t usefulMacs = 0;          // MACs the operation needs (for the report)
   // The 16x8 mode: 16-bit activations (the A image holds int16 elements, twice the bytes),
   // int64 ACC words (GEMM and REQUANT_STORE acc64) and int16 outputs (OUT rows of C*2
   // bytes; storeOut's byte counts double). Off: 8-bit operands, int32 ACC, 8-bit outputs.
@@ -147,8 +147,9 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
 // others emit their base options. Sets report.estimatedCycles.
 hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, const NpuConfig& npu,
                                                         hal::ExecutionPreference preference,
-                                                        uint32_t maxJobCommands, const CostModel& cost,
-                                                        uint32_t tag, StepReport& report);
+                                                        uint32_t maxJobCommands,
+                                                        const CostModel& cost, uint32_t tag,
+                                                        StepReport& report);
 
 // Stores m output rows x channel tiles [q0, q1) (tile q's rows at outAddr +
 // (q - q0)*tileStride in OUT, C elements of eb bytes each) to DRAM, where output row i,

@@ -41,10 +41,14 @@ bool HostModel::set(const std::string& kv, std::string* error) {
     *error = "host model setting " + key + ": '" + value + "' is not a positive number";
     return false;
   }
-  if (key == "clock_mhz") clockMHz = v;
-  else if (key == "copy_bytes_per_cycle") copyBytesPerCycle = v;
-  else if (key == "pack_bytes_per_cycle") packBytesPerCycle = v;
-  else if (key == "cpu_scale") cpuScale = v;
+  if (key == "clock_mhz")
+    clockMHz = v;
+  else if (key == "copy_bytes_per_cycle")
+    copyBytesPerCycle = v;
+  else if (key == "pack_bytes_per_cycle")
+    packBytesPerCycle = v;
+  else if (key == "cpu_scale")
+    cpuScale = v;
   else {
     *error = "unknown host model key '" + key +
              "' (clock_mhz, copy_bytes_per_cycle, pack_bytes_per_cycle, cpu_scale)";

@@ -15,16 +15,18 @@
 namespace nncosim::driver {
 
 struct HostBytes {
-  uint64_t packed = 0;      // device bytes the host wrote through a rearranging layout
-  uint64_t copiedIn = 0;    // device bytes the host wrote by a plain copy (kRaw)
-  uint64_t unpacked = 0;    // model bytes the host produced from device bytes (rearranging)
-  uint64_t copiedOut = 0;   // device bytes the host read back by a plain copy (kRaw)
-  uint64_t sourceBytes = 0; // what those passes read: model bytes packed, device bytes unpacked
-  uint64_t cpuBytes = 0;    // a CPU step's operand bytes: inputs read, outputs written
+  uint64_t packed = 0;       // device bytes the host wrote through a rearranging layout
+  uint64_t copiedIn = 0;     // device bytes the host wrote by a plain copy (kRaw)
+  uint64_t unpacked = 0;     // model bytes the host produced from device bytes (rearranging)
+  uint64_t copiedOut = 0;    // device bytes the host read back by a plain copy (kRaw)
+  uint64_t sourceBytes = 0;  // what those passes read: model bytes packed, device bytes unpacked
+  uint64_t cpuBytes = 0;     // a CPU step's operand bytes: inputs read, outputs written
   // The host's DRAM traffic: every byte its passes read and write (packing reads the
   // model bytes and writes the device bytes; a CPU step reads its inputs and writes its
   // outputs).
-  uint64_t dramBytes() const { return sourceBytes + packed + copiedIn + unpacked + copiedOut + cpuBytes; }
+  uint64_t dramBytes() const {
+    return sourceBytes + packed + copiedIn + unpacked + copiedOut + cpuBytes;
+  }
   // Bytes moved between host and device layouts, the figure whole-network runs drive to 0.
   uint64_t betweenSteps() const { return packed + copiedIn + unpacked + copiedOut; }
   HostBytes& operator+=(const HostBytes& o);

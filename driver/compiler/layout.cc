@@ -24,9 +24,11 @@ uint64_t TensorLayout::deviceBytes(uint64_t operandBytes) const {
     case Kind::kIm2col:
       return im2colGroupOffset(groups.size());
     case Kind::kBlockInput:
-      return uint64_t{channels} * batches * blockTiles() * windowH * windowW * laneTile * elementBytes;
+      return uint64_t{channels} * batches * blockTiles() * windowH * windowW * laneTile *
+             elementBytes;
     case Kind::kChannelTiles:
-      return uint64_t{matrices} * ((channels + laneTile - 1) / laneTile) * lanes * laneTile * elementBytes;
+      return uint64_t{matrices} * ((channels + laneTile - 1) / laneTile) * lanes * laneTile *
+             elementBytes;
     case Kind::kBlockOutput:
       return uint64_t{channels} * batches * blocksPerImage() * laneTile * elementBytes;
   }
@@ -36,7 +38,9 @@ uint64_t TensorLayout::deviceBytes(uint64_t operandBytes) const {
 std::string TensorLayout::describe() const {
   std::ostringstream os;
   switch (kind) {
-    case Kind::kRaw: os << "raw"; break;
+    case Kind::kRaw:
+      os << "raw";
+      break;
     case Kind::kNchwFromNhwc:
       os << "NHWC on the device, NCHW operand [" << batches << "," << channels << "," << height
          << "," << width << "]";
@@ -48,26 +52,28 @@ std::string TensorLayout::describe() const {
          << (sourceNchw ? " from NCHW" : " from NHWC");
       break;
     case Kind::kMatrixImage:
-      os << "matrix image " << matrices << "x" << lanes << " lanes x " << depth << " deep, tiles of "
-         << laneTile << (lanesMajor ? " (source [lanes][K])" : " (source [K][lanes])");
+      os << "matrix image " << matrices << "x" << lanes << " lanes x " << depth
+         << " deep, tiles of " << laneTile
+         << (lanesMajor ? " (source [lanes][K])" : " (source [K][lanes])");
       break;
     case Kind::kIm2col:
-      os << "im2col image of " << groups.size() << " group(s), " << im2colTiles() << " tiles of " << laneTile
-         << " output pixels, filter " << filterH << "x" << filterW << " (fill " << int{fill} << ")"
-         << (sourceNchw ? " from NCHW" : " from NHWC");
+      os << "im2col image of " << groups.size() << " group(s), " << im2colTiles() << " tiles of "
+         << laneTile << " output pixels, filter " << filterH << "x" << filterW << " (fill "
+         << int{fill} << ")" << (sourceNchw ? " from NCHW" : " from NHWC");
       break;
     case Kind::kBlockInput:
-      os << "output-block windows " << windowH << "x" << windowW << " of " << blockH << "x" << blockW
-         << " blocks, " << channels << " channels x " << batches << " x " << blockTiles() << " tiles of "
-         << laneTile << " (fill " << int{fill} << ")" << (sourceNchw ? " from NCHW" : " from NHWC");
+      os << "output-block windows " << windowH << "x" << windowW << " of " << blockH << "x"
+         << blockW << " blocks, " << channels << " channels x " << batches << " x " << blockTiles()
+         << " tiles of " << laneTile << " (fill " << int{fill} << ")"
+         << (sourceNchw ? " from NCHW" : " from NHWC");
       break;
     case Kind::kChannelTiles:
-      os << "channel tiles of " << laneTile << ", " << matrices << "x" << lanes << " rows x " << channels
-         << " channels" << (sourceNchw ? " (NCHW operand)" : "");
+      os << "channel tiles of " << laneTile << ", " << matrices << "x" << lanes << " rows x "
+         << channels << " channels" << (sourceNchw ? " (NCHW operand)" : "");
       break;
     case Kind::kBlockOutput:
-      os << "output blocks " << blockH << "x" << blockW << ", " << channels << " channels x " << batches
-         << " x " << blockTiles() << " tiles" << (sourceNchw ? " (NCHW operand)" : "");
+      os << "output blocks " << blockH << "x" << blockW << ", " << channels << " channels x "
+         << batches << " x " << blockTiles() << " tiles" << (sourceNchw ? " (NCHW operand)" : "");
       break;
   }
   return os.str();
@@ -114,9 +120,11 @@ hal::Result<std::vector<uint8_t>> packTensor(const TensorLayout& l,
     case TensorLayout::Kind::kIm2col: {
       const uint64_t eb = l.elementBytes;
       const uint64_t want = uint64_t{l.batches} * l.height * l.width * l.channels * eb;
-      if (src.size() != want) return hal::fail("im2col input: ", src.size(), " bytes, expected ", want);
+      if (src.size() != want)
+        return hal::fail("im2col input: ", src.size(), " bytes, expected ", want);
       // Wider elements are symmetric (16x8 mode): the padding value is 0 in every byte.
-      if (eb != 1 && l.fill != 0) return hal::fail("im2col input: ", eb, "-byte elements need fill 0");
+      if (eb != 1 && l.fill != 0)
+        return hal::fail("im2col input: ", eb, "-byte elements need fill 0");
       std::vector<uint8_t> dst(l.deviceBytes(src.size()), l.fill);
       const uint64_t pixels = uint64_t{l.batches} * l.outHeight * l.outWidth, L = l.laneTile;
       const uint32_t taps = l.filterH * l.filterW;
@@ -138,7 +146,9 @@ hal::Result<std::vector<uint8_t>> packTensor(const TensorLayout& l,
               for (uint32_t ic = 0; ic < icCount; ++ic) {
                 const uint64_t t = (uint64_t{ic} * l.filterH + fy) * l.filterW + fx;
                 std::memcpy(lane + t * L * eb,
-                            &src[convIndex(l, b, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), icLo + ic) * eb],
+                            &src[convIndex(l, b, static_cast<uint32_t>(iy),
+                                           static_cast<uint32_t>(ix), icLo + ic) *
+                                 eb],
                             eb);
               }
             }
@@ -150,8 +160,10 @@ hal::Result<std::vector<uint8_t>> packTensor(const TensorLayout& l,
     case TensorLayout::Kind::kBlockInput: {
       const uint64_t eb = l.elementBytes;
       const uint64_t want = uint64_t{l.batches} * l.height * l.width * l.channels * eb;
-      if (src.size() != want) return hal::fail("block input: ", src.size(), " bytes, expected ", want);
-      if (eb != 1 && l.fill != 0) return hal::fail("block input: ", eb, "-byte elements need fill 0");
+      if (src.size() != want)
+        return hal::fail("block input: ", src.size(), " bytes, expected ", want);
+      if (eb != 1 && l.fill != 0)
+        return hal::fail("block input: ", eb, "-byte elements need fill 0");
       std::vector<uint8_t> dst(l.deviceBytes(src.size()), l.fill);
       const uint64_t L = l.laneTile, nbx = (l.outWidth + l.blockW - 1) / l.blockW;
       const uint64_t blocks = l.blocksPerImage(), tiles = l.blockTiles();
@@ -169,8 +181,11 @@ hal::Result<std::vector<uint8_t>> packTensor(const TensorLayout& l,
               for (uint32_t u = 0; u < l.windowW; ++u) {
                 const int64_t ix = x0 + u;
                 if (ix < 0 || ix >= l.width) continue;
-                std::memcpy(lane + (uint64_t{v} * l.windowW + u) * L * eb,
-                            &src[convIndex(l, b, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), c) * eb], eb);
+                std::memcpy(
+                    lane + (uint64_t{v} * l.windowW + u) * L * eb,
+                    &src[convIndex(l, b, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), c) *
+                         eb],
+                    eb);
               }
             }
           }
@@ -185,7 +200,8 @@ hal::Result<std::vector<uint8_t>> packTensor(const TensorLayout& l,
       const uint64_t matrix = uint64_t{l.lanes} * l.depth * eb;
       if (src.size() != matrix * l.matrices)
         return hal::fail("matrix image: ", src.size(), " bytes, expected ", matrix * l.matrices);
-      if (eb != 1 && l.fill != 0) return hal::fail("matrix image: ", eb, "-byte elements need fill 0");
+      if (eb != 1 && l.fill != 0)
+        return hal::fail("matrix image: ", eb, "-byte elements need fill 0");
       std::vector<uint8_t> dst(l.deviceBytes(src.size()), l.fill);
       const uint64_t tileElems = uint64_t{l.depth} * l.laneTile;
       for (uint32_t m = 0; m < l.matrices; ++m) {
@@ -193,9 +209,11 @@ hal::Result<std::vector<uint8_t>> packTensor(const TensorLayout& l,
         uint8_t* d = dst.data() + m * l.matrixImageBytes();
         for (uint32_t lane = 0; lane < l.lanes; ++lane)
           for (uint32_t t = 0; t < l.depth; ++t) {
-            const uint64_t from = l.lanesMajor ? uint64_t{lane} * l.depth + t
-                                               : uint64_t{t} * l.lanes + lane;
-            std::memcpy(d + ((lane / l.laneTile) * tileElems + uint64_t{t} * l.laneTile + lane % l.laneTile) * eb,
+            const uint64_t from =
+                l.lanesMajor ? uint64_t{lane} * l.depth + t : uint64_t{t} * l.lanes + lane;
+            std::memcpy(d + ((lane / l.laneTile) * tileElems + uint64_t{t} * l.laneTile +
+                             lane % l.laneTile) *
+                                eb,
                         s + from * eb, eb);
           }
       }
@@ -224,8 +242,10 @@ hal::Result<std::vector<uint8_t>> unpackTensor(const TensorLayout& l,
         for (uint32_t y = 0; y < l.height; ++y)
           for (uint32_t x = 0; x < l.width; ++x)
             for (uint32_t c = 0; c < l.channels; ++c) {
-              const uint64_t from = (((uint64_t{b} * l.height + y) * l.width + x) * l.channels + c) * eb;
-              const uint64_t to = (((uint64_t{b} * l.channels + c) * l.height + y) * l.width + x) * eb;
+              const uint64_t from =
+                  (((uint64_t{b} * l.height + y) * l.width + x) * l.channels + c) * eb;
+              const uint64_t to =
+                  (((uint64_t{b} * l.channels + c) * l.height + y) * l.width + x) * eb;
               std::memcpy(out.data() + to, device.data() + from, eb);
             }
       return out;
@@ -261,7 +281,8 @@ hal::Result<std::vector<uint8_t>> unpackTensor(const TensorLayout& l,
       const uint64_t L = l.laneTile, eb = l.elementBytes;
       const uint64_t n = uint64_t{l.batches} * l.outHeight * l.outWidth * l.channels * eb;
       if ((operandBytes != n && operandBytes != device.size()) || device.size() < l.deviceBytes(n))
-        return hal::fail("block output: ", device.size(), " device bytes, ", operandBytes, " operand bytes, expected ", n);
+        return hal::fail("block output: ", device.size(), " device bytes, ", operandBytes,
+                         " operand bytes, expected ", n);
       std::vector<uint8_t> out(n);
       const uint64_t nbx = (l.outWidth + l.blockW - 1) / l.blockW, blocks = l.blocksPerImage();
       for (uint32_t c = 0; c < l.channels; ++c)
@@ -275,9 +296,12 @@ hal::Result<std::vector<uint8_t>> unpackTensor(const TensorLayout& l,
               for (uint32_t dx = 0; dx < l.blockW; ++dx) {
                 const uint64_t ox = bx * l.blockW + dx;
                 if (ox >= l.outWidth) break;
-                const uint64_t to = l.sourceNchw ? ((uint64_t{b} * l.channels + c) * l.outHeight + oy) * l.outWidth + ox
-                                                 : ((uint64_t{b} * l.outHeight + oy) * l.outWidth + ox) * l.channels + c;
-                std::memcpy(&out[to * eb], image + (blk * L + uint64_t{dy} * l.blockW + dx) * eb, eb);
+                const uint64_t to =
+                    l.sourceNchw
+                        ? ((uint64_t{b} * l.channels + c) * l.outHeight + oy) * l.outWidth + ox
+                        : ((uint64_t{b} * l.outHeight + oy) * l.outWidth + ox) * l.channels + c;
+                std::memcpy(&out[to * eb], image + (blk * L + uint64_t{dy} * l.blockW + dx) * eb,
+                            eb);
               }
             }
           }

@@ -63,8 +63,16 @@
 namespace nncosim::driver {
 
 struct TensorLayout {
-  enum class Kind { kRaw, kConvInput, kMatrixImage, kNchwFromNhwc, kIm2col, kBlockInput, kChannelTiles,
-                    kBlockOutput };
+  enum class Kind {
+    kRaw,
+    kConvInput,
+    kMatrixImage,
+    kNchwFromNhwc,
+    kIm2col,
+    kBlockInput,
+    kChannelTiles,
+    kBlockOutput
+  };
   Kind kind = Kind::kRaw;
 
   // kConvInput (dimensions of the unpadded NHWC tensor) and kNchwFromNhwc (the device's

@@ -165,8 +165,8 @@ hal::Result<CompiledStep> lowerOperation(const hal::Model& model, uint32_t opera
                                          const std::vector<ops::Shape>& shapes,
                                          const LoweringOptions& options) {
   if (hal::Status st = npuSupport(model, operationIndex, shapes, options.npu); !st.ok())
-    return hal::fail(internal::operationName(model, operationIndex), ": not NPU-eligible: ",
-                     st.error());
+    return hal::fail(internal::operationName(model, operationIndex),
+                     ": not NPU-eligible: ", st.error());
   internal::OpView v(model, operationIndex, shapes);
   const NpuLowering* lowering = npuLoweringTable().find(model.main.operations[operationIndex].type);
   hal::Result<CompiledStep> step = lowering->lower(model, operationIndex, v, options);

@@ -73,8 +73,8 @@ hal::Status fullyConnectedSupport(const OpView& v);
 hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t index,
                                               const OpView& v, const LoweringOptions& options);
 hal::Status batchMatmulSupport(const OpView& v);
-hal::Result<CompiledStep> lowerBatchMatmul(const hal::Model& model, uint32_t index,
-                                           const OpView& v, const LoweringOptions& options);
+hal::Result<CompiledStep> lowerBatchMatmul(const hal::Model& model, uint32_t index, const OpView& v,
+                                           const LoweringOptions& options);
 hal::Status densifySupport(const OpView& v);
 hal::Result<CompiledStep> lowerDensify(const hal::Model& model, uint32_t index, const OpView& v,
                                        const LoweringOptions& options);

@@ -8,9 +8,12 @@ namespace nncosim::driver {
 
 const char* toString(NpuUnit unit) {
   switch (unit) {
-    case NpuUnit::kMacArray: return "MAC array";
-    case NpuUnit::kDensifyUnit: return "densify unit";
-    case NpuUnit::kHybrid: return "MAC array; cell on the CPU";
+    case NpuUnit::kMacArray:
+      return "MAC array";
+    case NpuUnit::kDensifyUnit:
+      return "densify unit";
+    case NpuUnit::kHybrid:
+      return "MAC array; cell on the CPU";
   }
   return "?";
 }

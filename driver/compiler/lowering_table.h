@@ -30,7 +30,8 @@ struct NpuLowering {
   // Ok when this operation (its shapes known, its signature valid) can run on the NPU;
   // else the reason it stays on the CPU.
   hal::Status (*support)(const internal::OpView& v) = nullptr;
-  hal::Result<CompiledStep> (*lower)(const hal::Model& model, uint32_t index, const internal::OpView& v,
+  hal::Result<CompiledStep> (*lower)(const hal::Model& model, uint32_t index,
+                                     const internal::OpView& v,
                                      const LoweringOptions& options) = nullptr;
 };
 

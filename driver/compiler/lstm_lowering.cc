@@ -110,7 +110,8 @@ hal::Result<GateGemmBuffers> addBuffers(StepBuilder& sb, const OpView& v, const 
     a.laneTile = npu.rows;
     a.lanesMajor = true;
     a.fill = static_cast<uint8_t>(g.aZp);
-    NNC_ASSIGN_OR_RETURN(auto buf, sb.bindInput(v.inOperand(input), a, g.name + " input " + std::to_string(input)));
+    NNC_ASSIGN_OR_RETURN(
+        auto buf, sb.bindInput(v.inOperand(input), a, g.name + " input " + std::to_string(input)));
     b.parts.push_back(buf);
   }
   TensorLayout w;
@@ -237,7 +238,8 @@ hal::Result<std::vector<size_t>> emitGateGemms(const std::vector<GateGemm>& gemm
   step.report.jobs = 0;
   std::vector<size_t> results;
   for (size_t i = 0; i < gemms.size(); ++i) {
-    NNC_ASSIGN_OR_RETURN(auto commands, emitGateGemm(gemms[i], buffers[i], sb, options, step.report));
+    NNC_ASSIGN_OR_RETURN(auto commands,
+                         emitGateGemm(gemms[i], buffers[i], sb, options, step.report));
     step.commands.insert(step.commands.end(), commands.begin(), commands.end());
     results.push_back(buffers[i].result);
   }
@@ -352,7 +354,8 @@ hal::Result<CompiledStep> lowerQuantizedLstm(const hal::Model& model, uint32_t i
     return m;
   };
   StepBuilder sb(model, index);
-  NNC_ASSIGN_OR_RETURN(auto results, emitGateGemms({gateGemm(false), gateGemm(true)}, sb, v, options));
+  NNC_ASSIGN_OR_RETURN(auto results,
+                       emitGateGemms({gateGemm(false), gateGemm(true)}, sb, v, options));
   CompiledStep& step = sb.step();
   step.epilogue.results = results;
   const uint32_t B = p.batch, channels = static_cast<uint32_t>(gates.size()) * U;
@@ -391,8 +394,8 @@ hal::Result<CompiledStep> lowerQuantizedLstm(const hal::Model& model, uint32_t i
 namespace nncosim::driver {
 
 void registerLstmLowerings(NpuLoweringTable& t) {
-  t.add({hal::OperationType::QUANTIZED_16BIT_LSTM, NpuUnit::kHybrid, &internal::quantized16BitLstmSupport,
-         &internal::lowerQuantized16BitLstm});
+  t.add({hal::OperationType::QUANTIZED_16BIT_LSTM, NpuUnit::kHybrid,
+         &internal::quantized16BitLstmSupport, &internal::lowerQuantized16BitLstm});
   t.add({hal::OperationType::QUANTIZED_LSTM, NpuUnit::kHybrid, &internal::quantizedLstmSupport,
          &internal::lowerQuantizedLstm});
 }

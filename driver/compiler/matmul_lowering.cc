@@ -41,8 +41,9 @@ void plainTiles(uint32_t channels, uint32_t depth, uint32_t C, GemmSpec& spec) {
 void loadImageA(uint64_t image, uint32_t depth, uint32_t R, const std::vector<APiece>& pieces,
                 std::vector<firmware::DmaLoad>& out, uint32_t eb = 1) {
   const uint32_t lineBytes = R * eb;  // one k step of R lanes
-  loadContiguousPieces(pieces, lineBytes,
-                       [=](const APiece& a) { return image + (uint64_t{a.p} * depth + a.k0) * lineBytes; }, out);
+  loadContiguousPieces(
+      pieces, lineBytes,
+      [=](const APiece& a) { return image + (uint64_t{a.p} * depth + a.k0) * lineBytes; }, out);
 }
 
 void setRequant(const ops::conv::ConvQuantParams& qp, OperandType inType, OperandType wType,
@@ -139,7 +140,9 @@ hal::Status fullyConnectedSupport(const OpView& v) {
   if (!v.isConstant(3)) return hal::fail("the fused activation is not a constant");
   NNC_ASSIGN_OR_RETURN(auto s, fcShape(v));
   if (s.batches == 0) return hal::fail("empty batch: nothing to compute");
-  NNC_ASSIGN_OR_RETURN(auto q, ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2), v.outShape(0), v.ctx().scalar<int32_t>(3), s.units));
+  NNC_ASSIGN_OR_RETURN(
+      auto q, ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2),
+                                             v.outShape(0), v.ctx().scalar<int32_t>(3), s.units));
   return hal::Status::Ok();
 }
 
@@ -147,7 +150,9 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
                                               const OpView& v, const LoweringOptions& options) {
   NNC_ASSIGN_OR_RETURN(auto sr, fcShape(v));
   const FcShape s = sr;
-  NNC_ASSIGN_OR_RETURN(auto qr, ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2), v.outShape(0), v.ctx().scalar<int32_t>(3), s.units));
+  NNC_ASSIGN_OR_RETURN(
+      auto qr, ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2),
+                                              v.outShape(0), v.ctx().scalar<int32_t>(3), s.units));
   const ops::conv::ConvQuantParams& qp = qr;
   const uint32_t R = options.npu.rows, C = options.npu.cols;
   const bool wide = is16x8(v);
@@ -179,8 +184,10 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
   NNC_ASSIGN_OR_RETURN(auto aBuf, sb.bindInput(v.inOperand(0), a, "input"));
   hal::Result<size_t> bBuf = sb.bindInput(v.inOperand(1), b, "weights");
   if (!bBuf.ok()) return hal::Error{bBuf.error()};
-  const size_t pBuf = sb.addConstant("requant parameters", prmImage(s.units, C, bias.data(), mult, shift));
-  const size_t oBuf = sb.bindOutput(v.outOperand(0), TensorLayout{}, uint64_t{s.batches} * s.units * eb, "output");
+  const size_t pBuf =
+      sb.addConstant("requant parameters", prmImage(s.units, C, bias.data(), mult, shift));
+  const size_t oBuf =
+      sb.bindOutput(v.outOperand(0), TensorLayout{}, uint64_t{s.batches} * s.units * eb, "output");
   NNC_TRY(sb.layout());
 
   const uint64_t aImage = sb.address(aBuf), out = sb.address(oBuf);
@@ -192,10 +199,10 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
     loadImageA(aImage, s.inputSize, R, pieces, o, eb);
   };
   const NpuConfig npu = options.npu;
-  prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows, uint32_t outAddr,
-                      std::vector<firmware::DmaStore>& o) {
-    storeTiles(out + ((uint64_t{p0} * R) * s.units + uint64_t{q0} * C) * eb, s.units * eb, rows, q0, q1,
-               s.units, npu, outAddr, rows * C * eb, o, eb);
+  prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows,
+                      uint32_t outAddr, std::vector<firmware::DmaStore>& o) {
+    storeTiles(out + ((uint64_t{p0} * R) * s.units + uint64_t{q0} * C) * eb, s.units * eb, rows, q0,
+               q1, s.units, npu, outAddr, rows * C * eb, o, eb);
   };
 
   GemmSpec spec;
@@ -209,7 +216,9 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
   spec.problems.push_back(std::move(prob));
 
   CompiledStep& step = sb.step();
-  NNC_ASSIGN_OR_RETURN(auto commands, emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands, options.cost, options.tag, step.report));
+  NNC_ASSIGN_OR_RETURN(auto commands,
+                       emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands,
+                                   options.cost, options.tag, step.report));
   step.commands = std::move(commands);
   step.report.mapping = "GEMM, batch rows x units, depth " + std::to_string(s.inputSize) +
                         (wide ? ", 16x8 (int16 x int8, acc64)" : "");
@@ -222,15 +231,19 @@ hal::Status batchMatmulSupport(const OpView& v) {
     return hal::fail("input type ", hal::toString(t),
                      ": the MAC array runs BATCH_MATMUL on TENSOR_QUANT8_ASYMM_SIGNED only");
   NNC_ASSIGN_OR_RETURN(auto s, matmulShape(v));
-  NNC_ASSIGN_OR_RETURN(auto q, ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), nullptr, v.outShape(0), ops::quant::kActNone, 1));
+  NNC_ASSIGN_OR_RETURN(
+      auto q, ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), nullptr, v.outShape(0),
+                                             ops::quant::kActNone, 1));
   return hal::Status::Ok();
 }
 
-hal::Result<CompiledStep> lowerBatchMatmul(const hal::Model& model, uint32_t index,
-                                           const OpView& v, const LoweringOptions& options) {
+hal::Result<CompiledStep> lowerBatchMatmul(const hal::Model& model, uint32_t index, const OpView& v,
+                                           const LoweringOptions& options) {
   NNC_ASSIGN_OR_RETURN(auto sr, matmulShape(v));
   const MatmulShape s = sr;
-  NNC_ASSIGN_OR_RETURN(auto qr, ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), nullptr, v.outShape(0), ops::quant::kActNone, 1));
+  NNC_ASSIGN_OR_RETURN(
+      auto qr, ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), nullptr, v.outShape(0),
+                                              ops::quant::kActNone, 1));
   const ops::conv::ConvQuantParams& qp = qr;
   const uint32_t R = options.npu.rows, C = options.npu.cols;
 
@@ -255,9 +268,11 @@ hal::Result<CompiledStep> lowerBatchMatmul(const hal::Model& model, uint32_t ind
   StepBuilder sb(model, index);
   NNC_ASSIGN_OR_RETURN(auto aBuf, sb.bindInput(v.inOperand(0), a, "lhs"));
   NNC_ASSIGN_OR_RETURN(auto bBuf, sb.bindInput(v.inOperand(1), b, "rhs"));
-  const size_t pBuf = sb.addConstant("requant parameters", prmImage(s.cols, C, nullptr, mult, shift));
+  const size_t pBuf =
+      sb.addConstant("requant parameters", prmImage(s.cols, C, nullptr, mult, shift));
   const uint64_t outMatrix = uint64_t{s.rows} * s.cols;
-  const size_t oBuf = sb.bindOutput(v.outOperand(0), TensorLayout{}, outMatrix * s.batches, "output");
+  const size_t oBuf =
+      sb.bindOutput(v.outOperand(0), TensorLayout{}, outMatrix * s.batches, "output");
   NNC_TRY(sb.layout());
 
   GemmSpec spec;
@@ -277,19 +292,22 @@ hal::Result<CompiledStep> lowerBatchMatmul(const hal::Model& model, uint32_t ind
       loadImageA(aImage, s.depth, R, pieces, o);
     };
     const uint64_t outAt = out + batch * outMatrix;
-    prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows, uint32_t outAddr,
-                        std::vector<firmware::DmaStore>& o) {
-      storeTiles(outAt + (uint64_t{p0} * R) * s.cols + uint64_t{q0} * C, s.cols, rows, q0, q1, s.cols,
-                 options.npu, outAddr, rows * C, o);
+    prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows,
+                        uint32_t outAddr, std::vector<firmware::DmaStore>& o) {
+      storeTiles(outAt + (uint64_t{p0} * R) * s.cols + uint64_t{q0} * C, s.cols, rows, q0, q1,
+                 s.cols, options.npu, outAddr, rows * C, o);
     };
     spec.problems.push_back(std::move(prob));
   }
 
   CompiledStep& step = sb.step();
-  NNC_ASSIGN_OR_RETURN(auto commands, emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands, options.cost, options.tag, step.report));
+  NNC_ASSIGN_OR_RETURN(auto commands,
+                       emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands,
+                                   options.cost, options.tag, step.report));
   step.commands = std::move(commands);
-  step.report.mapping = "GEMM per batch (" + std::to_string(s.batches) + "), rows x columns, depth " +
-                        std::to_string(s.depth) + (s.adjX ? ", adj_x" : "") + (s.adjY ? ", adj_y" : "");
+  step.report.mapping = "GEMM per batch (" + std::to_string(s.batches) +
+                        "), rows x columns, depth " + std::to_string(s.depth) +
+                        (s.adjX ? ", adj_x" : "") + (s.adjY ? ", adj_y" : "");
   return std::move(step);
 }
 

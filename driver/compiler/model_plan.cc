@@ -26,7 +26,8 @@ DramPlan planDram(const std::vector<DramRequest>& requests, uint64_t alignment) 
     std::vector<Placed> live;
     for (const Placed& p : placed)
       if (p.first <= r.last && r.first <= p.last) live.push_back(p);
-    std::sort(live.begin(), live.end(), [](const Placed& a, const Placed& b) { return a.offset < b.offset; });
+    std::sort(live.begin(), live.end(),
+              [](const Placed& a, const Placed& b) { return a.offset < b.offset; });
     // Best fit: the smallest gap between live blocks that holds the request.
     uint64_t best = UINT64_MAX, bestGap = UINT64_MAX, cur = 0;
     for (const Placed& p : live) {
@@ -95,7 +96,8 @@ hal::Result<ModelPlan> compileModel(const hal::Model& model, const LoweringOptio
       if (sb.role == BufferRole::kConstant) {
         r.first = 0;
         r.last = steps ? steps - 1 : 0;
-        plan.constantBytes += (sb.bytes + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
+        plan.constantBytes +=
+            (sb.bytes + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
       } else {
         r.first = r.last = npuIndex;
       }

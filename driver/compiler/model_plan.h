@@ -29,7 +29,7 @@ struct DramRequest {
 struct DramPlan {
   std::vector<uint64_t> offsets;  // per request, in the arena
   uint64_t arenaBytes = 0;
-  uint64_t requestedBytes = 0;    // sum of the requests (no reuse)
+  uint64_t requestedBytes = 0;  // sum of the requests (no reuse)
 };
 // Greedy best-fit by size: requests whose lifetimes overlap never share bytes.
 DramPlan planDram(const std::vector<DramRequest>& requests, uint64_t alignment = kDeviceAlignment);
@@ -47,8 +47,8 @@ struct ModelPlan {
   LoweringOptions options;
   std::vector<PlannedOperation> operations;  // one per main-subgraph operation
   uint64_t arenaBytes = 0;
-  uint64_t constantBytes = 0;   // resident for the whole plan
-  uint64_t requestedBytes = 0;  // without reuse
+  uint64_t constantBytes = 0;    // resident for the whole plan
+  uint64_t requestedBytes = 0;   // without reuse
   std::string describe() const;  // partition, per-step reports, memory
 };
 

@@ -51,8 +51,9 @@ Partition partition(const hal::Model& model, const std::vector<ops::Shape>& shap
     hal::Status st = npuSupport(model, i, shapes, npu);
     if (st.ok()) {
       p.target = Target::kNpu;
-      p.engine = npuLoweringTable().find(p.type)->unit == NpuUnit::kDensifyUnit ? ops::Placement::kDensifyUnit
-                                                                                 : ops::Placement::kMacArray;
+      p.engine = npuLoweringTable().find(p.type)->unit == NpuUnit::kDensifyUnit
+                     ? ops::Placement::kDensifyUnit
+                     : ops::Placement::kMacArray;
     } else {
       p.reason = st.error();
     }

@@ -70,7 +70,8 @@ std::vector<Command> StepStream::finish(uint32_t tag) const {
       // Store queue.
       const size_t sfirst = Sx[s].size();
       for (const firmware::DmaStore& d : o.stores) Sx[s].push_back(Command{{}, d});
-      if (Sx[s].size() == sfirst) Sx[s].push_back(Command{{}, firmware::Sync{firmware::Queue::kStore}});
+      if (Sx[s].size() == sfirst)
+        Sx[s].push_back(Command{{}, firmware::Sync{firmware::Queue::kStore}});
       Sx[s][sfirst].deps.popPrev = true;
       if (e + outSlots_ < E) Sx[s].back().deps.pushPrev = true;
       ++e;
@@ -83,7 +84,8 @@ std::vector<Command> StepStream::finish(uint32_t tag) const {
   // Software-pipelined emission: loads run slots - 1 steps ahead of the computes.
   std::vector<Command> out;
   const size_t ahead = slots_ - 1;
-  for (size_t s = 0; s < ahead && s < S; ++s) out.insert(out.end(), loads[s].begin(), loads[s].end());
+  for (size_t s = 0; s < ahead && s < S; ++s)
+    out.insert(out.end(), loads[s].begin(), loads[s].end());
   for (size_t s = 0; s < S; ++s) {
     const std::vector<Command> none;
     const std::vector<Command>& L = s + ahead < S ? loads[s + ahead] : none;

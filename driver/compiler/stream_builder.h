@@ -32,7 +32,9 @@ namespace nncosim::driver {
 class StepStream {
  public:
   StepStream(uint32_t bufferSlots, uint32_t outSlots, bool lateLoads = false)
-      : slots_(bufferSlots ? bufferSlots : 1), outSlots_(outSlots ? outSlots : 1), lateLoads_(lateLoads) {}
+      : slots_(bufferSlots ? bufferSlots : 1),
+        outSlots_(outSlots ? outSlots : 1),
+        lateLoads_(lateLoads) {}
 
   uint32_t slots() const { return slots_; }
   uint32_t outSlots() const { return outSlots_; }

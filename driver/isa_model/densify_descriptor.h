@@ -31,8 +31,18 @@ inline constexpr uint32_t kDensifyMaxLevels = 8;
 
 // The densify unit's error codes (ERR_INFO of densify_meta; rtl/nnc_pkg.sv densify_err_e).
 enum class DensifyError : uint32_t {
-  kOk = 0, kRank = 1, kElemSize = 2, kTraversal = 3, kBlockMap = 4, kFormat = 5,
-  kDimension = 6, kSegment = 7, kIndex = 8, kValues = 9, kOutput = 10, kBus = 11,
+  kOk = 0,
+  kRank = 1,
+  kElemSize = 2,
+  kTraversal = 3,
+  kBlockMap = 4,
+  kFormat = 5,
+  kDimension = 6,
+  kSegment = 7,
+  kIndex = 8,
+  kValues = 9,
+  kOutput = 10,
+  kBus = 11,
 };
 
 struct DensifyImage {

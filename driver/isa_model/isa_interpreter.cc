@@ -22,16 +22,16 @@ using firmware::ErrCode;
 
 hal::Status DramModel::write(uint64_t address, const void* data, size_t length) {
   if (!contains(address, length))
-    return hal::fail("DRAM write of ", length, " bytes at 0x", std::hex, address,
-                     " is outside [0x", base_, ", 0x", base_ + bytes_.size(), ")");
+    return hal::fail("DRAM write of ", length, " bytes at 0x", std::hex, address, " is outside [0x",
+                     base_, ", 0x", base_ + bytes_.size(), ")");
   if (length) std::memcpy(at(address, length), data, length);
   return hal::Status::Ok();
 }
 
 hal::Status DramModel::read(uint64_t address, void* data, size_t length) const {
   if (!contains(address, length))
-    return hal::fail("DRAM read of ", length, " bytes at 0x", std::hex, address,
-                     " is outside [0x", base_, ", 0x", base_ + bytes_.size(), ")");
+    return hal::fail("DRAM read of ", length, " bytes at 0x", std::hex, address, " is outside [0x",
+                     base_, ", 0x", base_ + bytes_.size(), ")");
   if (length) std::memcpy(data, at(address, length), length);
   return hal::Status::Ok();
 }
@@ -92,9 +92,12 @@ std::vector<int> pushChannels(int q, const firmware::Deps& d) {
 
 uint32_t widthBytes(firmware::ElemWidth w) {
   switch (w) {
-    case firmware::ElemWidth::kW8: return 1;
-    case firmware::ElemWidth::kW16: return 2;
-    case firmware::ElemWidth::kW32: return 4;
+    case firmware::ElemWidth::kW8:
+      return 1;
+    case firmware::ElemWidth::kW16:
+      return 2;
+    case firmware::ElemWidth::kW32:
+      return 4;
   }
   return 1;
 }
@@ -154,11 +157,14 @@ struct Recorded {
 class BurstWalk {
  public:
   BurstWalk() = default;
-  BurstWalk(uint32_t dramAddr, uint64_t rowBytes, uint32_t c1, uint32_t c2, uint32_t s1, uint32_t s2)
+  BurstWalk(uint32_t dramAddr, uint64_t rowBytes, uint32_t c1, uint32_t c2, uint32_t s1,
+            uint32_t s2)
       : addr_(dramAddr), rowBytes_(rowBytes), c1_(c1), c2_(c2), s1_(s1), s2_(s2) {
     // An unchecked estimate may hold zero counts: no rows, no bursts.
-    if (c1_ == 0 || c2_ == 0 || rowBytes_ == 0) z_ = c2_;
-    else loadRow();
+    if (c1_ == 0 || c2_ == 0 || rowBytes_ == 0)
+      z_ = c2_;
+    else
+      loadRow();
   }
   bool done() const { return z_ >= c2_; }
   // The beats of the next burst; only while !done().
@@ -256,10 +262,10 @@ class BusSim {
   static constexpr int kLoad = 0, kStore = 1, kFetch = 2;
   struct Burst {
     int kind = kLoad;
-    double left = 0;   // cycles of data still to move (beats x cycles per beat)
-    double ready = 0;  // data can move from this time
-    size_t ticket = 0; // fetch
-    bool last = false; // the engine's last burst
+    double left = 0;    // cycles of data still to move (beats x cycles per beat)
+    double ready = 0;   // data can move from this time
+    size_t ticket = 0;  // fetch
+    bool last = false;  // the engine's last burst
   };
   struct Engine {
     bool running = false;
@@ -280,8 +286,7 @@ class BusSim {
   void issueAddresses() {
     for (int e = 0; e < 2; ++e) {
       Engine& g = engines_[e];
-      while (g.running && !g.issuedAll() && g.outstanding < bursts_ &&
-             g.nextIssue <= t_ + 1e-9) {
+      while (g.running && !g.issuedAll() && g.outstanding < bursts_ && g.nextIssue <= t_ + 1e-9) {
         Burst b;
         b.kind = e;
         b.left = g.bursts.next() * beatCycles_;
@@ -294,7 +299,9 @@ class BusSim {
     }
   }
 
-  bool flowing(const std::deque<Burst>& q) const { return !q.empty() && q.front().ready <= t_ + 1e-9; }
+  bool flowing(const std::deque<Burst>& q) const {
+    return !q.empty() && q.front().ready <= t_ + 1e-9;
+  }
   double rate(bool mine, bool other) const { return mine ? (other ? 0.5 : 1.0) : 0.0; }
 
   double nextInternal() const {
@@ -360,7 +367,11 @@ class Machine {
   Machine(const NpuConfig& config, DramModel& dram, const CostModel& cost,
           std::array<std::vector<uint8_t>, 5>& buffers, const std::vector<Command>& stream,
           bool timingOnly = false)
-      : config_(config), dram_(dram), cost_(cost), buffers_(buffers), stream_(stream),
+      : config_(config),
+        dram_(dram),
+        cost_(cost),
+        buffers_(buffers),
+        stream_(stream),
         timingOnly_(timingOnly) {}
 
   InterpreterResult run();
@@ -429,8 +440,8 @@ class Machine {
 
 template <typename Dma>
 BurstWalk Machine::dmaBursts(const Dma& d) {
-  return BurstWalk(d.dramAddr, uint64_t{d.count0} * widthBytes(d.elemWidth), d.count1, d.count2, d.dramStride1,
-                   d.dramStride2);
+  return BurstWalk(d.dramAddr, uint64_t{d.count0} * widthBytes(d.elemWidth), d.count1, d.count2,
+                   d.dramStride1, d.dramStride2);
 }
 
 bool Machine::unitAccepts(int q, const QueueState& s, const Command& c, uint64_t now) const {
@@ -486,7 +497,8 @@ uint64_t Machine::issueTiming(int q, QueueState& s, const Command& c, uint64_t n
 uint64_t Machine::densifyCycles(const firmware::Densify& d) const {
   constexpr uint64_t kBeat = firmware::kAxiDataBytes;
   const uint64_t lat = cost_.dramLatency;
-  const uint64_t outBeats = (uint64_t{d.outAddr} + d.outSize + kBeat - 1) / kBeat - d.outAddr / kBeat;
+  const uint64_t outBeats =
+      (uint64_t{d.outAddr} + d.outSize + kBeat - 1) / kBeat - d.outAddr / kBeat;
   const uint64_t base = cost_.densifyOverhead + outBeats * cost_.densifyFillBeat;
   uint32_t hdr[4];
   auto word = [&](uint64_t a, uint32_t* v) {
@@ -509,7 +521,8 @@ uint64_t Machine::densifyCycles(const firmware::Densify& d) const {
   for (uint32_t l = 0; l < levels; ++l) {
     uint32_t rec[8];
     for (uint32_t i = 0; i < 8; ++i)
-      if (!word(uint64_t{d.descAddr} + 4 * (kDensifyHeaderWords + kDensifyLevelWords * l + i), &rec[i]))
+      if (!word(uint64_t{d.descAddr} + 4 * (kDensifyHeaderWords + kDensifyLevelWords * l + i),
+                &rec[i]))
         return cycles;
     const bool sparse = rec[1] == 1;
     const uint64_t positions = sparse ? rec[7] : parents * std::max<uint32_t>(rec[2], 1);
@@ -533,8 +546,8 @@ Fault Machine::checkBuffer(Buffer b, uint64_t lo, uint64_t hi, const char* what)
     f.code = ErrCode::kDmaOob;
     f.info = static_cast<uint32_t>(b);
     std::ostringstream os;
-    os << what << " footprint [" << lo << ", " << hi << ") exceeds the "
-       << firmware::toString(b) << " buffer (" << size << " bytes)";
+    os << what << " footprint [" << lo << ", " << hi << ") exceeds the " << firmware::toString(b)
+       << " buffer (" << size << " bytes)";
     f.message = os.str();
     return f;
   }
@@ -592,7 +605,8 @@ struct GemmFootprint {
 GemmFootprint gemmFootprint(const firmware::Gemm& g, uint32_t R, uint32_t C) {
   const uint32_t eb = g.mode == firmware::GemmMode::kInt16 ? 2 : 1;
   const uint32_t wb = g.wgt8 ? 1 : eb;  // decode rejected wgt8 with mode int8
-  return {uint64_t{g.inpAddr} + uint64_t{g.k} * R * eb, uint64_t{g.wgtAddr} + uint64_t{g.k} * C * wb,
+  return {uint64_t{g.inpAddr} + uint64_t{g.k} * R * eb,
+          uint64_t{g.wgtAddr} + uint64_t{g.k} * C * wb,
           uint64_t{g.accAddr} + uint64_t{g.m} * C * accElemBytes(g.acc64)};
 }
 
@@ -630,8 +644,8 @@ Fault Machine::checkDma(const Dma& d, bool load) const {
   const Footprint fp =
       bufFootprint(d.bufAddr, d.count0, d.count1, d.count2, d.bufStride1, d.bufStride2, eb);
   if (Fault f = checkBuffer(d.bufId, fp.lo, fp.hi, what); f.code != ErrCode::kNone) return f;
-  if (const std::optional<uint64_t> a = firstRowOutsideDram(dram_, d.dramAddr, rowBytes, d.count1, d.count2,
-                                                            d.dramStride1, d.dramStride2)) {
+  if (const std::optional<uint64_t> a = firstRowOutsideDram(
+          dram_, d.dramAddr, rowBytes, d.count1, d.count2, d.dramStride1, d.dramStride2)) {
     Fault f;
     f.code = ErrCode::kBusError;
     f.info = 3;  // DECERR: no slave at that address
@@ -655,8 +669,9 @@ void Machine::dmaTransfer(const Dma& d, bool load, std::vector<Access>& accesses
   for (uint32_t z = 0; z < d.count2; ++z)
     for (uint32_t y = 0; y < d.count1; ++y) {
       // DRAM rows: addresses wrap modulo 2^32 (the field width).
-      const uint64_t a = (uint64_t{d.dramAddr} + uint64_t{z} * d.dramStride2 + uint64_t{y} * d.dramStride1) &
-                         0xFFFFFFFFull;
+      const uint64_t a =
+          (uint64_t{d.dramAddr} + uint64_t{z} * d.dramStride2 + uint64_t{y} * d.dramStride1) &
+          0xFFFFFFFFull;
       dlo = std::min(dlo, a);
       dhi = std::max(dhi, a + rowBytes);
       uint8_t* dram = dram_.at(a, rowBytes);
@@ -679,8 +694,10 @@ void Machine::dmaTransfer(const Dma& d, bool load, std::vector<Access>& accesses
 
 Fault Machine::checkGemm(const firmware::Gemm& g) const {
   const GemmFootprint fp = gemmFootprint(g, config_.rows, config_.cols);
-  if (Fault f = checkBuffer(Buffer::kInp, g.inpAddr, fp.inpHi, "GEMM"); f.code != ErrCode::kNone) return f;
-  if (Fault f = checkBuffer(Buffer::kWgt, g.wgtAddr, fp.wgtHi, "GEMM"); f.code != ErrCode::kNone) return f;
+  if (Fault f = checkBuffer(Buffer::kInp, g.inpAddr, fp.inpHi, "GEMM"); f.code != ErrCode::kNone)
+    return f;
+  if (Fault f = checkBuffer(Buffer::kWgt, g.wgtAddr, fp.wgtHi, "GEMM"); f.code != ErrCode::kNone)
+    return f;
   return checkBuffer(Buffer::kAcc, g.accAddr, fp.accHi, "GEMM");
 }
 
@@ -697,8 +714,10 @@ void Machine::gemm(const firmware::Gemm& g, std::vector<Access>& accesses) {
   int64_t sum[firmware::kArrayRows][firmware::kArrayCols] = {};
   for (uint32_t t = 0; t < g.k; ++t) {
     int64_t a[firmware::kArrayRows], b[firmware::kArrayCols];
-    for (uint32_t i = 0; i < g.m; ++i) a[i] = readElem(inp + (size_t{t} * R + i) * eb, eb, g.aSigned) - int64_t{g.aZp};
-    for (uint32_t j = 0; j < g.n; ++j) b[j] = readElem(wgt + (size_t{t} * C + j) * wb, wb, g.bSigned) - int64_t{g.bZp};
+    for (uint32_t i = 0; i < g.m; ++i)
+      a[i] = readElem(inp + (size_t{t} * R + i) * eb, eb, g.aSigned) - int64_t{g.aZp};
+    for (uint32_t j = 0; j < g.n; ++j)
+      b[j] = readElem(wgt + (size_t{t} * C + j) * wb, wb, g.bSigned) - int64_t{g.bZp};
     for (uint32_t i = 0; i < g.m; ++i)
       for (uint32_t j = 0; j < g.n; ++j) sum[i][j] += a[i] * b[j];
   }
@@ -713,7 +732,8 @@ void Machine::gemm(const firmware::Gemm& g, std::vector<Access>& accesses) {
       } else {
         const int64_t base = g.accumulate ? readI32(p) : 0;
         // The ACC words are int32: the sum wraps modulo 2^32.
-        writeI32(p, static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(base + sum[i][j]))));
+        writeI32(p, static_cast<int32_t>(
+                        static_cast<uint32_t>(static_cast<uint64_t>(base + sum[i][j]))));
       }
     }
   result_.counters.macs += uint64_t{g.m} * g.n * g.k;
@@ -724,10 +744,15 @@ void Machine::gemm(const firmware::Gemm& g, std::vector<Access>& accesses) {
 
 Fault Machine::checkRequant(const firmware::RequantStore& r) const {
   const RequantFootprint fp = requantFootprint(r, config_.cols);
-  if (Fault f = checkBuffer(Buffer::kAcc, r.accAddr, fp.accHi, "REQUANT_STORE"); f.code != ErrCode::kNone) return f;
-  if (Fault f = checkBuffer(Buffer::kOut, r.outAddr, fp.outHi, "REQUANT_STORE"); f.code != ErrCode::kNone) return f;
+  if (Fault f = checkBuffer(Buffer::kAcc, r.accAddr, fp.accHi, "REQUANT_STORE");
+      f.code != ErrCode::kNone)
+    return f;
+  if (Fault f = checkBuffer(Buffer::kOut, r.outAddr, fp.outHi, "REQUANT_STORE");
+      f.code != ErrCode::kNone)
+    return f;
   if (r.biasEn)
-    if (Fault f = checkBuffer(Buffer::kPrm, r.biasAddr, fp.biasHi, "REQUANT_STORE bias"); f.code != ErrCode::kNone)
+    if (Fault f = checkBuffer(Buffer::kPrm, r.biasAddr, fp.biasHi, "REQUANT_STORE bias");
+        f.code != ErrCode::kNone)
       return f;
   if (Fault f = checkBuffer(Buffer::kPrm, r.multAddr, fp.multHi, "REQUANT_STORE multipliers");
       f.code != ErrCode::kNone)
@@ -766,11 +791,13 @@ void Machine::requant(const firmware::RequantStore& r, std::vector<Access>& acce
                                             static_cast<uint64_t>(int64_t{bias}));
         scaled = ops::quant::multiplyByQuantizedMultiplier64(x, mult, std::clamp(shift, -31, 14));
       } else {
-        const auto x = static_cast<int32_t>(static_cast<uint32_t>(readI32(a)) + static_cast<uint32_t>(bias));
+        const auto x =
+            static_cast<int32_t>(static_cast<uint32_t>(readI32(a)) + static_cast<uint32_t>(bias));
         scaled = ops::quant::multiplyByQuantizedMultiplier(x, mult, shift);
       }
       // The zero point add wraps like the reference's int32 arithmetic (ops/conv).
-      int64_t y = static_cast<int32_t>(static_cast<uint32_t>(scaled) + static_cast<uint32_t>(r.outZp));
+      int64_t y =
+          static_cast<int32_t>(static_cast<uint32_t>(scaled) + static_cast<uint32_t>(r.outZp));
       y = std::max<int64_t>(std::min<int64_t>(y, r.clampMax), r.clampMin);
       y = std::max(std::min(y, hi), lo);
       uint8_t* p = buffers_[3].data() + r.outAddr + (size_t{row} * C + j) * ob;
@@ -863,8 +890,9 @@ Fault Machine::densify(const firmware::Densify& d, std::vector<Access>& accesses
   if (straddles(d.valuesAddr, valueCount, eb) || straddles(d.outAddr, outCount, eb))
     return meta(DensifyError::kBus, "the values or the output straddle a bus beat");
   if (walker->numValues() != valueCount)
-    return meta(DensifyError::kValues, "the metadata stores " + std::to_string(walker->numValues()) +
-                                           " values, the descriptor says " + std::to_string(valueCount));
+    return meta(DensifyError::kValues,
+                "the metadata stores " + std::to_string(walker->numValues()) +
+                    " values, the descriptor says " + std::to_string(valueCount));
   // The unit requires out_size to be the dense size exactly.
   if (uint64_t{walker->denseElements()} * eb != d.outSize)
     return meta(DensifyError::kOutput, "out_size differs from the dense size");
@@ -915,7 +943,8 @@ void Machine::checkRaces(int queue, const Clock& epoch, size_t command,
       if (epoch[r.queue] >= r.time) continue;  // ordered by a chain of tokens
       if (result_.races.size() < 20) {
         std::ostringstream os;
-        const char* space = a.space == kDramSpace ? "DRAM" : firmware::toString(static_cast<Buffer>(a.space));
+        const char* space =
+            a.space == kDramSpace ? "DRAM" : firmware::toString(static_cast<Buffer>(a.space));
         os << "command " << command << " (" << kQueueName[queue] << ") "
            << (a.write ? "writes" : "reads") << " " << space << " [" << a.lo << ", " << a.hi
            << ") while command " << r.command << " (" << kQueueName[r.queue] << ") "
@@ -946,11 +975,11 @@ InterpreterResult Machine::run() {
   InterpreterCounters& k = result_.counters;
   uint64_t now = 0;
   const size_t n = stream_.size();
-  size_t pc = 0;        // next command to dispatch
-  size_t requested = 0; // next ring slot to request
+  size_t pc = 0;                // next command to dispatch
+  size_t requested = 0;         // next ring slot to request
   std::deque<size_t> arrivals;  // per requested, undispatched command: its fetch ticket
   uint64_t nextRequest = 0;
-  uint64_t endAt = 0;   // a dispatched END's completion (jobs end there)
+  uint64_t endAt = 0;  // a dispatched END's completion (jobs end there)
   bool endPending = false;
   auto fail = [&](size_t command, const Fault& f) {
     result_.completed = false;
@@ -963,10 +992,14 @@ InterpreterResult Machine::run() {
   };
   auto queueIndex = [](const Command& c) {
     switch (firmware::queueOf(c)) {
-      case firmware::QueueOf::kLoad: return kLoadQ;
-      case firmware::QueueOf::kCompute: return kComputeQ;
-      case firmware::QueueOf::kStore: return kStoreQ;
-      default: return -1;
+      case firmware::QueueOf::kLoad:
+        return kLoadQ;
+      case firmware::QueueOf::kCompute:
+        return kComputeQ;
+      case firmware::QueueOf::kStore:
+        return kStoreQ;
+      default:
+        return -1;
     }
   };
   auto drained = [&]() {
@@ -980,7 +1013,8 @@ InterpreterResult Machine::run() {
     for (int q : {kLoadQ, kStoreQ}) {
       QueueState& s = queues[q];
       const int e = q == kLoadQ ? 0 : 1;
-      if (!s.inflight.empty() && s.inflight.front().end == BusSim::kNever && bus_.doneAt(e) != BusSim::kNever) {
+      if (!s.inflight.empty() && s.inflight.front().end == BusSim::kNever &&
+          bus_.doneAt(e) != BusSim::kNever) {
         s.inflight.front().end = bus_.doneAt(e);
         s.readyAt = s.inflight.front().end + 1;
         bus_.take(e);
@@ -1001,7 +1035,8 @@ InterpreterResult Machine::run() {
           const Command& c = stream_[f.command];
           if (!f.effectDone && timingOnly_) {
             f.effectDone = true;
-            if (auto* g = std::get_if<firmware::Gemm>(&c.args)) k.macs += uint64_t{g->m} * g->n * g->k;
+            if (auto* g = std::get_if<firmware::Gemm>(&c.args))
+              k.macs += uint64_t{g->m} * g->n * g->k;
             auto rows = [](uint32_t c0, uint32_t c1, uint32_t c2, firmware::ElemWidth w) {
               return uint64_t{c0} * c1 * c2 * widthBytes(w);
             };
@@ -1022,7 +1057,8 @@ InterpreterResult Machine::run() {
           for (int ch : pushes) full = full || tokens_[ch] >= kTokenMax;
           if (full) {
             // docs/isa.md: a program must never have more than 255 tokens outstanding.
-            if (result_.tokenLeaks.empty() || result_.tokenLeaks.back().find("overflow") == std::string::npos)
+            if (result_.tokenLeaks.empty() ||
+                result_.tokenLeaks.back().find("overflow") == std::string::npos)
               result_.tokenLeaks.push_back("token overflow: command " + std::to_string(f.command) +
                                            " pushes beyond 255 outstanding tokens");
             break;
@@ -1036,7 +1072,8 @@ InterpreterResult Machine::run() {
         }
       }
       // Fetch: ring slots requested one per cycle while fewer than fetchDepth are out.
-      while (requested < n && arrivals.size() < config_.fetchDepth && nextRequest <= now && !endPending) {
+      while (requested < n && arrivals.size() < config_.fetchDepth && nextRequest <= now &&
+             !endPending) {
         arrivals.push_back(bus_.fetch(now));
         ++requested;
         nextRequest = now + 1;
@@ -1053,7 +1090,8 @@ InterpreterResult Machine::run() {
           f.message = st.error();
           // ERR_INFO as the hardware reports it: the bit of the offending field in the
           // encoded words (0 when the value only fails before encode() masks it).
-          if (const firmware::CheckResult hw = firmware::check(firmware::encode(c)); hw.code == ErrCode::kBadField)
+          if (const firmware::CheckResult hw = firmware::check(firmware::encode(c));
+              hw.code == ErrCode::kBadField)
             f.info = static_cast<uint32_t>(hw.bit);
           return fail(pc, f);
         }
@@ -1113,7 +1151,8 @@ InterpreterResult Machine::run() {
         // Footprints first: a faulting command moves nothing and is not timed (its fields
         // may describe ~2^28 rows of a transfer that cannot happen).
         if (!timingOnly_)
-          if (Fault fault = check(c); fault.code != ErrCode::kNone) return fail(s.pending.front(), fault);
+          if (Fault fault = check(c); fault.code != ErrCode::kNone)
+            return fail(s.pending.front(), fault);
         ++clocks_[q][q];
         InFlight f;
         f.command = s.pending.front();
@@ -1131,13 +1170,15 @@ InterpreterResult Machine::run() {
     // Advance to the next event.
     uint64_t next = std::numeric_limits<uint64_t>::max();
     for (const QueueState& s : queues) {
-      if (!s.inflight.empty() && s.inflight.front().end > now) next = std::min(next, s.inflight.front().end);
+      if (!s.inflight.empty() && s.inflight.front().end > now)
+        next = std::min(next, s.inflight.front().end);
       if (!s.pending.empty() && s.readyAt > now) next = std::min(next, s.readyAt);
     }
     if (!arrivals.empty() && bus_.arrival(arrivals.front()) != BusSim::kNever &&
         bus_.arrival(arrivals.front()) > now)
       next = std::min(next, bus_.arrival(arrivals.front()));
-    if (const uint64_t b = bus_.nextEvent(); b != BusSim::kNever) next = std::min(next, std::max(b, now + 1));
+    if (const uint64_t b = bus_.nextEvent(); b != BusSim::kNever)
+      next = std::min(next, std::max(b, now + 1));
     if (requested < n && arrivals.size() < config_.fetchDepth && nextRequest > now && !endPending)
       next = std::min(next, nextRequest);
     if (endPending && endAt > now) next = std::min(next, endAt);
@@ -1163,7 +1204,8 @@ InterpreterResult Machine::run() {
       const QueueState& s = queues[q];
       if (!s.inflight.empty()) {
         *busy[q] += dt;
-        if (q == kComputeQ && std::holds_alternative<firmware::Densify>(stream_[s.inflight.front().command].args))
+        if (q == kComputeQ &&
+            std::holds_alternative<firmware::Densify>(stream_[s.inflight.front().command].args))
           k.densifyBusy += dt;
       } else if (!s.pending.empty()) {
         *stall[q] += dt;

@@ -14,11 +14,11 @@
 //    8-bit counters cannot hold it);
 //  - DMA_LOAD / DMA_STORE (3-D strides, byte granular), GEMM (int8/int16, zero points,
 //    accumulate, wrapping int32 ACC or int64 with acc64), REQUANT_STORE (ops/quant fixed
-//    point, the 64-bit 16x8 form with acc64, clamp, saturation), DENSIFY (the densify unit's descriptor, walked by ops' DensifyWalker),
-//    SYNC and END; footprint checks (dma_oob) before anything moves; DRAM accesses outside
-//    the DRAM model fail with bus_error. A command's checks run when its queue issues it,
-//    before its copy and its timing, in time and memory bounded by its fields (a DMA's
-//    rows by firstRowOutsideDram, never row by row).
+//    point, the 64-bit 16x8 form with acc64, clamp, saturation), DENSIFY (the densify unit's
+//    descriptor, walked by ops' DensifyWalker), SYNC and END; footprint checks (dma_oob) before
+//    anything moves; DRAM accesses outside the DRAM model fail with bus_error. A command's checks
+//    run when its queue issues it, before its copy and its timing, in time and memory bounded by
+//    its fields (a DMA's rows by firstRowOutsideDram, never row by row).
 //
 // Beyond the hardware it checks the stream's discipline: a data race (two queues touching
 // overlapping bytes, one of them writing, with no chain of tokens ordering them) is
@@ -55,7 +55,8 @@ class DramModel {
   // [address, address + length) must be inside (contains()).
   uint8_t* at(uint64_t address, uint64_t length = 1) const {
     const uint64_t end = address - base_ + length;
-    if (end > bytes_.size()) bytes_.resize(std::max<uint64_t>(end, std::min(size_, 2 * bytes_.size())));
+    if (end > bytes_.size())
+      bytes_.resize(std::max<uint64_t>(end, std::min(size_, 2 * bytes_.size())));
     return bytes_.data() + (address - base_);
   }
 
@@ -94,19 +95,19 @@ class DramModel {
 // beat (4 KiB burst boundaries are not modelled), so the estimate of a step in its
 // step-local address space equals its cycles wherever it is relocated (64-byte aligned).
 struct CostModel {
-  uint32_t dramLatency = 41;       // read: address -> first beat; write: last beat -> response
+  uint32_t dramLatency = 41;  // read: address -> first beat; write: last beat -> response
   // DRAM bandwidth, reads and writes sharing it: the SoC's default, a bus beat per cycle.
   uint32_t busBytesPerCycle = firmware::kAxiDataBytes;
-  uint32_t dmaSetup = 3;           // command accepted -> first burst address
-  uint32_t dmaDone = 2;            // last beat / response -> command complete
-  uint32_t fetchLatency = 45;      // ring slot requested -> command at the dispatcher
-  uint32_t fetchAfterData = 4;     // a fetch queued behind DMA read data: cycles after it
-  uint32_t endCycles = 6;          // END dispatched -> job done
-  uint32_t gemmIssue = 1;          // GEMM accepted -> first beat
+  uint32_t dmaSetup = 3;        // command accepted -> first burst address
+  uint32_t dmaDone = 2;         // last beat / response -> command complete
+  uint32_t fetchLatency = 45;   // ring slot requested -> command at the dispatcher
+  uint32_t fetchAfterData = 4;  // a fetch queued behind DMA read data: cycles after it
+  uint32_t endCycles = 6;       // END dispatched -> job done
+  uint32_t gemmIssue = 1;       // GEMM accepted -> first beat
   // Min cycles between consecutive GEMMs' last beats: the MAC array's max(R, C).
   uint32_t gemmSpacing = std::max(firmware::kArrayRows, firmware::kArrayCols);
-  uint32_t gemmDrain = 35;         // last beat -> results in ACC
-  uint32_t requantOverhead = 13;   // REQUANT_STORE: rows + this
+  uint32_t gemmDrain = 35;        // last beat -> results in ACC
+  uint32_t requantOverhead = 13;  // REQUANT_STORE: rows + this
   // DENSIFY (rtl/nnc_densify.sv; Machine::densifyCycles has the model):
   uint32_t densifyRefill = 4;       // a prefetched beat's round trip beyond dramLatency
   uint32_t densifyFillBeat = 3;     // cycles per fill beat (aux write: AW, W, then the next)
@@ -134,8 +135,8 @@ struct InterpreterResult {
   size_t errCommand = 0;  // stream index of the faulting command
   std::string message;    // empty when completed
   InterpreterCounters counters;
-  std::vector<std::string> races;        // unordered conflicting accesses (stream bugs)
-  std::vector<std::string> tokenLeaks;   // counters non-zero at an END, or over 255
+  std::vector<std::string> races;       // unordered conflicting accesses (stream bugs)
+  std::vector<std::string> tokenLeaks;  // counters non-zero at an END, or over 255
   bool clean() const { return completed && races.empty() && tokenLeaks.empty(); }
   std::string describe() const;
 };

@@ -6,11 +6,16 @@ namespace nncosim::driver {
 
 uint32_t NpuConfig::bufferBytes(firmware::Buffer b) const {
   switch (b) {
-    case firmware::Buffer::kInp: return inpBytes;
-    case firmware::Buffer::kWgt: return wgtBytes;
-    case firmware::Buffer::kAcc: return accBytes;
-    case firmware::Buffer::kOut: return outBytes;
-    case firmware::Buffer::kPrm: return prmBytes;
+    case firmware::Buffer::kInp:
+      return inpBytes;
+    case firmware::Buffer::kWgt:
+      return wgtBytes;
+    case firmware::Buffer::kAcc:
+      return accBytes;
+    case firmware::Buffer::kOut:
+      return outBytes;
+    case firmware::Buffer::kPrm:
+      return prmBytes;
   }
   return 0;
 }
@@ -37,12 +42,17 @@ hal::Result<NpuConfig> NpuConfig::fromRegisters(const RegisterReader& readReg) {
       {&c.accBytes, "ACC bytes", whole(reg::kConfigAccBytes)},
       {&c.outBytes, "OUT bytes", whole(reg::kConfigOutBytes)},
       {&c.prmBytes, "PRM bytes", whole(reg::kConfigPrmBytes)},
-      {&c.queueDepth, "queue depth", read(reg::kConfigQueues, reg::kConfigQueuesQueueDepth, reg::kConfigQueuesQueueDepthLsb)},
-      {&c.fetchDepth, "fetch depth", read(reg::kConfigQueues, reg::kConfigQueuesFetchDepth, reg::kConfigQueuesFetchDepthLsb)},
-      {&c.dmaBursts, "DMA bursts", read(reg::kConfigDma, reg::kConfigDmaBursts, reg::kConfigDmaBurstsLsb)},
-      {&c.gemmTiles, "GEMM tiles", read(reg::kConfigCompute, reg::kConfigComputeGemmTiles, reg::kConfigComputeGemmTilesLsb)},
+      {&c.queueDepth, "queue depth",
+       read(reg::kConfigQueues, reg::kConfigQueuesQueueDepth, reg::kConfigQueuesQueueDepthLsb)},
+      {&c.fetchDepth, "fetch depth",
+       read(reg::kConfigQueues, reg::kConfigQueuesFetchDepth, reg::kConfigQueuesFetchDepthLsb)},
+      {&c.dmaBursts, "DMA bursts",
+       read(reg::kConfigDma, reg::kConfigDmaBursts, reg::kConfigDmaBurstsLsb)},
+      {&c.gemmTiles, "GEMM tiles",
+       read(reg::kConfigCompute, reg::kConfigComputeGemmTiles, reg::kConfigComputeGemmTilesLsb)},
       {&c.densifyBeats, "densify beats",
-       read(reg::kConfigCompute, reg::kConfigComputeDensifyBeats, reg::kConfigComputeDensifyBeatsLsb)},
+       read(reg::kConfigCompute, reg::kConfigComputeDensifyBeats,
+            reg::kConfigComputeDensifyBeatsLsb)},
   };
   for (const Item& i : items) {
     if (!i.value) return hal::Error{i.value.error()};
@@ -57,12 +67,13 @@ hal::Result<NpuConfig> NpuConfig::fromRegisters(const RegisterReader& readReg) {
   for (firmware::Buffer b : {firmware::Buffer::kInp, firmware::Buffer::kWgt, firmware::Buffer::kAcc,
                              firmware::Buffer::kOut, firmware::Buffer::kPrm})
     if (c.bufferBytes(b) > (1u << firmware::kBufAddrBits))
-      return hal::fail("CONFIG reports a ", c.bufferBytes(b), "-byte ", firmware::toString(b), " buffer, beyond the ",
-                       firmware::kBufAddrBits, "-bit buffer address");
+      return hal::fail("CONFIG reports a ", c.bufferBytes(b), "-byte ", firmware::toString(b),
+                       " buffer, beyond the ", firmware::kBufAddrBits, "-bit buffer address");
   auto bus = read(reg::kConfigDma, reg::kConfigDmaDataBytes, reg::kConfigDmaDataBytesLsb);
   if (!bus) return hal::Error{bus.error()};
   if (*bus != firmware::kAxiDataBytes)
-    return hal::fail("CONFIG reports a ", *bus, "-byte memory bus; this ISA's is ", firmware::kAxiDataBytes,
+    return hal::fail("CONFIG reports a ", *bus, "-byte memory bus; this ISA's is ",
+                     firmware::kAxiDataBytes,
                      " bytes (DENSIFY faults on elements straddling its beats)");
   return c;
 }

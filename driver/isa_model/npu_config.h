@@ -26,10 +26,11 @@ struct NpuConfig {
   uint32_t outBytes = firmware::kOutBufBytes;
   uint32_t prmBytes = firmware::kPrmBufBytes;
   // Depths, for timing only (the ISA interpreter's model):
-  uint32_t queueDepth = firmware::kCmdQueueDepth;   // commands per queue, issued or not
-  uint32_t fetchDepth = firmware::kCmdFetchDepth;   // ring slots requested or fetched, not dispatched
-  uint32_t dmaBursts = firmware::kDmaBursts;        // bursts in flight per DMA engine
-  uint32_t gemmTiles = firmware::kGemmTiles;        // GEMMs in flight
+  uint32_t queueDepth = firmware::kCmdQueueDepth;  // commands per queue, issued or not
+  uint32_t fetchDepth =
+      firmware::kCmdFetchDepth;               // ring slots requested or fetched, not dispatched
+  uint32_t dmaBursts = firmware::kDmaBursts;  // bursts in flight per DMA engine
+  uint32_t gemmTiles = firmware::kGemmTiles;  // GEMMs in flight
   uint32_t densifyBeats = firmware::kDensifyBeats;  // beats the densify reader keeps per array
 
   uint32_t bufferBytes(firmware::Buffer b) const;

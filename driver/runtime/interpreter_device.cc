@@ -7,8 +7,12 @@
 
 namespace nncosim::driver {
 
-InterpreterDevice::InterpreterDevice(const NpuConfig& config, uint64_t dramBytes, const CostModel& cost)
-    : config_(config), dram_(0x8000'0000ull, dramBytes), interp_(config_, dram_, cost), next_(dram_.base()) {}
+InterpreterDevice::InterpreterDevice(const NpuConfig& config, uint64_t dramBytes,
+                                     const CostModel& cost)
+    : config_(config),
+      dram_(0x8000'0000ull, dramBytes),
+      interp_(config_, dram_, cost),
+      next_(dram_.base()) {}
 
 hal::Result<uint64_t> InterpreterDevice::allocate(uint64_t bytes, const std::string& name) {
   const uint64_t at = (next_ + kDeviceAlignment - 1) & ~(kDeviceAlignment - 1);

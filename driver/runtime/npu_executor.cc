@@ -48,7 +48,8 @@ hal::Status NpuExecutor::upload(ExecutionReport& rep) {
     }
   }
   rep.uploadNanos = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+          .count());
   uploaded_ = true;
   return hal::Status::Ok();
 }
@@ -67,13 +68,27 @@ std::string firstDifference(hal::OperandType type, const std::vector<uint8_t>& r
     auto value = [&](const std::vector<uint8_t>& v) -> long long {
       switch (type) {
         case hal::OperandType::TENSOR_QUANT8_ASYMM:
-        case hal::OperandType::TENSOR_BOOL8: return v[i];
+        case hal::OperandType::TENSOR_BOOL8:
+          return v[i];
         case hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-        case hal::OperandType::TENSOR_QUANT8_SYMM: return static_cast<int8_t>(v[i]);
-        case hal::OperandType::TENSOR_QUANT16_ASYMM: { uint16_t x; std::memcpy(&x, &v[i], 2); return x; }
+        case hal::OperandType::TENSOR_QUANT8_SYMM:
+          return static_cast<int8_t>(v[i]);
+        case hal::OperandType::TENSOR_QUANT16_ASYMM: {
+          uint16_t x;
+          std::memcpy(&x, &v[i], 2);
+          return x;
+        }
         case hal::OperandType::TENSOR_QUANT16_SYMM:
-        case hal::OperandType::TENSOR_FLOAT16: { int16_t x; std::memcpy(&x, &v[i], 2); return x; }
-        default: { int32_t x; std::memcpy(&x, &v[i], 4); return x; }
+        case hal::OperandType::TENSOR_FLOAT16: {
+          int16_t x;
+          std::memcpy(&x, &v[i], 2);
+          return x;
+        }
+        default: {
+          int32_t x;
+          std::memcpy(&x, &v[i], 4);
+          return x;
+        }
       }
     };
     return "output " + std::to_string(output) + "[" + std::to_string(i / es) + "]: NPU " +
@@ -106,19 +121,22 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
   const std::vector<ops::Shape> compiled = declaredShapes(model_);
   auto nanosSince = [](std::chrono::steady_clock::time_point t0) {
     return static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+            .count());
   };
   for (size_t k = 0; k < g.operations.size(); ++k) {
     const hal::Operation& op = g.operations[k];
     const ops::OperationDef* def = ops::operationTable().find(op.type);
-    const std::string where = "operation " + std::to_string(k) + " (" + std::string(hal::toString(op.type)) + ")";
+    const std::string where =
+        "operation " + std::to_string(k) + " (" + std::string(hal::toString(op.type)) + ")";
     if (!def) return hal::fail(where, ": not implemented");
     for (size_t j = 0; j < op.inputs.size(); ++j) {
       const ops::RuntimeOperand& r = operands[op.inputs[j]];
       if (!r.omitted && !r.hasValue()) return hal::fail(where, ": input ", j, " has no value");
     }
     ops::OperationContext ctx(model_, op, operands, /*executing=*/true, &subgraphs);
-    if (hal::Status st = ops::validateSignature(*def, ctx); !st.ok()) return hal::fail(where, ": ", st.error());
+    if (hal::Status st = ops::validateSignature(*def, ctx); !st.ok())
+      return hal::fail(where, ": ", st.error());
     if (hal::Status st = def->prepare(ctx); !st.ok()) return hal::fail(where, ": ", st.error());
     if (hal::Status st = ops::checkOmittedInputs(ctx, operands, op); !st.ok())
       return hal::fail(where, ": ", st.error());
@@ -134,7 +152,8 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
     if (onNpu) {
       // The step was compiled for the declared shapes; anything else runs on the CPU.
       for (uint32_t o : op.inputs)
-        if (!operands[o].omitted && operands[o].shape.dimensions != compiled[o].dimensions) onNpu = false;
+        if (!operands[o].omitted && operands[o].shape.dimensions != compiled[o].dimensions)
+          onNpu = false;
       for (uint32_t o : op.outputs)
         if (operands[o].shape.dimensions != compiled[o].dimensions) onNpu = false;
       if (!onNpu) s.note = "shapes differ from the compiled plan";
@@ -157,7 +176,8 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
         // results; the cross-check runs the whole reference first and compares after.
         std::vector<std::vector<uint8_t>> want;
         if (crossCheck_) {
-          if (hal::Status st = def->execute(ctx); !st.ok()) return hal::fail(where, ": reference: ", st.error());
+          if (hal::Status st = def->execute(ctx); !st.ok())
+            return hal::fail(where, ": reference: ", st.error());
           for (uint32_t o : op.outputs) want.push_back(operands[o].storage);
         }
         const auto epilogueStart = std::chrono::steady_clock::now();
@@ -174,7 +194,8 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
         }
       } else if (crossCheck_) {
         // The reference computes into the outputs' storage; compare, then keep the NPU's.
-        if (hal::Status st = def->execute(ctx); !st.ok()) return hal::fail(where, ": reference: ", st.error());
+        if (hal::Status st = def->execute(ctx); !st.ok())
+          return hal::fail(where, ": reference: ", st.error());
         s.checked = true;
         for (size_t i = 0; i < po.step.outputs.size() && s.mismatch.empty(); ++i) {
           const ops::RuntimeOperand& r = operands[po.step.outputs[i].operand];
@@ -200,7 +221,8 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
       s.host.cpuNanos += nanosSince(kernelStart);
       // The kernel reads its tensor inputs and writes its outputs in host DRAM.
       for (uint32_t o : op.inputs)
-        if (!operands[o].omitted && hal::isTensor(operands[o].shape.type)) s.host.bytes.cpuBytes += operands[o].shape.bytes();
+        if (!operands[o].omitted && hal::isTensor(operands[o].shape.type))
+          s.host.bytes.cpuBytes += operands[o].shape.bytes();
       for (uint32_t o : op.outputs) s.host.bytes.cpuBytes += operands[o].shape.bytes();
       if (s.note.empty()) s.note = po.placement.reason;
       ++rep.cpuSteps;

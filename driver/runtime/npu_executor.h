@@ -31,17 +31,17 @@ struct ExecutionReport {
     uint32_t operation = 0;
     hal::OperationType type = hal::OperationType::ADD;
     Target target = Target::kCpu;
-    std::string note;  // CPU: the partition reason; NPU: the plan summary
-    JobStats stats;    // NPU steps
-    uint64_t macs = 0;          // multiply-accumulates of the operation (its shapes)
-    uint64_t wallNanos = 0;     // wall time of the step here (NPU steps: with the simulation)
-    uint64_t startCycle = 0;    // NPU cycles before this step (a timeline of the run)
+    std::string note;         // CPU: the partition reason; NPU: the plan summary
+    JobStats stats;           // NPU steps
+    uint64_t macs = 0;        // multiply-accumulates of the operation (its shapes)
+    uint64_t wallNanos = 0;   // wall time of the step here (NPU steps: with the simulation)
+    uint64_t startCycle = 0;  // NPU cycles before this step (a timeline of the run)
     // The host's share: bytes packed, copied and unpacked, CPU kernels, measured here,
     // and its time on the modelled host (LoweringOptions::host).
     HostWork host;
     double hostNanos = 0;
-    bool checked = false;       // cross-checked against the reference
-    std::string mismatch;       // first difference when the check failed
+    bool checked = false;  // cross-checked against the reference
+    std::string mismatch;  // first difference when the check failed
   };
   std::vector<Step> steps;
   uint64_t npuCycles = 0;

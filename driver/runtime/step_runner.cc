@@ -13,7 +13,8 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
   using Clock = std::chrono::steady_clock;
   HostWork work;
   auto since = [](Clock::time_point t0) {
-    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
   };
   auto t0 = Clock::now();
   if (uploadConstants)
@@ -25,8 +26,8 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
       work.bytes.sourceBytes += bytes.size();
     }
   if (inputs.size() != step.inputs.size())
-    return hal::fail(step.report.operation, ": ", inputs.size(), " inputs for ",
-                     step.inputs.size(), " bindings");
+    return hal::fail(step.report.operation, ": ", inputs.size(), " inputs for ", step.inputs.size(),
+                     " bindings");
   for (size_t i = 0; i < step.inputs.size(); ++i) {
     const Binding& bnd = step.inputs[i];
     auto packed = packTensor(bnd.layout, *inputs[i]);
@@ -35,7 +36,8 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
       return hal::fail(step.report.operation, " input ", i, ": ", packed->size(),
                        " bytes for a buffer of ", step.buffers[bnd.buffer].bytes);
     NNC_TRY(device.write(placement[bnd.buffer], packed->data(), packed->size()));
-    (bnd.layout.kind == TensorLayout::Kind::kRaw ? work.bytes.copiedIn : work.bytes.packed) += packed->size();
+    (bnd.layout.kind == TensorLayout::Kind::kRaw ? work.bytes.copiedIn : work.bytes.packed) +=
+        packed->size();
     work.bytes.sourceBytes += inputs[i]->size();
   }
   work.passNanos += since(t0);
@@ -45,7 +47,8 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
   for (size_t j = 0; j < jobs.size(); ++j) {
     auto stats = device.run(jobs[j]);
     if (!stats.ok())
-      return hal::fail(step.report.operation, " job ", j + 1, " of ", jobs.size(), ": ", stats.error());
+      return hal::fail(step.report.operation, " job ", j + 1, " of ", jobs.size(), ": ",
+                       stats.error());
     total += *stats;
     total.jobs = static_cast<uint32_t>(j + 1);
   }
@@ -76,7 +79,6 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
   if (host) *host += work;
   return stats;
 }
-
 
 hal::Result<JobStats> runStep(NpuDevice& device, const CompiledStep& step,
                               const std::vector<std::vector<uint8_t>>& inputs,

@@ -29,6 +29,7 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
                                 const std::vector<uint64_t>& placement, bool uploadConstants,
                                 const std::vector<const std::vector<uint8_t>*>& inputs,
                                 std::vector<std::vector<uint8_t>>& outputs,
-                                std::vector<std::vector<uint8_t>>& results, HostWork* host = nullptr);
+                                std::vector<std::vector<uint8_t>>& results,
+                                HostWork* host = nullptr);
 
 }  // namespace nncosim::driver

@@ -21,10 +21,14 @@ using B = fb::BuiltinOperator;
 // NNAPI FuseCode of a TFLite fused activation.
 Result<int32_t> fuseCode(const OpContext& c, fb::ActivationFunctionType a) {
   switch (a) {
-    case fb::ActivationFunctionType::NONE: return 0;
-    case fb::ActivationFunctionType::RELU: return 1;
-    case fb::ActivationFunctionType::RELU_N1_TO_1: return 2;
-    case fb::ActivationFunctionType::RELU6: return 3;
+    case fb::ActivationFunctionType::NONE:
+      return 0;
+    case fb::ActivationFunctionType::RELU:
+      return 1;
+    case fb::ActivationFunctionType::RELU_N1_TO_1:
+      return 2;
+    case fb::ActivationFunctionType::RELU6:
+      return 3;
     default:
       return c.fail("fused activation ", fb::EnumNameActivationFunctionType(a),
                     " has no NNAPI FuseCode");
@@ -37,15 +41,16 @@ Result<const T*> options(const OpContext& c) {
   const T* o = c.op().template builtin_options_as<T>();
   if (!o) {
     const char* found = fb::EnumNameBuiltinOptions(c.op().builtin_options_type());
-    return c.fail("builtin_options: expected ", fb::EnumNameBuiltinOptions(fb::BuiltinOptionsTraits<T>::enum_value),
-                  ", found ", found && *found ? found : "an unknown options table");
+    return c.fail("builtin_options: expected ",
+                  fb::EnumNameBuiltinOptions(fb::BuiltinOptionsTraits<T>::enum_value), ", found ",
+                  found && *found ? found : "an unknown options table");
   }
   return o;
 }
 
-#define NNC_ASSIGN(var, expr)                                   \
-  auto var##_r_ = (expr);                                       \
-  if (!var##_r_.ok()) return hal::Error{var##_r_.error()};      \
+#define NNC_ASSIGN(var, expr)                              \
+  auto var##_r_ = (expr);                                  \
+  if (!var##_r_.ok()) return hal::Error{var##_r_.error()}; \
   auto var = *var##_r_
 
 // Padding along one axis as TFLite computes it (ComputePaddingHeightWidth): the output
@@ -93,14 +98,16 @@ uint32_t zeroBias(OpContext& c, uint32_t input, uint32_t filter, uint32_t channe
   }
   std::vector<int32_t> zero(channels, 0);
   const float scale = w.channelQuant ? 0.0f : in.scale * w.scale;
-  return c.im().constant(OperandType::TENSOR_INT32, {channels}, zero.data(), zero.size() * 4, scale);
+  return c.im().constant(OperandType::TENSOR_INT32, {channels}, zero.data(), zero.size() * 4,
+                         scale);
 }
 
 // The zero bias is the one constant the importer allocates from a declared shape, so
 // its size is bounded: no real layer has this many output channels.
 constexpr uint32_t kMaxSynthesizedBias = 1u << 20;
 
-Result<uint32_t> biasOrZero(OpContext& c, size_t i, uint32_t input, uint32_t filter, uint32_t channels) {
+Result<uint32_t> biasOrZero(OpContext& c, size_t i, uint32_t input, uint32_t filter,
+                            uint32_t channels) {
   if (c.hasInput(i)) return c.in(i);
   if (channels == 0 || channels > kMaxSynthesizedBias)
     return c.fail("no bias input, and ", channels, " output channels is outside [1, ",
@@ -112,8 +119,10 @@ Result<uint32_t> biasOrZero(OpContext& c, size_t i, uint32_t input, uint32_t fil
 Status checkSpatial(const OpContext& c, uint32_t outH, uint32_t outW) {
   const int32_t t = c.outputTensor(0);
   if (dim(c, t, 1) != static_cast<int32_t>(outH) || dim(c, t, 2) != static_cast<int32_t>(outW))
-    return c.fail("output is ", dim(c, t, 1), "x", dim(c, t, 2), " but the padding, strides and "
-                  "dilation give ", outH, "x", outW);
+    return c.fail("output is ", dim(c, t, 1), "x", dim(c, t, 2),
+                  " but the padding, strides and "
+                  "dilation give ",
+                  outH, "x", outW);
   return Status::Ok();
 }
 
@@ -127,19 +136,27 @@ Status conv2d(OpContext& c) {
     return c.fail("filter depth ", wC, " differs from the input depth ", inC,
                   " (grouped convolution is not mapped)");
   NNC_ASSIGN(act, fuseCode(c, o->fused_activation_function()));
-  NNC_ASSIGN(ph, axisPadding(c, o->padding(), dim(c, c.inputTensor(0), 1), dim(c, c.inputTensor(1), 1),
-                             o->stride_h(), o->dilation_h_factor(), "height"));
-  NNC_ASSIGN(pw, axisPadding(c, o->padding(), dim(c, c.inputTensor(0), 2), dim(c, c.inputTensor(1), 2),
-                             o->stride_w(), o->dilation_w_factor(), "width"));
+  NNC_ASSIGN(ph,
+             axisPadding(c, o->padding(), dim(c, c.inputTensor(0), 1), dim(c, c.inputTensor(1), 1),
+                         o->stride_h(), o->dilation_h_factor(), "height"));
+  NNC_ASSIGN(pw,
+             axisPadding(c, o->padding(), dim(c, c.inputTensor(0), 2), dim(c, c.inputTensor(1), 2),
+                         o->stride_w(), o->dilation_w_factor(), "width"));
   NNC_TRY(checkSpatial(c, ph.out, pw.out));
   NNC_ASSIGN(in, c.in(0));
   NNC_ASSIGN(w, c.in(1));
   NNC_ASSIGN(bias, biasOrZero(c, 2, in, w, static_cast<uint32_t>(dim(c, c.inputTensor(1), 0))));
   NNC_ASSIGN(out, c.out(0));
   Importer& im = c.im();
-  std::vector<uint32_t> ins = {in, w, bias, im.int32Scalar(pw.before), im.int32Scalar(pw.after),
-                               im.int32Scalar(ph.before), im.int32Scalar(ph.after),
-                               im.int32Scalar(o->stride_w()), im.int32Scalar(o->stride_h()),
+  std::vector<uint32_t> ins = {in,
+                               w,
+                               bias,
+                               im.int32Scalar(pw.before),
+                               im.int32Scalar(pw.after),
+                               im.int32Scalar(ph.before),
+                               im.int32Scalar(ph.after),
+                               im.int32Scalar(o->stride_w()),
+                               im.int32Scalar(o->stride_h()),
                                im.int32Scalar(act)};
   if (o->dilation_w_factor() != 1 || o->dilation_h_factor() != 1) {
     ins.push_back(im.boolScalar(false));
@@ -160,20 +177,29 @@ Status depthwiseConv2d(OpContext& c) {
   if (inC <= 0 || outC % inC != 0)
     return c.fail("filter depth ", outC, " is not a multiple of the input depth ", inC);
   NNC_ASSIGN(act, fuseCode(c, o->fused_activation_function()));
-  NNC_ASSIGN(ph, axisPadding(c, o->padding(), dim(c, c.inputTensor(0), 1), dim(c, c.inputTensor(1), 1),
-                             o->stride_h(), o->dilation_h_factor(), "height"));
-  NNC_ASSIGN(pw, axisPadding(c, o->padding(), dim(c, c.inputTensor(0), 2), dim(c, c.inputTensor(1), 2),
-                             o->stride_w(), o->dilation_w_factor(), "width"));
+  NNC_ASSIGN(ph,
+             axisPadding(c, o->padding(), dim(c, c.inputTensor(0), 1), dim(c, c.inputTensor(1), 1),
+                         o->stride_h(), o->dilation_h_factor(), "height"));
+  NNC_ASSIGN(pw,
+             axisPadding(c, o->padding(), dim(c, c.inputTensor(0), 2), dim(c, c.inputTensor(1), 2),
+                         o->stride_w(), o->dilation_w_factor(), "width"));
   NNC_TRY(checkSpatial(c, ph.out, pw.out));
   NNC_ASSIGN(in, c.in(0));
   NNC_ASSIGN(w, c.in(1));
   NNC_ASSIGN(bias, biasOrZero(c, 2, in, w, static_cast<uint32_t>(outC)));
   NNC_ASSIGN(out, c.out(0));
   Importer& im = c.im();
-  std::vector<uint32_t> ins = {in, w, bias, im.int32Scalar(pw.before), im.int32Scalar(pw.after),
-                               im.int32Scalar(ph.before), im.int32Scalar(ph.after),
-                               im.int32Scalar(o->stride_w()), im.int32Scalar(o->stride_h()),
-                               im.int32Scalar(outC / inC), im.int32Scalar(act)};
+  std::vector<uint32_t> ins = {in,
+                               w,
+                               bias,
+                               im.int32Scalar(pw.before),
+                               im.int32Scalar(pw.after),
+                               im.int32Scalar(ph.before),
+                               im.int32Scalar(ph.after),
+                               im.int32Scalar(o->stride_w()),
+                               im.int32Scalar(o->stride_h()),
+                               im.int32Scalar(outC / inC),
+                               im.int32Scalar(act)};
   if (o->dilation_w_factor() != 1 || o->dilation_h_factor() != 1) {
     ins.push_back(im.boolScalar(false));
     ins.push_back(im.int32Scalar(o->dilation_w_factor()));
@@ -197,12 +223,12 @@ Status pool2d(OpContext& c) {
   NNC_ASSIGN(in, c.in(0));
   NNC_ASSIGN(out, c.out(0));
   Importer& im = c.im();
-  im.emit(kType,
-          {in, im.int32Scalar(pw.before), im.int32Scalar(pw.after), im.int32Scalar(ph.before),
-           im.int32Scalar(ph.after), im.int32Scalar(o->stride_w()), im.int32Scalar(o->stride_h()),
-           im.int32Scalar(o->filter_width()), im.int32Scalar(o->filter_height()),
-           im.int32Scalar(act)},
-          {out});
+  im.emit(
+      kType,
+      {in, im.int32Scalar(pw.before), im.int32Scalar(pw.after), im.int32Scalar(ph.before),
+       im.int32Scalar(ph.after), im.int32Scalar(o->stride_w()), im.int32Scalar(o->stride_h()),
+       im.int32Scalar(o->filter_width()), im.int32Scalar(o->filter_height()), im.int32Scalar(act)},
+      {out});
   return Status::Ok();
 }
 
@@ -282,13 +308,15 @@ Status binaryWithActivation(OpContext& c) {
   NNC_ASSIGN(a, c.in(0));
   NNC_ASSIGN(b, c.in(1));
   NNC_ASSIGN(out, c.out(0));
-  if constexpr (std::is_same_v<Options, fb::AddOptions> || std::is_same_v<Options, fb::SubOptions>) {
+  if constexpr (std::is_same_v<Options, fb::AddOptions> ||
+                std::is_same_v<Options, fb::SubOptions>) {
     // int16 ADD/SUB: nncosim implements TFLite's general scheme (pot_scale_int16 false);
     // the power-of-two scheme is another kernel.
     const auto* o = c.op().template builtin_options_as<Options>();
     if (c.im().operand(a).type == OperandType::TENSOR_QUANT16_SYMM && (!o || o->pot_scale_int16()))
-      return c.fail("int16 with pot_scale_int16 (TFLite's power-of-two int16 kernel) is not "
-                    "implemented; only the general int16 scheme is");
+      return c.fail(
+          "int16 with pot_scale_int16 (TFLite's power-of-two int16 kernel) is not "
+          "implemented; only the general int16 scheme is");
   }
   c.im().emit(kType, {a, b, c.im().int32Scalar(act)}, {out});
   return Status::Ok();
@@ -332,9 +360,11 @@ Status padding(OpContext& c, OperationType type) {
   NNC_ASSIGN(pads, c.constInts(1));
   NNC_ASSIGN(out, c.out(0));
   const uint32_t rank = rankOf(c, c.inputTensor(0));
-  if (pads.size() != 2 * rank) return c.fail("paddings have ", pads.size(), " values for rank ", rank);
+  if (pads.size() != 2 * rank)
+    return c.fail("paddings have ", pads.size(), " values for rank ", rank);
   Importer& im = c.im();
-  const uint32_t p = im.constant(OperandType::TENSOR_INT32, {rank, 2}, pads.data(), pads.size() * 4);
+  const uint32_t p =
+      im.constant(OperandType::TENSOR_INT32, {rank, 2}, pads.data(), pads.size() * 4);
   std::vector<uint32_t> ins = {in, p};
   if (type == OperationType::PAD_V2) {
     // The pad value, a scalar of the input's element kind (INT32 for quantized tensors).
@@ -348,8 +378,9 @@ Status padding(OpContext& c, OperationType type) {
       ins.push_back(im.floatScalar(f));
     } else if (hal::isQuantized(x.type) && size == hal::elementSize(x.type)) {
       int32_t q = x.type == OperandType::TENSOR_QUANT8_ASYMM ? int32_t{v[0]}
-                  : x.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? int32_t{static_cast<int8_t>(v[0])}
-                                                                       : 0;
+                  : x.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED
+                      ? int32_t{static_cast<int8_t>(v[0])}
+                      : 0;
       if (x.type == OperandType::TENSOR_QUANT16_SYMM) {
         int16_t h;
         std::memcpy(&h, v, 2);
@@ -394,8 +425,8 @@ Status reduce(OpContext& c) {
   const hal::Operand& y = im.operand(out);
   if (kType == OperationType::MEAN && hal::isQuantized(x.type) &&
       (x.scale != y.scale || x.zeroPoint != y.zeroPoint))
-    return c.fail("quantized MEAN with a rescale (input scale ", x.scale, " zero point ", x.zeroPoint,
-                  ", output scale ", y.scale, " zero point ", y.zeroPoint,
+    return c.fail("quantized MEAN with a rescale (input scale ", x.scale, " zero point ",
+                  x.zeroPoint, ", output scale ", y.scale, " zero point ", y.zeroPoint,
                   ") has no NNAPI equivalent: NNAPI's MEAN keeps the input's quantization");
   const uint32_t keep = kType == OperationType::MEAN ? im.int32Scalar(o->keep_dims() ? 1 : 0)
                                                      : im.boolScalar(o->keep_dims());
@@ -438,14 +469,16 @@ Status slice(OpContext& c) {
   NNC_ASSIGN(begin, c.constInts(1));
   NNC_ASSIGN(size, c.constInts(2));
   NNC_ASSIGN(out, c.out(0));
-  c.im().emit(OperationType::SLICE, {in, c.im().int32Tensor(begin), c.im().int32Tensor(size)}, {out});
+  c.im().emit(OperationType::SLICE, {in, c.im().int32Tensor(begin), c.im().int32Tensor(size)},
+              {out});
   return Status::Ok();
 }
 
 Status gather(OpContext& c) {
   NNC_TRY(c.checkCounts(2, 2, 1));
   NNC_ASSIGN(o, options<fb::GatherOptions>(c));
-  if (o->batch_dims() != 0) return c.fail("batch_dims ", o->batch_dims(), " (NNAPI has none; must be 0)");
+  if (o->batch_dims() != 0)
+    return c.fail("batch_dims ", o->batch_dims(), " (NNAPI has none; must be 0)");
   NNC_ASSIGN(in, c.in(0));
   NNC_ASSIGN(idx, c.in(1));
   NNC_ASSIGN(out, c.out(0));
@@ -582,9 +615,9 @@ Status transposeConv(OpContext& c) {
   NNC_ASSIGN(out, c.out(0));
   Importer& im = c.im();
   im.emit(OperationType::TRANSPOSE_CONV_2D,
-          {in, w, bias, shapeOperand,
-           im.int32Scalar(o->padding() == fb::Padding::SAME ? 1 : 2), im.int32Scalar(o->stride_w()),
-           im.int32Scalar(o->stride_h()), im.int32Scalar(act), im.boolScalar(false)},
+          {in, w, bias, shapeOperand, im.int32Scalar(o->padding() == fb::Padding::SAME ? 1 : 2),
+           im.int32Scalar(o->stride_w()), im.int32Scalar(o->stride_h()), im.int32Scalar(act),
+           im.boolScalar(false)},
           {out});
   return Status::Ok();
 }

@@ -59,12 +59,14 @@ hal::Result<TfliteFile> TfliteFile::open(hal::MemoryPool bytes, const std::strin
     return hal::fail(name, ": ", bytes.size(), " bytes; models of 2 GiB or more are not supported");
   flatbuffers::Verifier verifier(bytes.data(), bytes.size());
   if (!fb::VerifyModelBuffer(verifier))
-    return hal::fail(name, ": the flatbuffer does not verify against the TFLite schema "
-                           "(truncated file, or an offset, vector or string outside the file)");
+    return hal::fail(name,
+                     ": the flatbuffer does not verify against the TFLite schema "
+                     "(truncated file, or an offset, vector or string outside the file)");
   const fb::Model* m = fb::GetModel(bytes.data());
   const size_t buffers = m->buffers() ? m->buffers()->size() : 0;
   const size_t codes = m->operator_codes() ? m->operator_codes()->size() : 0;
-  if (!m->subgraphs() || m->subgraphs()->size() == 0) return hal::fail(name, ": model has no subgraphs");
+  if (!m->subgraphs() || m->subgraphs()->size() == 0)
+    return hal::fail(name, ": model has no subgraphs");
   for (uint32_t b = 0; b < buffers; ++b) {
     const fb::Buffer* buf = m->buffers()->Get(b);
     if (buf->offset() > 1) {
@@ -80,7 +82,8 @@ hal::Result<TfliteFile> TfliteFile::open(hal::MemoryPool bytes, const std::strin
     const std::string gw = name + ": subgraphs[" + std::to_string(s) + "]";
     const size_t tensors = g->tensors() ? g->tensors()->size() : 0;
     for (uint32_t t = 0; t < tensors; ++t)
-      NNC_TRY(checkTensor(*g->tensors()->Get(t), buffers, gw + ".tensors[" + std::to_string(t) + "]"));
+      NNC_TRY(
+          checkTensor(*g->tensors()->Get(t), buffers, gw + ".tensors[" + std::to_string(t) + "]"));
     NNC_TRY(checkTensorIndexList(g->inputs(), tensors, false, gw + ".inputs"));
     NNC_TRY(checkTensorIndexList(g->outputs(), tensors, false, gw + ".outputs"));
     const uint32_t ops = g->operators() ? g->operators()->size() : 0;

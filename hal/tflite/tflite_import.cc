@@ -16,13 +16,21 @@ using hal::OperandType;
 
 size_t tfliteElementSize(fb::TensorType t) {
   switch (t) {
-    case fb::TensorType::FLOAT32: case fb::TensorType::INT32: case fb::TensorType::UINT32:
+    case fb::TensorType::FLOAT32:
+    case fb::TensorType::INT32:
+    case fb::TensorType::UINT32:
       return 4;
-    case fb::TensorType::FLOAT16: case fb::TensorType::INT16: case fb::TensorType::UINT16:
+    case fb::TensorType::FLOAT16:
+    case fb::TensorType::INT16:
+    case fb::TensorType::UINT16:
       return 2;
-    case fb::TensorType::UINT8: case fb::TensorType::INT8: case fb::TensorType::BOOL:
+    case fb::TensorType::UINT8:
+    case fb::TensorType::INT8:
+    case fb::TensorType::BOOL:
       return 1;
-    case fb::TensorType::INT64: case fb::TensorType::UINT64: case fb::TensorType::FLOAT64:
+    case fb::TensorType::INT64:
+    case fb::TensorType::UINT64:
+    case fb::TensorType::FLOAT64:
       return 8;
     default:
       return 0;
@@ -144,9 +152,15 @@ hal::Result<uint32_t> Importer::createOperand(int32_t t) {
   const uint8_t* data = constantBytes(t, &dataSize);
   std::vector<uint8_t> converted;  // INT64 constants narrowed to INT32
   switch (T.type()) {
-    case fb::TensorType::FLOAT32: o.type = OperandType::TENSOR_FLOAT32; break;
-    case fb::TensorType::FLOAT16: o.type = OperandType::TENSOR_FLOAT16; break;
-    case fb::TensorType::BOOL: o.type = OperandType::TENSOR_BOOL8; break;
+    case fb::TensorType::FLOAT32:
+      o.type = OperandType::TENSOR_FLOAT32;
+      break;
+    case fb::TensorType::FLOAT16:
+      o.type = OperandType::TENSOR_FLOAT16;
+      break;
+    case fb::TensorType::BOOL:
+      o.type = OperandType::TENSOR_BOOL8;
+      break;
     case fb::TensorType::INT32:
       o.type = OperandType::TENSOR_INT32;
       // A per-tensor quantized int32 (a bias) keeps its scale; per-channel biases take
@@ -186,8 +200,9 @@ hal::Result<uint32_t> Importer::createOperand(int32_t t) {
       break;
     case fb::TensorType::INT64: {
       if (!data)
-        return hal::fail("INT64 activations have no NNAPI type (only INT64 constants, as "
-                         "index tensors, are narrowed to INT32)");
+        return hal::fail(
+            "INT64 activations have no NNAPI type (only INT64 constants, as "
+            "index tensors, are narrowed to INT32)");
       const size_t n = dataSize / 8;
       converted.resize(n * 4);
       for (size_t k = 0; k < n; ++k) {
@@ -244,7 +259,8 @@ hal::Result<hal::Model> Importer::run() {
   if (!graph_->inputs() || !graph_->outputs() || graph_->outputs()->size() == 0)
     return hal::fail(where, "subgraph 0 has no inputs or no outputs");
   for (int32_t t : *graph_->inputs()) {
-    if (tensorOperand_.count(t)) return hal::fail(where, "tensor ", t, " is listed twice as an input");
+    if (tensorOperand_.count(t))
+      return hal::fail(where, "tensor ", t, " is listed twice as an input");
     auto o = operandOf(t);
     if (!o.ok()) return hal::fail(where, "input: ", o.error());
     model_.main.inputIndexes.push_back(*o);
@@ -257,13 +273,16 @@ hal::Result<hal::Model> Importer::run() {
                                               static_cast<int32_t>(code.builtin_code()));
     if (builtin == static_cast<int32_t>(fb::BuiltinOperator::CUSTOM)) {
       const std::string custom = code.custom_code() ? code.custom_code()->str() : "";
-      return hal::fail(where, "operator ", k, " (CUSTOM '", custom, "'): custom operators have no "
-                       "NNAPI equivalent; nncosim cannot run '", custom, "'");
+      return hal::fail(where, "operator ", k, " (CUSTOM '", custom,
+                       "'): custom operators have no "
+                       "NNAPI equivalent; nncosim cannot run '",
+                       custom, "'");
     }
     const std::string name = builtinName(builtin);
     BuiltinMapper map = builtinMapper(builtin);
     if (!map)
-      return hal::fail(where, "operator ", k, " (", name, "): no NNAPI mapping for this builtin "
+      return hal::fail(where, "operator ", k, " (", name,
+                       "): no NNAPI mapping for this builtin "
                        "in nncosim's importer");
     OpContext ctx(*this, k, name, op);
     const size_t firstOperation = model_.main.operations.size();
@@ -273,12 +292,15 @@ hal::Result<hal::Model> Importer::run() {
     // the NNAPI operation it became.
     if (!builtinTakesInt16(builtin))
       for (size_t i = firstOperation; i < model_.main.operations.size(); ++i)
-        for (const auto* list : {&model_.main.operations[i].inputs, &model_.main.operations[i].outputs})
+        for (const auto* list :
+             {&model_.main.operations[i].inputs, &model_.main.operations[i].outputs})
           for (uint32_t x : *list)
             if (operand(x).type == OperandType::TENSOR_QUANT16_SYMM)
-              return hal::fail(where, "operator ", k, " (", name, "): int16 tensors (the 16x8 mode) "
-                               "are supported only by CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, "
-                               "AVERAGE_POOL_2D, MAX_POOL_2D, ADD, SUB, PAD, PADV2 and STRIDED_SLICE");
+              return hal::fail(
+                  where, "operator ", k, " (", name,
+                  "): int16 tensors (the 16x8 mode) "
+                  "are supported only by CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, "
+                  "AVERAGE_POOL_2D, MAX_POOL_2D, ADD, SUB, PAD, PADV2 and STRIDED_SLICE");
   }
   for (int32_t t : *graph_->outputs()) {
     auto o = operandOf(t);

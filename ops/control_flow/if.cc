@@ -19,10 +19,10 @@ Status checkBranch(const OperationContext& ctx, size_t input, const char* role) 
   const hal::Subgraph& g = ctx.model().referenced[index];
   const size_t inputs = ctx.numInputs() - kFirstInput;
   NNC_CHECK_EQ(g.inputIndexes.size(), inputs, role, " (subgraph ", index, ") has ",
-            g.inputIndexes.size(), " inputs, but IF passes it ", inputs, " (inputs 3..",
-            ctx.numInputs() - 1, ")");
+               g.inputIndexes.size(), " inputs, but IF passes it ", inputs, " (inputs 3..",
+               ctx.numInputs() - 1, ")");
   NNC_CHECK_EQ(g.outputIndexes.size(), ctx.numOutputs(), role, " (subgraph ", index, ") has ",
-            g.outputIndexes.size(), " outputs, but IF has ", ctx.numOutputs());
+               g.outputIndexes.size(), " outputs, but IF has ", ctx.numOutputs());
   for (size_t k = 0; k < inputs; ++k)
     NNC_TRY(checkCompatible(ctx.inputShape(kFirstInput + k),
                             Shape::of(g.operands[g.inputIndexes[k]]),
@@ -39,7 +39,7 @@ Status checkBranch(const OperationContext& ctx, size_t input, const char* role) 
 
 Status validateIf(const OperationContext& ctx) {
   NNC_CHECK_GE(ctx.numInputs(), 3, "IF needs at least 3 inputs (condition, then, else), found ",
-            ctx.numInputs());
+               ctx.numInputs());
   NNC_CHECK_GE(ctx.numOutputs(), 1, "IF needs at least 1 output");
   NNC_CHECK(!ctx.isOmitted(kCondition), "input 0 (condition) must not be omitted");
   NNC_TRY(checkCondition(ctx.inputShape(kCondition), "input 0 (condition)"));
@@ -61,7 +61,7 @@ Status prepareIf(OperationContext& ctx) {
   if (Status st = ctx.runner()->runSubgraph(index, inputs, outputs); !st.ok())
     return hal::fail(role, ": ", st.error());
   NNC_CHECK_EQ(outputs.size(), ctx.numOutputs(), role, " produced ", outputs.size(),
-            " outputs, IF has ", ctx.numOutputs());
+               " outputs, IF has ", ctx.numOutputs());
   for (size_t k = 0; k < outputs.size(); ++k) NNC_TRY(storeOutput(ctx, k, outputs[k], role));
   return Status::Ok();
 }

@@ -34,10 +34,10 @@ Status checkConditionModel(const OperationContext& ctx, uint32_t index) {
   const hal::Subgraph& g = ctx.model().referenced[index];
   const size_t values = ctx.numInputs() - kFirstInput;
   NNC_CHECK_EQ(g.inputIndexes.size(), values, "condition (subgraph ", index, ") has ",
-            g.inputIndexes.size(), " inputs, but WHILE passes it ", values, " (inputs 2..",
-            ctx.numInputs() - 1, ")");
+               g.inputIndexes.size(), " inputs, but WHILE passes it ", values, " (inputs 2..",
+               ctx.numInputs() - 1, ")");
   NNC_CHECK_EQ(g.outputIndexes.size(), 1, "condition (subgraph ", index, ") has ",
-            g.outputIndexes.size(), " outputs, expected 1");
+               g.outputIndexes.size(), " outputs, expected 1");
   for (size_t k = 0; k < values; ++k)
     NNC_TRY(checkCompatible(ctx.inputShape(kFirstInput + k),
                             Shape::of(g.operands[g.inputIndexes[k]]),
@@ -50,12 +50,13 @@ Status checkBodyModel(const OperationContext& ctx, uint32_t index) {
   const size_t values = ctx.numInputs() - kFirstInput;
   const size_t m = ctx.numOutputs();
   NNC_CHECK_EQ(g.inputIndexes.size(), values, "body (subgraph ", index, ") has ",
-            g.inputIndexes.size(), " inputs, but WHILE passes it ", values, " (inputs 2..",
-            ctx.numInputs() - 1, ")");
-  NNC_CHECK_GE(g.outputIndexes.size(), m, "body (subgraph ", index, ") has ", g.outputIndexes.size(),
-            " outputs, fewer than the ", m, " loop-carried values WHILE outputs");
+               g.inputIndexes.size(), " inputs, but WHILE passes it ", values, " (inputs 2..",
+               ctx.numInputs() - 1, ")");
+  NNC_CHECK_GE(g.outputIndexes.size(), m, "body (subgraph ", index, ") has ",
+               g.outputIndexes.size(), " outputs, fewer than the ", m,
+               " loop-carried values WHILE outputs");
   NNC_CHECK_LE(g.outputIndexes.size(), values, "body (subgraph ", index, ") has ",
-            g.outputIndexes.size(), " outputs, more than its ", values, " inputs");
+               g.outputIndexes.size(), " outputs, more than its ", values, " inputs");
   for (size_t k = 0; k < values; ++k)
     NNC_TRY(checkCompatible(ctx.inputShape(kFirstInput + k),
                             Shape::of(g.operands[g.inputIndexes[k]]),
@@ -75,8 +76,8 @@ Status checkBodyModel(const OperationContext& ctx, uint32_t index) {
 
 Status validateWhile(const OperationContext& ctx) {
   NNC_CHECK_GE(ctx.numInputs(), 3,
-            "WHILE needs at least 3 inputs (condition, body, one loop-carried value), found ",
-            ctx.numInputs());
+               "WHILE needs at least 3 inputs (condition, body, one loop-carried value), found ",
+               ctx.numInputs());
   NNC_CHECK_GE(ctx.numOutputs(), 1, "WHILE needs at least 1 output");
   NNC_ASSIGN_OR_RETURN(auto cond, subgraphIndex(ctx, kCondition, "condition"));
   NNC_TRY(checkConditionModel(ctx, cond));
@@ -107,11 +108,11 @@ Status prepareWhile(OperationContext& ctx) {
     if (Status st = ctx.runner()->runSubgraph(body, values, outputs); !st.ok())
       return hal::fail("body, iteration ", iteration, ": ", st.error());
     NNC_CHECK_EQ(outputs.size(), carried, "body, iteration ", iteration, ": produced ",
-              outputs.size(), " outputs, expected ", carried);
+                 outputs.size(), " outputs, expected ", carried);
     for (size_t k = 0; k < carried; ++k) {
       NNC_CHECK_EQ(outputs[k].type, values[k].type, "body, iteration ", iteration, ": output ", k,
-                " is ", hal::toString(outputs[k].type), ", the loop value is ",
-                hal::toString(values[k].type));
+                   " is ", hal::toString(outputs[k].type), ", the loop value is ",
+                   hal::toString(values[k].type));
       values[k] = std::move(outputs[k]);
     }
   }

@@ -37,8 +37,8 @@ Status runQuant(OperationContext& ctx, const PoolGeometry& g) {
         for (uint32_t x = x0; x < x1; ++x)
           sum += in[((size_t{b} * g.inH + y) * g.inW + x) * g.channels + c];
       // Integer division truncates toward zero; the +/- count/2 makes it round half away.
-      const auto avg = static_cast<int32_t>(sum > 0 ? (sum + count / 2) / count
-                                                    : (sum - count / 2) / count);
+      const auto avg =
+          static_cast<int32_t>(sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count);
       o[c] = static_cast<T>(std::min(std::max(avg, act.min), act.max));
     }
   });

@@ -127,7 +127,8 @@ Status validateBatchMatmul(const OperationContext& ctx) {
   NNC_TRY(checkRankRangeIfKnown(ctx, 0, 2, 4));
   NNC_TRY(checkRankRangeIfKnown(ctx, 1, 2, 4));
   if (t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
-    NNC_ASSIGN_OR_RETURN(auto p, makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), nullptr, ctx.outputShape(0), quant::kActNone, 1));
+    NNC_ASSIGN_OR_RETURN(auto p, makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), nullptr,
+                                                     ctx.outputShape(0), quant::kActNone, 1));
   }
   return Status::Ok();
 }
@@ -162,7 +163,9 @@ Status executeBatchMatmul(OperationContext& ctx) {
           [](uint32_t acc) { return static_cast<int32_t>(acc); }, ctx.output<int32_t>(0));
       return Status::Ok();
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: {
-      NNC_ASSIGN_OR_RETURN(auto p, makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), nullptr, ctx.outputShape(0), quant::kActNone, 1));
+      NNC_ASSIGN_OR_RETURN(auto p,
+                           makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), nullptr,
+                                               ctx.outputShape(0), quant::kActNone, 1));
       const int64_t lhsZp = p.inputZeroPoint, rhsZp = p.filterZeroPoint;
       const ConvQuantParams& params = p;
       matmul<int8_t, int64_t>(

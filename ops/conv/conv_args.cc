@@ -112,7 +112,9 @@ Status validateConvOperands(const OperationContext& ctx, ConvKind kind) {
     const Shape& filter = ctx.inputShape(1);
     const uint32_t channels =
         filter.channelQuant ? static_cast<uint32_t>(filter.channelQuant->scales.size()) : 1;
-    NNC_ASSIGN_OR_RETURN(auto p, makeConvQuantParams(ctx.inputShape(0), filter, &ctx.inputShape(2), ctx.outputShape(0), quant::kActNone, channels));
+    NNC_ASSIGN_OR_RETURN(auto p,
+                         makeConvQuantParams(ctx.inputShape(0), filter, &ctx.inputShape(2),
+                                             ctx.outputShape(0), quant::kActNone, channels));
   }
   // Parameter values known now (constants) are checked early.
   if (ctx.hasInputValue(sig.activationIndex))

@@ -192,7 +192,8 @@ hal::Error unsupportedInputType(const OperationContext& ctx, size_t i, const cha
   const OperandType t = ctx.inputType(i);
   if (isQuant16(t) && !ctx.quant16x8())
     return hal::fail(inputName(ctx, i), ": unsupported type ", hal::toString(t), " (expected ",
-                     expected, "; TENSOR_QUANT16_SYMM needs the 16x8 quantization mode, which "
+                     expected,
+                     "; TENSOR_QUANT16_SYMM needs the 16x8 quantization mode, which "
                      "the model must select: \"quant16x8\": true)");
   return hal::fail(inputName(ctx, i), ": unsupported type ", hal::toString(t), " (expected ",
                    expected, ctx.quant16x8() ? " or, in the 16x8 mode, TENSOR_QUANT16_SYMM)" : ")");

@@ -17,8 +17,8 @@ hal::Result<quant::QuantizedMultiplier> toMultiplier(double real, const char* wh
   if (wide) {
     if (m.shift < kWideMinShift || m.shift > kWideMaxShift)
       return hal::fail("16x8 mode: ", what, " multiplier ", real, " of channel ", channel,
-                       " needs shift ", m.shift, ", outside [", kWideMinShift, ", ",
-                       kWideMaxShift, "]");
+                       " needs shift ", m.shift, ", outside [", kWideMinShift, ", ", kWideMaxShift,
+                       "]");
   } else if (m.shift > 30) {
     return hal::fail(what, " multiplier ", real, " of channel ", channel, " is too large (shift ",
                      m.shift, " > 30)");

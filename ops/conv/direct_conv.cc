@@ -36,7 +36,9 @@ Status runFloat(OperationContext& ctx, const ConvGeometry& g, ConvKind kind) {
 
 template <typename T, typename TW>
 Status runQuant(OperationContext& ctx, const ConvGeometry& g, ConvKind kind) {
-  NNC_ASSIGN_OR_RETURN(auto p, makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), &ctx.inputShape(2), ctx.outputShape(0), g.activation, g.outC));
+  NNC_ASSIGN_OR_RETURN(auto p,
+                       makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), &ctx.inputShape(2),
+                                           ctx.outputShape(0), g.activation, g.outC));
   const std::vector<T> in = loadNhwc<T>(ctx, 0, g.nchw);
   const TW* filter = ctx.input<TW>(1);
   const int32_t* bias = ctx.input<int32_t>(2);

@@ -64,10 +64,12 @@ void fullyConnected(const FcGeometry& g, const TIn* in, Acc inZp, const TW* w, A
 
 template <typename T, typename TW>
 Status runQuant(OperationContext& ctx, const FcGeometry& g, int32_t activation) {
-  NNC_ASSIGN_OR_RETURN(auto p, makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), &ctx.inputShape(2), ctx.outputShape(0), activation, g.units));
+  NNC_ASSIGN_OR_RETURN(auto p,
+                       makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), &ctx.inputShape(2),
+                                           ctx.outputShape(0), activation, g.units));
   fullyConnected<int64_t>(g, ctx.input<T>(0), int64_t{p.inputZeroPoint}, ctx.input<TW>(1),
-                          int64_t{p.filterZeroPoint},
-                          QuantStageFor<T>{ctx.input<int32_t>(2), &p}, ctx.output<T>(0));
+                          int64_t{p.filterZeroPoint}, QuantStageFor<T>{ctx.input<int32_t>(2), &p},
+                          ctx.output<T>(0));
   return Status::Ok();
 }
 
@@ -118,7 +120,9 @@ Status validateFullyConnected(const OperationContext& ctx) {
   if (isQuant8(t) || wide) {
     const uint32_t channels =
         w.channelQuant ? static_cast<uint32_t>(w.channelQuant->scales.size()) : 1;
-    NNC_ASSIGN_OR_RETURN(auto p, makeConvQuantParams(ctx.inputShape(0), w, &bias, ctx.outputShape(0), quant::kActNone, channels));
+    NNC_ASSIGN_OR_RETURN(auto p,
+                         makeConvQuantParams(ctx.inputShape(0), w, &bias, ctx.outputShape(0),
+                                             quant::kActNone, channels));
   }
   if (ctx.hasInputValue(3)) NNC_TRY(checkActivation(intScalar(ctx, 3), ctx, 3));
   return Status::Ok();

@@ -9,13 +9,16 @@ void registerConvOperations(OperationTable& t) {
   t.add(OperationDef{OperationType::CONV_2D, &conv::validateConv2D, &conv::prepareConv2D,
                      &conv::executeConv2D, &conv::macsConv2D});
   t.add(OperationDef{OperationType::DEPTHWISE_CONV_2D, &conv::validateDepthwiseConv2D,
-                     &conv::prepareDepthwiseConv2D, &conv::executeDepthwiseConv2D, &conv::macsDepthwiseConv2D});
+                     &conv::prepareDepthwiseConv2D, &conv::executeDepthwiseConv2D,
+                     &conv::macsDepthwiseConv2D});
   t.add(OperationDef{OperationType::GROUPED_CONV_2D, &conv::validateGroupedConv2D,
                      &conv::prepareGroupedConv2D, &conv::executeGroupedConv2D, &conv::macsConv2D});
   t.add(OperationDef{OperationType::TRANSPOSE_CONV_2D, &conv::validateTransposeConv2D,
-                     &conv::prepareTransposeConv2D, &conv::executeTransposeConv2D, &conv::macsTransposeConv2D});
+                     &conv::prepareTransposeConv2D, &conv::executeTransposeConv2D,
+                     &conv::macsTransposeConv2D});
   t.add(OperationDef{OperationType::FULLY_CONNECTED, &conv::validateFullyConnected,
-                     &conv::prepareFullyConnected, &conv::executeFullyConnected, &conv::macsFullyConnected});
+                     &conv::prepareFullyConnected, &conv::executeFullyConnected,
+                     &conv::macsFullyConnected});
   t.add(OperationDef{OperationType::BATCH_MATMUL, &conv::validateBatchMatmul,
                      &conv::prepareBatchMatmul, &conv::executeBatchMatmul, &conv::macsBatchMatmul});
   t.add(OperationDef{OperationType::AVERAGE_POOL_2D, &conv::validateAveragePool2D,

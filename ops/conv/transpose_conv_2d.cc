@@ -166,7 +166,9 @@ Status runFloat(OperationContext& ctx, const TransposeGeometry& g) {
 
 template <typename T, typename TW>
 Status runQuant(OperationContext& ctx, const TransposeGeometry& g) {
-  NNC_ASSIGN_OR_RETURN(auto p, makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), &ctx.inputShape(2), ctx.outputShape(0), g.activation, g.outC));
+  NNC_ASSIGN_OR_RETURN(auto p,
+                       makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), &ctx.inputShape(2),
+                                           ctx.outputShape(0), g.activation, g.outC));
   const std::vector<T> in = loadNhwc<T>(ctx, 0, g.nchw);
   const std::vector<int64_t> acc = scatter<int64_t>(g, in.data(), int64_t{p.inputZeroPoint},
                                                     ctx.input<TW>(1), int64_t{p.filterZeroPoint});
@@ -219,7 +221,9 @@ Status validateTransposeConv2D(const OperationContext& ctx) {
     const Shape& filter = ctx.inputShape(1);
     const uint32_t channels =
         filter.channelQuant ? static_cast<uint32_t>(filter.channelQuant->scales.size()) : 1;
-    NNC_ASSIGN_OR_RETURN(auto p, makeConvQuantParams(ctx.inputShape(0), filter, &ctx.inputShape(2), ctx.outputShape(0), quant::kActNone, channels));
+    NNC_ASSIGN_OR_RETURN(auto p,
+                         makeConvQuantParams(ctx.inputShape(0), filter, &ctx.inputShape(2),
+                                             ctx.outputShape(0), quant::kActNone, channels));
   }
   const size_t act = activationIndex(ctx);
   if (ctx.hasInputValue(act)) NNC_TRY(checkActivation(intScalar(ctx, act), ctx, act));

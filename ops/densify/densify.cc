@@ -127,16 +127,16 @@ void scatter(const DensifyWalker& w, const T* values, T fill, T* out) {
 }  // namespace
 
 Status validateDensify(const OperationContext& ctx) {
-  NNC_CHECK_GE(ctx.numInputs(), kMinInputs, "DENSIFY needs at least ", kMinInputs, " inputs, found ",
-            ctx.numInputs());
+  NNC_CHECK_GE(ctx.numInputs(), kMinInputs, "DENSIFY needs at least ", kMinInputs,
+               " inputs, found ", ctx.numInputs());
   NNC_CHECK_EQ(ctx.numOutputs(), 1, "DENSIFY has 1 output, found ", ctx.numOutputs());
   NNC_CHECK(!ctx.isOmitted(kValues), "input 0 (values) must not be omitted");
   const OperandType type = ctx.inputType(kValues);
   NNC_CHECK(supportedValueType(type), "input 0 (values): unsupported type ", hal::toString(type));
   NNC_TRY(checkRank1(ctx, kValues));
   NNC_CHECK_EQ(ctx.outputShape(0).type, type, "output 0: type ",
-            hal::toString(ctx.outputShape(0).type), " differs from input 0's ",
-            hal::toString(type));
+               hal::toString(ctx.outputShape(0).type), " differs from input 0's ",
+               hal::toString(type));
   for (size_t i = 1; i < ctx.numInputs(); ++i) {
     const bool optional = i == kBlockMap || i >= kFirstSegments;
     if (ctx.isOmitted(i)) {
@@ -144,7 +144,7 @@ Status validateDensify(const OperationContext& ctx) {
       continue;
     }
     NNC_CHECK_EQ(ctx.inputType(i), OperandType::TENSOR_INT32, "input ", i, " (", inputName(i),
-              "): expected TENSOR_INT32, found ", hal::toString(ctx.inputType(i)));
+                 "): expected TENSOR_INT32, found ", hal::toString(ctx.inputType(i)));
     NNC_TRY(checkRank1(ctx, i));
   }
   // The input count follows the traversal order's length, known from its shape.
@@ -152,7 +152,7 @@ Status validateDensify(const OperationContext& ctx) {
   if (order.rank() == 1 && order.dim(0) != 0) {
     const size_t want = kMinInputs + 2 * static_cast<size_t>(order.dim(0));
     NNC_CHECK_EQ(ctx.numInputs(), want, "the traversal order has ", order.dim(0),
-              " entries, so DENSIFY needs ", want, " inputs, found ", ctx.numInputs());
+                 " entries, so DENSIFY needs ", want, " inputs, found ", ctx.numInputs());
   }
   // The metadata values, as soon as they are all readable.
   auto f = readFormat(ctx);
@@ -185,8 +185,8 @@ Status executeDensify(OperationContext& ctx) {
       scatter<uint8_t>(w, values, static_cast<uint8_t>(in.zeroPoint), ctx.output<uint8_t>(0));
       break;
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      scatter<int8_t>(w, reinterpret_cast<const int8_t*>(values),
-                      static_cast<int8_t>(in.zeroPoint), ctx.output<int8_t>(0));
+      scatter<int8_t>(w, reinterpret_cast<const int8_t*>(values), static_cast<int8_t>(in.zeroPoint),
+                      ctx.output<int8_t>(0));
       break;
     case OperandType::TENSOR_QUANT16_ASYMM:
       scatter<uint16_t>(w, reinterpret_cast<const uint16_t*>(values),

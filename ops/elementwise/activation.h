@@ -88,12 +88,18 @@ template <typename Real, typename FixedPoint>
 Status executeCurve(OperationContext& ctx, const CurveOutputQuant& q, Real real,
                     FixedPoint fixedPoint) {
   switch (ctx.inputType(0)) {
-    case OperandType::TENSOR_FLOAT32: curveFloatKernel<float>(ctx, real); return Status::Ok();
-    case OperandType::TENSOR_FLOAT16: curveFloatKernel<hal::Half>(ctx, real); return Status::Ok();
-    case OperandType::TENSOR_QUANT8_ASYMM: return curveQuantKernel<uint8_t>(ctx, q, fixedPoint);
+    case OperandType::TENSOR_FLOAT32:
+      curveFloatKernel<float>(ctx, real);
+      return Status::Ok();
+    case OperandType::TENSOR_FLOAT16:
+      curveFloatKernel<hal::Half>(ctx, real);
+      return Status::Ok();
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      return curveQuantKernel<uint8_t>(ctx, q, fixedPoint);
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
       return curveQuantKernel<int8_t>(ctx, q, fixedPoint);
-    default: return hal::fail("input 0: unsupported type ", hal::toString(ctx.inputType(0)));
+    default:
+      return hal::fail("input 0: unsupported type ", hal::toString(ctx.inputType(0)));
   }
 }
 

@@ -48,10 +48,14 @@ Status validate(const OperationContext& ctx) { return validateArithmetic(ArithOp
 
 Status execute(OperationContext& ctx) {
   switch (ctx.inputType(0)) {
-    case OperandType::TENSOR_QUANT8_ASYMM: return quantAddSub<uint8_t>(ctx, false);
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return quantAddSub<int8_t>(ctx, false);
-    case OperandType::TENSOR_QUANT16_SYMM: return quantAddSub<int16_t>(ctx, false);
-    default: return executeArithmeticNonQuant(ArithOp::kAdd, ctx);
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      return quantAddSub<uint8_t>(ctx, false);
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      return quantAddSub<int8_t>(ctx, false);
+    case OperandType::TENSOR_QUANT16_SYMM:
+      return quantAddSub<int16_t>(ctx, false);
+    default:
+      return executeArithmeticNonQuant(ArithOp::kAdd, ctx);
   }
 }
 

@@ -11,10 +11,14 @@ constexpr size_t kInput1 = 0, kInput2 = 1, kActivation = 2, kOutput = 0;
 
 const char* opName(ArithOp op) {
   switch (op) {
-    case ArithOp::kAdd: return "ADD";
-    case ArithOp::kSub: return "SUB";
-    case ArithOp::kMul: return "MUL";
-    case ArithOp::kDiv: return "DIV";
+    case ArithOp::kAdd:
+      return "ADD";
+    case ArithOp::kSub:
+      return "SUB";
+    case ArithOp::kMul:
+      return "MUL";
+    case ArithOp::kDiv:
+      return "DIV";
   }
   return "?";
 }
@@ -34,10 +38,18 @@ void floatKernel(ArithOp op, OperationContext& ctx, int32_t activation) {
                      });
   };
   switch (op) {
-    case ArithOp::kAdd: run([](float x, float y) { return x + y; }); break;
-    case ArithOp::kSub: run([](float x, float y) { return x - y; }); break;
-    case ArithOp::kMul: run([](float x, float y) { return x * y; }); break;
-    case ArithOp::kDiv: run([](float x, float y) { return x / y; }); break;
+    case ArithOp::kAdd:
+      run([](float x, float y) { return x + y; });
+      break;
+    case ArithOp::kSub:
+      run([](float x, float y) { return x - y; });
+      break;
+    case ArithOp::kMul:
+      run([](float x, float y) { return x * y; });
+      break;
+    case ArithOp::kDiv:
+      run([](float x, float y) { return x / y; });
+      break;
   }
 }
 
@@ -61,10 +73,18 @@ void int32Kernel(ArithOp op, OperationContext& ctx) {
                      [&](uint64_t o, uint64_t ia, uint64_t ib) { out[o] = fn(a[ia], b[ib]); });
   };
   switch (op) {
-    case ArithOp::kAdd: run([](int32_t x, int32_t y) { return wrap(int64_t{x} + y); }); break;
-    case ArithOp::kSub: run([](int32_t x, int32_t y) { return wrap(int64_t{x} - y); }); break;
-    case ArithOp::kMul: run([](int32_t x, int32_t y) { return wrap(int64_t{x} * y); }); break;
-    case ArithOp::kDiv: run(floorDiv); break;
+    case ArithOp::kAdd:
+      run([](int32_t x, int32_t y) { return wrap(int64_t{x} + y); });
+      break;
+    case ArithOp::kSub:
+      run([](int32_t x, int32_t y) { return wrap(int64_t{x} - y); });
+      break;
+    case ArithOp::kMul:
+      run([](int32_t x, int32_t y) { return wrap(int64_t{x} * y); });
+      break;
+    case ArithOp::kDiv:
+      run(floorDiv);
+      break;
   }
 }
 
@@ -83,16 +103,16 @@ Status validateArithmetic(ArithOp op, const OperationContext& ctx) {
   NNC_TRY(checkOutputCount(ctx, 1));
   const OperandType t = ctx.inputType(kInput1);
   if (op == ArithOp::kDiv) {
-    NNC_TRY(checkSupportedType(ctx, kInput1,
-                               {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
-                                OperandType::TENSOR_INT32}));
+    NNC_TRY(checkSupportedType(
+        ctx, kInput1,
+        {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_INT32}));
   } else {
     if (!(t == OperandType::TENSOR_QUANT16_SYMM && ctx.quant16x8()))
-      NNC_TRY(checkSupportedType(
-          ctx, kInput1,
-          {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
-           OperandType::TENSOR_QUANT8_ASYMM, OperandType::TENSOR_QUANT8_ASYMM_SIGNED,
-           OperandType::TENSOR_INT32}));
+      NNC_TRY(
+          checkSupportedType(ctx, kInput1,
+                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16,
+                              OperandType::TENSOR_QUANT8_ASYMM,
+                              OperandType::TENSOR_QUANT8_ASYMM_SIGNED, OperandType::TENSOR_INT32}));
   }
   if (t == OperandType::TENSOR_QUANT16_SYMM) {
     // nncosim's 16x8 mode extension (docs/quantization.md section 10): ADD and SUB of int16
@@ -134,8 +154,12 @@ Status prepareBroadcastBinary(OperationContext& ctx) {
 Status executeArithmeticNonQuant(ArithOp op, OperationContext& ctx) {
   const int32_t activation = ctx.scalar<int32_t>(kActivation);
   switch (ctx.inputType(kInput1)) {
-    case OperandType::TENSOR_FLOAT32: floatKernel<float>(op, ctx, activation); break;
-    case OperandType::TENSOR_FLOAT16: floatKernel<hal::Half>(op, ctx, activation); break;
+    case OperandType::TENSOR_FLOAT32:
+      floatKernel<float>(op, ctx, activation);
+      break;
+    case OperandType::TENSOR_FLOAT16:
+      floatKernel<hal::Half>(op, ctx, activation);
+      break;
     case OperandType::TENSOR_INT32:
       if (activation != quant::kActNone)
         return hal::fail("input ", kActivation, ": TENSOR_INT32 ", opName(op),
@@ -143,8 +167,8 @@ Status executeArithmeticNonQuant(ArithOp op, OperationContext& ctx) {
       int32Kernel(op, ctx);
       break;
     default:
-      return hal::fail("input 0: unsupported type ", hal::toString(ctx.inputType(kInput1)),
-                       " for ", opName(op));
+      return hal::fail("input 0: unsupported type ", hal::toString(ctx.inputType(kInput1)), " for ",
+                       opName(op));
   }
   return Status::Ok();
 }

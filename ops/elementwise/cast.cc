@@ -95,10 +95,18 @@ void castKernel(OperationContext& ctx) {
 template <typename From>
 Status castFrom(OperationContext& ctx) {
   switch (ctx.outputShape(0).type) {
-    case OperandType::TENSOR_FLOAT32: castKernel<From, float>(ctx); break;
-    case OperandType::TENSOR_FLOAT16: castKernel<From, hal::Half>(ctx); break;
-    case OperandType::TENSOR_INT32: castKernel<From, int32_t>(ctx); break;
-    case OperandType::TENSOR_QUANT8_ASYMM: castKernel<From, uint8_t>(ctx); break;
+    case OperandType::TENSOR_FLOAT32:
+      castKernel<From, float>(ctx);
+      break;
+    case OperandType::TENSOR_FLOAT16:
+      castKernel<From, hal::Half>(ctx);
+      break;
+    case OperandType::TENSOR_INT32:
+      castKernel<From, int32_t>(ctx);
+      break;
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      castKernel<From, uint8_t>(ctx);
+      break;
     default:
       return hal::fail("output 0: unsupported type ", hal::toString(ctx.outputShape(0).type));
   }
@@ -107,10 +115,14 @@ Status castFrom(OperationContext& ctx) {
 
 Status execute(OperationContext& ctx) {
   switch (ctx.inputType(0)) {
-    case OperandType::TENSOR_FLOAT32: return castFrom<float>(ctx);
-    case OperandType::TENSOR_FLOAT16: return castFrom<hal::Half>(ctx);
-    case OperandType::TENSOR_INT32: return castFrom<int32_t>(ctx);
-    case OperandType::TENSOR_QUANT8_ASYMM: return castFrom<uint8_t>(ctx);
+    case OperandType::TENSOR_FLOAT32:
+      return castFrom<float>(ctx);
+    case OperandType::TENSOR_FLOAT16:
+      return castFrom<hal::Half>(ctx);
+    case OperandType::TENSOR_INT32:
+      return castFrom<int32_t>(ctx);
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      return castFrom<uint8_t>(ctx);
     default: {
       if (ctx.outputShape(0).type != ctx.inputType(0))
         return hal::fail("output 0: ", hal::toString(ctx.inputType(0)),

@@ -103,8 +103,7 @@ Status prepareBroadcast(OperationContext& ctx) {
 }
 
 float floatScalar(const OperationContext& ctx, size_t i) {
-  if (ctx.inputType(i) == OperandType::FLOAT16)
-    return static_cast<float>(ctx.scalar<hal::Half>(i));
+  if (ctx.inputType(i) == OperandType::FLOAT16) return static_cast<float>(ctx.scalar<hal::Half>(i));
   return ctx.scalar<float>(i);
 }
 

@@ -48,8 +48,7 @@ Status prepareBroadcast(OperationContext& ctx);
 // Calls f(outIndex, aIndex, bIndex) for every output element of the broadcast of a and b
 // to `outDims` (which must be their broadcast shape).
 template <typename F>
-void forEachBroadcast(const std::vector<uint32_t>& outDims, const Shape& a, const Shape& b,
-                      F&& f) {
+void forEachBroadcast(const std::vector<uint32_t>& outDims, const Shape& a, const Shape& b, F&& f) {
   const size_t rank = outDims.size();
   uint64_t total = 1;
   for (uint32_t d : outDims) total *= d;

@@ -49,13 +49,26 @@ void kernel(OperationContext& ctx, Cmp cmp) {
 template <template <typename> class Cmp>
 Status execute(OperationContext& ctx) {
   switch (ctx.inputType(0)) {
-    case OperandType::TENSOR_FLOAT32: kernel<float>(ctx, Cmp<float>()); break;
-    case OperandType::TENSOR_FLOAT16: kernel<hal::Half>(ctx, Cmp<float>()); break;
-    case OperandType::TENSOR_INT32: kernel<int32_t>(ctx, Cmp<int32_t>()); break;
-    case OperandType::TENSOR_QUANT8_ASYMM: kernel<uint8_t>(ctx, Cmp<float>()); break;
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: kernel<int8_t>(ctx, Cmp<float>()); break;
-    case OperandType::TENSOR_BOOL8: kernel<Bool8>(ctx, Cmp<bool>()); break;
-    default: return hal::fail("input 0: unsupported type ", hal::toString(ctx.inputType(0)));
+    case OperandType::TENSOR_FLOAT32:
+      kernel<float>(ctx, Cmp<float>());
+      break;
+    case OperandType::TENSOR_FLOAT16:
+      kernel<hal::Half>(ctx, Cmp<float>());
+      break;
+    case OperandType::TENSOR_INT32:
+      kernel<int32_t>(ctx, Cmp<int32_t>());
+      break;
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      kernel<uint8_t>(ctx, Cmp<float>());
+      break;
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      kernel<int8_t>(ctx, Cmp<float>());
+      break;
+    case OperandType::TENSOR_BOOL8:
+      kernel<Bool8>(ctx, Cmp<bool>());
+      break;
+    default:
+      return hal::fail("input 0: unsupported type ", hal::toString(ctx.inputType(0)));
   }
   return Status::Ok();
 }

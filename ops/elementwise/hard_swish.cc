@@ -13,14 +13,16 @@ namespace {
 // ---- int16 fixed-point primitives, with the int16 wrap-around of the reference ----
 
 int16_t srdhm16(int16_t a, int16_t b) {  // saturating rounding doubling high multiply
-  if (a == b && a == std::numeric_limits<int16_t>::min()) return std::numeric_limits<int16_t>::max();
+  if (a == b && a == std::numeric_limits<int16_t>::min())
+    return std::numeric_limits<int16_t>::max();
   const int32_t ab = int32_t{a} * int32_t{b};
   const int32_t nudge = ab >= 0 ? (1 << 14) : (1 - (1 << 14));
   return static_cast<int16_t>((ab + nudge) / (1 << 15));
 }
 
 int16_t sdhm16(int16_t a, int16_t b) {  // the same, truncating instead of rounding
-  if (a == b && a == std::numeric_limits<int16_t>::min()) return std::numeric_limits<int16_t>::max();
+  if (a == b && a == std::numeric_limits<int16_t>::min())
+    return std::numeric_limits<int16_t>::max();
   return static_cast<int16_t>((int32_t{a} * int32_t{b}) / (1 << 15));
 }
 
@@ -100,11 +102,18 @@ Status validate(const OperationContext& ctx) {
 
 Status execute(OperationContext& ctx) {
   switch (ctx.inputType(0)) {
-    case OperandType::TENSOR_FLOAT32: floatKernel<float>(ctx); return Status::Ok();
-    case OperandType::TENSOR_FLOAT16: floatKernel<hal::Half>(ctx); return Status::Ok();
-    case OperandType::TENSOR_QUANT8_ASYMM: return quantKernel<uint8_t>(ctx);
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return quantKernel<int8_t>(ctx);
-    default: return hal::fail("input 0: unsupported type ", hal::toString(ctx.inputType(0)));
+    case OperandType::TENSOR_FLOAT32:
+      floatKernel<float>(ctx);
+      return Status::Ok();
+    case OperandType::TENSOR_FLOAT16:
+      floatKernel<hal::Half>(ctx);
+      return Status::Ok();
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      return quantKernel<uint8_t>(ctx);
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      return quantKernel<int8_t>(ctx);
+    default:
+      return hal::fail("input 0: unsupported type ", hal::toString(ctx.inputType(0)));
   }
 }
 

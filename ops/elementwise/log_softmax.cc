@@ -13,8 +13,8 @@ constexpr size_t kInput = 0, kBeta = 1, kAxis = 2;
 Status validate(const OperationContext& ctx) {
   NNC_TRY(checkInputCount(ctx, {3}));
   NNC_TRY(checkOutputCount(ctx, 1));
-  NNC_TRY(checkSupportedType(ctx, kInput,
-                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}));
+  NNC_TRY(
+      checkSupportedType(ctx, kInput, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16}));
   const bool half = ctx.inputType(kInput) == OperandType::TENSOR_FLOAT16;
   NNC_TRY(checkInputType(ctx, kBeta, half ? OperandType::FLOAT16 : OperandType::FLOAT32));
   NNC_TRY(checkInputType(ctx, kAxis, OperandType::INT32));
@@ -60,7 +60,8 @@ void kernel(OperationContext& ctx, uint32_t axis) {
 
 Status execute(OperationContext& ctx) {
   if (ctx.inputShape(kInput).elements() == 0) return Status::Ok();
-  NNC_ASSIGN_OR_RETURN(auto axis, resolveAxis(ctx.scalar<int32_t>(kAxis), ctx.inputShape(kInput).rank(), kAxis));
+  NNC_ASSIGN_OR_RETURN(
+      auto axis, resolveAxis(ctx.scalar<int32_t>(kAxis), ctx.inputShape(kInput).rank(), kAxis));
   if (ctx.inputType(kInput) == OperandType::TENSOR_FLOAT16)
     kernel<hal::Half>(ctx, axis);
   else

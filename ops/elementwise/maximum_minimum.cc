@@ -42,8 +42,12 @@ void kernel(OperationContext& ctx, bool isMinimum) {
 template <bool kIsMinimum>
 Status execute(OperationContext& ctx) {
   switch (ctx.inputType(0)) {
-    case OperandType::TENSOR_FLOAT32: kernel<float, false>(ctx, kIsMinimum); break;
-    case OperandType::TENSOR_FLOAT16: kernel<hal::Half, false>(ctx, kIsMinimum); break;
+    case OperandType::TENSOR_FLOAT32:
+      kernel<float, false>(ctx, kIsMinimum);
+      break;
+    case OperandType::TENSOR_FLOAT16:
+      kernel<hal::Half, false>(ctx, kIsMinimum);
+      break;
     case OperandType::TENSOR_INT32: {
       const Shape& so = ctx.outputShape(0);
       const int32_t* a = ctx.input<int32_t>(0);
@@ -55,8 +59,12 @@ Status execute(OperationContext& ctx) {
                        });
       break;
     }
-    case OperandType::TENSOR_QUANT8_ASYMM: kernel<uint8_t, true>(ctx, kIsMinimum); break;
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: kernel<int8_t, true>(ctx, kIsMinimum); break;
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      kernel<uint8_t, true>(ctx, kIsMinimum);
+      break;
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      kernel<int8_t, true>(ctx, kIsMinimum);
+      break;
     default:
       return hal::fail("input 0: unsupported type ", hal::toString(ctx.inputType(0)));
   }

@@ -33,9 +33,12 @@ Status validate(const OperationContext& ctx) { return validateArithmetic(ArithOp
 
 Status execute(OperationContext& ctx) {
   switch (ctx.inputType(0)) {
-    case OperandType::TENSOR_QUANT8_ASYMM: return quantMul<uint8_t>(ctx);
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return quantMul<int8_t>(ctx);
-    default: return executeArithmeticNonQuant(ArithOp::kMul, ctx);
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      return quantMul<uint8_t>(ctx);
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      return quantMul<int8_t>(ctx);
+    default:
+      return executeArithmeticNonQuant(ArithOp::kMul, ctx);
   }
 }
 

@@ -56,10 +56,18 @@ void quantKernel(OperationContext& ctx) {
 
 Status execute(OperationContext& ctx) {
   switch (ctx.inputType(0)) {
-    case OperandType::TENSOR_FLOAT32: floatKernel<float>(ctx); break;
-    case OperandType::TENSOR_FLOAT16: floatKernel<hal::Half>(ctx); break;
-    case OperandType::TENSOR_QUANT8_ASYMM: quantKernel<uint8_t>(ctx); break;
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: quantKernel<int8_t>(ctx); break;
+    case OperandType::TENSOR_FLOAT32:
+      floatKernel<float>(ctx);
+      break;
+    case OperandType::TENSOR_FLOAT16:
+      floatKernel<hal::Half>(ctx);
+      break;
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      quantKernel<uint8_t>(ctx);
+      break;
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      quantKernel<int8_t>(ctx);
+      break;
     default:
       return hal::fail("input 0: unsupported type ", hal::toString(ctx.inputType(0)));
   }

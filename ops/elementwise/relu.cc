@@ -38,11 +38,20 @@ Status execute(OperationContext& ctx) {
   float lo, hi;
   quant::activationRangeFloat(kActivation, &lo, &hi);
   switch (ctx.inputType(0)) {
-    case OperandType::TENSOR_FLOAT32: floatKernel<float>(ctx, lo, hi); break;
-    case OperandType::TENSOR_FLOAT16: floatKernel<hal::Half>(ctx, lo, hi); break;
-    case OperandType::TENSOR_QUANT8_ASYMM: quantKernel<uint8_t>(ctx, kActivation); break;
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: quantKernel<int8_t>(ctx, kActivation); break;
-    default: return hal::fail("input 0: unsupported type ", hal::toString(ctx.inputType(0)));
+    case OperandType::TENSOR_FLOAT32:
+      floatKernel<float>(ctx, lo, hi);
+      break;
+    case OperandType::TENSOR_FLOAT16:
+      floatKernel<hal::Half>(ctx, lo, hi);
+      break;
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      quantKernel<uint8_t>(ctx, kActivation);
+      break;
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      quantKernel<int8_t>(ctx, kActivation);
+      break;
+    default:
+      return hal::fail("input 0: unsupported type ", hal::toString(ctx.inputType(0)));
   }
   return Status::Ok();
 }

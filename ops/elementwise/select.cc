@@ -53,12 +53,23 @@ void kernel(OperationContext& ctx) {
 
 Status execute(OperationContext& ctx) {
   switch (ctx.inputType(1)) {
-    case OperandType::TENSOR_FLOAT32: kernel<float>(ctx); break;
-    case OperandType::TENSOR_FLOAT16: kernel<hal::Half>(ctx); break;
-    case OperandType::TENSOR_INT32: kernel<int32_t>(ctx); break;
-    case OperandType::TENSOR_QUANT8_ASYMM: kernel<uint8_t>(ctx); break;
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: kernel<int8_t>(ctx); break;
-    default: return hal::fail("input 1: unsupported type ", hal::toString(ctx.inputType(1)));
+    case OperandType::TENSOR_FLOAT32:
+      kernel<float>(ctx);
+      break;
+    case OperandType::TENSOR_FLOAT16:
+      kernel<hal::Half>(ctx);
+      break;
+    case OperandType::TENSOR_INT32:
+      kernel<int32_t>(ctx);
+      break;
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      kernel<uint8_t>(ctx);
+      break;
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      kernel<int8_t>(ctx);
+      break;
+    default:
+      return hal::fail("input 1: unsupported type ", hal::toString(ctx.inputType(1)));
   }
   return Status::Ok();
 }

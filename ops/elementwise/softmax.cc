@@ -77,7 +77,8 @@ void floatKernel(OperationContext& ctx, uint32_t axis) {
         e[k] = std::exp((toFloat(in[base + k * sl.inner]) - maxValue) * beta);
         sum += e[k];
       }
-      for (uint64_t k = 0; k < sl.axisSize; ++k) out[base + k * sl.inner] = fromFloat<T>(e[k] / sum);
+      for (uint64_t k = 0; k < sl.axisSize; ++k)
+        out[base + k * sl.inner] = fromFloat<T>(e[k] / sum);
     }
   }
 }
@@ -89,8 +90,8 @@ Status quantKernel(OperationContext& ctx, uint32_t axis) {
   const Shape& so = ctx.outputShape(0);
   if (so.scale != 1.0f / 256 || so.zeroPoint != (kSigned ? -128 : 0))
     return hal::fail("output 0: SOFTMAX ", hal::toString(so.type), " output must have scale ",
-                     1.0f / 256, " and zero point ", kSigned ? -128 : 0, ", found scale ",
-                     so.scale, " and zero point ", so.zeroPoint);
+                     1.0f / 256, " and zero point ", kSigned ? -128 : 0, ", found scale ", so.scale,
+                     " and zero point ", so.zeroPoint);
   constexpr int kScaledDiffIntegerBits = 5;
   constexpr int kAccumulationIntegerBits = 12;
   const float beta = ctx.scalar<float>(kBeta);
@@ -147,11 +148,18 @@ Status execute(OperationContext& ctx) {
   if (ctx.inputShape(kInput).elements() == 0) return Status::Ok();
   NNC_ASSIGN_OR_RETURN(auto axis, axisOf(ctx));
   switch (ctx.inputType(kInput)) {
-    case OperandType::TENSOR_FLOAT32: floatKernel<float>(ctx, axis); return Status::Ok();
-    case OperandType::TENSOR_FLOAT16: floatKernel<hal::Half>(ctx, axis); return Status::Ok();
-    case OperandType::TENSOR_QUANT8_ASYMM: return quantKernel<uint8_t>(ctx, axis);
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: return quantKernel<int8_t>(ctx, axis);
-    default: return hal::fail("input 0: unsupported type ", hal::toString(ctx.inputType(kInput)));
+    case OperandType::TENSOR_FLOAT32:
+      floatKernel<float>(ctx, axis);
+      return Status::Ok();
+    case OperandType::TENSOR_FLOAT16:
+      floatKernel<hal::Half>(ctx, axis);
+      return Status::Ok();
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      return quantKernel<uint8_t>(ctx, axis);
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      return quantKernel<int8_t>(ctx, axis);
+    default:
+      return hal::fail("input 0: unsupported type ", hal::toString(ctx.inputType(kInput)));
   }
 }
 

@@ -62,9 +62,14 @@ void mapFloat(OperationContext& ctx, F fn) {
 template <typename F>
 Status executeFloat(OperationContext& ctx, F fn) {
   switch (ctx.inputType(0)) {
-    case OperandType::TENSOR_FLOAT32: mapFloat<float>(ctx, fn); return Status::Ok();
-    case OperandType::TENSOR_FLOAT16: mapFloat<hal::Half>(ctx, fn); return Status::Ok();
-    default: return hal::fail("input 0: unsupported type ", hal::toString(ctx.inputType(0)));
+    case OperandType::TENSOR_FLOAT32:
+      mapFloat<float>(ctx, fn);
+      return Status::Ok();
+    case OperandType::TENSOR_FLOAT16:
+      mapFloat<hal::Half>(ctx, fn);
+      return Status::Ok();
+    default:
+      return hal::fail("input 0: unsupported type ", hal::toString(ctx.inputType(0)));
   }
 }
 
@@ -131,9 +136,14 @@ void quantRsqrt(OperationContext& ctx) {
 
 Status executeRsqrt(OperationContext& ctx) {
   switch (ctx.inputType(0)) {
-    case OperandType::TENSOR_QUANT8_ASYMM: quantRsqrt<uint8_t>(ctx); return Status::Ok();
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED: quantRsqrt<int8_t>(ctx); return Status::Ok();
-    default: return executeFloat(ctx, rsqrt);
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      quantRsqrt<uint8_t>(ctx);
+      return Status::Ok();
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      quantRsqrt<int8_t>(ctx);
+      return Status::Ok();
+    default:
+      return executeFloat(ctx, rsqrt);
   }
 }
 

@@ -19,8 +19,7 @@ Status prepare(OperationContext& ctx) {
   if (in.rank() == 0) return hal::fail("input 0: expected rank >= 1");
   auto axis = resolveAxis(ctx.scalar<int32_t>(1), in.rank(), "input 1 (axis)");
   NNC_TRY(axis);
-  if (in.dim(*axis) == 0)
-    return hal::fail("input 0: dimension ", *axis, " to reduce is empty");
+  if (in.dim(*axis) == 0) return hal::fail("input 0: dimension ", *axis, " to reduce is empty");
   std::vector<uint32_t> dims;
   for (uint32_t d = 0; d < in.rank(); ++d)
     if (d != *axis) dims.push_back(in.dim(d));

@@ -7,8 +7,8 @@ namespace nncosim::ops::movement {
 namespace {
 
 Status validate(const OperationContext& ctx) {
-  NNC_TRY(expectUnarySignature(ctx, kFloatQuant8Types,
-                               {OperandType::INT32, OperandType::INT32}, 3));
+  NNC_TRY(
+      expectUnarySignature(ctx, kFloatQuant8Types, {OperandType::INT32, OperandType::INT32}, 3));
   return expectInputRank(ctx, 0, 0, 4);
 }
 

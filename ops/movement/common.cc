@@ -10,8 +10,7 @@ Status expectCounts(const OperationContext& ctx, size_t minInputs, size_t maxInp
   if (ctx.numInputs() < minInputs || ctx.numInputs() > maxInputs) {
     if (minInputs == maxInputs)
       return hal::fail("expected ", minInputs, " inputs, got ", ctx.numInputs());
-    return hal::fail("expected ", minInputs, " to ", maxInputs, " inputs, got ",
-                     ctx.numInputs());
+    return hal::fail("expected ", minInputs, " to ", maxInputs, " inputs, got ", ctx.numInputs());
   }
   if (ctx.numOutputs() != outputs)
     return hal::fail("expected ", outputs, " outputs, got ", ctx.numOutputs());
@@ -59,22 +58,20 @@ Status expectSameQuant(const OperationContext& ctx, size_t in, size_t out) {
   return Status::Ok();
 }
 
-Status expectInputRank(const OperationContext& ctx, size_t i, uint32_t minRank,
-                       uint32_t maxRank) {
+Status expectInputRank(const OperationContext& ctx, size_t i, uint32_t minRank, uint32_t maxRank) {
   const Shape& s = ctx.inputShape(i);
   if (!rankKnown(s)) return Status::Ok();
   if (s.rank() < minRank || s.rank() > maxRank) {
     if (minRank == maxRank)
       return hal::fail("input ", i, ": expected rank ", minRank, ", got shape ",
                        toString(s.dimensions));
-    return hal::fail("input ", i, ": expected rank ", minRank, " to ", maxRank,
-                     ", got shape ", toString(s.dimensions));
+    return hal::fail("input ", i, ": expected rank ", minRank, " to ", maxRank, ", got shape ",
+                     toString(s.dimensions));
   }
   return Status::Ok();
 }
 
-Status expectUnarySignature(const OperationContext& ctx,
-                            std::initializer_list<OperandType> types,
+Status expectUnarySignature(const OperationContext& ctx, std::initializer_list<OperandType> types,
                             std::initializer_list<OperandType> extra, size_t required) {
   NNC_TRY(expectCounts(ctx, required, 1 + extra.size(), 1));
   NNC_TRY(expectInputTypeIn(ctx, 0, types));
@@ -257,7 +254,6 @@ void fillElements(uint8_t* dst, const uint8_t* value, size_t count, size_t elemS
 }  // namespace nncosim::ops::movement
 
 namespace nncosim::ops::movement {
-
 
 Result<ReducePlan> makeReducePlan(const Shape& input, const std::vector<int32_t>& axes,
                                   bool keepDims, const char* what) {

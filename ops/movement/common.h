@@ -31,8 +31,7 @@ Status expectInputTypeIn(const OperationContext& ctx, size_t i,
 // (the rule of every data-movement operation).
 Status expectSameQuant(const OperationContext& ctx, size_t in, size_t out);
 // Input i, when its rank is known, has rank <= maxRank (and >= minRank).
-Status expectInputRank(const OperationContext& ctx, size_t i, uint32_t minRank,
-                       uint32_t maxRank);
+Status expectInputRank(const OperationContext& ctx, size_t i, uint32_t minRank, uint32_t maxRank);
 // A tensor operand with no dimensions has an unknown rank.
 inline bool rankKnown(const Shape& s) { return !s.dimensions.empty(); }
 
@@ -55,8 +54,7 @@ inline constexpr std::initializer_list<OperandType> kFloatQuant8Int32Types = {
 // Common signature: input 0 of one of `types`, the given further input types, output 0
 // of input 0's type with the same quantization. `extra[k]` is the type of input k + 1;
 // inputs beyond `required` are optional.
-Status expectUnarySignature(const OperationContext& ctx,
-                            std::initializer_list<OperandType> types,
+Status expectUnarySignature(const OperationContext& ctx, std::initializer_list<OperandType> types,
                             std::initializer_list<OperandType> extra, size_t required);
 
 // ---- prepare helpers --------------------------------------------------------------
@@ -172,9 +170,9 @@ Status dispatchElementType(OperandType t, F&& f) {
 // and the output stride of every input dimension (0 for reduced ones).
 struct ReducePlan {
   std::vector<bool> reduced;
-  std::vector<uint32_t> outDims;      // with keep_dims applied; [1] when all are removed
-  std::vector<uint64_t> outStride;    // per input dimension
-  uint64_t reducedCount = 1;          // input elements folded into each output element
+  std::vector<uint32_t> outDims;    // with keep_dims applied; [1] when all are removed
+  std::vector<uint64_t> outStride;  // per input dimension
+  uint64_t reducedCount = 1;        // input elements folded into each output element
 };
 Result<ReducePlan> makeReducePlan(const Shape& input, const std::vector<int32_t>& axes,
                                   bool keepDims, const char* what);

@@ -42,8 +42,8 @@ Result<uint32_t> concatAxis(const OperationContext& ctx, std::vector<uint32_t>* 
     for (uint32_t d = 0; d < rank; ++d)
       if (d != static_cast<uint32_t>(axis) && s.dim(d) != first.dim(d))
         return hal::fail("input ", i, ": shape ", toString(s.dimensions),
-                         " differs from input 0's ", toString(first.dimensions),
-                         " in dimension ", d);
+                         " differs from input 0's ", toString(first.dimensions), " in dimension ",
+                         d);
     sum += s.dim(axis);
   }
   if (outDims) {
@@ -77,8 +77,8 @@ Status execute(OperationContext& ctx) {
   const Shape& out = ctx.outputShape(0);
   const OperandType t = out.type;
   const size_t es = hal::elementSize(t);
-  const bool quant = t == OperandType::TENSOR_QUANT8_ASYMM ||
-                     t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  const bool quant =
+      t == OperandType::TENSOR_QUANT8_ASYMM || t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
   const bool isSigned = t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
   const uint64_t outer = product(out.dimensions, 0, *axis);
   const uint64_t inner = product(out.dimensions, *axis + 1, out.rank());

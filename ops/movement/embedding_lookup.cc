@@ -34,8 +34,8 @@ Status execute(OperationContext& ctx) {
   for (size_t i = 0; i < lookups.size(); ++i) {
     const int32_t k = lookups[i];
     if (k < 0 || static_cast<uint64_t>(k) >= rows)
-      return hal::fail("input 0 (lookups): index ", k, " at position ", i,
-                       " is out of range [0, ", rows, ")");
+      return hal::fail("input 0 (lookups): index ", k, " at position ", i, " is out of range [0, ",
+                       rows, ")");
     copyElements(ctx.outputBytes(0) + i * row * es, ctx.inputBytes(1) + k * row * es, row, es);
   }
   return Status::Ok();

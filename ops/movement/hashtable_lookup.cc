@@ -13,9 +13,9 @@ Status validate(const OperationContext& ctx) {
   NNC_TRY(expectRequired(ctx, 3));
   NNC_TRY(expectInputType(ctx, 0, OperandType::TENSOR_INT32));
   NNC_TRY(expectInputType(ctx, 1, OperandType::TENSOR_INT32));
-  NNC_TRY(expectInputTypeIn(ctx, 2,
-                            {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_INT32,
-                             OperandType::TENSOR_QUANT8_ASYMM}));
+  NNC_TRY(expectInputTypeIn(
+      ctx, 2,
+      {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM}));
   NNC_TRY(expectOutputType(ctx, 0, ctx.inputType(2)));
   NNC_TRY(expectSameQuant(ctx, 2, 0));
   NNC_TRY(expectOutputType(ctx, 1, OperandType::TENSOR_QUANT8_ASYMM));

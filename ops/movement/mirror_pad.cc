@@ -37,8 +37,8 @@ Result<Paddings> checkedPaddings(const OperationContext& ctx) {
     if (p->before[d] > limit || p->after[d] > limit)
       return hal::fail("input 1 (paddings): dimension ", d, " of size ", in.dim(d),
                        " allows padding up to ", limit, " in ",
-                       mode == kReflect ? "REFLECT" : "SYMMETRIC", " mode, got [",
-                       p->before[d], ", ", p->after[d], "]");
+                       mode == kReflect ? "REFLECT" : "SYMMETRIC", " mode, got [", p->before[d],
+                       ", ", p->after[d], "]");
   }
   return p;
 }

@@ -21,8 +21,7 @@ Status validatePadV2(const OperationContext& ctx) {
   OperandType valueType = OperandType::INT32;
   if (ctx.inputType(0) == OperandType::TENSOR_FLOAT32) valueType = OperandType::FLOAT32;
   if (ctx.inputType(0) == OperandType::TENSOR_FLOAT16) valueType = OperandType::FLOAT16;
-  NNC_TRY(expectUnarySignature(ctx, movementTypes(ctx), {OperandType::TENSOR_INT32, valueType},
-                               3));
+  NNC_TRY(expectUnarySignature(ctx, movementTypes(ctx), {OperandType::TENSOR_INT32, valueType}, 3));
   return expectInputRank(ctx, 0, 0, 4);
 }
 

@@ -23,8 +23,7 @@ Status validate(const OperationContext& ctx) {
                                    {OperandType::TENSOR_INT32, OperandType::BOOL}, 3));
       break;
     default:
-      NNC_TRY(expectUnarySignature(ctx,
-                                   {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16},
+      NNC_TRY(expectUnarySignature(ctx, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16},
                                    {OperandType::TENSOR_INT32, OperandType::BOOL}, 3));
   }
   return expectInputRank(ctx, 0, 0, 4);
@@ -91,8 +90,8 @@ Status execute(OperationContext& ctx) {
   auto p = plan(ctx);
   NNC_TRY(p);
   const OperandType t = ctx.inputType(0);
-  const bool isMinMax = ctx.type() == OperationType::REDUCE_MAX ||
-                        ctx.type() == OperationType::REDUCE_MIN;
+  const bool isMinMax =
+      ctx.type() == OperationType::REDUCE_MAX || ctx.type() == OperationType::REDUCE_MIN;
   // Empty reductions of quantized MAX/MIN start from the type's limits, as NNAPI does.
   if (t == OperandType::TENSOR_QUANT8_ASYMM || t == OperandType::TENSOR_BOOL8) {
     if (isMinMax && p->reducedCount == 0) {
@@ -117,9 +116,9 @@ Status execute(OperationContext& ctx) {
 }  // namespace
 
 void registerReduce(OperationTable& t) {
-  for (OperationType op : {OperationType::REDUCE_ALL, OperationType::REDUCE_ANY,
-                           OperationType::REDUCE_MAX, OperationType::REDUCE_MIN,
-                           OperationType::REDUCE_PROD, OperationType::REDUCE_SUM})
+  for (OperationType op :
+       {OperationType::REDUCE_ALL, OperationType::REDUCE_ANY, OperationType::REDUCE_MAX,
+        OperationType::REDUCE_MIN, OperationType::REDUCE_PROD, OperationType::REDUCE_SUM})
     t.add(OperationDef{op, &validate, &prepare, &execute});
 }
 

@@ -85,16 +85,15 @@ float resizeScale(uint32_t in, uint32_t out, bool alignCorners) {
 }
 
 template <typename T>
-void bilinear(const T* in, const std::vector<uint32_t>& id, T* out,
-              const std::vector<uint32_t>& od, bool alignCorners, bool halfPixel) {
+void bilinear(const T* in, const std::vector<uint32_t>& id, T* out, const std::vector<uint32_t>& od,
+              bool alignCorners, bool halfPixel) {
   const int32_t inH = id[1], inW = id[2], c = id[3];
   const int32_t outH = od[1], outW = od[2];
   const float hs = resizeScale(inH, outH, alignCorners);
   const float ws = resizeScale(inW, outW, alignCorners);
-  auto interp = [&](int32_t v, float scale, int32_t size, float* pos, int32_t* lo,
-                    int32_t* hi) {
-    *pos = halfPixel ? (static_cast<float>(v) + 0.5f) * scale - 0.5f
-                     : static_cast<float>(v) * scale;
+  auto interp = [&](int32_t v, float scale, int32_t size, float* pos, int32_t* lo, int32_t* hi) {
+    *pos =
+        halfPixel ? (static_cast<float>(v) + 0.5f) * scale - 0.5f : static_cast<float>(v) * scale;
     *lo = std::max(static_cast<int32_t>(std::floor(*pos)), 0);
     *hi = std::min(static_cast<int32_t>(std::ceil(*pos)), size - 1);
   };
@@ -138,8 +137,7 @@ void bilinearInt8(const int8_t* in, const std::vector<uint32_t>& id, int8_t* out
     return ((1 << 10) * inSize + outSize / 2) / outSize;
   };
   const int32_t hs = scale10(inH, outH), ws = scale10(inW, outW);
-  auto interp = [&](int32_t v, int32_t s, int32_t size, int32_t* pos, int32_t* lo,
-                    int32_t* hi) {
+  auto interp = [&](int32_t v, int32_t s, int32_t size, int32_t* pos, int32_t* lo, int32_t* hi) {
     *pos = halfPixel ? v * s + s / 2 - (1 << 9) : v * s;
     *lo = std::max(*pos / (1 << 10), 0);  // C division: toward zero
     *hi = std::min((*pos + (1 << 10) - 1) / (1 << 10), size - 1);
@@ -159,8 +157,8 @@ void bilinearInt8(const int8_t* in, const std::vector<uint32_t>& id, int8_t* out
         const int8_t* p11 = in + ((int64_t{b} * inH + y1) * inW + x1) * c;
         int8_t* o = out + ((int64_t{b} * outH + y) * outW + x) * c;
         for (int32_t k = 0; k < c; ++k) {
-          const int64_t acc = p00[k] * wy0 * wx0 + p10[k] * wy1 * wx0 + p01[k] * wy0 * wx1 +
-                              p11[k] * wy1 * wx1;
+          const int64_t acc =
+              p00[k] * wy0 * wx0 + p10[k] * wy1 * wx0 + p01[k] * wy0 * wx1 + p11[k] * wy1 * wx1;
           const int64_t round = acc > 0 ? (1 << 19) : -(1 << 19);
           o[k] = static_cast<int8_t>((acc + round) / (1 << 20));
         }
@@ -175,10 +173,10 @@ void nearest(const uint8_t* in, const std::vector<uint32_t>& id, uint8_t* out,
   const float hs = resizeScale(inH, outH, alignCorners);
   const float ws = resizeScale(inW, outW, alignCorners);
   auto source = [&](int32_t v, float scale, int32_t size) {
-    const float pos = halfPixel ? (static_cast<float>(v) + 0.5f) * scale
-                                : static_cast<float>(v) * scale;
-    int32_t i = std::min(static_cast<int32_t>(alignCorners ? std::round(pos) : std::floor(pos)),
-                         size - 1);
+    const float pos =
+        halfPixel ? (static_cast<float>(v) + 0.5f) * scale : static_cast<float>(v) * scale;
+    int32_t i =
+        std::min(static_cast<int32_t>(alignCorners ? std::round(pos) : std::floor(pos)), size - 1);
     if (halfPixel) i = std::max(i, 0);
     return i;
   };
@@ -224,8 +222,7 @@ Status execute(OperationContext& ctx) {
 
 void registerResize(OperationTable& t) {
   t.add(OperationDef{hal::OperationType::RESIZE_BILINEAR, &validate, &prepare, &execute});
-  t.add(OperationDef{hal::OperationType::RESIZE_NEAREST_NEIGHBOR, &validate, &prepare,
-                     &execute});
+  t.add(OperationDef{hal::OperationType::RESIZE_NEAREST_NEIGHBOR, &validate, &prepare, &execute});
 }
 
 }  // namespace nncosim::ops::movement

@@ -26,12 +26,12 @@ Status sliceBox(const OperationContext& ctx, std::vector<int64_t>* begin,
   for (uint32_t d = 0; d < rank; ++d) {
     const int64_t dim = in.dim(d);
     if (b[d] < 0 || b[d] > dim)
-      return hal::fail("input 1 (begin): ", b[d], " is out of range [0, ", dim,
-                       "] for dimension ", d);
+      return hal::fail("input 1 (begin): ", b[d], " is out of range [0, ", dim, "] for dimension ",
+                       d);
     const int64_t n = s[d] == -1 ? dim - b[d] : s[d];
     if (n < 0 || b[d] + n > dim)
-      return hal::fail("input 2 (size): ", s[d], " from begin ", b[d],
-                       " does not fit dimension ", d, " of size ", dim);
+      return hal::fail("input 2 (size): ", s[d], " from begin ", b[d], " does not fit dimension ",
+                       d, " of size ", dim);
     (*begin)[d] = b[d];
     (*size)[d] = static_cast<uint32_t>(n);
   }

@@ -31,8 +31,8 @@ Result<uint32_t> splitAxis(const OperationContext& ctx) {
     return hal::fail("input 2 (num_splits): ", n, " but the operation has ", ctx.numOutputs(),
                      " outputs");
   if (in.dim(*axis) % n != 0)
-    return hal::fail("input 2 (num_splits): ", n, " does not divide dimension ", *axis,
-                     " of size ", in.dim(*axis));
+    return hal::fail("input 2 (num_splits): ", n, " does not divide dimension ", *axis, " of size ",
+                     in.dim(*axis));
   return *axis;
 }
 

@@ -68,8 +68,8 @@ Result<Plan> makePlan(const OperationContext& ctx) {
         return hal::fail("dimension ", d, ": shrink_axis_mask needs a positive stride, got ",
                          stride);
       if (n != 1)
-        return hal::fail("dimension ", d, ": shrink_axis_mask needs a slice of size 1, got ",
-                         n, " (begin ", b[d], ", end ", e[d], ")");
+        return hal::fail("dimension ", d, ": shrink_axis_mask needs a slice of size 1, got ", n,
+                         " (begin ", b[d], ", end ", e[d], ")");
     } else {
       p.outDims.push_back(static_cast<uint32_t>(n));
     }

@@ -64,8 +64,9 @@ inline int32_t reducedMultiplier(int32_t multiplier) {
 }
 inline int32_t multiplyByQuantizedMultiplier64(int64_t x, int32_t multiplier, int shift) {
   const int totalShift = 15 - shift;
-  const uint64_t product = static_cast<uint64_t>(x) *
-                           static_cast<uint64_t>(static_cast<int64_t>(reducedMultiplier(multiplier)));
+  const uint64_t product =
+      static_cast<uint64_t>(x) *
+      static_cast<uint64_t>(static_cast<int64_t>(reducedMultiplier(multiplier)));
   const auto rounded = static_cast<int64_t>(product + (uint64_t{1} << (totalShift - 1)));
   // >> of a negative int64 is arithmetic (C++20 guarantees it; every C++17 compiler we
   // build with does it).

@@ -62,18 +62,31 @@ ActivationRange activationRange(int32_t activation, float scale, int32_t zeroPoi
     return static_cast<int32_t>(std::min<int64_t>(std::max<int64_t>(v, INT32_MIN), INT32_MAX));
   };
   switch (activation) {
-    case kActRelu: return {std::max(qmin, q(0.0f)), qmax};
-    case kActRelu6: return {std::max(qmin, q(0.0f)), std::min(qmax, q(6.0f))};
-    case kActRelu1: return {std::max(qmin, q(-1.0f)), std::min(qmax, q(1.0f))};
-    default: return {qmin, qmax};
+    case kActRelu:
+      return {std::max(qmin, q(0.0f)), qmax};
+    case kActRelu6:
+      return {std::max(qmin, q(0.0f)), std::min(qmax, q(6.0f))};
+    case kActRelu1:
+      return {std::max(qmin, q(-1.0f)), std::min(qmax, q(1.0f))};
+    default:
+      return {qmin, qmax};
   }
 }
 
 void activationRangeFloat(int32_t activation, float* min, float* max) {
   switch (activation) {
-    case kActRelu: *min = 0.0f; *max = std::numeric_limits<float>::max(); break;
-    case kActRelu6: *min = 0.0f; *max = 6.0f; break;
-    case kActRelu1: *min = -1.0f; *max = 1.0f; break;
+    case kActRelu:
+      *min = 0.0f;
+      *max = std::numeric_limits<float>::max();
+      break;
+    case kActRelu6:
+      *min = 0.0f;
+      *max = 6.0f;
+      break;
+    case kActRelu1:
+      *min = -1.0f;
+      *max = 1.0f;
+      break;
     default:
       *min = std::numeric_limits<float>::lowest();
       *max = std::numeric_limits<float>::max();

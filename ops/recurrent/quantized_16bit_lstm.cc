@@ -221,7 +221,8 @@ uint64_t macsQuantized16BitLstm(const MacQuery& q) {
 }
 
 OperationDef quantized16BitLstmOperation() {
-  return OperationDef{hal::OperationType::QUANTIZED_16BIT_LSTM, &validate, &prepare, &execute, &macsQuantized16BitLstm};
+  return OperationDef{hal::OperationType::QUANTIZED_16BIT_LSTM, &validate, &prepare, &execute,
+                      &macsQuantized16BitLstm};
 }
 
 }  // namespace nncosim::ops::recurrent

@@ -180,9 +180,9 @@ QuantizedLstmGateProducts quantizedLstmGateProducts(const OperationContext& ctx,
   for (int g = 0; g < 4; ++g) {
     if (!p.hasGate(g)) continue;
     fillBias(p.inputBias[g].data(), p.batch, p.units, acc.data());
-    gateAccumulate(GateOperand<int8_t, int8_t>{ctx.input<int8_t>(kInput), 0, p.inputWeights[g], 0,
-                                               p.input},
-                   p.batch, p.units, acc.data());
+    gateAccumulate(
+        GateOperand<int8_t, int8_t>{ctx.input<int8_t>(kInput), 0, p.inputWeights[g], 0, p.input},
+        p.batch, p.units, acc.data());
     out.input[g].resize(n);
     gateRequantize(acc.data(), n, p.inputRequant[g], out.input[g].data());
     fillBias(p.recurrentBias[g].data(), p.batch, p.units, acc.data());
@@ -344,7 +344,8 @@ uint64_t macsQuantizedLstm(const MacQuery& q) {
 }
 
 OperationDef quantizedLstmOperation() {
-  return OperationDef{hal::OperationType::QUANTIZED_LSTM, &validate, &prepare, &execute, &macsQuantizedLstm};
+  return OperationDef{hal::OperationType::QUANTIZED_LSTM, &validate, &prepare, &execute,
+                      &macsQuantizedLstm};
 }
 
 }  // namespace nncosim::ops::recurrent

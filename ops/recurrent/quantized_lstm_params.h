@@ -62,7 +62,7 @@ inline constexpr size_t kQuantizedLstmPrevCellState = 19;
 struct QuantizedLstmParams {
   uint32_t batch = 0, input = 0, units = 0, output = 0;
   bool cifg = false, peephole = false, layerNorm = false, projection = false;
-  int cellShift = 0;                                    // log2 of the cell state scale
+  int cellShift = 0;  // log2 of the cell state scale
   // Gate g's weights ([units, input] and [units, output], int8 symmetric), pointers into
   // the operation's operands; null for the input gate with CIFG.
   const int8_t* inputWeights[4] = {};

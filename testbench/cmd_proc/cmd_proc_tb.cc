@@ -40,7 +40,7 @@ struct Prog {
   CommandWords words;
   int queue = -1;  // -1: END
   bool sync = false;
-  bool failInUnit = false;      // the unit reports an error for it
+  bool failInUnit = false;  // the unit reports an error for it
   uint32_t unitErrCode = 0;
 };
 
@@ -51,7 +51,8 @@ int pushPrevCh(int q) { return q == kCompute ? kC2L : kS2C; }
 int pushNextCh(int q) { return q == kLoad ? kL2C : kC2S; }
 
 // A random legal job of n commands + END; `outstanding` carries token counts across jobs.
-std::vector<Prog> randomJob(std::mt19937_64& rng, int n, int outstanding[4], uint32_t& uid, uint16_t tag) {
+std::vector<Prog> randomJob(std::mt19937_64& rng, int n, int outstanding[4], uint32_t& uid,
+                            uint16_t tag) {
   std::vector<Prog> job;
   auto coin = [&](int pct) { return static_cast<int>(rng() % 100) < pct; };
   for (int i = 0; i < n; ++i) {
@@ -66,9 +67,24 @@ std::vector<Prog> randomJob(std::mt19937_64& rng, int n, int outstanding[4], uin
     } else if (kind < 6) {
       p.queue = kCompute;
       switch (rng() % 3) {
-        case 0: { Gemm g; g.inpAddr = ++uid & 0xFFFFF; p.cmd = Command{d, g}; break; }
-        case 1: { RequantStore r; r.accAddr = ++uid & 0xFFFFF; p.cmd = Command{d, r}; break; }
-        default: { Densify s; s.descAddr = ++uid; p.cmd = Command{d, s}; break; }
+        case 0: {
+          Gemm g;
+          g.inpAddr = ++uid & 0xFFFFF;
+          p.cmd = Command{d, g};
+          break;
+        }
+        case 1: {
+          RequantStore r;
+          r.accAddr = ++uid & 0xFFFFF;
+          p.cmd = Command{d, r};
+          break;
+        }
+        default: {
+          Densify s;
+          s.descAddr = ++uid;
+          p.cmd = Command{d, s};
+          break;
+        }
       }
     } else if (kind < 9) {
       p.queue = kStore;
@@ -114,13 +130,14 @@ std::vector<Prog> randomJob(std::mt19937_64& rng, int n, int outstanding[4], uin
 }
 
 struct UnitJob {
-  int prog;        // index into the program
-  uint64_t doneAt; // cycle it completes
+  int prog;         // index into the program
+  uint64_t doneAt;  // cycle it completes
 };
 
 class CmdProcHarness {
  public:
-  CmdProcHarness(const TestbenchOptions& opt, std::mt19937_64& rng) : rng_(rng), top_(opt.wavesPath) {
+  CmdProcHarness(const TestbenchOptions& opt, std::mt19937_64& rng)
+      : rng_(rng), top_(opt.wavesPath) {
     top_->rst_ni = 0;
     top_->clk_i = 0;
     top_->eval();
@@ -204,7 +221,8 @@ class CmdProcHarness {
     const uint32_t head = top_->ring_head_o;
     const uint32_t used = (tail_ + slots_ - head) % slots_;
     bool bell = false;
-    if (!pulseReset_ && !top_->st_error_o && written_ < prog_.size() && used + 1 < slots_ && roll(70)) {
+    if (!pulseReset_ && !top_->st_error_o && written_ < prog_.size() && used + 1 < slots_ &&
+        roll(70)) {
       ring_[tail_] = prog_[written_].words;
       slotOfProg_[written_] = tail_;
       if (written_ == badFetch_) badSlots_.push_back(tail_);
@@ -325,7 +343,8 @@ class CmdProcHarness {
       return;
     }
     if (w != prog_[next].words) {
-      fail("unit " + std::to_string(u) + " got '" + disassemble(w) + "', want '" + disassemble(prog_[next].words) + "'");
+      fail("unit " + std::to_string(u) + " got '" + disassemble(w) + "', want '" +
+           disassemble(prog_[next].words) + "'");
     }
     issued_[next] = true;
     start_[next] = cycle_;
@@ -398,7 +417,8 @@ void checkOrder(CmdProcHarness& h, size_t upTo) {
     if (lastInQueue[q] >= 0) {
       const Prog& prev = prog[static_cast<size_t>(lastInQueue[q])];
       // In-order issue; a SYNC also waits for its queue to empty.
-      e = std::max(e, prev.sync ? earliest[static_cast<size_t>(lastInQueue[q])] : start[static_cast<size_t>(lastInQueue[q])]);
+      e = std::max(e, prev.sync ? earliest[static_cast<size_t>(lastInQueue[q])]
+                                : start[static_cast<size_t>(lastInQueue[q])]);
       if (p.sync) e = std::max(e, effDone[static_cast<size_t>(lastInQueue[q])] + 1);
     }
     earliest[i] = e;
@@ -411,7 +431,8 @@ void checkOrder(CmdProcHarness& h, size_t upTo) {
       }
       if (start[i] < e) {
         h.fail("command " + std::to_string(i) + " (" + disassemble(p.words) + ") started at " +
-               std::to_string(start[i]) + " before its dependencies allowed (" + std::to_string(e) + ")");
+               std::to_string(start[i]) + " before its dependencies allowed (" + std::to_string(e) +
+               ")");
       }
       effDone[i] = done[i];
     }
@@ -446,13 +467,16 @@ TestbenchResult runCmdProc(const TestbenchOptions& opt) {
       h.load(prog, slots, 100000);
       const auto out = h.run(200000);
       if (out != CmdProcHarness::Outcome::kIdle) {
-        h.fail(std::string("legal stream did not finish: ") + (out == CmdProcHarness::Outcome::kError ? "error " : "timeout ") +
+        h.fail(std::string("legal stream did not finish: ") +
+               (out == CmdProcHarness::Outcome::kError ? "error " : "timeout ") +
                std::to_string(h.top().err_code_o) + " at 0x" + std::to_string(h.top().err_addr_o));
         h.softReset();
         continue;
       }
       checkOrder(h, prog.size());
-      if (h.irqDone() != jobs) h.fail("expected " + std::to_string(jobs) + " END interrupts, got " + std::to_string(h.irqDone()));
+      if (h.irqDone() != jobs)
+        h.fail("expected " + std::to_string(jobs) + " END interrupts, got " +
+               std::to_string(h.irqDone()));
       const uint16_t lastTag = static_cast<uint16_t>(it * 8 + static_cast<uint64_t>(jobs - 1));
       if (h.top().last_tag_o != lastTag) h.fail("LAST_TAG " + std::to_string(h.top().last_tag_o));
       if (!h.top().st_done_o) h.fail("STATUS.DONE not set after END");
@@ -543,21 +567,25 @@ TestbenchResult runCmdProc(const TestbenchOptions& opt) {
         h.softReset();
         continue;
       }
-      const uint32_t gotCode = h.top().err_code_o, gotAddr = h.top().err_addr_o, gotInfo = h.top().err_info_o;
+      const uint32_t gotCode = h.top().err_code_o, gotAddr = h.top().err_addr_o,
+                     gotInfo = h.top().err_info_o;
       if (gotCode != wantCode) {
-        h.fail("kind " + std::to_string(kind) + ": ERR_CODE " + std::to_string(gotCode) + ", want " + std::to_string(wantCode));
+        h.fail("kind " + std::to_string(kind) + ": ERR_CODE " + std::to_string(gotCode) +
+               ", want " + std::to_string(wantCode));
       } else if (!wantWatchdog) {
         const uint32_t addr = wantAddrIsSlot ? h.slotAddress(faultAt) : wantAddr;
         if (gotAddr != addr || gotInfo != wantInfo) {
           std::ostringstream os;
-          os << "kind " << kind << ": ERR_ADDR 0x" << std::hex << gotAddr << " ERR_INFO 0x" << gotInfo << ", want 0x"
-             << addr << " / 0x" << wantInfo;
+          os << "kind " << kind << ": ERR_ADDR 0x" << std::hex << gotAddr << " ERR_INFO 0x"
+             << gotInfo << ", want 0x" << addr << " / 0x" << wantInfo;
           h.fail(os.str());
         }
       } else if (h.cycle() - t0 < wd) {
-        h.fail("watchdog fired after " + std::to_string(h.cycle() - t0) + " cycles, limit " + std::to_string(wd));
+        h.fail("watchdog fired after " + std::to_string(h.cycle() - t0) + " cycles, limit " +
+               std::to_string(wd));
       }
-      if (h.irqError() != 1) h.fail("expected one error interrupt, got " + std::to_string(h.irqError()));
+      if (h.irqError() != 1)
+        h.fail("expected one error interrupt, got " + std::to_string(h.irqError()));
       // Nothing after a command that stopped the dispatcher ran (after a unit error, later
       // commands of other queues may legitimately have run already).
       for (size_t i = faultAt + 1; i < prog.size() && kind != 5; ++i) {
@@ -566,7 +594,8 @@ TestbenchResult runCmdProc(const TestbenchOptions& opt) {
       if (kind != 5 && h.issued()[faultAt]) h.fail("the faulty command was issued");
       // A soft reset returns to idle with the head at 0.
       h.softReset();
-      if (h.top().st_error_o || !h.top().st_idle_o || h.top().ring_head_o != 0 || h.top().err_code_o != 0) {
+      if (h.top().st_error_o || !h.top().st_idle_o || h.top().ring_head_o != 0 ||
+          h.top().err_code_o != 0) {
         h.fail("soft reset did not return to idle");
       }
       ++errorCases;
@@ -579,8 +608,9 @@ TestbenchResult runCmdProc(const TestbenchOptions& opt) {
   res.passed = h.mismatches() == 0;
   std::ostringstream os;
   if (res.passed) {
-    os << legalCmds << " commands of random legal streams in dependency order (" << h.overlapCycles()
-       << " cycles with 2+ units busy), " << errorCases << " faulty streams stopped with the right error";
+    os << legalCmds << " commands of random legal streams in dependency order ("
+       << h.overlapCycles() << " cycles with 2+ units busy), " << errorCases
+       << " faulty streams stopped with the right error";
   } else {
     os << h.firstFailures().front();
     for (size_t i = 1; i < h.firstFailures().size(); ++i) os << "; " << h.firstFailures()[i];
@@ -589,9 +619,10 @@ TestbenchResult runCmdProc(const TestbenchOptions& opt) {
   return res;
 }
 
-static TestbenchRegistrar reg{TestbenchDef{
-    "cmd_proc", "Command processor: random legal streams in dependency order, faulty streams end with the right error",
-    &runCmdProc, 30}};
+static TestbenchRegistrar reg{TestbenchDef{"cmd_proc",
+                                           "Command processor: random legal streams in dependency "
+                                           "order, faulty streams end with the right error",
+                                           &runCmdProc, 30}};
 
 }  // namespace
 }  // namespace nncosim::testbench

@@ -46,7 +46,8 @@ class DensifyMemory {
   }
   void put32(uint32_t addr, uint32_t v) { put(addr, &v, 4); }
   std::vector<uint8_t> get(uint32_t addr, size_t n) const {
-    return std::vector<uint8_t>(bytes_.begin() + (addr - kBase), bytes_.begin() + (addr - kBase) + n);
+    return std::vector<uint8_t>(bytes_.begin() + (addr - kBase),
+                                bytes_.begin() + (addr - kBase) + n);
   }
   // Whether [addr, addr + n) shares a byte with a region the unit may read.
   bool touchesReadable(uint32_t addr, uint32_t n) const {
@@ -59,7 +60,8 @@ class DensifyMemory {
   // Region an access falls in completely, or nullptr.
   const Region* find(uint32_t addr, uint32_t n) const {
     for (const auto& r : regions_)
-      if (addr >= r.addr && static_cast<uint64_t>(addr) + n <= static_cast<uint64_t>(r.addr) + r.size)
+      if (addr >= r.addr &&
+          static_cast<uint64_t>(addr) + n <= static_cast<uint64_t>(r.addr) + r.size)
         return &r;
     return nullptr;
   }

@@ -47,12 +47,22 @@ namespace {
 // nnc_pkg::densify_err_e
 enum Err : int {
   kDuplicate = -2,  // not an error code: a corruption the unit does not detect
-  kOk = 0, kErrRank = 1, kErrElemSize = 2, kErrTraversal = 3, kErrBlockMap = 4, kErrFormat = 5,
-  kErrDimension = 6, kErrSegment = 7, kErrIndex = 8, kErrValues = 9, kErrOutput = 10, kErrBus = 11,
+  kOk = 0,
+  kErrRank = 1,
+  kErrElemSize = 2,
+  kErrTraversal = 3,
+  kErrBlockMap = 4,
+  kErrFormat = 5,
+  kErrDimension = 6,
+  kErrSegment = 7,
+  kErrIndex = 8,
+  kErrValues = 9,
+  kErrOutput = 10,
+  kErrBus = 11,
 };
 const char* errName(int e) {
-  static const char* n[] = {"Ok", "Rank", "ElemSize", "Traversal", "BlockMap", "Format",
-                            "Dimension", "Segment", "Index", "Values", "Output", "Bus"};
+  static const char* n[] = {"Ok",        "Rank",    "ElemSize", "Traversal", "BlockMap", "Format",
+                            "Dimension", "Segment", "Index",    "Values",    "Output",   "Bus"};
   return e >= 0 && e < 12 ? n[e] : "?";
 }
 
@@ -60,9 +70,9 @@ const char* errName(int e) {
 // A densify job: the sparse format as raw descriptor fields (so they can be corrupted), the
 // arrays, the values.
 struct Job {
-  ops::SparseFormat f;        // arrays (segments/indices contents), traversal etc.
+  ops::SparseFormat f;  // arrays (segments/indices contents), traversal etc.
   std::vector<uint8_t> values;
-  int esize = 0;              // log2 bytes
+  int esize = 0;  // log2 bytes
   uint32_t fill = 0;
   // Descriptor and command fields that normally follow from the above; corruptions
   // override them.
@@ -71,7 +81,7 @@ struct Job {
   // Element whose beat answers every read with SLVERR: header word i (i < 4), level record
   // word i - 4, or value i - 4 - 8 * levels.
   int failRead = -1;
-  std::string what;           // for messages
+  std::string what;  // for messages
 
   void deriveCounts(uint64_t denseElements) {
     levels = static_cast<uint32_t>(f.traversalOrder.size());
@@ -121,7 +131,8 @@ RefResult reference(const Job& j) {
   const size_t es = size_t{1} << j.esize;
   r.dense.resize(w->denseElements() * es);
   for (size_t i = 0; i < w->denseElements(); ++i) std::memcpy(&r.dense[i * es], &j.fill, es);
-  w->forEach([&](uint64_t v, uint64_t off) { std::memcpy(&r.dense[off * es], &j.values[v * es], es); });
+  w->forEach(
+      [&](uint64_t v, uint64_t off) { std::memcpy(&r.dense[off * es], &j.values[v * es], es); });
   r.ok = true;
   return r;
 }
@@ -179,7 +190,8 @@ class Harness {
     mem_.alloc(16, 4, false, "descriptor reserved", rng_, false);
     mem_.forbidLast();
     if (nlev) mem_.alloc(32 * nlev, 4, false, "descriptor levels", rng_);
-    const uint32_t vals = mem_.alloc(std::max<uint32_t>(1, j.valCnt) * es, es, false, "values", rng_);
+    const uint32_t vals =
+        mem_.alloc(std::max<uint32_t>(1, j.valCnt) * es, es, false, "values", rng_);
     mem_.put(vals, j.values.data(), std::min<size_t>(j.values.size(), size_t{j.valCnt} * es));
     const uint32_t outBytes = j.outBytes;
     const uint32_t out = mem_.alloc(std::max<uint32_t>(outBytes, 1), es, true, "output", rng_);
@@ -190,17 +202,27 @@ class Harness {
       const auto& seg = l < j.f.segments.size() ? j.f.segments[l] : std::vector<int32_t>{};
       const auto& idx = l < j.f.indices.size() ? j.f.indices[l] : std::vector<int32_t>{};
       // A zero-length array still gets a (never legally read) word, so it has an address.
-      segA[l] = mem_.alloc(std::max<uint32_t>(4, 4 * segCnt(l)), 4, false, "segments " + std::to_string(l), rng_);
-      idxA[l] = mem_.alloc(std::max<uint32_t>(4, 4 * idxCnt(l)), 4, false, "indices " + std::to_string(l), rng_);
+      segA[l] = mem_.alloc(std::max<uint32_t>(4, 4 * segCnt(l)), 4, false,
+                           "segments " + std::to_string(l), rng_);
+      idxA[l] = mem_.alloc(std::max<uint32_t>(4, 4 * idxCnt(l)), 4, false,
+                           "indices " + std::to_string(l), rng_);
       mem_.put(segA[l], seg.data(), 4 * std::min<size_t>(seg.size(), segCnt(l)));
       mem_.put(idxA[l], idx.data(), 4 * std::min<size_t>(idx.size(), idxCnt(l)));
     }
     const uint32_t hdr[8] = {j.levels, j.nblk, j.valCnt, j.fill, 0, 0, 0, 0};
     for (int i = 0; i < 8; ++i) mem_.put32(desc + 4 * i, hdr[i]);
     for (uint32_t l = 0; l < nlev; ++l) {
-      auto at = [&](size_t i, const std::vector<int32_t>& v) { return i < v.size() ? static_cast<uint32_t>(v[i]) : 0u; };
-      const uint32_t rec[8] = {at(l, j.f.traversalOrder), at(l, j.f.dimFormat), at(l, j.f.dimensions),
-                               at(l, j.f.blockMap), segA[l], segCnt(l), idxA[l], idxCnt(l)};
+      auto at = [&](size_t i, const std::vector<int32_t>& v) {
+        return i < v.size() ? static_cast<uint32_t>(v[i]) : 0u;
+      };
+      const uint32_t rec[8] = {at(l, j.f.traversalOrder),
+                               at(l, j.f.dimFormat),
+                               at(l, j.f.dimensions),
+                               at(l, j.f.blockMap),
+                               segA[l],
+                               segCnt(l),
+                               idxA[l],
+                               idxCnt(l)};
       for (int i = 0; i < 8; ++i) mem_.put32(desc + 4 * (8 + 8 * l + i), rec[i]);
     }
     // The output starts as garbage, so a missing fill shows.
@@ -209,8 +231,9 @@ class Harness {
     uint64_t failBeat = ~uint64_t{0};
     if (j.failRead >= 0) {
       const uint32_t e = static_cast<uint32_t>(j.failRead);
-      const uint32_t a = e < 4 ? desc + 4 * e
-                               : e < 4 + 8 * nlev ? desc + 32 + 4 * (e - 4) : vals + (e - 4 - 8 * nlev) * es;
+      const uint32_t a = e < 4              ? desc + 4 * e
+                         : e < 4 + 8 * nlev ? desc + 32 + 4 * (e - 4)
+                                            : vals + (e - 4 - 8 * nlev) * es;
       failBeat = a / kBeat;
     }
 
@@ -226,7 +249,11 @@ class Harness {
                            40ull * std::accumulate(j.idxCnt.begin(), j.idxCnt.end(), uint64_t{0}) +
                            40ull * std::accumulate(j.segCnt.begin(), j.segCnt.end(), uint64_t{0});
     // Responses in request order, each at least its latency after its request.
-    struct Pending { uint64_t due; uint8_t data[kBeat]; bool err; };
+    struct Pending {
+      uint64_t due;
+      uint8_t data[kBeat];
+      bool err;
+    };
     std::deque<Pending> rsp;
     bool started = false;
     while (cycles_ < limit) {
@@ -257,7 +284,8 @@ class Harness {
         Pending p{};
         if (a % kBeat != 0) violation(o, "read at 0x" + hex(a) + " not beat aligned");
         if (!mem_.touchesReadable(a, kBeat)) {
-          violation(o, "read of the beat at 0x" + hex(a) + " that holds no byte of the described arrays");
+          violation(
+              o, "read of the beat at 0x" + hex(a) + " that holds no byte of the described arrays");
           std::memset(p.data, 0xde, kBeat);
         } else {
           for (uint32_t i = 0; i < kBeat; ++i) p.data[i] = mem_.byte(a + i);
@@ -293,8 +321,9 @@ class Harness {
     }
     if (!rsp.empty()) violation(o, "responses left over");
     if (o.err == kErrBus && j.failRead >= 0 && (o.errAddr / kBeat != failBeat || o.errResp != 2))
-      violation(o, "bus error reported at 0x" + hex(o.errAddr) + " response " + std::to_string(o.errResp) +
-                       ", want the failing beat 0x" + hex(static_cast<uint32_t>(failBeat * kBeat)) + " and 2");
+      violation(o, "bus error reported at 0x" + hex(o.errAddr) + " response " +
+                       std::to_string(o.errResp) + ", want the failing beat 0x" +
+                       hex(static_cast<uint32_t>(failBeat * kBeat)) + " and 2");
     if (!mem_.canaryIntact()) violation(o, "memory outside every region changed");
     o.cycles = cycles_ - start;
     o.out = mem_.get(out, outBytes);
@@ -387,8 +416,10 @@ class Generator {
     }
     while (elems > maxElems) {  // shrink the largest size until it fits
       int32_t* big = &grid[0];
-      for (auto& g : grid) if (g > *big) big = &g;
-      for (auto& b : block) if (b > *big) big = &b;
+      for (auto& g : grid)
+        if (g > *big) big = &g;
+      for (auto& b : block)
+        if (b > *big) big = &b;
       elems = elems / *big * (*big - 1);
       --*big;
       if (*big == 0) return attempt();
@@ -426,10 +457,17 @@ class Generator {
       for (uint64_t q = 0; q < positions; ++q) {
         int32_t c = 0;
         switch (density) {
-          case 0: c = pick(3) == 0 ? 1 : 0; break;
-          case 1: c = static_cast<int32_t>(pick(size / 2 + 2)); break;
-          case 2: c = static_cast<int32_t>(pick(size + 1)); break;
-          default: c = size - static_cast<int32_t>(pick(2));
+          case 0:
+            c = pick(3) == 0 ? 1 : 0;
+            break;
+          case 1:
+            c = static_cast<int32_t>(pick(size / 2 + 2));
+            break;
+          case 2:
+            c = static_cast<int32_t>(pick(size + 1));
+            break;
+          default:
+            c = size - static_cast<int32_t>(pick(2));
         }
         c = std::min(std::max(c, 0), size);
         std::shuffle(all.begin(), all.end(), rng_);
@@ -468,9 +506,15 @@ int corrupt(Job& j, int kind, Generator& g) {
   switch (kind) {
     case 0:  // level counts
       switch (g.pick(3)) {
-        case 0: j.levels = 0; break;
-        case 1: j.levels = 9 + static_cast<uint32_t>(g.pick(100)); break;
-        default: j.nblk = j.levels; break;
+        case 0:
+          j.levels = 0;
+          break;
+        case 1:
+          j.levels = 9 + static_cast<uint32_t>(g.pick(100));
+          break;
+        default:
+          j.nblk = j.levels;
+          break;
       }
       j.what += ", bad level counts";
       return kErrRank;
@@ -481,18 +525,28 @@ int corrupt(Job& j, int kind, Generator& g) {
     case 2: {  // traversal order
       const int p = level(0, levels);
       switch (g.pick(4)) {
-        case 0: j.f.traversalOrder[p] = -1 - static_cast<int32_t>(g.pick(3)); break;
-        case 1: j.f.traversalOrder[p] = levels + static_cast<int32_t>(g.pick(3)); break;
+        case 0:
+          j.f.traversalOrder[p] = -1 - static_cast<int32_t>(g.pick(3));
+          break;
+        case 1:
+          j.f.traversalOrder[p] = levels + static_cast<int32_t>(g.pick(3));
+          break;
         case 2:  // a grid level names a block dimension or the other way round
           if (j.nblk == 0) {
-            if (levels < 2) { j.f.traversalOrder[p] = levels; break; }
+            if (levels < 2) {
+              j.f.traversalOrder[p] = levels;
+              break;
+            }
             j.f.traversalOrder[p] = j.f.traversalOrder[(p + 1) % levels];
           } else {
             j.f.traversalOrder[p] = p < n ? n : 0;
           }
           break;
         default:  // repeat
-          if (levels < 2) { j.f.traversalOrder[p] = 1; break; }
+          if (levels < 2) {
+            j.f.traversalOrder[p] = 1;
+            break;
+          }
           j.f.traversalOrder[p] = j.f.traversalOrder[p == 0 ? 1 : p - 1];
       }
       j.what += ", traversal order " + std::to_string(p) + " corrupted";
@@ -540,8 +594,12 @@ int corrupt(Job& j, int kind, Generator& g) {
       const int l = sparse[g.pick(sparse.size())];
       auto& seg = j.f.segments[l];
       switch (g.pick(4)) {
-        case 0: seg[0] = 1 + static_cast<int32_t>(g.pick(3)); break;
-        case 1: seg.back() += 1 + static_cast<int32_t>(g.pick(3)); break;
+        case 0:
+          seg[0] = 1 + static_cast<int32_t>(g.pick(3));
+          break;
+        case 1:
+          seg.back() += 1 + static_cast<int32_t>(g.pick(3));
+          break;
         case 2: {
           if (seg.size() < 3) return -1;
           const size_t q = 1 + g.pick(seg.size() - 2);
@@ -550,15 +608,18 @@ int corrupt(Job& j, int kind, Generator& g) {
         }
         default:
           j.segCnt[l] += g.pick(2) ? 1 : -1;  // not one per position plus one
-          if (j.segCnt[l] > seg.size()) seg.push_back(seg.back());
-          else seg.pop_back();
+          if (j.segCnt[l] > seg.size())
+            seg.push_back(seg.back());
+          else
+            seg.pop_back();
       }
       j.what += ", segments of level " + std::to_string(l) + " corrupted";
       return kErrSegment;
     }
     case 7: {  // indices
       std::vector<int> withIdx;
-      for (int l : sparse) if (!j.f.indices[l].empty()) withIdx.push_back(l);
+      for (int l : sparse)
+        if (!j.f.indices[l].empty()) withIdx.push_back(l);
       if (withIdx.empty()) return -1;
       const int l = withIdx[g.pick(withIdx.size())];
       auto& idx = j.f.indices[l];
@@ -731,9 +792,12 @@ TestbenchResult run(const TestbenchOptions& opt) {
     const auto o = h.run(vj.job, vectors % 2 == 1);
     ++checked;
     ++vectors;
-    if (o.err != kOk) fail(vj.name + ": error " + errName(o.err));
-    else if (o.out != vj.expected) fail(vj.name + ": dense output differs from the expected output");
-    else if (o.out != ref.dense) fail(vj.name + ": dense output differs from the reference");
+    if (o.err != kOk)
+      fail(vj.name + ": error " + errName(o.err));
+    else if (o.out != vj.expected)
+      fail(vj.name + ": dense output differs from the expected output");
+    else if (o.out != ref.dense)
+      fail(vj.name + ": dense output differs from the reference");
     for (const auto& v : o.violations) fail(vj.name + ": " + v);
   }
   if (vectors == 0) fail("no DENSIFY conformance vectors found (" + note + ")");
@@ -795,11 +859,15 @@ TestbenchResult run(const TestbenchOptions& opt) {
       ++valid;
       storedValues += j.valCnt;
       walkCycles += o.cycles;
-      if (!ref.ok) fail(where + ": generator produced a format the reference rejects: " + ref.error);
-      else if (o.err != kOk) fail(where + ": error " + errName(o.err));
-      else if (o.out != ref.dense) fail(where + ": dense output differs from the reference");
+      if (!ref.ok)
+        fail(where + ": generator produced a format the reference rejects: " + ref.error);
+      else if (o.err != kOk)
+        fail(where + ": error " + errName(o.err));
+      else if (o.out != ref.dense)
+        fail(where + ": dense output differs from the reference");
       else if (o.written != j.valCnt)
-        fail(where + ": written_o " + std::to_string(o.written) + ", want " + std::to_string(j.valCnt));
+        fail(where + ": written_o " + std::to_string(o.written) + ", want " +
+             std::to_string(j.valCnt));
       continue;
     }
     ++perKind[kind];
@@ -811,8 +879,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
       continue;
     }
     ++corrupted;
-    if (o.err != want)
-      fail(where + ": error " + errName(o.err) + ", want " + errName(want));
+    if (o.err != want) fail(where + ": error " + errName(o.err) + ", want " + errName(want));
     // Everything but a bus error is metadata the reference rejects too, and is caught
     // before the first write.
     if (want != kErrBus) {
@@ -831,10 +898,10 @@ TestbenchResult run(const TestbenchOptions& opt) {
     s << vectors << " conformance DENSIFY tests bit-exact, " << valid
       << " random sparse tensors exact vs DensifyWalker (" << storedValues << " stored values, "
       << walkCycles << " cycles), " << corrupted
-      << " corrupted descriptors ended with the documented error and no stray write, "
-      << duplicates << " repeated-index cases stayed inside the output; 128x128 CSR with "
-      << benchValues << " stored values: " << benchCycles << " cycles (read latency 1), "
-      << benchCycles40 << " (latency 40)";
+      << " corrupted descriptors ended with the documented error and no stray write, " << duplicates
+      << " repeated-index cases stayed inside the output; 128x128 CSR with " << benchValues
+      << " stored values: " << benchCycles << " cycles (read latency 1), " << benchCycles40
+      << " (latency 40)";
   } else {
     s << res.mismatches << " failures";
     for (const auto& m : first) s << "; " << m;
@@ -842,8 +909,9 @@ TestbenchResult run(const TestbenchOptions& opt) {
   res.summary = s.str();
   if (opt.verbose) {
     VL_PRINTF("densify: %s\n", res.summary.c_str());
-    VL_PRINTF("densify: corruption kinds tried (rank, elem size, traversal, block map, format, "
-              "sizes, segments, indices, values, output, repeated index, bus):");
+    VL_PRINTF(
+        "densify: corruption kinds tried (rank, elem size, traversal, block map, format, "
+        "sizes, segments, indices, values, output, repeated index, bus):");
     for (uint64_t k : perKind) VL_PRINTF(" %llu", static_cast<unsigned long long>(k));
     VL_PRINTF("\n");
   }

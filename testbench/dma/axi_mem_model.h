@@ -97,11 +97,13 @@ class AxiMemModel {
   void sample(Top& t) {
     // Payload stability while valid and not ready.
     if (arHeld_ && t.m_axi_arvalid_o &&
-        (t.m_axi_araddr_o != arPrev_.addr || t.m_axi_arlen_o != arPrev_.len || t.m_axi_arid_o != arPrev_.id)) {
+        (t.m_axi_araddr_o != arPrev_.addr || t.m_axi_arlen_o != arPrev_.len ||
+         t.m_axi_arid_o != arPrev_.id)) {
       violation("AR payload changed while valid");
     }
     if (awHeld_ && t.m_axi_awvalid_o &&
-        (t.m_axi_awaddr_o != awPrev_.addr || t.m_axi_awlen_o != awPrev_.len || t.m_axi_awid_o != awPrev_.id)) {
+        (t.m_axi_awaddr_o != awPrev_.addr || t.m_axi_awlen_o != awPrev_.len ||
+         t.m_axi_awid_o != awPrev_.id)) {
       violation("AW payload changed while valid");
     }
     if (arHeld_ && !t.m_axi_arvalid_o) violation("ARVALID dropped before ARREADY");
@@ -135,14 +137,16 @@ class AxiMemModel {
       } else {
         const uint64_t a = w->b.addr + uint64_t{w->beat} * busBytes_;
         const bool last = w->beat == w->b.len;
-        if (bool(t.m_axi_wlast_o) != last) violation("WLAST mismatch at beat " + std::to_string(w->beat));
+        if (bool(t.m_axi_wlast_o) != last)
+          violation("WLAST mismatch at beat " + std::to_string(w->beat));
         const uint32_t r = respOf(a);
         if (r != kOkay) {
           w->resp = std::max(w->resp, r);
         } else {
           const uint64_t strb = t.m_axi_wstrb_o;
           for (unsigned b = 0; b < busBytes_; ++b) {
-            if ((strb >> b) & 1) mem_[a + b] = static_cast<uint8_t>(getWord(t.m_axi_wdata_o, b / 4) >> (8 * (b % 4)));
+            if ((strb >> b) & 1)
+              mem_[a + b] = static_cast<uint8_t>(getWord(t.m_axi_wdata_o, b / 4) >> (8 * (b % 4)));
           }
         }
         ++w->beat;
@@ -191,7 +195,8 @@ class AxiMemModel {
 
   bool roll() { return static_cast<int>(rng_() % 100) < readyPct_; }
   uint64_t latency() {
-    return static_cast<uint64_t>(minLat_ + static_cast<int>(rng_() % static_cast<uint64_t>(maxLat_ - minLat_ + 1)));
+    return static_cast<uint64_t>(
+        minLat_ + static_cast<int>(rng_() % static_cast<uint64_t>(maxLat_ - minLat_ + 1)));
   }
   WPending* pendingW() { return wq_.empty() ? nullptr : &wq_.front(); }
   uint8_t byteAt(uint64_t a) const { return a < mem_.size() ? mem_[a] : 0; }
@@ -206,9 +211,11 @@ class AxiMemModel {
     std::ostringstream os;
     if ((1u << size) != busBytes_) os << ch << " size " << size << " is not the bus width; ";
     if (burst != 1) os << ch << " burst type " << burst << " is not INCR; ";
-    if (b.addr % busBytes_) os << ch << " address 0x" << std::hex << b.addr << std::dec << " unaligned; ";
+    if (b.addr % busBytes_)
+      os << ch << " address 0x" << std::hex << b.addr << std::dec << " unaligned; ";
     if ((b.addr % 4096) + (uint64_t{b.len} + 1) * busBytes_ > 4096) {
-      os << ch << " burst at 0x" << std::hex << b.addr << std::dec << " len " << b.len << " crosses 4 KiB; ";
+      os << ch << " burst at 0x" << std::hex << b.addr << std::dec << " len " << b.len
+         << " crosses 4 KiB; ";
     }
     if (!os.str().empty()) violation(os.str());
   }

@@ -28,10 +28,11 @@ using firmware::CommandWords;
 using firmware::ErrCode;
 
 constexpr unsigned kBus = firmware::kAxiDataBytes;
-constexpr uint64_t kDram = 1 << 20;  // DRAM size; beats at or above answer DECERR
+constexpr uint64_t kDram = 1 << 20;          // DRAM size; beats at or above answer DECERR
 constexpr uint64_t kLoadRegion = kDram / 2;  // loads read [0, 512K), stores write above
-const uint32_t kBufSize[5] = {firmware::kInpBufBytes, firmware::kWgtBufBytes, firmware::kAccBufBytes,
-                              firmware::kOutBufBytes, firmware::kPrmBufBytes};  // nnc_dma defaults
+const uint32_t kBufSize[5] = {firmware::kInpBufBytes, firmware::kWgtBufBytes,
+                              firmware::kAccBufBytes, firmware::kOutBufBytes,
+                              firmware::kPrmBufBytes};  // nnc_dma defaults
 
 struct Xfer {
   bool store = false;
@@ -118,10 +119,10 @@ CommandWords encodeXfer(const Xfer& x) {
 
 std::string describe(const Xfer& x) {
   std::ostringstream os;
-  os << (x.store ? "store" : "load") << " buf=" << firmware::toString(x.buf) << " eb=" << (1u << x.ew)
-     << " dram=0x" << std::hex << x.dram << " s1=0x" << x.s1 << " s2=0x" << x.s2 << " baddr=0x" << x.baddr
-     << " bs1=0x" << x.bs1 << " bs2=0x" << x.bs2 << std::dec << " c0=" << x.c0 << " c1=" << x.c1
-     << " c2=" << x.c2;
+  os << (x.store ? "store" : "load") << " buf=" << firmware::toString(x.buf)
+     << " eb=" << (1u << x.ew) << " dram=0x" << std::hex << x.dram << " s1=0x" << x.s1 << " s2=0x"
+     << x.s2 << " baddr=0x" << x.baddr << " bs1=0x" << x.bs1 << " bs2=0x" << x.bs2 << std::dec
+     << " c0=" << x.c0 << " c1=" << x.c1 << " c2=" << x.c2;
   return os.str();
 }
 
@@ -154,8 +155,8 @@ class DmaHarness {
   std::vector<std::string>& fetchErrors() { return fetchErrors_; }
 
   bool busy() const {
-    return !ldQ_.empty() || !stQ_.empty() || !fetchQ_.empty() || !fetchExpect_.empty() || top_->ld_busy_o ||
-           top_->st_busy_o || !mem_.idle();
+    return !ldQ_.empty() || !stQ_.empty() || !fetchQ_.empty() || !fetchExpect_.empty() ||
+           top_->ld_busy_o || top_->st_busy_o || !mem_.idle();
   }
 
   // Runs until everything queued has finished; false on timeout.
@@ -183,7 +184,8 @@ class DmaHarness {
       const auto& b = bufs_[brBuf_];
       for (unsigned w = 0; w < kBus / 4; ++w) {
         uint32_t v = 0;
-        for (unsigned i = 0; i < 4; ++i) v |= uint32_t{b[(brAddr_ + 4 * w + i) % b.size()]} << (8 * i);
+        for (unsigned i = 0; i < 4; ++i)
+          v |= uint32_t{b[(brAddr_ + 4 * w + i) % b.size()]} << (8 * i);
         top_->br_data_i[w] = v;
       }
     }
@@ -203,7 +205,9 @@ class DmaHarness {
       auto& b = bufs_[top_->bw_buf_o];
       const uint32_t be = top_->bw_be_o;
       for (unsigned i = 0; i < kBus; ++i) {
-        if ((be >> i) & 1) b[(top_->bw_addr_o + i) % b.size()] = static_cast<uint8_t>(top_->bw_data_o[i / 4] >> (8 * (i % 4)));
+        if ((be >> i) & 1)
+          b[(top_->bw_addr_o + i) % b.size()] =
+              static_cast<uint8_t>(top_->bw_data_o[i / 4] >> (8 * (i % 4)));
       }
     }
     brPending_ = top_->br_valid_o && top_->br_ready_i;
@@ -251,13 +255,14 @@ class DmaHarness {
       for (int i = 0; i < 4; ++i) v |= uint32_t{mem_.mem()[a + 4 * w + i]} << (8 * i);
       if (top_->fetch_rsp_cmd_o[w] != v) {
         std::ostringstream os;
-        os << "fetch at 0x" << std::hex << a << " word " << w << ": got 0x" << top_->fetch_rsp_cmd_o[w]
-           << " want 0x" << v;
+        os << "fetch at 0x" << std::hex << a << " word " << w << ": got 0x"
+           << top_->fetch_rsp_cmd_o[w] << " want 0x" << v;
         fetchErrors_.push_back(os.str());
         return;
       }
     }
-    if (top_->fetch_rsp_resp_o != 0) fetchErrors_.push_back("fetch answered with an error response");
+    if (top_->fetch_rsp_resp_o != 0)
+      fetchErrors_.push_back("fetch answered with an error response");
   }
 
   std::mt19937_64& rng_;
@@ -292,14 +297,22 @@ Xfer randomXfer(std::mt19937_64& rng, bool store, Buffer buf, uint64_t lo, uint6
     const uint32_t len = x.rowLen();
     // Strides: usually rows apart, sometimes overlapping or repeated (stride 0).
     switch (rng() % 6) {
-      case 0: x.s1 = 0; break;
-      case 1: x.s1 = static_cast<uint32_t>(rnd(1, len)); break;
-      default: x.s1 = len + static_cast<uint32_t>(rnd(0, 64));
+      case 0:
+        x.s1 = 0;
+        break;
+      case 1:
+        x.s1 = static_cast<uint32_t>(rnd(1, len));
+        break;
+      default:
+        x.s1 = len + static_cast<uint32_t>(rnd(0, 64));
     }
     x.s2 = x.s1 * x.c1 + static_cast<uint32_t>(rnd(0, 256));
     switch (rng() % 6) {
-      case 0: x.bs1 = static_cast<uint32_t>(rnd(0, len)); break;
-      default: x.bs1 = len + static_cast<uint32_t>(rnd(0, 48));
+      case 0:
+        x.bs1 = static_cast<uint32_t>(rnd(0, len));
+        break;
+      default:
+        x.bs1 = len + static_cast<uint32_t>(rnd(0, 48));
     }
     x.bs2 = x.bs1 * x.c1 + static_cast<uint32_t>(rnd(0, 96));
     x.baddr = 0;
@@ -333,14 +346,14 @@ class Checker {
     ++mismatches;
     if (first.size() < 3) first.push_back(s);
   }
-  void compare(const std::string& what, const std::vector<uint8_t>& got, const std::vector<uint8_t>& want,
-               const std::string& ctx) {
+  void compare(const std::string& what, const std::vector<uint8_t>& got,
+               const std::vector<uint8_t>& want, const std::string& ctx) {
     if (got == want) return;
     for (size_t i = 0; i < got.size(); ++i) {
       if (got[i] != want[i]) {
         std::ostringstream os;
-        os << what << "[0x" << std::hex << i << "] = 0x" << int(got[i]) << " want 0x" << int(want[i]) << std::dec
-           << " after " << ctx;
+        os << what << "[0x" << std::hex << i << "] = 0x" << int(got[i]) << " want 0x"
+           << int(want[i]) << std::dec << " after " << ctx;
         fail(os.str());
         return;
       }
@@ -412,7 +425,8 @@ TestbenchResult runDma(const TestbenchOptions& opt) {
         return true;
       };
       if (!same(ar, wantAr)) chk.fail("AR bursts differ from the row split for " + describe(l));
-      if (!same(h.mem().awLog(), wantAw)) chk.fail("AW bursts differ from the row split for " + describe(s));
+      if (!same(h.mem().awLog(), wantAw))
+        chk.fail("AW bursts differ from the row split for " + describe(s));
       bytesMoved += uint64_t{l.rowLen()} * l.c1 * l.c2 + uint64_t{s.rowLen()} * s.c1 * s.c2;
       ++normal;
     } else if (kind == 7) {
@@ -432,12 +446,14 @@ TestbenchResult runDma(const TestbenchOptions& opt) {
         break;
       }
       auto& q = store ? h.stDone() : h.ldDone();
-      if (q.size() != 1 || !q.front().err || q.front().code != static_cast<uint32_t>(ErrCode::kDmaOob) ||
+      if (q.size() != 1 || !q.front().err ||
+          q.front().code != static_cast<uint32_t>(ErrCode::kDmaOob) ||
           q.front().info != static_cast<uint32_t>(lb)) {
         chk.fail("out-of-buffer command not reported as dma_oob: " + describe(x));
       }
       q.clear();
-      if (!h.mem().arLog().empty() || !h.mem().awLog().empty()) chk.fail("bus traffic for an out-of-buffer " + describe(x));
+      if (!h.mem().arLog().empty() || !h.mem().awLog().empty())
+        chk.fail("bus traffic for an out-of-buffer " + describe(x));
       ++oobCases;
     } else {
       // Bus error inside the DRAM span: SLVERR from a region, or DECERR past the end.
@@ -471,7 +487,8 @@ TestbenchResult runDma(const TestbenchOptions& opt) {
         break;
       }
       auto& q = store ? h.stDone() : h.ldDone();
-      if (q.size() != 1 || !q.front().err || q.front().code != static_cast<uint32_t>(ErrCode::kBusError)) {
+      if (q.size() != 1 || !q.front().err ||
+          q.front().code != static_cast<uint32_t>(ErrCode::kBusError)) {
         chk.fail("bus error not reported: " + describe(x));
         q.clear();
         continue;
@@ -484,13 +501,15 @@ TestbenchResult runDma(const TestbenchOptions& opt) {
         bool found = false;
         std::vector<uint8_t>& eb = expBuf[static_cast<int>(lb)];
         for (const Row& r : rows) {
-          for (uint64_t beat = r.dram & ~uint64_t{kBus - 1}; beat < r.dram + r.len && !found; beat += kBus) {
+          for (uint64_t beat = r.dram & ~uint64_t{kBus - 1}; beat < r.dram + r.len && !found;
+               beat += kBus) {
             if (respOf(beat) != 0) {
               found = true;
               faultBeat = beat;
               break;
             }
-            for (uint64_t a = std::max(beat, r.dram); a < std::min(beat + kBus, r.dram + r.len); ++a) {
+            for (uint64_t a = std::max(beat, r.dram); a < std::min(beat + kBus, r.dram + r.len);
+                 ++a) {
               eb[(r.buf + (a - r.dram)) % eb.size()] = expDram[a];
             }
           }
@@ -498,8 +517,8 @@ TestbenchResult runDma(const TestbenchOptions& opt) {
         }
         if (!found || d.addr != faultBeat || d.info != respOf(faultBeat)) {
           std::ostringstream os;
-          os << "load bus error at 0x" << std::hex << d.addr << " resp " << d.info << ", want 0x" << faultBeat
-             << " resp " << respOf(faultBeat) << " for " << describe(x);
+          os << "load bus error at 0x" << std::hex << d.addr << " resp " << d.info << ", want 0x"
+             << faultBeat << " resp " << respOf(faultBeat) << " for " << describe(x);
           chk.fail(os.str());
         }
       } else {
@@ -514,8 +533,8 @@ TestbenchResult runDma(const TestbenchOptions& opt) {
         }
         if (d.addr != faultBurst) {
           std::ostringstream os;
-          os << "store bus error at 0x" << std::hex << d.addr << ", want burst 0x" << faultBurst << " for "
-             << describe(x);
+          os << "store bus error at 0x" << std::hex << d.addr << ", want burst 0x" << faultBurst
+             << " for " << describe(x);
           chk.fail(os.str());
         }
         std::vector<uint8_t> full = expDram;
@@ -524,8 +543,8 @@ TestbenchResult runDma(const TestbenchOptions& opt) {
         for (size_t a = 0; a < got.size(); ++a) {
           if (got[a] != expDram[a] && got[a] != full[a]) {
             std::ostringstream os;
-            os << "store with bus error wrote DRAM[0x" << std::hex << a << "] = 0x" << int(got[a]) << " for "
-               << describe(x);
+            os << "store with bus error wrote DRAM[0x" << std::hex << a << "] = 0x" << int(got[a])
+               << " for " << describe(x);
             chk.fail(os.str());
             break;
           }
@@ -536,8 +555,8 @@ TestbenchResult runDma(const TestbenchOptions& opt) {
     }
     chk.compare("DRAM", h.mem().mem(), expDram, "iteration " + std::to_string(it));
     for (int b = 0; b < 5; ++b) {
-      chk.compare(std::string("buffer ") + firmware::toString(static_cast<Buffer>(b)), h.buf(static_cast<Buffer>(b)),
-                  expBuf[b], "iteration " + std::to_string(it));
+      chk.compare(std::string("buffer ") + firmware::toString(static_cast<Buffer>(b)),
+                  h.buf(static_cast<Buffer>(b)), expBuf[b], "iteration " + std::to_string(it));
       if (chk.first.size() >= 3) break;
     }
     // Resynchronize after a mismatch so one bug is reported once.
@@ -555,8 +574,9 @@ TestbenchResult runDma(const TestbenchOptions& opt) {
   res.passed = chk.mismatches == 0;
   std::ostringstream os;
   if (res.passed) {
-    os << normal << " concurrent load+store pairs (" << bytesMoved << " bytes) checked byte for byte, "
-       << oobCases << " out-of-buffer and " << busCases << " bus-error cases";
+    os << normal << " concurrent load+store pairs (" << bytesMoved
+       << " bytes) checked byte for byte, " << oobCases << " out-of-buffer and " << busCases
+       << " bus-error cases";
   } else {
     os << chk.first.front();
     for (size_t i = 1; i < chk.first.size(); ++i) os << "; " << chk.first[i];

@@ -20,8 +20,9 @@
 namespace nncosim::testbench {
 namespace {
 
-constexpr int kRows = firmware::kArrayRows, kCols = firmware::kArrayCols;  // nnc_mac_array's defaults
-constexpr int kAccWidth = 48;          // nnc_pkg::AccWidth
+constexpr int kRows = firmware::kArrayRows,
+              kCols = firmware::kArrayCols;  // nnc_mac_array's defaults
+constexpr int kAccWidth = 48;                // nnc_pkg::AccWidth
 
 template <typename Wide>
 void putBits(Wide& w, unsigned lsb, unsigned width, uint64_t v) {
@@ -57,9 +58,9 @@ struct Tile {
 
   std::string describe() const {
     std::ostringstream s;
-    s << "K=" << k << " act " << (actWide ? 16 : 8) << "-bit " << (actSigned ? "s" : "u")
-      << " zp " << actZp << ", wgt " << (wgtWide ? 16 : 8) << "-bit " << (wgtSigned ? "s" : "u")
-      << " zp " << wgtZp;
+    s << "K=" << k << " act " << (actWide ? 16 : 8) << "-bit " << (actSigned ? "s" : "u") << " zp "
+      << actZp << ", wgt " << (wgtWide ? 16 : 8) << "-bit " << (wgtSigned ? "s" : "u") << " zp "
+      << wgtZp;
     return s.str();
   }
 };
@@ -107,10 +108,14 @@ class Generator {
   }
   int randomK() {
     switch (pick(4)) {
-      case 0: return 1 + static_cast<int>(pick(16));   // shorter than the drain
-      case 1: return 17 + static_cast<int>(pick(48));
-      case 2: return 64 + static_cast<int>(pick(448));
-      default: return 1 + static_cast<int>(pick(100));
+      case 0:
+        return 1 + static_cast<int>(pick(16));  // shorter than the drain
+      case 1:
+        return 17 + static_cast<int>(pick(48));
+      case 2:
+        return 64 + static_cast<int>(pick(448));
+      default:
+        return 1 + static_cast<int>(pick(100));
     }
   }
   uint64_t pick(uint64_t n) { return rng_() % n; }
@@ -118,14 +123,16 @@ class Generator {
  private:
   int32_t zeroPoint(bool wide, bool isSigned) {
     if (pick(4) == 0) return 0;
-    if (wide) return isSigned ? static_cast<int32_t>(pick(65536)) - 32768
-                              : static_cast<int32_t>(pick(65536));
+    if (wide)
+      return isSigned ? static_cast<int32_t>(pick(65536)) - 32768
+                      : static_cast<int32_t>(pick(65536));
     return isSigned ? static_cast<int32_t>(pick(256)) - 128 : static_cast<int32_t>(pick(256));
   }
   uint16_t value(bool wide, int style) {
     const uint16_t v = static_cast<uint16_t>(rng_());
     if (style == 0) {
-      static const uint16_t e8[] = {0x00, 0x7f, 0x80, 0xff}, e16[] = {0x0000, 0x7fff, 0x8000, 0xffff};
+      static const uint16_t e8[] = {0x00, 0x7f, 0x80, 0xff},
+                            e16[] = {0x0000, 0x7fff, 0x8000, 0xffff};
       return wide ? e16[pick(4)] : e8[pick(4)];
     }
     // In 8-bit mode the array ignores bits 15:8: put garbage there.
@@ -244,10 +251,9 @@ class Harness {
       return;
     }
     const Tile& t = *inFlight.front();
-    const std::string where = "tile " + std::to_string(drained) + " (" + t.describe() + ") row " +
-                              std::to_string(row);
-    if (dut_->out_row_o != row)
-      fail(where + ": out_row_o is " + std::to_string(dut_->out_row_o));
+    const std::string where =
+        "tile " + std::to_string(drained) + " (" + t.describe() + ") row " + std::to_string(row);
+    if (dut_->out_row_o != row) fail(where + ": out_row_o is " + std::to_string(dut_->out_row_o));
     if (static_cast<bool>(dut_->out_last_o) != (row == kRows - 1))
       fail(where + ": out_last_o is " + std::to_string(dut_->out_last_o));
     for (int c = 0; c < kCols; ++c) {
@@ -303,7 +309,8 @@ TestbenchResult run(const TestbenchOptions& opt) {
   std::deque<Tile> bench;
   for (int i = 0; i < kBenchTiles; ++i) bench.push_back(gen.tile(kBenchK));
   const auto b = h.run(std::move(bench), 0, 0);
-  const double utilLong = static_cast<double>(b.macs) / (static_cast<double>(b.cycles) * kRows * kCols);
+  const double utilLong =
+      static_cast<double>(b.macs) / (static_cast<double>(b.cycles) * kRows * kCols);
 
   // 2. Random tiles: the first quarter free running, then stalls on one side, then both.
   uint64_t macs = 0, cycles = 0;
@@ -328,8 +335,8 @@ TestbenchResult run(const TestbenchOptions& opt) {
   s.precision(1);
   if (res.passed) {
     s << h.tiles() << " tiles (" << kRows << "x" << kCols << ", random K/zp/sign/width) exact; "
-      << "utilization " << 100.0 * utilLong << "% streaming K=" << kBenchK << " ("
-      << b.cycles << " cycles for " << kBenchTiles << " tiles), "
+      << "utilization " << 100.0 * utilLong << "% streaming K=" << kBenchK << " (" << b.cycles
+      << " cycles for " << kBenchTiles << " tiles), "
       << 100.0 * static_cast<double>(macs) / (static_cast<double>(cycles) * kRows * kCols)
       << "% over the random mix with stalls";
   } else {

@@ -7,9 +7,10 @@
 // points, K split into accumulating GEMMs, per-tensor or per-channel requant to 8/16/32-bit
 // outputs) loaded with strided DMA, requantized and stored, checked against the C++
 // reference (ops/quant); an acc64 tile (int16 x int8/int16, K = 4096, sums beyond int32,
-// int64 ACC and the 64-bit requantization; int8 weights mostly as bytes, GEMM wgt8); a DENSIFY of a random CSR matrix; and in turn
-// one fault: a corrupt command, an acc64 footprint past ACC, a dependency deadlock
-// (watchdog), a DMA bus error, bad densify metadata; each followed by a soft reset.
+// int64 ACC and the 64-bit requantization; int8 weights mostly as bytes, GEMM wgt8); a DENSIFY of a
+// random CSR matrix; and in turn one fault: a corrupt command, an acc64 footprint past ACC, a
+// dependency deadlock (watchdog), a DMA bus error, bad densify metadata; each followed by a soft
+// reset.
 //
 // bench_gemm: an int8 GEMM M x 1024 x 256 (M = 16 x iterations, default 256) with operands
 // resident on chip: cycles against the ideal M*K*N / (R*C), and simulated cycles per second.
@@ -125,14 +126,17 @@ class Npu {
     for (size_t i = 0; i < words.size(); ++i) {
       const uint64_t a = ringSlotAddress(kRingBase, tail_);
       std::copy(bytes.begin() + static_cast<long>(i * kCommandBytes),
-                bytes.begin() + static_cast<long>((i + 1) * kCommandBytes), mem_.mem().begin() + static_cast<long>(a));
+                bytes.begin() + static_cast<long>((i + 1) * kCommandBytes),
+                mem_.mem().begin() + static_cast<long>(a));
       tail_ = (tail_ + 1) % slots_;
     }
     write(reg::kRingTail, tail_);
     write(reg::kDoorbell, 1);
     return hal::Status::Ok();
   }
-  uint32_t slotAddress(uint32_t slot) const { return static_cast<uint32_t>(ringSlotAddress(kRingBase, slot)); }
+  uint32_t slotAddress(uint32_t slot) const {
+    return static_cast<uint32_t>(ringSlotAddress(kRingBase, slot));
+  }
   uint32_t tail() const { return tail_; }
   uint32_t slots() const { return slots_; }
   // Steps until the interrupt line rises; false on timeout.
@@ -174,7 +178,8 @@ void put32(std::vector<uint8_t>& m, uint64_t a, uint32_t v) {
   for (int b = 0; b < 4; ++b) m[a + b] = static_cast<uint8_t>(v >> (8 * b));
 }
 void putN(std::vector<uint8_t>& m, uint64_t a, int64_t v, int bytes) {
-  for (int b = 0; b < bytes; ++b) m[a + b] = static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * b));
+  for (int b = 0; b < bytes; ++b)
+    m[a + b] = static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * b));
 }
 int64_t getN(const std::vector<uint8_t>& m, uint64_t a, int bytes, bool isSigned) {
   uint64_t v = 0;
@@ -186,8 +191,8 @@ int64_t getN(const std::vector<uint8_t>& m, uint64_t a, int bytes, bool isSigned
   return static_cast<int64_t>(v);
 }
 
-DmaLoad load(Buffer buf, ElemWidth ew, uint32_t dram, uint32_t s1, uint32_t s2, uint32_t baddr, uint32_t bs1,
-             uint32_t bs2, uint32_t c0, uint32_t c1, uint32_t c2) {
+DmaLoad load(Buffer buf, ElemWidth ew, uint32_t dram, uint32_t s1, uint32_t s2, uint32_t baddr,
+             uint32_t bs1, uint32_t bs2, uint32_t c0, uint32_t c1, uint32_t c2) {
   DmaLoad l;
   l.bufId = buf;
   l.elemWidth = ew;
@@ -202,7 +207,8 @@ DmaLoad load(Buffer buf, ElemWidth ew, uint32_t dram, uint32_t s1, uint32_t s2, 
   l.count2 = c2;
   return l;
 }
-Command cmd(CommandArgs a, bool popPrev = false, bool popNext = false, bool pushPrev = false, bool pushNext = false) {
+Command cmd(CommandArgs a, bool popPrev = false, bool popNext = false, bool pushPrev = false,
+            bool pushNext = false) {
   Command c{Deps{}, a};
   c.deps.popPrev = popPrev;
   c.deps.popNext = popNext;
@@ -213,8 +219,9 @@ Command cmd(CommandArgs a, bool popPrev = false, bool popNext = false, bool push
 
 std::string errText(Npu& npu) {
   std::ostringstream os;
-  os << "STATUS=0x" << std::hex << npu.read(reg::kStatus) << " ERR_CODE=" << std::dec << npu.read(reg::kErrCode)
-     << " ERR_ADDR=0x" << std::hex << npu.read(reg::kErrAddr) << " ERR_INFO=0x" << npu.read(reg::kErrInfo);
+  os << "STATUS=0x" << std::hex << npu.read(reg::kStatus) << " ERR_CODE=" << std::dec
+     << npu.read(reg::kErrCode) << " ERR_ADDR=0x" << std::hex << npu.read(reg::kErrAddr)
+     << " ERR_INFO=0x" << npu.read(reg::kErrInfo);
   return os.str();
 }
 
@@ -229,8 +236,8 @@ struct OutputStage {
   bool isSigned, perChannel, biasEn, acc64;
   int32_t zp, clampMin, clampMax;
 };
-void appendOutputStage(std::vector<Command>& s, const OutputStage& o, uint32_t accAddr, uint32_t outAddr,
-                       uint32_t M, uint32_t N, uint32_t dram) {
+void appendOutputStage(std::vector<Command>& s, const OutputStage& o, uint32_t accAddr,
+                       uint32_t outAddr, uint32_t M, uint32_t N, uint32_t dram) {
   const uint32_t ob = 1u << static_cast<int>(o.width);
   RequantStore r;
   r.acc64 = o.acc64;
@@ -261,14 +268,20 @@ void appendOutputStage(std::vector<Command>& s, const OutputStage& o, uint32_t a
 }
 
 void gemmCase(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs) {
-  auto rnd = [&](int64_t a, int64_t b) { return a + static_cast<int64_t>(rng() % static_cast<uint64_t>(b - a + 1)); };
+  auto rnd = [&](int64_t a, int64_t b) {
+    return a + static_cast<int64_t>(rng() % static_cast<uint64_t>(b - a + 1));
+  };
   const uint32_t M = static_cast<uint32_t>(rnd(1, kR)), N = static_cast<uint32_t>(rnd(1, kC));
   const bool wide = rng() % 5 == 0;
   const uint32_t K = static_cast<uint32_t>(wide ? rnd(1, 40) : rnd(1, 300));
   const int eb = wide ? 2 : 1;
   const bool as = rng() % 2, bs = rng() % 2;
-  auto elemRange = [&](bool s) { return wide ? (s ? std::pair<int64_t, int64_t>{-32768, 32767} : std::pair<int64_t, int64_t>{0, 65535})
-                                             : (s ? std::pair<int64_t, int64_t>{-128, 127} : std::pair<int64_t, int64_t>{0, 255}); };
+  auto elemRange = [&](bool s) {
+    return wide
+               ? (s ? std::pair<int64_t, int64_t>{-32768, 32767}
+                    : std::pair<int64_t, int64_t>{0, 65535})
+               : (s ? std::pair<int64_t, int64_t>{-128, 127} : std::pair<int64_t, int64_t>{0, 255});
+  };
   const auto ar = elemRange(as), br = elemRange(bs);
   const int32_t azp = static_cast<int32_t>(wide ? rnd(-3, 3) : rnd(ar.first, ar.second));
   const int32_t bzp = static_cast<int32_t>(wide ? rnd(-3, 3) : rnd(br.first, br.second));
@@ -313,8 +326,11 @@ void gemmCase(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs) {
     put32(m, kP + 64 + 4 * j, static_cast<uint32_t>(mult[j]));
     m[kP + 128 + j] = static_cast<uint8_t>(shift[j]);
   }
-  const int32_t outZp = static_cast<int32_t>(ow == ElemWidth::kW32 ? 0 : rnd(std::max<int64_t>(tmin, -32768), std::min<int64_t>(tmax, 32767)));
-  int32_t cmin = static_cast<int32_t>(std::max<int64_t>(tmin, INT32_MIN)), cmax = static_cast<int32_t>(tmax);
+  const int32_t outZp = static_cast<int32_t>(
+      ow == ElemWidth::kW32 ? 0
+                            : rnd(std::max<int64_t>(tmin, -32768), std::min<int64_t>(tmax, 32767)));
+  int32_t cmin = static_cast<int32_t>(std::max<int64_t>(tmin, INT32_MIN)),
+          cmax = static_cast<int32_t>(tmax);
   if (rng() % 2) {
     int64_t a = rnd(std::max<int64_t>(tmin, -100000), std::min<int64_t>(tmax, 100000));
     int64_t b = rnd(std::max<int64_t>(tmin, -100000), std::min<int64_t>(tmax, 100000));
@@ -329,8 +345,10 @@ void gemmCase(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs) {
       for (uint32_t t = 0; t < K; ++t) s += (A[i * K + t] - azp) * (B[t * N + j] - bzp);
       const int32_t acc = static_cast<int32_t>(static_cast<uint32_t>(s));
       const uint32_t jj = perChannel ? j : 0;
-      const int32_t x = static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(biasEn ? bias[j] : 0));
-      int64_t y = int64_t{ops::quant::multiplyByQuantizedMultiplier(x, mult[jj], shift[jj])} + outZp;
+      const int32_t x = static_cast<int32_t>(static_cast<uint32_t>(acc) +
+                                             static_cast<uint32_t>(biasEn ? bias[j] : 0));
+      int64_t y =
+          int64_t{ops::quant::multiplyByQuantizedMultiplier(x, mult[jj], shift[jj])} + outZp;
       y = std::min<int64_t>(std::max<int64_t>(y, cmin), cmax);
       y = std::min<int64_t>(std::max<int64_t>(y, tmin), tmax);
       want[i * N + j] = y;
@@ -342,12 +360,15 @@ void gemmCase(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs) {
   // Command stream: A gathered k-major into INP, B into WGT, parameters into PRM; GEMM(s),
   // REQUANT_STORE, DMA_STORE, END.
   const ElemWidth ew = wide ? ElemWidth::kW16 : ElemWidth::kW8;
-  const uint32_t inpAddr = static_cast<uint32_t>(rnd(0, 64)) * 32, wgtAddr = static_cast<uint32_t>(rnd(0, 64)) * 32;
-  const uint32_t accAddr = static_cast<uint32_t>(rnd(0, 32)) * 64, outAddr = static_cast<uint32_t>(rnd(0, 32)) * 64;
+  const uint32_t inpAddr = static_cast<uint32_t>(rnd(0, 64)) * 32,
+                 wgtAddr = static_cast<uint32_t>(rnd(0, 64)) * 32;
+  const uint32_t accAddr = static_cast<uint32_t>(rnd(0, 32)) * 64,
+                 outAddr = static_cast<uint32_t>(rnd(0, 32)) * 64;
   std::vector<Command> s;
   s.push_back(cmd(load(Buffer::kInp, ew, kA, eb, K * eb, inpAddr, kR * eb, eb, 1, K, M)));
   s.push_back(cmd(load(Buffer::kWgt, ew, kB, N * eb, 0, wgtAddr, kC * eb, 0, N, K, 1)));
-  s.push_back(cmd(load(Buffer::kPrm, ElemWidth::kW8, kP, 0, 0, 0, 0, 0, 144, 1, 1), false, false, false, true));
+  s.push_back(cmd(load(Buffer::kPrm, ElemWidth::kW8, kP, 0, 0, 0, 0, 0, 144, 1, 1), false, false,
+                  false, true));
   const uint32_t k1 = K > 1 && rng() % 2 ? static_cast<uint32_t>(rnd(1, K - 1)) : K;
   Gemm g;
   g.mode = wide ? GemmMode::kInt16 : GemmMode::kInt8;
@@ -369,15 +390,17 @@ void gemmCase(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs) {
     g.k = K - k1;
     s.push_back(cmd(g));
   }
-  appendOutputStage(s, {ow, os, perChannel, biasEn, false, outZp, cmin, cmax}, accAddr, outAddr, M, N, kO);
+  appendOutputStage(s, {ow, os, perChannel, biasEn, false, outZp, cmin, cmax}, accAddr, outAddr, M,
+                    N, kO);
   End e;
   e.irq = true;
   e.tag = static_cast<uint16_t>(rng());
   s.push_back(cmd(e));
 
   std::ostringstream what;
-  what << "GEMM M=" << M << " K=" << K << " (split " << k1 << ") N=" << N << (wide ? " int16" : " int8") << " as=" << as
-       << " bs=" << bs << " azp=" << azp << " bzp=" << bzp << " out w" << ob * 8 << (os ? "s" : "u")
+  what << "GEMM M=" << M << " K=" << K << " (split " << k1 << ") N=" << N
+       << (wide ? " int16" : " int8") << " as=" << as << " bs=" << bs << " azp=" << azp
+       << " bzp=" << bzp << " out w" << ob * 8 << (os ? "s" : "u")
        << (perChannel ? " per-channel" : " per-tensor");
   if (auto st2 = npu.submit(s); !st2.ok()) {
     f.fail(what.str() + ": " + st2.error());
@@ -399,8 +422,8 @@ void gemmCase(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs) {
     for (uint32_t j = 0; j < N; ++j) {
       const int64_t got = getN(m, kO + (i * N + j) * ob, ob, os);
       if (got != want[i * N + j]) {
-        f.fail(what.str() + ": out[" + std::to_string(i) + "][" + std::to_string(j) + "] = " + std::to_string(got) +
-               ", want " + std::to_string(want[i * N + j]));
+        f.fail(what.str() + ": out[" + std::to_string(i) + "][" + std::to_string(j) +
+               "] = " + std::to_string(got) + ", want " + std::to_string(want[i * N + j]));
         return;
       }
     }
@@ -422,9 +445,12 @@ constexpr uint32_t kA64 = 0x10000, kB64 = 0x30000, kPre64 = 0x50000, kP64 = 0x52
 
 void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint64_t& beyondInt32,
                uint64_t& wgt8Tiles) {
-  auto rnd = [&](int64_t a, int64_t b) { return a + static_cast<int64_t>(rng() % static_cast<uint64_t>(b - a + 1)); };
+  auto rnd = [&](int64_t a, int64_t b) {
+    return a + static_cast<int64_t>(rng() % static_cast<uint64_t>(b - a + 1));
+  };
   auto& m = npu.mem().mem();
-  const uint32_t M = static_cast<uint32_t>(rnd(1, kR)), N = static_cast<uint32_t>(rnd(1, kC)), K = 4096;
+  const uint32_t M = static_cast<uint32_t>(rnd(1, kR)), N = static_cast<uint32_t>(rnd(1, kC)),
+                 K = 4096;
   // 0..2: 16x8 with wgt8 (2: unsigned weights), 3: 16x8 widened, 4..6: 16x16, 7: 8x8
   const int kind = static_cast<int>(rng() % 8);
   const bool wide = kind != 7, int8Weights = kind < 4, wgt8 = kind < 3, bSigned = kind != 2;
@@ -453,7 +479,8 @@ void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint
   }
   // ACC: preloaded (int64 values, all GEMMs accumulate) or overwritten by the first GEMM.
   const bool preload = rng() % 2;
-  const uint32_t accAddr = static_cast<uint32_t>(rnd(0, 48)) * 64 + static_cast<uint32_t>(rnd(0, 1)) * 8;
+  const uint32_t accAddr =
+      static_cast<uint32_t>(rnd(0, 48)) * 64 + static_cast<uint32_t>(rnd(0, 1)) * 8;
   std::vector<uint64_t> acc(M * kC, 0);
   for (uint32_t i = 0; i < M; ++i) {
     for (uint32_t j = 0; j < kC; ++j) {
@@ -474,20 +501,26 @@ void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint
   const ElemWidth ow = rng() % 4 ? ElemWidth::kW16 : static_cast<ElemWidth>(rng() % 3);
   const bool os = ow == ElemWidth::kW16 || rng() % 2;
   const int ob = 1 << static_cast<int>(ow);
-  const int64_t tmin = ow == ElemWidth::kW32 ? (os ? INT32_MIN : 0) : os ? -(int64_t{1} << (8 * ob - 1)) : 0;
-  const int64_t tmax = ow == ElemWidth::kW32 ? INT32_MAX : os ? (int64_t{1} << (8 * ob - 1)) - 1 : (int64_t{1} << (8 * ob)) - 1;
+  const int64_t tmin = ow == ElemWidth::kW32 ? (os ? INT32_MIN : 0)
+                       : os                  ? -(int64_t{1} << (8 * ob - 1))
+                                             : 0;
+  const int64_t tmax = ow == ElemWidth::kW32 ? INT32_MAX
+                       : os                  ? (int64_t{1} << (8 * ob - 1)) - 1
+                                             : (int64_t{1} << (8 * ob)) - 1;
   const bool perChannel = rng() % 2, biasEn = rng() % 2;
   int32_t bias[kC], mult[kC];
   int shift[kC];
   for (uint32_t j = 0; j < kC; ++j) {
     bias[j] = static_cast<int32_t>(rng() % 2 ? rnd(INT32_MIN, INT32_MAX) : rnd(-100000, 100000));
-    mult[j] = static_cast<int32_t>(rng() % 8 ? rnd(int64_t{1} << 30, (int64_t{1} << 31) - 1) : rnd(0x7FFF0000, INT32_MAX));
+    mult[j] = static_cast<int32_t>(rng() % 8 ? rnd(int64_t{1} << 30, (int64_t{1} << 31) - 1)
+                                             : rnd(0x7FFF0000, INT32_MAX));
     shift[j] = static_cast<int>(rng() % 4 ? rnd(-31, -12) : rnd(-31, 14));
     put32(m, kP64 + 4 * j, static_cast<uint32_t>(bias[j]));
     put32(m, kP64 + 64 + 4 * j, static_cast<uint32_t>(mult[j]));
     m[kP64 + 128 + j] = static_cast<uint8_t>(shift[j]);
   }
-  const int32_t outZp = ow == ElemWidth::kW32 || rng() % 2 ? 0 : static_cast<int32_t>(rnd(-50, 50) + (os ? 0 : 100));
+  const int32_t outZp =
+      ow == ElemWidth::kW32 || rng() % 2 ? 0 : static_cast<int32_t>(rnd(-50, 50) + (os ? 0 : 100));
   int32_t cmin = static_cast<int32_t>(tmin), cmax = static_cast<int32_t>(tmax);
   if (rng() % 4 == 0) {
     cmin = static_cast<int32_t>(std::max<int64_t>(tmin, -20000));
@@ -497,8 +530,10 @@ void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint
   for (uint32_t i = 0; i < M; ++i) {
     for (uint32_t j = 0; j < N; ++j) {
       const uint32_t jj = perChannel ? j : 0;
-      const auto x = static_cast<int64_t>(acc[i * kC + j] + static_cast<uint64_t>(int64_t{biasEn ? bias[j] : 0}));
-      int64_t y = int64_t{ops::quant::multiplyByQuantizedMultiplier64(x, mult[jj], shift[jj])} + outZp;
+      const auto x = static_cast<int64_t>(acc[i * kC + j] +
+                                          static_cast<uint64_t>(int64_t{biasEn ? bias[j] : 0}));
+      int64_t y =
+          int64_t{ops::quant::multiplyByQuantizedMultiplier64(x, mult[jj], shift[jj])} + outZp;
       y = std::min<int64_t>(std::max<int64_t>(y, cmin), cmax);
       want[i * N + j] = std::min<int64_t>(std::max<int64_t>(y, tmin), tmax);
     }
@@ -512,7 +547,8 @@ void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint
   s.push_back(cmd(load(Buffer::kWgt, ElemWidth::kW32, kB64, 0, 0, 0, 0, 0, wgtBytes / 4, 1, 1)));
   s.push_back(cmd(load(Buffer::kPrm, ElemWidth::kW8, kP64, 0, 0, 0, 0, 0, 144, 1, 1)));
   if (preload) {
-    s.push_back(cmd(load(Buffer::kAcc, ElemWidth::kW8, kPre64, kC * 8, 0, accAddr, kC * 8, 0, kC * 8, M, 1)));
+    s.push_back(cmd(
+        load(Buffer::kAcc, ElemWidth::kW8, kPre64, kC * 8, 0, accAddr, kC * 8, 0, kC * 8, M, 1)));
   }
   s.back().deps.pushNext = true;
   // K split into 2..4 parts at random points.
@@ -539,7 +575,8 @@ void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint
     g.accAddr = accAddr;
     s.push_back(cmd(g, p == 0));
   }
-  appendOutputStage(s, {ow, os, perChannel, biasEn, true, outZp, cmin, cmax}, accAddr, 0, M, N, kO64);
+  appendOutputStage(s, {ow, os, perChannel, biasEn, true, outZp, cmin, cmax}, accAddr, 0, M, N,
+                    kO64);
   DmaStore sa;  // the int64 ACC rows (no token needed: REQUANT_STORE completed after the GEMMs)
   sa.bufId = Buffer::kAcc;
   sa.elemWidth = ElemWidth::kW8;
@@ -557,9 +594,12 @@ void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint
 
   std::ostringstream what;
   what << "acc64 GEMM M=" << M << " K=" << K << " in " << parts << " parts N=" << N
-       << (kind == 7 ? " int8x8" : wgt8 ? (bSigned ? " int16x8 wgt8" : " int16xu8 wgt8")
-                     : int8Weights ? " int16x8 widened" : " int16x16") << (preload ? " preloaded" : "") << " out w"
-       << ob * 8 << (os ? "s" : "u") << (perChannel ? " per-channel" : " per-tensor");
+       << (kind == 7     ? " int8x8"
+           : wgt8        ? (bSigned ? " int16x8 wgt8" : " int16xu8 wgt8")
+           : int8Weights ? " int16x8 widened"
+                         : " int16x16")
+       << (preload ? " preloaded" : "") << " out w" << ob * 8 << (os ? "s" : "u")
+       << (perChannel ? " per-channel" : " per-tensor");
   if (auto st2 = npu.submit(s); !st2.ok()) {
     f.fail(what.str() + ": " + st2.error());
     return;
@@ -580,30 +620,34 @@ void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint
     for (uint32_t j = 0; j < N; ++j) {
       const int64_t gotAcc = getN(m, kAcc64Out + (i * N + j) * 8, 8, true);
       if (gotAcc != static_cast<int64_t>(acc[i * kC + j])) {
-        f.fail(what.str() + ": ACC[" + std::to_string(i) + "][" + std::to_string(j) + "] = " + std::to_string(gotAcc) +
-               ", want " + std::to_string(static_cast<int64_t>(acc[i * kC + j])));
+        f.fail(what.str() + ": ACC[" + std::to_string(i) + "][" + std::to_string(j) +
+               "] = " + std::to_string(gotAcc) + ", want " +
+               std::to_string(static_cast<int64_t>(acc[i * kC + j])));
         return;
       }
       const int64_t got = getN(m, kO64 + (i * N + j) * ob, ob, os);
       if (got != want[i * N + j]) {
-        f.fail(what.str() + ": out[" + std::to_string(i) + "][" + std::to_string(j) + "] = " + std::to_string(got) +
-               ", want " + std::to_string(want[i * N + j]));
+        f.fail(what.str() + ": out[" + std::to_string(i) + "][" + std::to_string(j) +
+               "] = " + std::to_string(got) + ", want " + std::to_string(want[i * N + j]));
         return;
       }
     }
   }
-  if (m[kO64 + M * N * ob] != 0xA5 || m[kAcc64Out + M * N * 8] != 0x5A) f.fail(what.str() + ": wrote past the output");
+  if (m[kO64 + M * N * ob] != 0xA5 || m[kAcc64Out + M * N * 8] != 0x5A)
+    f.fail(what.str() + ": wrote past the output");
   macs += uint64_t{M} * N * K;
   wgt8Tiles += wgt8;
 }
 
 // --- DENSIFY -----------------------------------------------------------------------------------
-constexpr uint32_t kDesc = 0x50000, kSeg = 0x51000, kIdx = 0x52000, kVal = 0x53000, kDense = 0x60000;
+constexpr uint32_t kDesc = 0x50000, kSeg = 0x51000, kIdx = 0x52000, kVal = 0x53000,
+                   kDense = 0x60000;
 
 // A CSR matrix (DENSE rows, SPARSE_CSR columns). corrupt: one index out of range.
 void densifyCase(Npu& npu, std::mt19937_64& rng, Failures& f, bool corrupt) {
   auto& m = npu.mem().mem();
-  const uint32_t rows = 1 + static_cast<uint32_t>(rng() % 20), cols = 1 + static_cast<uint32_t>(rng() % 30);
+  const uint32_t rows = 1 + static_cast<uint32_t>(rng() % 20),
+                 cols = 1 + static_cast<uint32_t>(rng() % 30);
   const int eb = 1 << (rng() % 3);
   std::vector<int64_t> dense(rows * cols, 0);
   std::vector<uint32_t> seg{0}, idx;
@@ -627,9 +671,30 @@ void densifyCase(Npu& npu, std::mt19937_64& rng, Failures& f, bool corrupt) {
     dense[0] = 1;
   }
   if (corrupt) idx[rng() % idx.size()] = cols;
-  const uint32_t desc[24] = {2, 0, static_cast<uint32_t>(vals.size()), 0, 0, 0, 0, 0,
-                             0, 0, rows, 0, 0, 0, 0, 0,
-                             1, 1, cols, 0, kSeg, static_cast<uint32_t>(seg.size()), kIdx, static_cast<uint32_t>(idx.size())};
+  const uint32_t desc[24] = {2,
+                             0,
+                             static_cast<uint32_t>(vals.size()),
+                             0,
+                             0,
+                             0,
+                             0,
+                             0,
+                             0,
+                             0,
+                             rows,
+                             0,
+                             0,
+                             0,
+                             0,
+                             0,
+                             1,
+                             1,
+                             cols,
+                             0,
+                             kSeg,
+                             static_cast<uint32_t>(seg.size()),
+                             kIdx,
+                             static_cast<uint32_t>(idx.size())};
   for (int w = 0; w < 24; ++w) put32(m, kDesc + 4 * w, desc[w]);
   for (size_t i = 0; i < seg.size(); ++i) put32(m, kSeg + 4 * i, seg[i]);
   for (size_t i = 0; i < idx.size(); ++i) put32(m, kIdx + 4 * i, idx[i]);
@@ -649,8 +714,8 @@ void densifyCase(Npu& npu, std::mt19937_64& rng, Failures& f, bool corrupt) {
     f.fail("densify submit: " + s.error());
     return;
   }
-  const std::string what = "DENSIFY " + std::to_string(rows) + "x" + std::to_string(cols) + " eb=" + std::to_string(eb) +
-                           (corrupt ? " (corrupt index)" : "");
+  const std::string what = "DENSIFY " + std::to_string(rows) + "x" + std::to_string(cols) +
+                           " eb=" + std::to_string(eb) + (corrupt ? " (corrupt index)" : "");
   if (!npu.waitIrq(400000)) {
     f.fail(what + ": no interrupt; " + errText(npu));
     npu.softReset();
@@ -658,7 +723,8 @@ void densifyCase(Npu& npu, std::mt19937_64& rng, Failures& f, bool corrupt) {
   }
   const uint32_t irq = npu.read(reg::kIrqStatus);
   if (corrupt) {
-    if (irq != reg::kIrqStatusError || npu.read(reg::kErrCode) != static_cast<uint32_t>(ErrCode::kDensifyMeta) ||
+    if (irq != reg::kIrqStatusError ||
+        npu.read(reg::kErrCode) != static_cast<uint32_t>(ErrCode::kDensifyMeta) ||
         npu.read(reg::kErrInfo) != 8 || npu.read(reg::kErrAddr) != npu.slotAddress(slot)) {
       f.fail(what + ": want densify_meta / index error; " + errText(npu));
     }
@@ -679,8 +745,9 @@ void densifyCase(Npu& npu, std::mt19937_64& rng, Failures& f, bool corrupt) {
   }
   for (uint32_t i = 0; i < rows * cols; ++i) {
     if (getN(m, kDense + i * eb, eb, false) != dense[i]) {
-      f.fail(what + ": element " + std::to_string(i) + " = " + std::to_string(getN(m, kDense + i * eb, eb, false)) +
-             ", want " + std::to_string(dense[i]));
+      f.fail(what + ": element " + std::to_string(i) + " = " +
+             std::to_string(getN(m, kDense + i * eb, eb, false)) + ", want " +
+             std::to_string(dense[i]));
       return;
     }
   }
@@ -708,7 +775,8 @@ void faultCase(Npu& npu, std::mt19937_64& rng, Failures& f, int kind) {
     std::vector<CommandWords> words{encode(cmd(l)), w, encode(cmd(e))};
     (void)npu.submitWords(words);
     what = wgt8Int8 ? "corrupt command (wgt8 with mode int8)" : "corrupt command (k = 0)";
-    if (wgt8Int8 && check(w).bit != 4 * 32 + 17) f.fail("wgt8 with mode int8: check() names bit " + std::to_string(check(w).bit));
+    if (wgt8Int8 && check(w).bit != 4 * 32 + 17)
+      f.fail("wgt8 with mode int8: check() names bit " + std::to_string(check(w).bit));
     wantCode = static_cast<uint32_t>(ErrCode::kBadField);
     wantAddr = npu.slotAddress((slot0 + 1) % npu.slots());
     wantInfo = static_cast<uint32_t>(check(w).bit);
@@ -725,7 +793,8 @@ void faultCase(Npu& npu, std::mt19937_64& rng, Failures& f, int kind) {
     // A load from beyond the end of DRAM: bus error at the first beat past it.
     const uint32_t end = static_cast<uint32_t>(npu.mem().mem().size());
     const uint32_t a = end - 32 - static_cast<uint32_t>(rng() % 32);
-    (void)npu.submit({cmd(load(Buffer::kWgt, ElemWidth::kW8, a, 0, 0, 0, 0, 0, 100, 1, 1)), cmd(e)});
+    (void)npu.submit(
+        {cmd(load(Buffer::kWgt, ElemWidth::kW8, a, 0, 0, 0, 0, 0, 100, 1, 1)), cmd(e)});
     what = "DMA load past DRAM";
     wantCode = static_cast<uint32_t>(ErrCode::kBusError);
     wantAddr = end;
@@ -742,13 +811,15 @@ void faultCase(Npu& npu, std::mt19937_64& rng, Failures& f, int kind) {
     s.count1 = 2;
     s.dramStride1 = 32768;
     s.bufStride1 = 32768;
-    (void)npu.submit({cmd(load(Buffer::kWgt, ElemWidth::kW32, 0x10000, 32768, 0, 0, 32768, 0, 8192, 2, 1)), cmd(s),
-                      cmd(e)});
+    (void)npu.submit(
+        {cmd(load(Buffer::kWgt, ElemWidth::kW32, 0x10000, 32768, 0, 0, 32768, 0, 8192, 2, 1)),
+         cmd(s), cmd(e)});
     for (uint64_t i = 0, n = 100 + rng() % 1500; i < n; ++i) npu.step();
     npu.softReset();
     for (int i = 0; i < 2000 && !npu.mem().idle(); ++i) npu.step();
     if (!npu.mem().idle()) f.fail("soft reset during DMA: bus transactions left hanging");
-    if (!(npu.read(reg::kStatus) & reg::kStatusIdle) || npu.read(reg::kRingHead) != 0 || npu.top().irq_o) {
+    if (!(npu.read(reg::kStatus) & reg::kStatusIdle) || npu.read(reg::kRingHead) != 0 ||
+        npu.top().irq_o) {
       f.fail("soft reset during DMA did not return to idle; " + errText(npu));
     }
     return;
@@ -802,20 +873,23 @@ void faultCase(Npu& npu, std::mt19937_64& rng, Failures& f, int kind) {
     f.fail(what + ": no interrupt; " + errText(npu));
   } else {
     const uint32_t irq = npu.read(reg::kIrqStatus), st = npu.read(reg::kStatus);
-    const uint32_t code = npu.read(reg::kErrCode), addr = npu.read(reg::kErrAddr), info = npu.read(reg::kErrInfo);
-    if (irq != reg::kIrqStatusError || !(st & reg::kStatusError) || code != wantCode || addr != wantAddr ||
-        (kind != 1 && info != wantInfo)) {
+    const uint32_t code = npu.read(reg::kErrCode), addr = npu.read(reg::kErrAddr),
+                   info = npu.read(reg::kErrInfo);
+    if (irq != reg::kIrqStatusError || !(st & reg::kStatusError) || code != wantCode ||
+        addr != wantAddr || (kind != 1 && info != wantInfo)) {
       std::ostringstream os;
-      os << what << ": IRQ_STATUS=" << irq << " STATUS=0x" << std::hex << st << " ERR_CODE=" << std::dec << code
-         << " ERR_ADDR=0x" << std::hex << addr << " ERR_INFO=0x" << info << ", want code " << std::dec << wantCode
-         << " addr 0x" << std::hex << wantAddr << " info 0x" << wantInfo;
+      os << what << ": IRQ_STATUS=" << irq << " STATUS=0x" << std::hex << st
+         << " ERR_CODE=" << std::dec << code << " ERR_ADDR=0x" << std::hex << addr << " ERR_INFO=0x"
+         << info << ", want code " << std::dec << wantCode << " addr 0x" << std::hex << wantAddr
+         << " info 0x" << wantInfo;
       f.fail(os.str());
     }
     if (kind == 1 && npu.cycle() - t0 < wd) f.fail(what + ": watchdog fired early");
   }
   npu.softReset();
   if (kind == 1) npu.write(reg::kWatchdog, 100000);
-  if (!(npu.read(reg::kStatus) & reg::kStatusIdle) || npu.read(reg::kErrCode) != 0 || npu.read(reg::kRingHead) != 0) {
+  if (!(npu.read(reg::kStatus) & reg::kStatusIdle) || npu.read(reg::kErrCode) != 0 ||
+      npu.read(reg::kRingHead) != 0) {
     f.fail(what + ": soft reset did not return to idle; " + errText(npu));
   }
 }
@@ -864,13 +938,27 @@ TestbenchResult runNpuTop(const TestbenchOptions& opt) {
     densifyCase(npu, rng, f, false);
     ++densifies;
     switch (it % 7) {
-      case 0: faultCase(npu, rng, f, 0); break;
-      case 1: faultCase(npu, rng, f, 5); break;  // acc64 dma_oob early: CI runs 8 iterations
-      case 2: faultCase(npu, rng, f, 1); break;
-      case 3: faultCase(npu, rng, f, 2); break;
-      case 4: faultCase(npu, rng, f, 3); break;
-      case 5: faultCase(npu, rng, f, 4); break;
-      default: densifyCase(npu, rng, f, true); break;
+      case 0:
+        faultCase(npu, rng, f, 0);
+        break;
+      case 1:
+        faultCase(npu, rng, f, 5);
+        break;  // acc64 dma_oob early: CI runs 8 iterations
+      case 2:
+        faultCase(npu, rng, f, 1);
+        break;
+      case 3:
+        faultCase(npu, rng, f, 2);
+        break;
+      case 4:
+        faultCase(npu, rng, f, 3);
+        break;
+      case 5:
+        faultCase(npu, rng, f, 4);
+        break;
+      default:
+        densifyCase(npu, rng, f, true);
+        break;
     }
     ++faults;
     if (f.count != before) break;
@@ -880,18 +968,23 @@ TestbenchResult runNpuTop(const TestbenchOptions& opt) {
   const uint32_t perfCycles = npu.read(reg::kPerfCycles), perfMacs = npu.read(reg::kPerfMacs);
   res.cycles = npu.cycle();
   std::ostringstream os;
-  if (acc64s > 0 && beyondInt32 == 0) f.fail("acc64: no sum left the int32 range (the case tests nothing)");
-  if (acc64s >= 8 && wgt8s == 0) f.fail("acc64: no wgt8 tile in 8 or more (the 16x8 path untested)");
-  os << gemms << " GEMM+requant tiles and " << acc64s << " acc64 K=4096 tiles (" << wgt8s << " wgt8, " << beyondInt32
-     << " int64 sums beyond int32) (" << macs << " MACs) exact vs ops/quant, " << densifies << " densify jobs, "
-     << faults << " faults (bad field, acc64 dma_oob, watchdog, bus error, dma_oob, soft reset during DMA, bad "
-     << "metadata) handled as documented; " << (npu.cycle() - c0) << " cycles (PERF_CYCLES " << perfCycles << ", PERF_MACS " << perfMacs
-     << ")";
+  if (acc64s > 0 && beyondInt32 == 0)
+    f.fail("acc64: no sum left the int32 range (the case tests nothing)");
+  if (acc64s >= 8 && wgt8s == 0)
+    f.fail("acc64: no wgt8 tile in 8 or more (the 16x8 path untested)");
+  os << gemms << " GEMM+requant tiles and " << acc64s << " acc64 K=4096 tiles (" << wgt8s
+     << " wgt8, " << beyondInt32 << " int64 sums beyond int32) (" << macs
+     << " MACs) exact vs ops/quant, " << densifies << " densify jobs, " << faults
+     << " faults (bad field, acc64 dma_oob, watchdog, bus error, dma_oob, soft reset during DMA, "
+        "bad "
+     << "metadata) handled as documented; " << (npu.cycle() - c0) << " cycles (PERF_CYCLES "
+     << perfCycles << ", PERF_MACS " << perfMacs << ")";
   // Every constant the CONFIG registers report reads as the spec has it. After the timed
   // part, so the figures do not depend on how many such registers there are.
   for (const reg::ConfigReport& c : reg::kConfigReports) {
     const uint32_t v = (npu.read(c.offset) & c.mask) >> c.lsb;
-    if (v != c.value) f.fail(std::string("CONFIG register reports ") + c.constant + " = " + std::to_string(v));
+    if (v != c.value)
+      f.fail(std::string("CONFIG register reports ") + c.constant + " = " + std::to_string(v));
   }
   return finish(res, f, os.str());
 }
@@ -900,7 +993,8 @@ TestbenchResult runNpuTop(const TestbenchOptions& opt) {
 TestbenchResult runBenchGemm(const TestbenchOptions& opt) {
   TestbenchResult res;
   res.seed = opt.seed;
-  const uint32_t mTiles = static_cast<uint32_t>(opt.iterations ? std::min<uint64_t>(opt.iterations, 16) : 16);
+  const uint32_t mTiles =
+      static_cast<uint32_t>(opt.iterations ? std::min<uint64_t>(opt.iterations, 16) : 16);
   const uint32_t M = mTiles * kR, K = 1024, N = 256, nTiles = N / kC;
   constexpr uint32_t kAIn = 0x100000, kBIn = 0x200000, kAccOut = 0x300000;
   std::mt19937_64 rng(opt.seed);
@@ -914,18 +1008,22 @@ TestbenchResult runBenchGemm(const TestbenchOptions& opt) {
   for (auto& v : A) v = static_cast<int8_t>(rng());
   for (auto& v : B) v = static_cast<int8_t>(rng());
   for (uint32_t i = 0; i < M; ++i) {
-    for (uint32_t t = 0; t < K; ++t) m[kAIn + (i / kR) * K * kR + t * kR + i % kR] = static_cast<uint8_t>(A[i * K + t]);
+    for (uint32_t t = 0; t < K; ++t)
+      m[kAIn + (i / kR) * K * kR + t * kR + i % kR] = static_cast<uint8_t>(A[i * K + t]);
   }
   for (uint32_t t = 0; t < K; ++t) {
-    for (uint32_t j = 0; j < N; ++j) m[kBIn + (j / kC) * K * kC + t * kC + j % kC] = static_cast<uint8_t>(B[t * N + j]);
+    for (uint32_t j = 0; j < N; ++j)
+      m[kBIn + (j / kC) * K * kC + t * kC + j % kC] = static_cast<uint8_t>(B[t * N + j]);
   }
   npu.setupRing(1024, 0);
   End e;
   e.irq = true;
   // Job 1: operands into the buffers.
   const uint32_t aBytes = M * K, bBytes = K * N;
-  (void)npu.submit({cmd(load(Buffer::kInp, ElemWidth::kW32, kAIn, aBytes / 4, 0, 0, aBytes / 4, 0, aBytes / 16, 4, 1)),
-                    cmd(load(Buffer::kWgt, ElemWidth::kW32, kBIn, bBytes / 4, 0, 0, bBytes / 4, 0, bBytes / 16, 4, 1)),
+  (void)npu.submit({cmd(load(Buffer::kInp, ElemWidth::kW32, kAIn, aBytes / 4, 0, 0, aBytes / 4, 0,
+                             aBytes / 16, 4, 1)),
+                    cmd(load(Buffer::kWgt, ElemWidth::kW32, kBIn, bBytes / 4, 0, 0, bBytes / 4, 0,
+                             bBytes / 16, 4, 1)),
                     cmd(e)});
   if (!npu.waitIrq(2000000)) {
     f.fail("operand load did not finish; " + errText(npu));
@@ -971,16 +1069,19 @@ TestbenchResult runBenchGemm(const TestbenchOptions& opt) {
   st.count0 = 64 * kR * kC;
   (void)npu.submit({cmd(st), cmd(e)});
   if (!npu.waitIrq(2000000)) f.fail("ACC store did not finish; " + errText(npu));
-  for (uint32_t tIdx = mTiles * nTiles - accTiles; tIdx < mTiles * nTiles && f.first.empty(); ++tIdx) {
+  for (uint32_t tIdx = mTiles * nTiles - accTiles; tIdx < mTiles * nTiles && f.first.empty();
+       ++tIdx) {
     const uint32_t ti = tIdx / nTiles, tj = tIdx % nTiles, slot = tIdx % 64;
     for (uint32_t r = 0; r < kR; ++r) {
       for (uint32_t c = 0; c < kC; ++c) {
         int32_t s = 0;
-        for (uint32_t t = 0; t < K; ++t) s += int32_t{A[(ti * kR + r) * K + t]} * int32_t{B[t * N + tj * kC + c]};
+        for (uint32_t t = 0; t < K; ++t)
+          s += int32_t{A[(ti * kR + r) * K + t]} * int32_t{B[t * N + tj * kC + c]};
         const int64_t got = getN(m, kAccOut + (slot * kR * kC + r * kC + c) * 4, 4, true);
         if (got != s) {
-          f.fail("tile (" + std::to_string(ti) + "," + std::to_string(tj) + ") [" + std::to_string(r) + "][" +
-                 std::to_string(c) + "] = " + std::to_string(got) + ", want " + std::to_string(s));
+          f.fail("tile (" + std::to_string(ti) + "," + std::to_string(tj) + ") [" +
+                 std::to_string(r) + "][" + std::to_string(c) + "] = " + std::to_string(got) +
+                 ", want " + std::to_string(s));
           break;
         }
       }
@@ -992,18 +1093,21 @@ TestbenchResult runBenchGemm(const TestbenchOptions& opt) {
   res.iterations = mTiles * nTiles;
   std::ostringstream os;
   os.precision(4);
-  os << "int8 GEMM " << M << "x" << K << "x" << N << " on " << kR << "x" << kC << ": " << cycles << " cycles, ideal "
-     << uint64_t(ideal) << ", utilization " << 100.0 * ideal / double(cycles) << "% (compute busy " << busy
-     << ", PERF_MACS " << perfMacs << "); " << double(cycles) / secs / 1e6 << " M simulated cycles/s (" << secs
-     << " s CPU); last " << accTiles << " tiles exact";
+  os << "int8 GEMM " << M << "x" << K << "x" << N << " on " << kR << "x" << kC << ": " << cycles
+     << " cycles, ideal " << uint64_t(ideal) << ", utilization " << 100.0 * ideal / double(cycles)
+     << "% (compute busy " << busy << ", PERF_MACS " << perfMacs << "); "
+     << double(cycles) / secs / 1e6 << " M simulated cycles/s (" << secs << " s CPU); last "
+     << accTiles << " tiles exact";
   return finish(res, f, os.str());
 }
 
 static TestbenchRegistrar regTop{TestbenchDef{
-    "npu_top", "Whole NPU: GEMM+requant tiles vs ops/quant, DENSIFY, and faults through the job protocol",
+    "npu_top",
+    "Whole NPU: GEMM+requant tiles vs ops/quant, DENSIFY, and faults through the job protocol",
     &runNpuTop, 8}};
 static TestbenchRegistrar regBench{TestbenchDef{
-    "bench_gemm", "Benchmark: int8 GEMM (16*iterations)x1024x256 resident on chip: utilization and cycles/s",
+    "bench_gemm",
+    "Benchmark: int8 GEMM (16*iterations)x1024x256 resident on chip: utilization and cycles/s",
     &runBenchGemm, 2}};
 
 }  // namespace

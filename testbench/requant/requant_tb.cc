@@ -59,7 +59,7 @@ uint64_t getBits(const Wide& w, unsigned lsb, unsigned width) {
 struct Lane {
   int64_t acc;  // in int32 mode only bits 31:0 count
   int32_t bias, mult;
-  int shift;    // the int8 the unit takes
+  int shift;  // the int8 the unit takes
 };
 struct Beat {
   Lane lane[kLanes];
@@ -73,16 +73,18 @@ int32_t model(const Lane& l, const Beat& b) {
   namespace q = ops::quant;
   int32_t scaled;
   if (b.acc64) {  // int64 sum, wrapping; the shift clamped into the 64-bit form's domain
-    const auto x = static_cast<int64_t>(static_cast<uint64_t>(l.acc) +
-                                        static_cast<uint64_t>(int64_t{l.bias}));
+    const auto x =
+        static_cast<int64_t>(static_cast<uint64_t>(l.acc) + static_cast<uint64_t>(int64_t{l.bias}));
     scaled = q::multiplyByQuantizedMultiplier64(x, l.mult, std::min(std::max(l.shift, -31), 14));
   } else {  // the reference's int32 accumulator: wrapping
-    const auto x = static_cast<int32_t>(static_cast<uint32_t>(l.acc) + static_cast<uint32_t>(l.bias));
+    const auto x =
+        static_cast<int32_t>(static_cast<uint32_t>(l.acc) + static_cast<uint32_t>(l.bias));
     scaled = q::multiplyByQuantizedMultiplier(x, l.mult, l.shift);
   }
   int64_t y = static_cast<int64_t>(scaled) + b.zp;
   y = y < b.actMin ? b.actMin : (y > b.actMax ? b.actMax : y);  // fixed_point.h's clamp order
-  y = y < kTypeMin[b.outType] ? kTypeMin[b.outType] : (y > kTypeMax[b.outType] ? kTypeMax[b.outType] : y);
+  y = y < kTypeMin[b.outType] ? kTypeMin[b.outType]
+                              : (y > kTypeMax[b.outType] ? kTypeMax[b.outType] : y);
   return static_cast<int32_t>(y);
 }
 
@@ -98,11 +100,18 @@ class Generator {
     const int64_t* lo = kTypeMin;
     const int64_t* hi = kTypeMax;
     switch (pick(8)) {
-      case 0: b.zp = int32(); break;
-      case 1: b.zp = edge32(); break;
-      case 2: b.zp = static_cast<int32_t>(range(-32768, 65535)); break;
-      default: b.zp = static_cast<int32_t>(range(lo[b.outType] < -128 ? -128 : lo[b.outType],
-                                                 hi[b.outType] > 255 ? 255 : hi[b.outType]));
+      case 0:
+        b.zp = int32();
+        break;
+      case 1:
+        b.zp = edge32();
+        break;
+      case 2:
+        b.zp = static_cast<int32_t>(range(-32768, 65535));
+        break;
+      default:
+        b.zp = static_cast<int32_t>(range(lo[b.outType] < -128 ? -128 : lo[b.outType],
+                                          hi[b.outType] > 255 ? 255 : hi[b.outType]));
     }
     switch (pick(6)) {
       case 0:  // random, possibly inverted
@@ -132,12 +141,17 @@ class Generator {
   Lane lane32() {
     Lane l;
     switch (pick(6)) {
-      case 0: l.acc = edge32(); break;
-      case 1: l.acc = range(-256, 256); break;
-      default: l.acc = int32() >> pick(32);
+      case 0:
+        l.acc = edge32();
+        break;
+      case 1:
+        l.acc = range(-256, 256);
+        break;
+      default:
+        l.acc = int32() >> pick(32);
     }
-    l.acc = static_cast<int64_t>((static_cast<uint64_t>(rng_()) << 32) |
-                                 static_cast<uint32_t>(l.acc));
+    l.acc =
+        static_cast<int64_t>((static_cast<uint64_t>(rng_()) << 32) | static_cast<uint32_t>(l.acc));
     l.bias = bias();
     l.mult = mult();
     // Every shift the unit defines, with the common small right shifts more often.
@@ -157,54 +171,80 @@ class Generator {
   Lane lane64() {
     Lane l;
     switch (pick(10)) {
-      case 0: l.acc = edge32(); break;
-      case 1: l.acc = pick(2) ? (int64_t{1} << 47) - 1 - static_cast<int64_t>(pick(4))
-                              : -(int64_t{1} << 47) + static_cast<int64_t>(pick(4)); break;
-      case 2: l.acc = range(-(int64_t{1} << 34), int64_t{1} << 34); break;  // beyond int32
-      case 3: l.acc = range(-256, 256); break;
+      case 0:
+        l.acc = edge32();
+        break;
+      case 1:
+        l.acc = pick(2) ? (int64_t{1} << 47) - 1 - static_cast<int64_t>(pick(4))
+                        : -(int64_t{1} << 47) + static_cast<int64_t>(pick(4));
+        break;
+      case 2:
+        l.acc = range(-(int64_t{1} << 34), int64_t{1} << 34);
+        break;  // beyond int32
+      case 3:
+        l.acc = range(-256, 256);
+        break;
       case 4: {
-        static const int64_t e[] = {INT64_MIN, INT64_MIN + 1, INT64_MAX, INT64_MAX - 1,
-                                    -(int64_t{1} << 62), int64_t{1} << 62};
+        static const int64_t e[] = {INT64_MIN,     INT64_MIN + 1,       INT64_MAX,
+                                    INT64_MAX - 1, -(int64_t{1} << 62), int64_t{1} << 62};
         l.acc = pick(2) ? e[pick(6)] : static_cast<int64_t>(rng_());
         break;
       }
-      default: l.acc = range(-(int64_t{1} << 47), (int64_t{1} << 47) - 1);
+      default:
+        l.acc = range(-(int64_t{1} << 47), (int64_t{1} << 47) - 1);
     }
     l.bias = bias();
     switch (pick(8)) {
-      case 0: l.mult = mult(); break;
-      case 1: l.mult = static_cast<int32_t>(range(0x7FFF0000 - 2, INT32_MAX)); break;  // the cap
-      case 2: l.mult = static_cast<int32_t>(range(INT32_MIN, -1)); break;
-      default: l.mult = static_cast<int32_t>(range(int64_t{1} << 30, (int64_t{1} << 31) - 1));
+      case 0:
+        l.mult = mult();
+        break;
+      case 1:
+        l.mult = static_cast<int32_t>(range(0x7FFF0000 - 2, INT32_MAX));
+        break;  // the cap
+      case 2:
+        l.mult = static_cast<int32_t>(range(INT32_MIN, -1));
+        break;
+      default:
+        l.mult = static_cast<int32_t>(range(int64_t{1} << 30, (int64_t{1} << 31) - 1));
     }
     // Every shift of [-31, 14], now and then an int8 outside it (clamped).
-    l.shift = pick(16) ? static_cast<int>(range(-31, 14))
-                       : static_cast<int>(static_cast<int8_t>(rng_()));
+    l.shift =
+        pick(16) ? static_cast<int>(range(-31, 14)) : static_cast<int>(static_cast<int8_t>(rng_()));
     return l;
   }
 
   int32_t bias() {
     switch (pick(6)) {
-      case 0: return edge32();
-      case 1: return 0;
-      case 2: return int32();
-      default: return int32() >> (8 + pick(24));
+      case 0:
+        return edge32();
+      case 1:
+        return 0;
+      case 2:
+        return int32();
+      default:
+        return int32() >> (8 + pick(24));
     }
   }
   int32_t mult() {
     switch (pick(10)) {
-      case 0: return 0;
-      case 1: return INT32_MIN;
-      case 2: return INT32_MAX;
-      case 3: return 1 << 30;
-      case 4: return int32();
-      default: return static_cast<int32_t>(range(int64_t{1} << 30, (int64_t{1} << 31) - 1));
+      case 0:
+        return 0;
+      case 1:
+        return INT32_MIN;
+      case 2:
+        return INT32_MAX;
+      case 3:
+        return 1 << 30;
+      case 4:
+        return int32();
+      default:
+        return static_cast<int32_t>(range(int64_t{1} << 30, (int64_t{1} << 31) - 1));
     }
   }
 
   int32_t edge32() {
-    static const int32_t e[] = {INT32_MIN, INT32_MIN + 1, -1, 0, 1, INT32_MAX - 1, INT32_MAX,
-                                1 << 30, -(1 << 30)};
+    static const int32_t e[] = {INT32_MIN,     INT32_MIN + 1, -1,      0,         1,
+                                INT32_MAX - 1, INT32_MAX,     1 << 30, -(1 << 30)};
     return e[pick(sizeof e / sizeof e[0])];
   }
   int32_t int32() { return static_cast<int32_t>(static_cast<uint32_t>(rng_())); }
@@ -301,10 +341,10 @@ TestbenchResult run(const TestbenchOptions& opt) {
               const Lane& ln = b.lane[l];
               std::ostringstream m;
               m << "beat " << received << " lane " << l << ": acc=" << ln.acc
-                << (b.acc64 ? "(int64)" : "(int32)") << " bias=" << ln.bias
-                << " mult=" << ln.mult << " shift=" << ln.shift << " zp=" << b.zp << " act=["
-                << b.actMin << "," << b.actMax << "] " << kOutTypeName[b.outType] << " -> got "
-                << got << ", want " << want;
+                << (b.acc64 ? "(int64)" : "(int32)") << " bias=" << ln.bias << " mult=" << ln.mult
+                << " shift=" << ln.shift << " zp=" << b.zp << " act=[" << b.actMin << ","
+                << b.actMax << "] " << kOutTypeName[b.outType] << " -> got " << got << ", want "
+                << want;
               firstMismatches.push_back(m.str());
             }
           }

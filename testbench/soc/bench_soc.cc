@@ -66,8 +66,9 @@ struct Measure {
 };
 
 // The bare loop: the Verilated top and the transactors, clocked from plain C++.
-Measure runBare(const std::vector<uint8_t>& stream, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,
-                const sim::SocConfig& cfg, uint64_t ringBase, uint64_t addrA, uint64_t addrB) {
+Measure runBare(const std::vector<uint8_t>& stream, const std::vector<uint8_t>& a,
+                const std::vector<uint8_t>& b, const sim::SocConfig& cfg, uint64_t ringBase,
+                uint64_t addrA, uint64_t addrB) {
   VerilatedContext ctx;
   Vnnc_npu_top top(&ctx, "npu");
   std::vector<uint8_t> mem(16u << 20, 0);
@@ -77,8 +78,8 @@ Measure runBare(const std::vector<uint8_t>& stream, const std::vector<uint8_t>& 
   std::memcpy(mem.data() + (addrB - base), b.data(), b.size());
   sim::AddressWindows windows;
   windows.setEnforced(false);
-  sim::AxiMemoryPort<Vnnc_npu_top> port(mem.data(), base, mem.size(), windows, cfg.dramLatencyCycles,
-                                        cfg.dramBytesPerCycle);
+  sim::AxiMemoryPort<Vnnc_npu_top> port(mem.data(), base, mem.size(), windows,
+                                        cfg.dramLatencyCycles, cfg.dramBytesPerCycle);
   sim::AxiLiteMaster<Vnnc_npu_top> host;
   uint64_t cycles = 0;
   auto step = [&] {
@@ -149,7 +150,8 @@ TestbenchResult run(const TestbenchOptions& opt) {
   d.map(*bufB, true, false);
   (void)d.write(bufA->address, a.data(), a.size());
   (void)d.write(bufB->address, b.data(), b.size());
-  auto words = fw::encodeStream(workload(static_cast<uint32_t>(bufA->address), static_cast<uint32_t>(bufB->address), K, gemms));
+  auto words = fw::encodeStream(workload(static_cast<uint32_t>(bufA->address),
+                                         static_cast<uint32_t>(bufB->address), K, gemms));
   if (!words) {
     res.summary = words.error();
     return res;
@@ -181,7 +183,8 @@ TestbenchResult run(const TestbenchOptions& opt) {
     bare.push_back(runBare(stream, a, b, cfg, cfg.dramBase, bufA->address, bufB->address));
   }
   auto median = [](std::vector<Measure> v) {
-    std::sort(v.begin(), v.end(), [](const Measure& x, const Measure& y) { return x.rate() < y.rate(); });
+    std::sort(v.begin(), v.end(),
+              [](const Measure& x, const Measure& y) { return x.rate() < y.rate(); });
     return v[v.size() / 2];
   };
   const Measure ms = median(soc), mb = median(bare);
@@ -194,17 +197,19 @@ TestbenchResult run(const TestbenchOptions& opt) {
   res.passed = std::llabs(diff) <= 64;
   std::ostringstream os;
   os.precision(3);
-  os << "GEMM x" << gemms << " (K=" << K << "): SoC " << ms.cycles << " cycles at " << ms.rate() / 1e6
-     << " M cycles/s, bare Verilated loop " << mb.cycles << " cycles at " << mb.rate() / 1e6
-     << " M cycles/s; ratio " << ratio << " (medians of " << reps << " alternating runs)";
+  os << "GEMM x" << gemms << " (K=" << K << "): SoC " << ms.cycles << " cycles at "
+     << ms.rate() / 1e6 << " M cycles/s, bare Verilated loop " << mb.cycles << " cycles at "
+     << mb.rate() / 1e6 << " M cycles/s; ratio " << ratio << " (medians of " << reps
+     << " alternating runs)";
   if (!res.passed) os << "; cycle counts differ by " << diff;
   res.summary = os.str();
   return res;
 }
 
-TestbenchRegistrar reg{TestbenchDef{"bench_soc",
-                                    "Benchmark: SoC (SystemC + device layer) vs bare Verilated loop, same GEMM workload",
-                                    &run, 16}};
+TestbenchRegistrar reg{TestbenchDef{
+    "bench_soc",
+    "Benchmark: SoC (SystemC + device layer) vs bare Verilated loop, same GEMM workload", &run,
+    16}};
 
 }  // namespace
 }  // namespace nncosim::testbench

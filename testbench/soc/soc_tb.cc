@@ -48,7 +48,8 @@ struct Scenario {
 };
 
 // Runs a stream; returns the job result.
-hal::Result<sim::JobResult> runJob(sim::Device& dev, const std::vector<Command>& cmds, uint64_t timeout) {
+hal::Result<sim::JobResult> runJob(sim::Device& dev, const std::vector<Command>& cmds,
+                                   uint64_t timeout) {
   NNC_ASSIGN_OR_RETURN(auto words, fw::encodeStream(cmds));
   NNC_TRY(dev.submit(fw::toBytes(words)));
   return dev.wait(timeout);
@@ -58,7 +59,8 @@ hal::Result<sim::JobResult> runJob(sim::Device& dev, const std::vector<Command>&
 // B is K x C; the result is R x C int8.
 std::string gemmScenario(sim::Device& dev, std::mt19937& rng, uint64_t* cycles) {
   const uint32_t K = 64 + rng() % 192;
-  const int32_t aZp = static_cast<int32_t>(rng() % 256) - 128, outZp = static_cast<int32_t>(rng() % 64) - 32;
+  const int32_t aZp = static_cast<int32_t>(rng() % 256) - 128,
+                outZp = static_cast<int32_t>(rng() % 64) - 32;
   std::uniform_int_distribution<int> i8(-128, 127);
   std::vector<int8_t> a(K * R), b(K * C);  // a[t*R + i], b[t*C + j]
   for (auto& x : a) x = static_cast<int8_t>(i8(rng));
@@ -67,7 +69,8 @@ std::string gemmScenario(sim::Device& dev, std::mt19937& rng, uint64_t* cycles) 
   std::vector<int8_t> shift(C);
   for (uint32_t j = 0; j < C; ++j) {
     bias[j] = static_cast<int32_t>(rng() % 20001) - 10000;
-    const auto m = ops::quant::quantizeMultiplier(std::ldexp(0.5 + (rng() % 1000) / 2000.0, -8 - static_cast<int>(rng() % 6)));
+    const auto m = ops::quant::quantizeMultiplier(
+        std::ldexp(0.5 + (rng() % 1000) / 2000.0, -8 - static_cast<int>(rng() % 6)));
     mult[j] = m.multiplier;
     shift[j] = static_cast<int8_t>(m.shift);
   }
@@ -76,8 +79,8 @@ std::string gemmScenario(sim::Device& dev, std::mt19937& rng, uint64_t* cycles) 
   std::memcpy(prm.data() + C * 4, mult.data(), C * 4);
   std::memcpy(prm.data() + C * 8, shift.data(), C);
 
-  auto bufA = dev.allocate(a.size(), "A"), bufB = dev.allocate(b.size(), "B"), bufP = dev.allocate(prm.size(), "params"),
-       bufO = dev.allocate(R * C, "out");
+  auto bufA = dev.allocate(a.size(), "A"), bufB = dev.allocate(b.size(), "B"),
+       bufP = dev.allocate(prm.size(), "params"), bufO = dev.allocate(R * C, "out");
   if (!bufA || !bufB || !bufP || !bufO) return "allocation failed";
   dev.map(*bufA, true, false);
   dev.map(*bufB, true, false);
@@ -112,14 +115,17 @@ std::string gemmScenario(sim::Device& dev, std::mt19937& rng, uint64_t* cycles) 
   fw::End end;
   end.irq = true;
   end.tag = 7;
-  const std::vector<Command> job = {
-      cmd(load(Buffer::kInp, static_cast<uint32_t>(bufA->address), 0, static_cast<uint32_t>(a.size()))),
-      cmd(load(Buffer::kWgt, static_cast<uint32_t>(bufB->address), 0, static_cast<uint32_t>(b.size()))),
-      cmd(load(Buffer::kPrm, static_cast<uint32_t>(bufP->address), 0, static_cast<uint32_t>(prm.size())), {false, false, false, true}),
-      cmd(g, {true, false, false, false}),
-      cmd(rq, {false, false, false, true}),
-      cmd(st, {true, false, false, false}),
-      cmd(end)};
+  const std::vector<Command> job = {cmd(load(Buffer::kInp, static_cast<uint32_t>(bufA->address), 0,
+                                             static_cast<uint32_t>(a.size()))),
+                                    cmd(load(Buffer::kWgt, static_cast<uint32_t>(bufB->address), 0,
+                                             static_cast<uint32_t>(b.size()))),
+                                    cmd(load(Buffer::kPrm, static_cast<uint32_t>(bufP->address), 0,
+                                             static_cast<uint32_t>(prm.size())),
+                                        {false, false, false, true}),
+                                    cmd(g, {true, false, false, false}),
+                                    cmd(rq, {false, false, false, true}),
+                                    cmd(st, {true, false, false, false}),
+                                    cmd(end)};
   auto r = runJob(dev, job, 10'000'000);
   if (!r) return r.error();
   *cycles += r->cycles;
@@ -135,7 +141,8 @@ std::string gemmScenario(sim::Device& dev, std::mt19937& rng, uint64_t* cycles) 
       y = ops::quant::clamp(y, -128, 127);
       if (out[i * C + j] != y) {
         std::ostringstream os;
-        os << "GEMM K=" << K << " out[" << i << "][" << j << "] = " << int(out[i * C + j]) << ", expected " << y;
+        os << "GEMM K=" << K << " out[" << i << "][" << j << "] = " << int(out[i * C + j])
+           << ", expected " << y;
         return os.str();
       }
     }
@@ -147,7 +154,8 @@ std::string gemmScenario(sim::Device& dev, std::mt19937& rng, uint64_t* cycles) 
 // pixels of one row), gathered from DRAM by DMA_LOAD's 3-D strides:
 //   B[t][j], t = (c*3 + ky)*3 + kx, j = ox:  input[c][oy+ky][ox+kx]
 std::string convScenario(sim::Device& dev, std::mt19937& rng, uint64_t* cycles) {
-  const uint32_t Cin = 4 + rng() % 5, H = 3 + rng() % 3, W = C + 2;  // one output row of 16 pixels per oy
+  const uint32_t Cin = 4 + rng() % 5, H = 3 + rng() % 3,
+                 W = C + 2;  // one output row of 16 pixels per oy
   const uint32_t Ho = H - 2, K = Cin * 9;
   std::uniform_int_distribution<int> i8(-128, 127);
   std::vector<int8_t> in(Cin * H * W), wgt(R * K);  // wgt[t*R + o] (k-major A)
@@ -171,9 +179,10 @@ std::string convScenario(sim::Device& dev, std::mt19937& rng, uint64_t* cycles) 
   (void)dev.write(bufW->address, wgt.data(), wgt.size());
   (void)dev.write(bufP->address, prm.data(), prm.size());
 
-  std::vector<Command> job = {
-      cmd(load(Buffer::kInp, static_cast<uint32_t>(bufW->address), 0, static_cast<uint32_t>(wgt.size()))),
-      cmd(load(Buffer::kPrm, static_cast<uint32_t>(bufP->address), 0, static_cast<uint32_t>(prm.size())))};
+  std::vector<Command> job = {cmd(load(Buffer::kInp, static_cast<uint32_t>(bufW->address), 0,
+                                       static_cast<uint32_t>(wgt.size()))),
+                              cmd(load(Buffer::kPrm, static_cast<uint32_t>(bufP->address), 0,
+                                       static_cast<uint32_t>(prm.size())))};
   for (uint32_t oy = 0; oy < Ho; ++oy) {
     // For each input channel: 3 (ky) planes x 3 (kx) rows x 16 pixels.
     for (uint32_t c = 0; c < Cin; ++c) {
@@ -236,11 +245,13 @@ std::string convScenario(sim::Device& dev, std::mt19937& rng, uint64_t* cycles) 
               const uint32_t t = (c * 3 + ky) * 3 + kx;
               acc += wgt[t * R + o] * (in[(c * H + oy + ky) * W + ox + kx] - inZp);
             }
-        const int32_t y = ops::quant::clamp(ops::quant::multiplyByQuantizedMultiplier(acc, m.multiplier, m.shift), -128, 127);
+        const int32_t y = ops::quant::clamp(
+            ops::quant::multiplyByQuantizedMultiplier(acc, m.multiplier, m.shift), -128, 127);
         const int8_t got = out[oy * R * C + o * C + ox];
         if (got != y) {
           std::ostringstream os;
-          os << "conv oy=" << oy << " o=" << o << " ox=" << ox << ": " << int(got) << ", expected " << y;
+          os << "conv oy=" << oy << " o=" << o << " ox=" << ox << ": " << int(got) << ", expected "
+             << y;
           return os.str();
         }
       }
@@ -262,10 +273,12 @@ std::string unmappedScenario(sim::Device& dev, std::mt19937&, uint64_t* cycles) 
   st.count0 = 256;
   fw::End end;
   end.irq = true;
-  auto r = runJob(dev, {cmd(load(Buffer::kInp, static_cast<uint32_t>(src->address), 0, 256), {false, false, false, false}),
-                        cmd(fw::Sync{fw::Queue::kLoad}, {false, false, false, true}),
-                        cmd(fw::Sync{fw::Queue::kCompute}, {true, false, false, true}),
-                        cmd(st, {true, false, false, false}), cmd(end)},
+  auto r = runJob(dev,
+                  {cmd(load(Buffer::kInp, static_cast<uint32_t>(src->address), 0, 256),
+                       {false, false, false, false}),
+                   cmd(fw::Sync{fw::Queue::kLoad}, {false, false, false, true}),
+                   cmd(fw::Sync{fw::Queue::kCompute}, {true, false, false, true}),
+                   cmd(st, {true, false, false, false}), cmd(end)},
                   1'000'000);
   if (!r) return r.error();
   *cycles += r->cycles;
@@ -273,7 +286,8 @@ std::string unmappedScenario(sim::Device& dev, std::mt19937&, uint64_t* cycles) 
     return "unmapped store: expected bus_error, got " + r->describe();
   if (r->errAddr != victim->address) {
     std::ostringstream os;
-    os << "unmapped store: faulting address 0x" << std::hex << r->errAddr << ", expected 0x" << victim->address;
+    os << "unmapped store: faulting address 0x" << std::hex << r->errAddr << ", expected 0x"
+       << victim->address;
     return os.str();
   }
   std::vector<uint8_t> after(256);
@@ -294,11 +308,13 @@ std::string corruptScenario(sim::Device& dev, std::mt19937&, uint64_t* cycles) {
   if (auto st = dev.submit(bytes); !st.ok()) return st.error();
   const auto r = dev.wait(1'000'000);
   *cycles += r.cycles;
-  if (r.errCode != static_cast<uint32_t>(fw::ErrCode::kBadOpcode)) return "corrupt command: expected bad_opcode, got " + r.describe();
+  if (r.errCode != static_cast<uint32_t>(fw::ErrCode::kBadOpcode))
+    return "corrupt command: expected bad_opcode, got " + r.describe();
   const uint64_t slot = dev.config().dramBase + uint64_t{head ? *head : 0} * fw::kCommandBytes;
   if (r.errAddr != slot) {
     std::ostringstream os;
-    os << "corrupt command: ERR_ADDR 0x" << std::hex << r.errAddr << ", expected the slot 0x" << slot;
+    os << "corrupt command: ERR_ADDR 0x" << std::hex << r.errAddr << ", expected the slot 0x"
+       << slot;
     return os.str();
   }
   return "";
@@ -312,7 +328,8 @@ std::string watchdogScenario(sim::Device& dev, std::mt19937&, uint64_t* cycles) 
                   uint64_t{dev.config().watchdogCycles} * 4 + 100000);
   if (!r) return r.error();
   *cycles += r->cycles;
-  if (r->errCode != static_cast<uint32_t>(fw::ErrCode::kWatchdog)) return "stuck job: expected watchdog, got " + r->describe();
+  if (r->errCode != static_cast<uint32_t>(fw::ErrCode::kWatchdog))
+    return "stuck job: expected watchdog, got " + r->describe();
   return "";
 }
 
@@ -328,10 +345,11 @@ TestbenchResult run(const TestbenchOptions& opt) {
     res.summary = dev.error();
     return res;
   }
-  const std::vector<Scenario> scenarios = {
-      {"gemm", gemmScenario},           {"conv", convScenario},
-      {"unmapped", unmappedScenario},   {"corrupt", corruptScenario},
-      {"watchdog", watchdogScenario}};
+  const std::vector<Scenario> scenarios = {{"gemm", gemmScenario},
+                                           {"conv", convScenario},
+                                           {"unmapped", unmappedScenario},
+                                           {"corrupt", corruptScenario},
+                                           {"watchdog", watchdogScenario}};
   const uint64_t rounds = opt.iterations ? opt.iterations : 3;
   std::mt19937 rng(static_cast<uint32_t>(opt.seed));
   std::vector<uint64_t> firstRoundCycles;
@@ -346,7 +364,8 @@ TestbenchResult run(const TestbenchOptions& opt) {
       uint64_t c = 0;
       // Determinism: round 1 repeats round 0's stimulus exactly, and must take the same cycles.
       const size_t si = static_cast<size_t>(&s - scenarios.data());
-      std::mt19937 local(round <= 1 ? static_cast<uint32_t>(opt.seed * 7919 + si) : static_cast<uint32_t>(rng()));
+      std::mt19937 local(round <= 1 ? static_cast<uint32_t>(opt.seed * 7919 + si)
+                                    : static_cast<uint32_t>(rng()));
       const std::string err = s.run(**dev, local, &c);
       ++res.iterations;
       res.cycles += c;
@@ -361,19 +380,23 @@ TestbenchResult run(const TestbenchOptions& opt) {
         ++res.mismatches;
         if (res.summary.empty()) res.summary = s.name + ": " + err;
       }
-      if (opt.verbose) std::printf("  %-9s round %llu: %llu cycles %s\n", s.name.c_str(), (unsigned long long)round,
-                                   (unsigned long long)c, err.empty() ? "ok" : err.c_str());
+      if (opt.verbose)
+        std::printf("  %-9s round %llu: %llu cycles %s\n", s.name.c_str(),
+                    (unsigned long long)round, (unsigned long long)c,
+                    err.empty() ? "ok" : err.c_str());
     }
   }
   res.passed = res.mismatches == 0;
   if (res.passed)
-    res.summary = std::to_string(res.iterations) + " jobs (GEMM, conv tile, unmapped store, corrupt command, watchdog) "
-                  "correct and deterministic; " + (*dev)->config().describe();
+    res.summary = std::to_string(res.iterations) +
+                  " jobs (GEMM, conv tile, unmapped store, corrupt command, watchdog) "
+                  "correct and deterministic; " +
+                  (*dev)->config().describe();
   return res;
 }
 
-TestbenchRegistrar reg{TestbenchDef{"soc", "the whole SoC: GEMM, conv tile, bus error, corrupt command, watchdog",
-                                    &run, 2}};
+TestbenchRegistrar reg{TestbenchDef{
+    "soc", "the whole SoC: GEMM, conv tile, bus error, corrupt command, watchdog", &run, 2}};
 
 }  // namespace
 }  // namespace nncosim::testbench

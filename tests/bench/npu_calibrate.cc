@@ -56,8 +56,8 @@ firmware::DmaLoad load(uint64_t dram, Buffer b, uint32_t buf, uint32_t c0, uint3
   return d;
 }
 
-firmware::DmaStore store(uint64_t dram, uint32_t buf, uint32_t c0, uint32_t c1 = 1, uint32_t ds1 = 0,
-                         uint32_t bs1 = 0) {
+firmware::DmaStore store(uint64_t dram, uint32_t buf, uint32_t c0, uint32_t c1 = 1,
+                         uint32_t ds1 = 0, uint32_t bs1 = 0) {
   firmware::DmaStore d;
   d.bufId = Buffer::kOut;
   d.dramAddr = static_cast<uint32_t>(dram);
@@ -69,7 +69,8 @@ firmware::DmaStore store(uint64_t dram, uint32_t buf, uint32_t c0, uint32_t c1 =
   return d;
 }
 
-firmware::Gemm gemm(uint32_t k, bool acc = false, uint32_t accAddr = 0, uint32_t inp = 0, uint32_t wgt = 0) {
+firmware::Gemm gemm(uint32_t k, bool acc = false, uint32_t accAddr = 0, uint32_t inp = 0,
+                    uint32_t wgt = 0) {
   firmware::Gemm g;
   g.m = 16;
   g.n = 16;
@@ -124,7 +125,8 @@ Case densifyCase(const std::string& name, const ops::SparseFormat& f, uint32_t e
   c.setup = [=](NpuDevice& d, const Ctx& x) {
     auto image = buildDensifyImage(f, desc(x), elemLog2, static_cast<uint32_t>(x.src), values,
                                    static_cast<uint32_t>(x.dst), dense, 0);
-    if (!image.ok() || !d.write(desc(x), image->bytes.data(), image->bytes.size()).ok()) std::abort();
+    if (!image.ok() || !d.write(desc(x), image->bytes.data(), image->bytes.size()).ok())
+      std::abort();
   };
   c.build = [=](const Ctx& x) {
     firmware::Densify d;
@@ -140,8 +142,9 @@ Case densifyCase(const std::string& name, const ops::SparseFormat& f, uint32_t e
 
 // Levels of `dims` (formats 0 DENSE / 1 SPARSE_CSR); a sparse level keeps each coordinate
 // with probability 1/keep (a fixed pseudo-random pattern).
-ops::SparseFormat sparseFormat(const std::vector<int32_t>& dims, const std::vector<int32_t>& formats,
-                               uint32_t keep, std::vector<int32_t> blockMap = {}) {
+ops::SparseFormat sparseFormat(const std::vector<int32_t>& dims,
+                               const std::vector<int32_t>& formats, uint32_t keep,
+                               std::vector<int32_t> blockMap = {}) {
   ops::SparseFormat f;
   const size_t n = dims.size();
   for (size_t l = 0; l < n; ++l) f.traversalOrder.push_back(static_cast<int32_t>(l));
@@ -180,7 +183,8 @@ std::vector<Case> cases() {
   for (int n : {16, 64})
     v.push_back({std::to_string(n) + " SYNC (compute)", [=](const Ctx&) {
                    std::vector<Command> c;
-                   for (int i = 0; i < n; ++i) c.push_back(Command{{}, firmware::Sync{firmware::Queue::kCompute}});
+                   for (int i = 0; i < n; ++i)
+                     c.push_back(Command{{}, firmware::Sync{firmware::Queue::kCompute}});
                    return only(c);
                  }});
   for (uint32_t bytes : {16u, 256u, 1024u, 4096u, 16384u, 65535u})
@@ -190,21 +194,24 @@ std::vector<Case> cases() {
   for (uint32_t n : {4u, 16u})
     v.push_back({std::to_string(n) + " loads 4096 B", [=](const Ctx& x) {
                    std::vector<Command> c;
-                   for (uint32_t i = 0; i < n; ++i) c.push_back(Command{{}, load(x.src + i * 4096, Buffer::kInp, i * 4096, 4096)});
+                   for (uint32_t i = 0; i < n; ++i)
+                     c.push_back(Command{{}, load(x.src + i * 4096, Buffer::kInp, i * 4096, 4096)});
                    return only(c);
                  }});
   for (uint32_t n : {4u, 16u})
     v.push_back({std::to_string(n) + " loads 256 B", [=](const Ctx& x) {
                    std::vector<Command> c;
-                   for (uint32_t i = 0; i < n; ++i) c.push_back(Command{{}, load(x.src + i * 256, Buffer::kInp, i * 256, 256)});
+                   for (uint32_t i = 0; i < n; ++i)
+                     c.push_back(Command{{}, load(x.src + i * 256, Buffer::kInp, i * 256, 256)});
                    return only(c);
                  }});
   for (uint32_t row : {16u, 64u, 256u})
     for (uint32_t off : {0u, 3u})
-      v.push_back({"1 load 64 rows x " + std::to_string(row) + " B, offset " + std::to_string(off),
-                   [=](const Ctx& x) {
-                     return only({Command{{}, load(x.src + off, Buffer::kInp, 0, row, 64, 1000, row)}});
-                   }});
+      v.push_back(
+          {"1 load 64 rows x " + std::to_string(row) + " B, offset " + std::to_string(off),
+           [=](const Ctx& x) {
+             return only({Command{{}, load(x.src + off, Buffer::kInp, 0, row, 64, 1000, row)}});
+           }});
   for (uint32_t bytes : {256u, 4096u})
     v.push_back({"1 store " + std::to_string(bytes) + " B", [=](const Ctx& x) {
                    return only({Command{{}, store(x.dst, 0, bytes)}});
@@ -216,7 +223,8 @@ std::vector<Case> cases() {
     for (int n : {1, 8})
       v.push_back({std::to_string(n) + " GEMM k=" + std::to_string(k), [=](const Ctx&) {
                      std::vector<Command> c;
-                     for (int i = 0; i < n; ++i) c.push_back(Command{{}, gemm(k, false, (i % 8) * 1024)});
+                     for (int i = 0; i < n; ++i)
+                       c.push_back(Command{{}, gemm(k, false, (i % 8) * 1024)});
                      return only(c);
                    }});
   for (uint32_t rows : {1u, 16u, 64u, 256u})
@@ -225,27 +233,30 @@ std::vector<Case> cases() {
                  }});
   for (uint32_t k : {16u, 64u})
     for (uint32_t rows : {16u, 64u})
-      v.push_back({"8x (GEMM k=" + std::to_string(k) + " ; REQUANT rows=" + std::to_string(rows) + ")",
-                   [=](const Ctx&) {
-                     std::vector<Command> c;
-                     for (int i = 0; i < 8; ++i) {
-                       c.push_back(Command{{}, gemm(k)});
-                       c.push_back(Command{{}, requant(rows)});
-                     }
-                     return only(c);
-                   }});
+      v.push_back(
+          {"8x (GEMM k=" + std::to_string(k) + " ; REQUANT rows=" + std::to_string(rows) + ")",
+           [=](const Ctx&) {
+             std::vector<Command> c;
+             for (int i = 0; i < 8; ++i) {
+               c.push_back(Command{{}, gemm(k)});
+               c.push_back(Command{{}, requant(rows)});
+             }
+             return only(c);
+           }});
   v.push_back({"4x (4 GEMM k=64 ; 4 REQUANT rows=16)", [=](const Ctx&) {
                  std::vector<Command> c;
                  for (int i = 0; i < 4; ++i) {
                    for (int q = 0; q < 4; ++q) c.push_back(Command{{}, gemm(64, false, q * 1024)});
-                   for (int q = 0; q < 4; ++q) c.push_back(Command{{}, requant(16, q * 1024, q * 256)});
+                   for (int q = 0; q < 4; ++q)
+                     c.push_back(Command{{}, requant(16, q * 1024, q * 256)});
                  }
                  return only(c);
                }});
   v.push_back(densifyCase("10x2048 CSR 1/7, 8-bit", sparseFormat({10, 2048}, {0, 1}, 7), 0));
   v.push_back(densifyCase("128x128 CSR 1/8, 8-bit", sparseFormat({128, 128}, {0, 1}, 8), 0));
   v.push_back(densifyCase("64x64 CSR 1/2, 32-bit", sparseFormat({64, 64}, {0, 1}, 2), 2));
-  v.push_back(densifyCase("16x16x16 D/S/S 1/4, 16-bit", sparseFormat({16, 16, 16}, {0, 1, 1}, 4), 1));
+  v.push_back(
+      densifyCase("16x16x16 D/S/S 1/4, 16-bit", sparseFormat({16, 16, 16}, {0, 1, 1}, 4), 1));
   v.push_back(densifyCase("32x32 dense, 8-bit", sparseFormat({32, 32}, {0, 0}, 1), 0));
   v.push_back(densifyCase("16x16 blocks 4x4 D/S/D/D 1/3, 8-bit",
                           sparseFormat({4, 4, 4, 4}, {0, 1, 0, 0}, 3, {0, 1}), 0));
@@ -259,7 +270,8 @@ std::vector<Case> cases() {
                }});
   for (uint32_t n : {1u, 4u})
     for (uint32_t bytes : {4096u, 16384u})
-      v.push_back({std::to_string(n) + "x load " + std::to_string(bytes) + " B || store", [=](const Ctx& x) {
+      v.push_back({std::to_string(n) + "x load " + std::to_string(bytes) + " B || store",
+                   [=](const Ctx& x) {
                      std::vector<Command> c;
                      for (uint32_t i = 0; i < n; ++i) {
                        c.push_back(Command{{}, load(x.src + i * bytes, Buffer::kInp, 0, bytes)});
@@ -328,8 +340,9 @@ int runOperation(SimNpuDevice& soc, InterpreterDevice& isa, const std::string& f
   std::printf("%s\n", step->report.describe().c_str());
   std::vector<std::vector<uint8_t>> in;
   for (const Binding& b : step->inputs) {
-    std::vector<uint8_t> bytes(ops::Shape{model->main.operands[b.operand].type,
-                                          model->main.operands[b.operand].dimensions}.bytes());
+    std::vector<uint8_t> bytes(
+        ops::Shape{model->main.operands[b.operand].type, model->main.operands[b.operand].dimensions}
+            .bytes());
     for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 7 + 3);
     in.push_back(std::move(bytes));
   }
@@ -340,8 +353,10 @@ int runOperation(SimNpuDevice& soc, InterpreterDevice& isa, const std::string& f
     int shown[4] = {0, 0, 0, 0};
     for (const auto& sp : soc.unitTimeline())
       if (shown[sp.unit]++ < 12)
-        std::printf("  rtl unit %d busy [%llu, %llu) %llu\n", sp.unit, static_cast<unsigned long long>(sp.start),
-                    static_cast<unsigned long long>(sp.end), static_cast<unsigned long long>(sp.end - sp.start));
+        std::printf("  rtl unit %d busy [%llu, %llu) %llu\n", sp.unit,
+                    static_cast<unsigned long long>(sp.start),
+                    static_cast<unsigned long long>(sp.end),
+                    static_cast<unsigned long long>(sp.end - sp.start));
   }
   auto b = runStep(isa, *step, in, outB);
   if (!a.ok() || !b.ok()) {
@@ -370,10 +385,14 @@ int main(int argc, char** argv) {
   std::string filter, modelFile, mapping;
   int op = -1;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--filter") == 0 && i + 1 < argc) filter = argv[++i];
-    else if (std::strcmp(argv[i], "--model") == 0 && i + 1 < argc) modelFile = argv[++i];
-    else if (std::strcmp(argv[i], "--op") == 0 && i + 1 < argc) op = std::atoi(argv[++i]);
-    else if (std::strcmp(argv[i], "--mapping") == 0 && i + 1 < argc) mapping = argv[++i];
+    if (std::strcmp(argv[i], "--filter") == 0 && i + 1 < argc)
+      filter = argv[++i];
+    else if (std::strcmp(argv[i], "--model") == 0 && i + 1 < argc)
+      modelFile = argv[++i];
+    else if (std::strcmp(argv[i], "--op") == 0 && i + 1 < argc)
+      op = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--mapping") == 0 && i + 1 < argc)
+      mapping = argv[++i];
   }
   auto dev = sim::Device::open(sim::SocConfig{});
   if (!dev) {
@@ -391,7 +410,8 @@ int main(int argc, char** argv) {
     x.dst = *d->allocate(1 << 20, "dst");
     (void)d->write(x.src, junk.data(), junk.size());
   }
-  if (!modelFile.empty()) return runOperation(soc, isa, modelFile, static_cast<uint32_t>(op), mapping);
+  if (!modelFile.empty())
+    return runOperation(soc, isa, modelFile, static_cast<uint32_t>(op), mapping);
   std::printf("%-44s %9s %9s %8s\n", "stream", "rtl", "isa", "isa/rtl");
   for (const Case& c : cases()) {
     if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
@@ -405,7 +425,8 @@ int main(int argc, char** argv) {
       std::printf("%-44s failed: %s\n", c.name.c_str(), (!a.ok() ? a.error() : b.error()).c_str());
       continue;
     }
-    std::printf("%-44s %9llu %9llu %8.3f\n", c.name.c_str(), static_cast<unsigned long long>(a->cycles),
+    std::printf("%-44s %9llu %9llu %8.3f\n", c.name.c_str(),
+                static_cast<unsigned long long>(a->cycles),
                 static_cast<unsigned long long>(b->cycles), double(b->cycles) / double(a->cycles));
   }
   return 0;

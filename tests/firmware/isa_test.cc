@@ -23,9 +23,12 @@ constexpr int kDepBitFirst = 8;  // pop_prev; the four flags are bits 8..11
 int64_t randomIn(std::mt19937_64& rng, int64_t lo, int64_t hi) {
   // Limits are hit often: they are where encoders break.
   switch (rng() % 8) {
-    case 0: return lo;
-    case 1: return hi;
-    default: return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+    case 0:
+      return lo;
+    case 1:
+      return hi;
+    default:
+      return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
   }
 }
 
@@ -79,12 +82,14 @@ TEST(Isa, EveryFieldAtItsLimits) {
       if (std::string(f.name) == "opcode") continue;
       const bool isSigned = f.kind == FieldKind::kSint;
       const int64_t typeLo = isSigned ? -(int64_t{1} << (f.width - 1)) : 0;
-      const int64_t typeHi = isSigned ? (int64_t{1} << (f.width - 1)) - 1 : (int64_t{1} << f.width) - 1;
+      const int64_t typeHi =
+          isSigned ? (int64_t{1} << (f.width - 1)) - 1 : (int64_t{1} << f.width) - 1;
       std::vector<int64_t> legal, illegal;
       if (f.kind == FieldKind::kEnum) {
         legal.assign(f.enumValues.begin(), f.enumValues.end());
         for (int64_t v = 0; v <= typeHi; ++v) {
-          if (std::find(f.enumValues.begin(), f.enumValues.end(), v) == f.enumValues.end()) illegal.push_back(v);
+          if (std::find(f.enumValues.begin(), f.enumValues.end(), v) == f.enumValues.end())
+            illegal.push_back(v);
         }
       } else {
         legal = {f.min, f.max};
@@ -113,7 +118,8 @@ TEST(Isa, EveryFieldAtItsLimits) {
           EXPECT_TRUE(seen);
         }
         const bool depFlag = f.bit >= kDepBitFirst && f.bit < kDepBitFirst + 4;
-        EXPECT_TRUE(tested || depFlag) << info.name << "." << f.name << " = " << v << " never valid";
+        EXPECT_TRUE(tested || depFlag)
+            << info.name << "." << f.name << " = " << v << " never valid";
       }
       for (int64_t v : illegal) {
         Command c = randomCommand(rng, info);
@@ -199,17 +205,19 @@ TEST(Isa, DisassemblyIsReadable) {
   g.aZp = -3;
   Command c{Deps{}, g};
   c.deps.popPrev = true;
-  EXPECT_EQ(disassemble(c),
-            "gemm pop_prev=1 mode=int8 a_signed=1 b_signed=0 accumulate=0 m=16 n=8 "
-            "inp_addr=0x00000100 wgt_addr=0x00000000 acc_addr=0x00000000 k=1024 acc64=0 wgt8=0 a_zp=-3 "
-            "b_zp=0");
+  EXPECT_EQ(
+      disassemble(c),
+      "gemm pop_prev=1 mode=int8 a_signed=1 b_signed=0 accumulate=0 m=16 n=8 "
+      "inp_addr=0x00000100 wgt_addr=0x00000000 acc_addr=0x00000000 k=1024 acc64=0 wgt8=0 a_zp=-3 "
+      "b_zp=0");
   auto bad = assemble("gemm m=17");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().find("m = 17"), std::string::npos) << bad.error();
   EXPECT_FALSE(assemble("frobnicate").ok());
   EXPECT_FALSE(assemble("gemm q=1").ok());
   EXPECT_FALSE(assemble("dma_load buf_id=nowhere").ok());
-  auto ok = assemble("dma_load buf_id=wgt elem_width=w16 dram_addr=0x1000 count0=4 count1=2 count2=1");
+  auto ok =
+      assemble("dma_load buf_id=wgt elem_width=w16 dram_addr=0x1000 count0=4 count1=2 count2=1");
   ASSERT_TRUE(ok.ok()) << ok.error();
   EXPECT_EQ(std::get<DmaLoad>(ok->args).bufId, Buffer::kWgt);
 }
@@ -322,7 +330,8 @@ TEST(Isa, StreamErrorsNameTheCommand) {
 // The ID magic is 'NNC1' read as big-endian ASCII (the spec once held a decimal value that
 // spelled 'NNG1' next to a doc that said 'NNC1').
 TEST(IsaRegisters, IdSpellsNnc1) {
-  EXPECT_EQ(reg::kIdValue, uint32_t{'N'} << 24 | uint32_t{'N'} << 16 | uint32_t{'C'} << 8 | uint32_t{'1'});
+  EXPECT_EQ(reg::kIdValue,
+            uint32_t{'N'} << 24 | uint32_t{'N'} << 16 | uint32_t{'C'} << 8 | uint32_t{'1'});
 }
 
 // ISA 1.3: the CONFIG registers report every hardware number the compiler and the ISA model
@@ -342,9 +351,10 @@ TEST(IsaRegisters, ConfigReportsTheHardwareContract) {
     EXPECT_TRUE(c.offset == reg::kConfig || c.offset > reg::kPerfMacs);
     reported.insert(c.constant);
   }
-  for (const char* name : {"array_rows", "array_cols", "inp_buf_bytes", "wgt_buf_bytes", "acc_buf_bytes",
-                           "out_buf_bytes", "prm_buf_bytes", "axi_data_bytes", "dma_bursts", "cmd_queue_depth",
-                           "cmd_fetch_depth", "gemm_tiles", "densify_beats", "densify_reads"})
+  for (const char* name :
+       {"array_rows", "array_cols", "inp_buf_bytes", "wgt_buf_bytes", "acc_buf_bytes",
+        "out_buf_bytes", "prm_buf_bytes", "axi_data_bytes", "dma_bursts", "cmd_queue_depth",
+        "cmd_fetch_depth", "gemm_tiles", "densify_beats", "densify_reads"})
     EXPECT_EQ(reported.count(name), 1u) << name << " is not reported by a CONFIG register";
   // Buffer addresses are buf_addr_bits wide, so no buffer can be larger.
   for (uint32_t bytes : {kInpBufBytes, kWgtBufBytes, kAccBufBytes, kOutBufBytes, kPrmBufBytes})

@@ -1,9 +1,9 @@
 // libFuzzer target: DENSIFY descriptors through the densify unit on the simulated SoC.
 // Input: 4 bytes of command parameters (element width, output size), then up to 16 KiB
 // placed at the window's start (the descriptor, and the arrays its addresses point to)
-// and again at +16 KiB (the stored values). The unit must finish or end with densify_meta / bus_error, and
-// write nothing outside [out, out + outSize): the rest of the window keeps its canary or
-// its input bytes.
+// and again at +16 KiB (the stored values). The unit must finish or end with densify_meta /
+// bus_error, and write nothing outside [out, out + outSize): the rest of the window keeps its
+// canary or its input bytes.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

@@ -23,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   // Pool files resolve against a folder that does not exist, so the fuzzer cannot
   // reach the file system beyond failed opens.
-  if (auto m = nncosim::hal::parseModelJson(text, "/nonexistent-fuzz-dir", "<fuzz>"); m.ok()) check(*m);
+  if (auto m = nncosim::hal::parseModelJson(text, "/nonexistent-fuzz-dir", "<fuzz>"); m.ok())
+    check(*m);
   if (auto v = nncosim::hal::parseVectorText(text, "<fuzz>"); v.ok())
     for (const auto& t : v->tests) check(t.model);
   return 0;

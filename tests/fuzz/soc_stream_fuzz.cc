@@ -27,8 +27,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fw::CommandWords w{};
     std::memcpy(w.data(), data + c * fw::kCommandBytes, fw::kCommandBytes);
     if (auto cmd = fw::decode(w); cmd.ok()) {
-      if (const auto* d = std::get_if<fw::DmaLoad>(&cmd->args)) rows += uint64_t{d->count1} * d->count2 * (1 + d->count0 / 256);
-      if (const auto* d = std::get_if<fw::DmaStore>(&cmd->args)) rows += uint64_t{d->count1} * d->count2 * (1 + d->count0 / 256);
+      if (const auto* d = std::get_if<fw::DmaLoad>(&cmd->args))
+        rows += uint64_t{d->count1} * d->count2 * (1 + d->count0 / 256);
+      if (const auto* d = std::get_if<fw::DmaStore>(&cmd->args))
+        rows += uint64_t{d->count1} * d->count2 * (1 + d->count0 / 256);
       if (const auto* g = std::get_if<fw::Gemm>(&cmd->args)) rows += g->k / 16;
     }
   }

@@ -14,8 +14,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<uint8_t> bytes(data, data + size);
   if (bytes.size() >= 8) std::memcpy(bytes.data() + 4, "TFL3", 4);
-  auto file = nncosim::tflite::TfliteFile::open(nncosim::hal::MemoryPool::fromBytes(std::move(bytes)),
-                                                "<fuzz>");
+  auto file = nncosim::tflite::TfliteFile::open(
+      nncosim::hal::MemoryPool::fromBytes(std::move(bytes)), "<fuzz>");
   if (!file.ok()) return 0;
   if (auto m = nncosim::tflite::importModel(*file); m.ok()) (void)nncosim::hal::validateModel(*m);
   return 0;

@@ -39,7 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& t : v->tests) {
     if (!nncosim::driver::validateModelForExecution(t.model).ok() || !small(t.model)) continue;
     if (nncosim::ops::firstUnsupportedOperation(t.model)) continue;
-    auto prepared = reference.prepareModel(t.model, nncosim::hal::ExecutionPreference::FAST_SINGLE_ANSWER);
+    auto prepared =
+        reference.prepareModel(t.model, nncosim::hal::ExecutionPreference::FAST_SINGLE_ANSWER);
     if (prepared.ok()) (void)(*prepared)->execute(t.inputs);
   }
   return 0;

@@ -25,7 +25,7 @@ TEST(HalfTest, RoundsToNearestEven) {
   // 1 + 3*2^-11 lies between 1+2^-10 (odd) and 1+2^-9 (even): rounds up to even.
   EXPECT_EQ(floatToHalfBits(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);
   EXPECT_EQ(floatToHalfBits(65504.0f), 0x7bff);
-  EXPECT_EQ(floatToHalfBits(65520.0f), 0x7c00);  // rounds to infinity
+  EXPECT_EQ(floatToHalfBits(65520.0f), 0x7c00);               // rounds to infinity
   EXPECT_EQ(floatToHalfBits(std::ldexp(1.0f, -24)), 0x0001);  // smallest subnormal
   EXPECT_EQ(floatToHalfBits(std::ldexp(1.0f, -25)), 0x0000);  // tie to even zero
   EXPECT_EQ(floatToHalfBits(-0.0f), 0x8000);

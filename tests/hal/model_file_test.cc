@@ -19,8 +19,9 @@ namespace fs = std::filesystem;
 class ModelFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("nnc_model_file_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("nnc_model_file_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -37,8 +38,10 @@ Model sampleModel() {
   std::vector<float> w(4 * 64);
   for (size_t i = 0; i < w.size(); ++i) w[i] = 0.1f * static_cast<float>(i) - 3.3f;
   const uint32_t big = b.addConstant(OperandType::TENSOR_FLOAT32, {64, 4}, w);
-  const uint32_t h = b.addConstant(OperandType::TENSOR_FLOAT16, {2}, std::vector<uint16_t>{0x3c00, 0x7bff});
-  const uint32_t q = b.addConstant(OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL, {2, 1}, std::vector<int8_t>{-3, 7});
+  const uint32_t h =
+      b.addConstant(OperandType::TENSOR_FLOAT16, {2}, std::vector<uint16_t>{0x3c00, 0x7bff});
+  const uint32_t q = b.addConstant(OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL, {2, 1},
+                                   std::vector<int8_t>{-3, 7});
   b.setChannelQuant(q, {0.25f, 0.125f}, 0);
   const uint32_t act = b.addInt32(0);
   const uint32_t flag = b.addBool(true);
@@ -70,10 +73,10 @@ TEST_F(ModelFileTest, Quant16x8FlagRoundTrips) {
   // A 16x8 layer (docs/quantization.md §10): int16 activations, int8 symmetric weights.
   ModelBuilder b;
   const uint32_t in = b.addInput(OperandType::TENSOR_QUANT16_SYMM, {1, 2}, 0.5f);
-  const uint32_t w = b.addConstant(OperandType::TENSOR_QUANT8_SYMM, {1, 2},
-                                   std::vector<int8_t>{-3, 7}, 0.25f);
-  const uint32_t bias = b.addConstant(OperandType::TENSOR_INT32, {1}, std::vector<int32_t>{5},
-                                      0.125f);
+  const uint32_t w =
+      b.addConstant(OperandType::TENSOR_QUANT8_SYMM, {1, 2}, std::vector<int8_t>{-3, 7}, 0.25f);
+  const uint32_t bias =
+      b.addConstant(OperandType::TENSOR_INT32, {1}, std::vector<int32_t>{5}, 0.125f);
   const uint32_t out = b.addOutput(OperandType::TENSOR_QUANT16_SYMM, {1, 1}, 1.0f);
   b.addOperation(OperationType::FULLY_CONNECTED, {in, w, bias, b.addInt32(0)}, {out});
   b.setQuant16x8(true);
@@ -139,22 +142,36 @@ TEST_F(ModelFileTest, BadInputGivesClearErrors) {
       {"malformed", "{\"format\": ", "malformed JSON"},
       {"truncated", "{\"format\":\"nncosim-model/1\",\"main\":{\"operands\":[", "malformed JSON"},
       {"wrong format", R"({"format":"other/2"})", "unsupported format"},
-      {"wrong field type", R"({"format":"nncosim-model/1","main":{"operands":"x"}})", "main.operands: expected an array"},
-      {"unknown type", model(R"({"type":"TENSOR_FLOAT64","dimensions":[2],"scale":0,"zeroPoint":0,"lifetime":"SUBGRAPH_INPUT"})"),
+      {"wrong field type", R"({"format":"nncosim-model/1","main":{"operands":"x"}})",
+       "main.operands: expected an array"},
+      {"unknown type",
+       model(
+           R"({"type":"TENSOR_FLOAT64","dimensions":[2],"scale":0,"zeroPoint":0,"lifetime":"SUBGRAPH_INPUT"})"),
        "unknown operand type \"TENSOR_FLOAT64\""},
-      {"unknown lifetime", model(R"({"type":"TENSOR_FLOAT32","dimensions":[2],"scale":0,"zeroPoint":0,"lifetime":"FOREVER"})"),
+      {"unknown lifetime",
+       model(
+           R"({"type":"TENSOR_FLOAT32","dimensions":[2],"scale":0,"zeroPoint":0,"lifetime":"FOREVER"})"),
        "unknown lifetime \"FOREVER\""},
-      {"negative dimension", model(R"({"type":"TENSOR_FLOAT32","dimensions":[-2],"scale":0,"zeroPoint":0,"lifetime":"SUBGRAPH_INPUT"})"),
+      {"negative dimension",
+       model(
+           R"({"type":"TENSOR_FLOAT32","dimensions":[-2],"scale":0,"zeroPoint":0,"lifetime":"SUBGRAPH_INPUT"})"),
        "operands[0].dimensions[0]: expected an unsigned 32-bit integer"},
-      {"string scale", model(R"({"type":"TENSOR_FLOAT32","dimensions":[2],"scale":"big","zeroPoint":0,"lifetime":"SUBGRAPH_INPUT"})"),
+      {"string scale",
+       model(
+           R"({"type":"TENSOR_FLOAT32","dimensions":[2],"scale":"big","zeroPoint":0,"lifetime":"SUBGRAPH_INPUT"})"),
        "operands[0].scale: expected a number"},
-      {"missing field", model(R"({"type":"TENSOR_FLOAT32","scale":0,"zeroPoint":0,"lifetime":"SUBGRAPH_INPUT"})"),
+      {"missing field",
+       model(R"({"type":"TENSOR_FLOAT32","scale":0,"zeroPoint":0,"lifetime":"SUBGRAPH_INPUT"})"),
        "operands[0].dimensions: missing"},
-      {"bad constant value", model(R"({"type":"TENSOR_QUANT8_ASYMM","dimensions":[1],"scale":1,"zeroPoint":0,"lifetime":"CONSTANT_COPY","data":[300]})"),
+      {"bad constant value",
+       model(
+           R"({"type":"TENSOR_QUANT8_ASYMM","dimensions":[1],"scale":1,"zeroPoint":0,"lifetime":"CONSTANT_COPY","data":[300]})"),
        "operands[0].data[0]: 300 outside [0, 255]"},
-      {"unknown operation", R"({"format":"nncosim-model/1","main":{"operands":[],"operations":[{"type":"FROB","inputs":[],"outputs":[]}],"inputIndexes":[],"outputIndexes":[]}})",
+      {"unknown operation",
+       R"({"format":"nncosim-model/1","main":{"operands":[],"operations":[{"type":"FROB","inputs":[],"outputs":[]}],"inputIndexes":[],"outputIndexes":[]}})",
        "unknown operation type \"FROB\""},
-      {"missing pool", R"({"format":"nncosim-model/1","pools":[{"file":"nope.bin"}],"main":{}})", "pools[0].file"},
+      {"missing pool", R"({"format":"nncosim-model/1","pools":[{"file":"nope.bin"}],"main":{}})",
+       "pools[0].file"},
   };
   (void)ok_operand;
   for (const auto& c : cases) {
@@ -177,7 +194,9 @@ TEST_F(ModelFileTest, ShortPoolFileIsRejected) {
 }
 
 TEST_F(ModelFileTest, NanScaleReadsButFailsValidation) {
-  write("nan.json", R"({"format":"nncosim-model/1","main":{"operands":[{"type":"TENSOR_QUANT8_ASYMM","dimensions":[2],"scale":"nan","zeroPoint":0,"lifetime":"SUBGRAPH_INPUT"}],"operations":[],"inputIndexes":[0],"outputIndexes":[]}})");
+  write(
+      "nan.json",
+      R"({"format":"nncosim-model/1","main":{"operands":[{"type":"TENSOR_QUANT8_ASYMM","dimensions":[2],"scale":"nan","zeroPoint":0,"lifetime":"SUBGRAPH_INPUT"}],"operations":[],"inputIndexes":[0],"outputIndexes":[]}})");
   auto r = readModelFile(path("nan.json"));
   ASSERT_TRUE(r.ok()) << r.error();
   auto issues = validateModel(*r);

@@ -31,7 +31,8 @@ Operand int8Tensor(std::vector<uint32_t> dims) {
 std::string errorOf(const Result<NpyArray>& r) { return r.ok() ? "" : r.error(); }
 
 TEST(NpyFile, ParsesAndMatchesTheOperand) {
-  auto a = parseNpy(npy("{'descr': '|i1', 'fortran_order': False, 'shape': (1, 2), }\n", 2), "a.npy");
+  auto a =
+      parseNpy(npy("{'descr': '|i1', 'fortran_order': False, 'shape': (1, 2), }\n", 2), "a.npy");
   ASSERT_TRUE(a.ok()) << a.error();
   EXPECT_EQ(a->shape, (std::vector<uint64_t>{1, 2}));
   auto d = npyDataFor(*a, int8Tensor({1, 2}), "a.npy");
@@ -48,29 +49,35 @@ TEST(NpyFile, BadMagicVersionAndHeader) {
   auto longHeader = bytes;
   longHeader[9] = 0x7f;
   EXPECT_NE(errorOf(parseNpy(longHeader, "a.npy")).find("runs past the end"), std::string::npos);
-  EXPECT_NE(errorOf(parseNpy(npy("{'descr': '|i1', 'shape': (2,), }", 2), "a.npy")).find("fortran_order"),
-            std::string::npos);
-  EXPECT_NE(errorOf(parseNpy(npy("{'descr': '|i1', 'fortran_order': True, 'shape': (2,), }", 2), "a.npy"))
-                .find("only C order"),
-            std::string::npos);
-  EXPECT_NE(errorOf(parseNpy(npy("{'descr': '|i1', 'fortran_order': False, 'shape': (3,), }", 2), "a.npy"))
+  EXPECT_NE(
+      errorOf(parseNpy(npy("{'descr': '|i1', 'shape': (2,), }", 2), "a.npy")).find("fortran_order"),
+      std::string::npos);
+  EXPECT_NE(
+      errorOf(parseNpy(npy("{'descr': '|i1', 'fortran_order': True, 'shape': (2,), }", 2), "a.npy"))
+          .find("only C order"),
+      std::string::npos);
+  EXPECT_NE(errorOf(parseNpy(npy("{'descr': '|i1', 'fortran_order': False, 'shape': (3,), }", 2),
+                             "a.npy"))
                 .find("2 data bytes, but shape (3,) of '|i1' needs 3"),
             std::string::npos);
 }
 
 TEST(NpyFile, DtypeAndShapeMismatchNamed) {
-  auto f4 = parseNpy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2), }", 8), "a.npy");
+  auto f4 =
+      parseNpy(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2), }", 8), "a.npy");
   ASSERT_TRUE(f4.ok());
   auto d = npyDataFor(*f4, int8Tensor({1, 2}), "a.npy");
   ASSERT_FALSE(d.ok());
   EXPECT_NE(d.error().find("dtype '<f4' but the model input is TENSOR_QUANT8_ASYMM_SIGNED ('|i1')"),
             std::string::npos)
       << d.error();
-  auto i1 = parseNpy(npy("{'descr': '|i1', 'fortran_order': False, 'shape': (2, 1), }", 2), "a.npy");
+  auto i1 =
+      parseNpy(npy("{'descr': '|i1', 'fortran_order': False, 'shape': (2, 1), }", 2), "a.npy");
   ASSERT_TRUE(i1.ok());
   auto s = npyDataFor(*i1, int8Tensor({1, 2}), "a.npy");
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.error().find("shape (2, 1) but the model input is (1, 2)"), std::string::npos) << s.error();
+  EXPECT_NE(s.error().find("shape (2, 1) but the model input is (1, 2)"), std::string::npos)
+      << s.error();
 }
 
 TEST(NpyFile, WriteThenReadRoundTrips) {

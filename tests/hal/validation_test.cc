@@ -13,7 +13,8 @@ namespace {
 Model validModel() {
   ModelBuilder b;
   const uint32_t in = b.addInput(OperandType::TENSOR_QUANT8_ASYMM, {1, 4}, 0.5f, 10);
-  const uint32_t c = b.addConstant(OperandType::TENSOR_QUANT8_ASYMM, {1, 4}, std::vector<uint8_t>{1, 2, 3, 4}, 0.5f, 10);
+  const uint32_t c = b.addConstant(OperandType::TENSOR_QUANT8_ASYMM, {1, 4},
+                                   std::vector<uint8_t>{1, 2, 3, 4}, 0.5f, 10);
   const uint32_t act = b.addInt32(0);
   const uint32_t t = b.addOperand(OperandType::TENSOR_QUANT8_ASYMM, {1, 4}, 0.5f, 10);
   const uint32_t out = b.addOutput(OperandType::TENSOR_QUANT8_ASYMM, {1, 4}, 0.5f, 10);
@@ -81,7 +82,8 @@ TEST(ValidationTest, ElementCountOverflow) {
 
 TEST(ValidationTest, PerChannelScales) {
   ModelBuilder b;
-  const uint32_t w = b.addConstant(OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL, {2, 1}, std::vector<int8_t>{1, 2});
+  const uint32_t w =
+      b.addConstant(OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL, {2, 1}, std::vector<int8_t>{1, 2});
   b.setChannelQuant(w, {0.5f}, 0);  // one scale for two channels
   Model m = b.build();
   EXPECT_TRUE(hasIssue(m, {"operand 0", "1 per-channel scales but dimension 0 is 2"}));

@@ -14,11 +14,13 @@ using hal::OperationType;
 hal::Model conv() {
   hal::ModelBuilder b;
   const uint32_t in = b.addInput(OperandType::TENSOR_FLOAT32, {1, 8, 8, 4});
-  const uint32_t w = b.addConstant(OperandType::TENSOR_FLOAT32, {6, 3, 3, 4}, std::vector<float>(6 * 9 * 4, 0.5f));
-  const uint32_t bias = b.addConstant(OperandType::TENSOR_FLOAT32, {6}, std::vector<float>(6, 0.0f));
+  const uint32_t w =
+      b.addConstant(OperandType::TENSOR_FLOAT32, {6, 3, 3, 4}, std::vector<float>(6 * 9 * 4, 0.5f));
+  const uint32_t bias =
+      b.addConstant(OperandType::TENSOR_FLOAT32, {6}, std::vector<float>(6, 0.0f));
   const uint32_t out = b.addOutput(OperandType::TENSOR_FLOAT32, {1, 8, 8, 6});
-  b.addOperation(OperationType::CONV_2D, {in, w, bias, b.addInt32(1), b.addInt32(1), b.addInt32(1), b.addInt32(0)},
-                 {out});
+  b.addOperation(OperationType::CONV_2D,
+                 {in, w, bias, b.addInt32(1), b.addInt32(1), b.addInt32(1), b.addInt32(0)}, {out});
   return b.build();
 }
 

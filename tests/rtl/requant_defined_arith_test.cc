@@ -48,8 +48,9 @@ TEST(RequantDefinedArith, Int64PathWrapsWithoutSignedOverflow) {
   dut->rst_ni = 1;
 
   // Sums far beyond the MAC array's +-2^47 with the largest multipliers: |x * m15| > 2^63.
-  std::vector<int64_t> accs = {INT64_MAX, INT64_MIN, INT64_MAX / 3, -(INT64_MAX / 5),
-                               int64_t{1} << 62, -(int64_t{1} << 61), 0x123456789abcdef0, -0x0fedcba987654321};
+  std::vector<int64_t> accs = {INT64_MAX,          INT64_MIN,          INT64_MAX / 3,
+                               -(INT64_MAX / 5),   int64_t{1} << 62,   -(int64_t{1} << 61),
+                               0x123456789abcdef0, -0x0fedcba987654321};
   std::vector<int32_t> mults = {INT32_MAX, 0x7FFEFFFF, 0x40000000, INT32_MAX};
   std::vector<int> shifts = {-31, 0, 14, 7};
   int32_t want[kLanes];
@@ -62,7 +63,8 @@ TEST(RequantDefinedArith, Int64PathWrapsWithoutSignedOverflow) {
     putBits(dut->in_bias_i, l * 32, 32, static_cast<uint32_t>(bias));
     putBits(dut->in_mult_i, l * 32, 32, static_cast<uint32_t>(mult));
     putBits(dut->in_shift_i, l * 8, 8, static_cast<uint64_t>(shift) & 0xff);
-    const auto x = static_cast<int64_t>(static_cast<uint64_t>(acc) + static_cast<uint64_t>(int64_t{bias}));
+    const auto x =
+        static_cast<int64_t>(static_cast<uint64_t>(acc) + static_cast<uint64_t>(int64_t{bias}));
     want[l] = nncosim::ops::quant::multiplyByQuantizedMultiplier64(x, mult, shift);
   }
   dut->in_zp_i = 0;

@@ -27,11 +27,13 @@ TEST(SocConfig, ArraySizeOtherThanTheBuiltOneIsRefused) {
   SocConfig c;
   const auto rows = c.set("array_rows=8");
   ASSERT_FALSE(rows.ok());
-  EXPECT_NE(rows.error().find("array_rows: 8 is not the built size 16"), std::string::npos) << rows.error();
+  EXPECT_NE(rows.error().find("array_rows: 8 is not the built size 16"), std::string::npos)
+      << rows.error();
   EXPECT_NE(rows.error().find("16x16"), std::string::npos) << rows.error();
   const auto cols = c.set("array_cols=32");
   ASSERT_FALSE(cols.ok());
-  EXPECT_NE(cols.error().find("array_cols: 32 is not the built size 16"), std::string::npos) << cols.error();
+  EXPECT_NE(cols.error().find("array_cols: 32 is not the built size 16"), std::string::npos)
+      << cols.error();
   EXPECT_TRUE(c.set("array_rows=16").ok());
   EXPECT_TRUE(c.set("array_cols=16").ok());
   EXPECT_EQ(c.arrayRows, firmware::kArrayRows);
@@ -46,7 +48,8 @@ TEST(SocConfig, ArraySizeInAFileIsCheckedAsWell) {
   auto c = SocConfig::fromFile(path);
   std::remove(path.c_str());
   ASSERT_FALSE(c.ok());
-  EXPECT_NE(c.error().find(path + ": array_cols: 8 is not the built size 16"), std::string::npos) << c.error();
+  EXPECT_NE(c.error().find(path + ": array_cols: 8 is not the built size 16"), std::string::npos)
+      << c.error();
 }
 
 }  // namespace

@@ -65,19 +65,25 @@ TEST(Difftest, GeneratorCoversEveryOperationAndParameter) {
     const RandomLayer L = randomLayer(layerSeed(11, i));
     ++types[L.type];
     const std::string& d = L.description;
-    for (const char* f : {" s8", " u8", "per-channel", "per-tensor", "NCHW", "NHWC", "pad explicit", "pad SAME",
-                          "pad VALID", "act NONE", "act RELU ", "act RELU1", "act RELU6", "mult 2", "mult 3",
-                          "mult 4", "dilation 2x", "dilation 3x", "stride 2x", "stride 3x", "(constant)",
-                          "adj_x 1", "adj_y 1", "wild", "clamp-sized", "extremes", "sparse", "bias large", "bias centered",
-                          "no-layout-flag"})
+    for (const char* f :
+         {" s8",        " u8",          "per-channel", "per-tensor",    "NCHW",
+          "NHWC",       "pad explicit", "pad SAME",    "pad VALID",     "act NONE",
+          "act RELU ",  "act RELU1",    "act RELU6",   "mult 2",        "mult 3",
+          "mult 4",     "dilation 2x",  "dilation 3x", "stride 2x",     "stride 3x",
+          "(constant)", "adj_x 1",      "adj_y 1",     "wild",          "clamp-sized",
+          "extremes",   "sparse",       "bias large",  "bias centered", "no-layout-flag"})
       if (d.find(f) != std::string::npos) ++features[f];
-    if (L.type == hal::OperationType::GROUPED_CONV_2D && d.find("groups 1 ") == std::string::npos) ++features["groups>1"];
+    if (L.type == hal::OperationType::GROUPED_CONV_2D && d.find("groups 1 ") == std::string::npos)
+      ++features["groups>1"];
   }
   for (hal::OperationType t : randomLayerTypes()) EXPECT_GT(types[t], 300) << hal::toString(t);
-  for (const char* f : {" s8", " u8", "per-channel", "per-tensor", "NCHW", "NHWC", "pad explicit", "pad SAME",
-                        "pad VALID", "act NONE", "act RELU ", "act RELU1", "act RELU6", "mult 2", "mult 3", "mult 4",
-                        "dilation 2x", "dilation 3x", "stride 2x", "stride 3x", "(constant)", "adj_x 1", "adj_y 1",
-                        "wild", "clamp-sized", "extremes", "sparse", "bias large", "bias centered", "no-layout-flag", "groups>1"})
+  for (const char* f :
+       {" s8",          " u8",       "per-channel", "per-tensor", "NCHW",          "NHWC",
+        "pad explicit", "pad SAME",  "pad VALID",   "act NONE",   "act RELU ",     "act RELU1",
+        "act RELU6",    "mult 2",    "mult 3",      "mult 4",     "dilation 2x",   "dilation 3x",
+        "stride 2x",    "stride 3x", "(constant)",  "adj_x 1",    "adj_y 1",       "wild",
+        "clamp-sized",  "extremes",  "sparse",      "bias large", "bias centered", "no-layout-flag",
+        "groups>1"})
     EXPECT_GT(features[f], 5) << f;
 }
 
@@ -86,7 +92,8 @@ TEST(Difftest, GeneratorRestrictsToTheRequestedTypes) {
   o.types = {hal::OperationType::DEPTHWISE_CONV_2D, hal::OperationType::BATCH_MATMUL};
   std::set<hal::OperationType> seen;
   for (uint64_t i = 0; i < 100; ++i) seen.insert(randomLayer(layerSeed(5, i), o).type);
-  EXPECT_EQ(seen, (std::set<hal::OperationType>{hal::OperationType::DEPTHWISE_CONV_2D, hal::OperationType::BATCH_MATMUL}));
+  EXPECT_EQ(seen, (std::set<hal::OperationType>{hal::OperationType::DEPTHWISE_CONV_2D,
+                                                hal::OperationType::BATCH_MATMUL}));
 }
 
 // Every layer validates (structure and signature), is NPU-eligible, has its inputs, and
@@ -95,10 +102,12 @@ TEST(Difftest, LayersAreValidAndNpuEligible) {
   GeneratorOptions o;
   for (uint64_t i = 0; i < 1500; ++i) {
     const RandomLayer L = randomLayer(layerSeed(13, i), o);
-    ASSERT_TRUE(driver::validateModelForExecution(L.model).ok()) << L.description << ": " << driver::validateModelForExecution(L.model).error();
+    ASSERT_TRUE(driver::validateModelForExecution(L.model).ok())
+        << L.description << ": " << driver::validateModelForExecution(L.model).error();
     const driver::Partition p = driver::partition(L.model);
     ASSERT_EQ(p.operations.size(), 1u);
-    EXPECT_EQ(p.operations[0].target, driver::Target::kNpu) << L.description << ": " << p.operations[0].reason;
+    EXPECT_EQ(p.operations[0].target, driver::Target::kNpu)
+        << L.description << ": " << p.operations[0].reason;
     ASSERT_EQ(L.inputs.size(), L.model.main.inputIndexes.size()) << L.description;
     for (size_t k = 0; k < L.inputs.size(); ++k) {
       const hal::Operand& op = L.model.main.operands[L.model.main.inputIndexes[k]];
@@ -109,7 +118,8 @@ TEST(Difftest, LayersAreValidAndNpuEligible) {
       EXPECT_EQ(L.inputs[k].bytes.size(), n * hal::elementSize(op.type)) << L.description;
     }
     const hal::Operation& op = L.model.main.operations[0];
-    if (L.type != hal::OperationType::FULLY_CONNECTED && L.type != hal::OperationType::BATCH_MATMUL) {
+    if (L.type != hal::OperationType::FULLY_CONNECTED &&
+        L.type != hal::OperationType::BATCH_MATMUL) {
       const auto& in = L.model.main.operands[op.inputs[0]].dimensions;
       EXPECT_LE(in[0], o.maxBatch) << L.description;
       for (uint32_t d : in) EXPECT_LE(d, std::max(o.maxSpatial, o.maxChannels)) << L.description;
@@ -150,7 +160,9 @@ TEST(Difftest, OutputsAreMostlyNotSaturated) {
     // Several levels, and not nearly all at the rails (RELU outputs at 0 often sit on one).
     if (values.size() >= std::min<size_t>(3, b.size()) && clamped * 10 <= b.size() * 9) ++spread;
   }
-  std::printf("[ difftest ] %d of %d layers have outputs over several levels, not all at the rails\n", spread, total);
+  std::printf(
+      "[ difftest ] %d of %d layers have outputs over several levels, not all at the rails\n",
+      spread, total);
   EXPECT_GT(spread, total * 8 / 10) << spread << " of " << total;
   EXPECT_GT(wide, total / 20) << "16x8 layers among the default mix";
 }
@@ -165,7 +177,8 @@ TEST(Difftest, CompareOutputsNamesTheFirstDifference) {
   b.bytes[4] = 0xff;  // -1
   b.bytes[5] = 9;
   EXPECT_EQ(compareOutputs({a}, {b}),
-            "output 0 element 4 [0, 1, 1] of shape [1, 2, 3]: NPU 5, reference -1; 2 of 6 elements differ "
+            "output 0 element 4 [0, 1, 1] of shape [1, 2, 3]: NPU 5, reference -1; 2 of 6 elements "
+            "differ "
             "(max |diff| 6)");
 }
 
@@ -177,11 +190,13 @@ TEST(Difftest, RunnerOnTheInterpreterIsBitExact) {
   o.seed = 1;
   o.layers = 150;
   uint64_t calls = 0;
-  const DifftestSummary s = runDifftest({npu, "isa", ref, "ref"}, o, [&](const LayerResult&, const DifftestSummary&) { ++calls; });
+  const DifftestSummary s = runDifftest(
+      {npu, "isa", ref, "ref"}, o, [&](const LayerResult&, const DifftestSummary&) { ++calls; });
   EXPECT_EQ(calls, 150u);
   EXPECT_EQ(s.layers, 150u);
   EXPECT_EQ(s.npuChecked + s.fallbacks + s.errors, 150u);
-  for (const LayerResult& f : s.failures) ADD_FAILURE() << "layer " << f.index << ": " << f.description << "\n" << f.detail;
+  for (const LayerResult& f : s.failures)
+    ADD_FAILURE() << "layer " << f.index << ": " << f.description << "\n" << f.detail;
   EXPECT_TRUE(s.ok());
   EXPECT_EQ(s.fallbacks, 0u);
   EXPECT_GT(s.npuCycles, 0u);
@@ -192,7 +207,8 @@ TEST(Difftest, RunnerOnTheInterpreterIsBitExact) {
 TEST(Difftest, CpuFallbackIsCountedSeparately) {
   InterpreterDevice dev;
   DriverOptions lo;
-  lo.lowering.maxJobCommands = 6;  // below one row tile: every conv lowering fails, the op stays on the CPU
+  lo.lowering.maxJobCommands =
+      6;  // below one row tile: every conv lowering fails, the op stays on the CPU
   NnapiDriver npu(&dev, lo), ref(nullptr);
   DifftestOptions o;
   o.layers = 10;

@@ -43,10 +43,12 @@ double elementAt(const hal::TensorValue& v, size_t i) {
     }
     case OperandType::TENSOR_QUANT8_ASYMM:
     case OperandType::BOOL:
-    case OperandType::TENSOR_BOOL8: return *p;
+    case OperandType::TENSOR_BOOL8:
+      return *p;
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
     case OperandType::TENSOR_QUANT8_SYMM:
-    case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL: return static_cast<int8_t>(*p);
+    case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL:
+      return static_cast<int8_t>(*p);
     case OperandType::TENSOR_QUANT16_ASYMM: {
       uint16_t x;
       std::memcpy(&x, p, 2);
@@ -57,7 +59,8 @@ double elementAt(const hal::TensorValue& v, size_t i) {
       std::memcpy(&x, p, 2);
       return x;
     }
-    default: return 0;
+    default:
+      return 0;
   }
 }
 
@@ -108,7 +111,8 @@ bool usesRelaxedTolerance(const hal::Model& model) {
   return false;
 }
 
-Verdict judgeOutputs(const hal::ConformanceTest& test, const std::vector<hal::TensorValue>& actual) {
+Verdict judgeOutputs(const hal::ConformanceTest& test,
+                     const std::vector<hal::TensorValue>& actual) {
   Verdict v;
   if (actual.size() != test.expectedOutputs.size()) {
     v.reason = "produced " + std::to_string(actual.size()) + " outputs, expected " +
@@ -168,7 +172,8 @@ Verdict judgeOutputs(const hal::ConformanceTest& test, const std::vector<hal::Te
       if (!ok) {
         std::ostringstream os;
         os.precision(9);
-        os << out << "[" << i << "]: got " << a << ", expected " << e << " (tolerance " << tol << ")";
+        os << out << "[" << i << "]: got " << a << ", expected " << e << " (tolerance " << tol
+           << ")";
         v.reason = os.str();
         return v;
       }

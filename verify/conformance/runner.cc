@@ -34,9 +34,11 @@ std::vector<std::string> operationsOf(const hal::Model& m) {
 }
 
 json toJson(const TestOutcome& o) {
-  return {{"file", o.file},         {"name", o.name},           {"status", static_cast<int>(o.status)},
-          {"ef", o.expectFailure},  {"int", o.integerOutputs},  {"exact", o.bitExact},
-          {"npu", o.npuSteps},      {"ops", o.operations},      {"reason", o.reason}, {"digest", o.outputDigest}};
+  return {
+      {"file", o.file},          {"name", o.name},          {"status", static_cast<int>(o.status)},
+      {"ef", o.expectFailure},   {"int", o.integerOutputs}, {"exact", o.bitExact},
+      {"npu", o.npuSteps},       {"ops", o.operations},     {"reason", o.reason},
+      {"digest", o.outputDigest}};
 }
 
 TestOutcome fromJson(const json& j) {
@@ -194,8 +196,8 @@ TestOutcome runTest(const hal::ConformanceTest& test, driver::NnapiDriver& drive
   return o;
 }
 
-ConformanceRun runConformance(const std::vector<std::string>& paths, const ConformanceOptions& options,
-                              const DriverFactory& makeDriver) {
+ConformanceRun runConformance(const std::vector<std::string>& paths,
+                              const ConformanceOptions& options, const DriverFactory& makeDriver) {
   const auto t0 = Clock::now();
   ConformanceRun run;
   std::vector<std::string> all;
@@ -216,7 +218,8 @@ ConformanceRun runConformance(const std::vector<std::string>& paths, const Confo
     if (!options.progress) return;
     const int width = 30;
     const int fill = files.empty() ? width : static_cast<int>(width * filesDone / files.size());
-    std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu files  %zu tests: %zu passed, %zu failed, %zu unsupported ",
+    std::fprintf(stderr,
+                 "\r[%.*s%*s] %zu/%zu files  %zu tests: %zu passed, %zu failed, %zu unsupported ",
                  fill, "==============================", width - fill, "", filesDone, files.size(),
                  testsDone, passed, failed, unsupported);
     if (final) std::fprintf(stderr, "\n");
@@ -224,9 +227,12 @@ ConformanceRun runConformance(const std::vector<std::string>& paths, const Confo
   };
   auto record = [&](size_t fileIndex, TestOutcome o) {
     ++testsDone;
-    if (o.status == TestStatus::kPassed) ++passed;
-    else if (o.status == TestStatus::kFailed) ++failed;
-    else ++unsupported;
+    if (o.status == TestStatus::kPassed)
+      ++passed;
+    else if (o.status == TestStatus::kFailed)
+      ++failed;
+    else
+      ++unsupported;
     byFile[fileIndex].push_back(std::move(o));
   };
 
@@ -333,8 +339,10 @@ ConformanceRun runConformance(const std::vector<std::string>& paths, const Confo
             int status = 0;
             ::waitpid(w.pid, &status, 0);
             w.pid = -1;
-            std::string why = WIFSIGNALED(status) ? "crashed with signal " + std::to_string(WTERMSIG(status))
-                                                  : "worker exited with status " + std::to_string(WEXITSTATUS(status));
+            std::string why =
+                WIFSIGNALED(status)
+                    ? "crashed with signal " + std::to_string(WTERMSIG(status))
+                    : "worker exited with status " + std::to_string(WEXITSTATUS(status));
             const bool wasBusy = w.busy;
             reap(w, why);
             if (wasBusy || !queue.empty()) {
@@ -366,8 +374,10 @@ ConformanceRun runConformance(const std::vector<std::string>& paths, const Confo
           }
         }
         if (w.pid > 0 && w.busy && w.currentTest >= 0 &&
-            std::chrono::duration<double>(Clock::now() - w.started).count() > options.testTimeoutSeconds) {
-          reap(w, "timed out after " + std::to_string(static_cast<int>(options.testTimeoutSeconds)) + " s");
+            std::chrono::duration<double>(Clock::now() - w.started).count() >
+                options.testTimeoutSeconds) {
+          reap(w, "timed out after " +
+                      std::to_string(static_cast<int>(options.testTimeoutSeconds)) + " s");
           spawn(w);
           feed(w);
         }

@@ -26,19 +26,20 @@ struct TestOutcome {
   int npuSteps = 0;
   std::vector<std::string> operations;  // distinct operation types used (any subgraph)
   std::string reason;                   // failure or unsupported reason
-  std::string outputDigest;             // FNV-1a 64 of every output (type, dimensions, bytes); "" when none ran
+  std::string
+      outputDigest;  // FNV-1a 64 of every output (type, dimensions, bytes); "" when none ran
 };
 
 // Runs one test through `driver` and judges it.
 TestOutcome runTest(const hal::ConformanceTest& test, driver::NnapiDriver& driver);
 
 struct ConformanceOptions {
-  std::string filter;      // ECMAScript regex on "file:name"; empty = all
-  int jobs = 1;            // worker processes; 0 = run in this process
-  int shardIndex = 0;      // 0-based K of N
+  std::string filter;  // ECMAScript regex on "file:name"; empty = all
+  int jobs = 1;        // worker processes; 0 = run in this process
+  int shardIndex = 0;  // 0-based K of N
   int shardCount = 1;
   double testTimeoutSeconds = 120;  // a test running longer fails as hung
-  bool progress = false;   // progress bar on stderr
+  bool progress = false;            // progress bar on stderr
 };
 
 // Makes the driver of a worker (called once in each worker process); the pointer keeps
@@ -46,13 +47,13 @@ struct ConformanceOptions {
 using DriverFactory = std::function<std::shared_ptr<driver::NnapiDriver>()>;
 
 struct ConformanceRun {
-  std::vector<TestOutcome> outcomes;  // in file order, then test order
+  std::vector<TestOutcome> outcomes;    // in file order, then test order
   std::vector<std::string> fileErrors;  // files that could not be read
   double seconds = 0;
   int files = 0;
 };
 
-ConformanceRun runConformance(const std::vector<std::string>& paths, const ConformanceOptions& options,
-                              const DriverFactory& makeDriver);
+ConformanceRun runConformance(const std::vector<std::string>& paths,
+                              const ConformanceOptions& options, const DriverFactory& makeDriver);
 
 }  // namespace nncosim::verify

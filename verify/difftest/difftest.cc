@@ -20,10 +20,12 @@ double secondsSince(Clock::time_point t) {
 int64_t elementValue(hal::OperandType type, const uint8_t* p) {
   switch (type) {
     case hal::OperandType::TENSOR_QUANT8_ASYMM:
-    case hal::OperandType::TENSOR_BOOL8: return *p;
+    case hal::OperandType::TENSOR_BOOL8:
+      return *p;
     case hal::OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
     case hal::OperandType::TENSOR_QUANT8_SYMM:
-    case hal::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL: return static_cast<int8_t>(*p);
+    case hal::OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL:
+      return static_cast<int8_t>(*p);
     case hal::OperandType::TENSOR_QUANT16_ASYMM: {
       uint16_t x;
       std::memcpy(&x, p, 2);
@@ -63,21 +65,28 @@ bool constantOutput(const std::vector<hal::TensorValue>& outputs) {
   return true;
 }
 
-std::string shortened(const std::string& s, size_t n) { return s.size() <= n ? s : s.substr(0, n) + "..."; }
+std::string shortened(const std::string& s, size_t n) {
+  return s.size() <= n ? s : s.substr(0, n) + "...";
+}
 
 }  // namespace
 
 const char* toString(Outcome o) {
   switch (o) {
-    case Outcome::kMatch: return "match";
-    case Outcome::kMismatch: return "MISMATCH";
-    case Outcome::kFallback: return "cpu-fallback";
-    case Outcome::kError: return "ERROR";
+    case Outcome::kMatch:
+      return "match";
+    case Outcome::kMismatch:
+      return "MISMATCH";
+    case Outcome::kFallback:
+      return "cpu-fallback";
+    case Outcome::kError:
+      return "ERROR";
   }
   return "?";
 }
 
-std::string compareOutputs(const std::vector<hal::TensorValue>& npu, const std::vector<hal::TensorValue>& reference) {
+std::string compareOutputs(const std::vector<hal::TensorValue>& npu,
+                           const std::vector<hal::TensorValue>& reference) {
   std::ostringstream os;
   if (npu.size() != reference.size()) {
     os << "NPU produced " << npu.size() << " outputs, reference " << reference.size();
@@ -87,7 +96,8 @@ std::string compareOutputs(const std::vector<hal::TensorValue>& npu, const std::
     const hal::TensorValue& a = npu[k];
     const hal::TensorValue& b = reference[k];
     if (a.type != b.type) {
-      os << "output " << k << ": NPU type " << hal::toString(a.type) << ", reference " << hal::toString(b.type);
+      os << "output " << k << ": NPU type " << hal::toString(a.type) << ", reference "
+         << hal::toString(b.type);
       return os.str();
     }
     if (a.dimensions != b.dimensions) {
@@ -106,13 +116,15 @@ std::string compareOutputs(const std::vector<hal::TensorValue>& npu, const std::
     for (uint64_t i = 0; i < n; ++i) {
       if (std::memcmp(a.bytes.data() + i * es, b.bytes.data() + i * es, es) == 0) continue;
       if (differ++ == 0) first = i;
-      const int64_t d = elementValue(b.type, a.bytes.data() + i * es) - elementValue(b.type, b.bytes.data() + i * es);
+      const int64_t d = elementValue(b.type, a.bytes.data() + i * es) -
+                        elementValue(b.type, b.bytes.data() + i * es);
       maxDiff = std::max(maxDiff, d < 0 ? -d : d);
     }
     if (differ == 0) continue;
-    os << "output " << k << " element " << first << " " << coordinates(b.dimensions, first) << " of shape "
-       << ops::toString(b.dimensions) << ": NPU " << elementValue(b.type, a.bytes.data() + first * es)
-       << ", reference " << elementValue(b.type, b.bytes.data() + first * es) << "; " << differ << " of " << n
+    os << "output " << k << " element " << first << " " << coordinates(b.dimensions, first)
+       << " of shape " << ops::toString(b.dimensions) << ": NPU "
+       << elementValue(b.type, a.bytes.data() + first * es) << ", reference "
+       << elementValue(b.type, b.bytes.data() + first * es) << "; " << differ << " of " << n
        << " elements differ (max |diff| " << maxDiff << ")";
     return os.str();
   }
@@ -122,7 +134,8 @@ std::string compareOutputs(const std::vector<hal::TensorValue>& npu, const std::
 namespace {
 
 // Prepares and executes `layer` through `drv`: its outputs and step report.
-hal::Status executeLayer(driver::NnapiDriver& drv, const RandomLayer& layer, hal::ExecutionPreference preference,
+hal::Status executeLayer(driver::NnapiDriver& drv, const RandomLayer& layer,
+                         hal::ExecutionPreference preference,
                          std::vector<hal::TensorValue>& outputs, driver::ExecutionReport& report) {
   NNC_ASSIGN_OR_RETURN(auto prepared, drv.prepareModel(layer.model, preference));
   NNC_ASSIGN_OR_RETURN(auto result, (prepared)->execute(layer.inputs));
@@ -153,7 +166,8 @@ LayerResult runLayer(const RandomLayer& layer, uint64_t index, const DifftestDri
     r.detail = "reference (" + drivers.referenceName + ") failed: " + refStatus.error();
     return r;
   }
-  for (const hal::TensorValue& v : want) r.outputElements += v.bytes.size() / hal::elementSize(v.type);
+  for (const hal::TensorValue& v : want)
+    r.outputElements += v.bytes.size() / hal::elementSize(v.type);
 
   // Layers are independent: each is a model of its own, prepared and executed from empty
   // device memory (the driver frees the device for a model that is not resident).
@@ -189,8 +203,9 @@ LayerResult runLayer(const RandomLayer& layer, uint64_t index, const DifftestDri
   return r;
 }
 
-DifftestSummary runDifftest(const DifftestDrivers& drivers, const DifftestOptions& options,
-                            const std::function<void(const LayerResult&, const DifftestSummary&)>& progress) {
+DifftestSummary runDifftest(
+    const DifftestDrivers& drivers, const DifftestOptions& options,
+    const std::function<void(const LayerResult&, const DifftestSummary&)>& progress) {
   DifftestSummary s;
   s.npuBackend = drivers.npuName;
   s.refBackend = drivers.referenceName;
@@ -239,45 +254,51 @@ DifftestSummary runDifftest(const DifftestDrivers& drivers, const DifftestOption
 }
 
 void DifftestSummary::print(std::ostream& os, size_t maxFailures) const {
-  os << "difftest: " << npuBackend << " against " << refBackend << ", seed " << seed << ", layers " << first << ".."
-     << (first + layers == 0 ? 0 : first + layers - 1) << "\n\n";
-  os << std::left << std::setw(20) << "operation" << std::right << std::setw(8) << "layers" << std::setw(12)
-     << "NPU-checked" << std::setw(11) << "fallbacks" << std::setw(12) << "mismatches" << std::setw(8) << "errors"
-     << std::setw(14) << "NPU cycles" << "\n";
+  os << "difftest: " << npuBackend << " against " << refBackend << ", seed " << seed << ", layers "
+     << first << ".." << (first + layers == 0 ? 0 : first + layers - 1) << "\n\n";
+  os << std::left << std::setw(20) << "operation" << std::right << std::setw(8) << "layers"
+     << std::setw(12) << "NPU-checked" << std::setw(11) << "fallbacks" << std::setw(12)
+     << "mismatches" << std::setw(8) << "errors" << std::setw(14) << "NPU cycles"
+     << "\n";
   for (const auto& [type, t] : byOperation)
-    os << std::left << std::setw(20) << hal::toString(type) << std::right << std::setw(8) << t.layers << std::setw(12)
-       << t.npuChecked << std::setw(11) << t.fallbacks << std::setw(12) << t.mismatches << std::setw(8) << t.errors
-       << std::setw(14) << t.cycles << "\n";
-  os << std::left << std::setw(20) << "total" << std::right << std::setw(8) << layers << std::setw(12) << npuChecked
-     << std::setw(11) << fallbacks << std::setw(12) << mismatches << std::setw(8) << errors << std::setw(14)
-     << npuCycles << "\n\n";
+    os << std::left << std::setw(20) << hal::toString(type) << std::right << std::setw(8)
+       << t.layers << std::setw(12) << t.npuChecked << std::setw(11) << t.fallbacks << std::setw(12)
+       << t.mismatches << std::setw(8) << t.errors << std::setw(14) << t.cycles << "\n";
+  os << std::left << std::setw(20) << "total" << std::right << std::setw(8) << layers
+     << std::setw(12) << npuChecked << std::setw(11) << fallbacks << std::setw(12) << mismatches
+     << std::setw(8) << errors << std::setw(14) << npuCycles << "\n\n";
 
   if (!failures.empty()) {
     os << failures.size() << " failure(s):\n";
     for (size_t i = 0; i < failures.size() && i < maxFailures; ++i) {
       const LayerResult& f = failures[i];
-      os << "  layer " << f.index << " (seed " << seed << ", layer seed 0x" << std::hex << f.seed << std::dec
-         << ") " << toString(f.outcome) << "\n    " << f.description << "\n    " << f.detail << "\n";
+      os << "  layer " << f.index << " (seed " << seed << ", layer seed 0x" << std::hex << f.seed
+         << std::dec << ") " << toString(f.outcome) << "\n    " << f.description << "\n    "
+         << f.detail << "\n";
     }
-    if (failures.size() > maxFailures) os << "  ... and " << failures.size() - maxFailures << " more\n";
+    if (failures.size() > maxFailures)
+      os << "  ... and " << failures.size() - maxFailures << " more\n";
     os << "\n";
   }
   if (!fallbackReasons.empty()) {
     os << fallbacks << " layer(s) ran on the CPU (not NPU-checked):\n";
     for (const LayerResult& e : fallbackExamples)
-      os << "  " << fallbackReasons.at(e.detail) << "x " << shortened(e.detail, 200) << "\n    e.g. layer "
-         << e.index << ": " << e.description << "\n";
+      os << "  " << fallbackReasons.at(e.detail) << "x " << shortened(e.detail, 200)
+         << "\n    e.g. layer " << e.index << ": " << e.description << "\n";
     os << "\n";
   }
   os << std::fixed << std::setprecision(1);
-  os << "layers " << layers << ", NPU-checked " << npuChecked << " (" << matched << " bit-exact, " << outputElements
-     << " output elements; " << quant16x8Checked << " in the 16x8 mode), CPU fallbacks " << fallbacks
-     << ", mismatches " << mismatches << ", errors " << errors << "\n";
+  os << "layers " << layers << ", NPU-checked " << npuChecked << " (" << matched << " bit-exact, "
+     << outputElements << " output elements; " << quant16x8Checked
+     << " in the 16x8 mode), CPU fallbacks " << fallbacks << ", mismatches " << mismatches
+     << ", errors " << errors << "\n";
   os << "NPU cycles " << npuCycles << " total";
   if (npuChecked) os << " (" << npuCycles / npuChecked << " per checked layer)";
-  os << "; wall time " << seconds << " s (NPU backend " << npuSeconds << " s, reference " << refSeconds << " s)\n";
+  os << "; wall time " << seconds << " s (NPU backend " << npuSeconds << " s, reference "
+     << refSeconds << " s)\n";
   if (constantOutputs)
-    os << "note: " << constantOutputs << " checked layer(s) produced a single output value throughout\n";
+    os << "note: " << constantOutputs
+       << " checked layer(s) produced a single output value throughout\n";
   os << std::defaultfloat;
   os << (ok() ? "PASS" : "FAIL") << "\n";
 }

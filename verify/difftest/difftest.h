@@ -23,7 +23,7 @@ namespace nncosim::verify::difftest {
 struct DifftestOptions {
   hal::ExecutionPreference preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
   uint64_t seed = 1;
-  uint64_t first = 0;   // index of the first layer (layer i uses layerSeed(seed, i))
+  uint64_t first = 0;  // index of the first layer (layer i uses layerSeed(seed, i))
   uint64_t layers = 100;
   GeneratorOptions generator;
 };
@@ -62,14 +62,14 @@ struct DifftestSummary {
   std::string npuBackend, refBackend;
   uint64_t seed = 0, first = 0;
   uint64_t layers = 0, npuChecked = 0, matched = 0, fallbacks = 0, mismatches = 0, errors = 0;
-  uint64_t constantOutputs = 0;  // NPU-checked layers whose output is one value throughout
+  uint64_t constantOutputs = 0;   // NPU-checked layers whose output is one value throughout
   uint64_t quant16x8Checked = 0;  // NPU-checked layers in the 16x8 mode
   uint64_t npuCycles = 0, outputElements = 0;
   double seconds = 0, npuSeconds = 0, refSeconds = 0;
   std::map<hal::OperationType, OperationTally> byOperation;
-  std::vector<LayerResult> failures;            // mismatches and errors, in order
+  std::vector<LayerResult> failures;                // mismatches and errors, in order
   std::map<std::string, uint64_t> fallbackReasons;  // reason -> layers
-  std::vector<LayerResult> fallbackExamples;    // the first layer of each reason
+  std::vector<LayerResult> fallbackExamples;        // the first layer of each reason
   bool ok() const { return mismatches == 0 && errors == 0; }
   // The table by operation, the totals, every failure (up to maxFailures) with its layer,
   // and the fallback reasons.
@@ -86,15 +86,18 @@ struct DifftestDrivers {
 
 // Executes one random layer through both drivers and compares; the placement and cycles
 // come from the NPU side's ExecutionReport.
-LayerResult runLayer(const RandomLayer& layer, uint64_t index, const DifftestDrivers& drivers,
-                     hal::ExecutionPreference preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER);
+LayerResult runLayer(
+    const RandomLayer& layer, uint64_t index, const DifftestDrivers& drivers,
+    hal::ExecutionPreference preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER);
 
 // Runs options.layers layers; `progress` (optional) is called after each.
-DifftestSummary runDifftest(const DifftestDrivers& drivers, const DifftestOptions& options,
-                            const std::function<void(const LayerResult&, const DifftestSummary&)>& progress = {});
+DifftestSummary runDifftest(
+    const DifftestDrivers& drivers, const DifftestOptions& options,
+    const std::function<void(const LayerResult&, const DifftestSummary&)>& progress = {});
 
 // The first difference between two output sets, "" when bit-exact: "output 0 element 17
 // [0, 1, 2, 1] (of 96): NPU 12, reference 13; 3 elements differ (max |diff| 1)".
-std::string compareOutputs(const std::vector<hal::TensorValue>& npu, const std::vector<hal::TensorValue>& reference);
+std::string compareOutputs(const std::vector<hal::TensorValue>& npu,
+                           const std::vector<hal::TensorValue>& reference);
 
 }  // namespace nncosim::verify::difftest

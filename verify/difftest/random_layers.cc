@@ -80,7 +80,8 @@ QRange rangeOf(OperandType t) {
 
 // Random quantized values with a random pattern: uniform over the range, a narrow band,
 // the extremes only, mostly one value (sparse), or constant.
-std::vector<int32_t> randomValues(Rng& r, size_t n, QRange q, int32_t zeroPoint, std::string* pattern) {
+std::vector<int32_t> randomValues(Rng& r, size_t n, QRange q, int32_t zeroPoint,
+                                  std::string* pattern) {
   std::vector<int32_t> v(n);
   const double p = r.unit();
   if (p < 0.62) {
@@ -132,11 +133,16 @@ std::vector<uint8_t> toBytes(const std::vector<int32_t>& v, OperandType t) {
 
 const char* activationName(int32_t a) {
   switch (a) {
-    case 0: return "NONE";
-    case 1: return "RELU";
-    case 2: return "RELU1";
-    case 3: return "RELU6";
-    default: return "?";
+    case 0:
+      return "NONE";
+    case 1:
+      return "RELU";
+    case 2:
+      return "RELU1";
+    case 3:
+      return "RELU6";
+    default:
+      return "?";
   }
 }
 
@@ -188,7 +194,8 @@ std::vector<int32_t> randomBias(Rng& r, const std::vector<Column>& cols, std::st
   for (size_t j = 0; j < cols.size(); ++j) {
     const double spread = 2.0 * cols[j].sd + (centered ? 0.0 : std::abs(cols[j].mean)) + 8.0;
     const int64_t lim = static_cast<int64_t>(std::min(spread, kLimit));
-    const double shift = centered ? std::clamp(-cols[j].mean * r.real(0.8, 1.2), -kLimit, kLimit) : 0.0;
+    const double shift =
+        centered ? std::clamp(-cols[j].mean * r.real(0.8, 1.2), -kLimit, kLimit) : 0.0;
     b[j] = static_cast<int32_t>(std::llround(shift)) + r.range(-lim, lim);
   }
   return b;
@@ -249,10 +256,17 @@ OutputQuant chooseQuant(Rng& r, const std::vector<Column>& cols, int32_t activat
   double rlo = lo * o.inScale, rhi = hi * o.inScale;
   const double ulo = rlo, uhi = rhi;
   switch (activation) {
-    case 1: rlo = std::max(rlo, 0.0), rhi = std::max(rhi, 0.0); break;
-    case 2: rlo = std::clamp(rlo, -1.0, 1.0), rhi = std::clamp(rhi, -1.0, 1.0); break;
-    case 3: rlo = std::clamp(rlo, 0.0, 6.0), rhi = std::clamp(rhi, 0.0, 6.0); break;
-    default: break;
+    case 1:
+      rlo = std::max(rlo, 0.0), rhi = std::max(rhi, 0.0);
+      break;
+    case 2:
+      rlo = std::clamp(rlo, -1.0, 1.0), rhi = std::clamp(rhi, -1.0, 1.0);
+      break;
+    case 3:
+      rlo = std::clamp(rlo, 0.0, 6.0), rhi = std::clamp(rhi, 0.0, 6.0);
+      break;
+    default:
+      break;
   }
   if (!(rhi - rlo > 1e-3 * (uhi - ulo))) {  // the activation clamps (almost) everything
     rlo = ulo;
@@ -303,7 +317,9 @@ uint32_t randomChannels(Rng& r, uint32_t max) {
   return static_cast<uint32_t>(r.range(1, max));
 }
 
-uint32_t randomBatch(Rng& r, uint32_t max) { return r.coin(0.6) ? 1u : static_cast<uint32_t>(r.range(1, max)); }
+uint32_t randomBatch(Rng& r, uint32_t max) {
+  return r.coin(0.6) ? 1u : static_cast<uint32_t>(r.range(1, max));
+}
 
 enum class ConvKind { kConv, kDepthwise, kGrouped };
 
@@ -358,7 +374,8 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
     dw = dilated ? r.range(1, 3) : 1;
     inH = static_cast<uint32_t>(r.range(1, maxS));
     inW = static_cast<uint32_t>(r.range(1, maxS));
-    const int32_t effH = (static_cast<int32_t>(fh) - 1) * dh + 1, effW = (static_cast<int32_t>(fw) - 1) * dw + 1;
+    const int32_t effH = (static_cast<int32_t>(fh) - 1) * dh + 1,
+                  effW = (static_cast<int32_t>(fw) - 1) * dw + 1;
     explicitPad = r.coin();
     if (explicitPad) {
       pl = r.range(0, effW - 1);
@@ -367,8 +384,10 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
       pb = r.range(0, effH - 1);
     } else {
       scheme = r.coin() ? ops::conv::kPaddingSame : ops::conv::kPaddingValid;
-      ops::conv::explicitPadding(static_cast<int32_t>(inW), sw, dw, static_cast<int32_t>(fw), scheme, false, &pl, &pr);
-      ops::conv::explicitPadding(static_cast<int32_t>(inH), sh, dh, static_cast<int32_t>(fh), scheme, false, &pt, &pb);
+      ops::conv::explicitPadding(static_cast<int32_t>(inW), sw, dw, static_cast<int32_t>(fw),
+                                 scheme, false, &pl, &pr);
+      ops::conv::explicitPadding(static_cast<int32_t>(inH), sh, dh, static_cast<int32_t>(fh),
+                                 scheme, false, &pt, &pb);
     }
     outW = ops::conv::convOutSize(inW, fw, sw, dw, pl, pr);
     outH = ops::conv::convOutSize(inH, fh, sh, dh, pt, pb);
@@ -392,9 +411,12 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
   const std::vector<int32_t> inValues = randomValues(r, inCount, q, inZp, &inPattern);
 
   // Filter: [outC, fh, fw, filterIn] or depthwise [1, fh, fw, outC].
-  const uint32_t filterIn = kind == ConvKind::kConv ? inC : kind == ConvKind::kGrouped ? inC / groups : 1;
-  const std::vector<uint32_t> filterDims = kind == ConvKind::kDepthwise ? std::vector<uint32_t>{1, fh, fw, outC}
-                                                                        : std::vector<uint32_t>{outC, fh, fw, filterIn};
+  const uint32_t filterIn = kind == ConvKind::kConv      ? inC
+                            : kind == ConvKind::kGrouped ? inC / groups
+                                                         : 1;
+  const std::vector<uint32_t> filterDims = kind == ConvKind::kDepthwise
+                                               ? std::vector<uint32_t>{1, fh, fw, outC}
+                                               : std::vector<uint32_t>{outC, fh, fw, filterIn};
   const size_t filterCount = size_t{outC} * fh * fw * filterIn;
   const OperandType filterType = perChannel ? kPerChannel : wide ? kW8 : t;
   const QRange fq = rangeOf(filterType);
@@ -404,12 +426,14 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
   {
     const uint32_t go = outC / (kind == ConvKind::kDepthwise ? inC : groups);  // outputs per group
     auto x = [&](uint32_t n, uint32_t y, uint32_t xx, uint32_t c) {
-      const size_t at = nchw ? ((size_t{n} * inC + c) * inH + y) * inW + xx : ((size_t{n} * inH + y) * inW + xx) * inC + c;
+      const size_t at = nchw ? ((size_t{n} * inC + c) * inH + y) * inW + xx
+                             : ((size_t{n} * inH + y) * inW + xx) * inC + c;
       return int64_t{inValues[at]} - inZp;
     };
     auto w = [&](uint32_t oc, uint32_t fy, uint32_t fx, uint32_t ic) {
-      const size_t at = kind == ConvKind::kDepthwise ? (size_t{fy} * fw + fx) * outC + oc
-                                                     : ((size_t{oc} * fh + fy) * fw + fx) * filterIn + ic;
+      const size_t at = kind == ConvKind::kDepthwise
+                            ? (size_t{fy} * fw + fx) * outC + oc
+                            : ((size_t{oc} * fh + fy) * fw + fx) * filterIn + ic;
       return int64_t{wValues[at]} - filterZp;
     };
     for (uint32_t n = 0; n < batches; ++n)
@@ -425,7 +449,8 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
                 const int64_t ix = ox * sw - pl + int64_t{fx} * dw;
                 if (ix < 0 || ix >= inW) continue;
                 for (uint32_t i = 0; i < filterIn; ++i)
-                  acc += x(n, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), ic0 + i) * w(oc, fy, fx, i);
+                  acc += x(n, static_cast<uint32_t>(iy), static_cast<uint32_t>(ix), ic0 + i) *
+                         w(oc, fy, fx, i);
               }
             }
             cols[oc].add(acc);
@@ -435,7 +460,8 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
   const float baseScale = static_cast<float>(r.logUniform(1e-3, 0.05));
   std::vector<float> channelScales;
   for (uint32_t c = 0; c < outC; ++c) {
-    cols[c].filterScale = perChannel ? static_cast<float>(baseScale * r.logUniform(0.25, 4.0)) : baseScale;
+    cols[c].filterScale =
+        perChannel ? static_cast<float>(baseScale * r.logUniform(0.25, 4.0)) : baseScale;
     channelScales.push_back(cols[c].filterScale);
   }
   const std::vector<int32_t> bias = randomBias(r, cols, &biasKind);
@@ -453,7 +479,8 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
     filter = b.addConstant(kPerChannel, filterDims, wBytes.data(), wBytes.size(), 0.0f, 0);
     b.setChannelQuant(filter, channelScales, kind == ConvKind::kDepthwise ? 3 : 0);
   } else {
-    filter = b.addConstant(filterType, filterDims, wBytes.data(), wBytes.size(), baseScale, filterZp);
+    filter =
+        b.addConstant(filterType, filterDims, wBytes.data(), wBytes.size(), baseScale, filterZp);
   }
   // NNAPI: a per-channel filter's bias has scale 0 (each channel's is input * filter[c]).
   const float biasScale = perChannel ? 0.0f : oq.inScale * baseScale;
@@ -488,21 +515,25 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
   L.inputs.push_back(std::move(v));
 
   std::ostringstream d;
-  d << hal::toString(L.type) << (wide ? " 16x8" : isSigned ? " s8" : " u8") << (perChannel ? " per-channel" : " per-tensor")
-    << " in " << ops::toString(inDims) << (nchw ? " NCHW" : " NHWC") << " filter " << fh << "x" << fw
-    << " outC " << outC;
+  d << hal::toString(L.type)
+    << (wide       ? " 16x8"
+        : isSigned ? " s8"
+                   : " u8")
+    << (perChannel ? " per-channel" : " per-tensor") << " in " << ops::toString(inDims)
+    << (nchw ? " NCHW" : " NHWC") << " filter " << fh << "x" << fw << " outC " << outC;
   if (kind == ConvKind::kDepthwise) d << " mult " << multiplier;
   if (kind == ConvKind::kGrouped) d << " groups " << groups;
   d << " stride " << sh << "x" << sw << " dilation " << dh << "x" << dw;
   if (explicitPad)
     d << " pad explicit t" << pt << " b" << pb << " l" << pl << " r" << pr;
   else
-    d << " pad " << (scheme == ops::conv::kPaddingSame ? "SAME" : "VALID") << " (t" << pt << " b" << pb << " l"
-      << pl << " r" << pr << ")";
-  d << " out " << ops::toString(outDims) << " act " << activationName(activation) << (layoutFlag ? "" : " no-layout-flag")
-    << " | zp in " << inZp << " filter " << filterZp << " out " << oq.outZp << " | scale in " << fmt(oq.inScale)
-    << " filter " << fmt(baseScale) << " out " << fmt(oq.outScale) << " (" << oq.mode << ") | data " << inPattern
-    << " weights " << wPattern << " bias " << biasKind;
+    d << " pad " << (scheme == ops::conv::kPaddingSame ? "SAME" : "VALID") << " (t" << pt << " b"
+      << pb << " l" << pl << " r" << pr << ")";
+  d << " out " << ops::toString(outDims) << " act " << activationName(activation)
+    << (layoutFlag ? "" : " no-layout-flag") << " | zp in " << inZp << " filter " << filterZp
+    << " out " << oq.outZp << " | scale in " << fmt(oq.inScale) << " filter " << fmt(baseScale)
+    << " out " << fmt(oq.outScale) << " (" << oq.mode << ") | data " << inPattern << " weights "
+    << wPattern << " bias " << biasKind;
   L.description = d.str();
   return L;
 }
@@ -532,7 +563,8 @@ RandomLayer randomFullyConnected(Rng& r, const GeneratorOptions& opt) {
     inDims = {a, c, inputSize};
   } else {  // [batch, h, w, c] flattened to inputSize = h*w*c
     batches = randomBatch(r, maxB);
-    const uint32_t h = static_cast<uint32_t>(r.range(1, 4)), w = static_cast<uint32_t>(r.range(1, 4));
+    const uint32_t h = static_cast<uint32_t>(r.range(1, 4)),
+                   w = static_cast<uint32_t>(r.range(1, 4));
     const uint32_t c = randomChannels(r, maxC);
     inputSize = h * w * c;
     inDims = {batches, h, w, c};
@@ -540,14 +572,17 @@ RandomLayer randomFullyConnected(Rng& r, const GeneratorOptions& opt) {
   const int32_t activation = r.range(0, 3);
   const int32_t inZp = wide ? 0 : randomZeroPoint(r, q), wZp = wide ? 0 : randomZeroPoint(r, wq);
   std::string inPattern, wPattern, biasKind;
-  const std::vector<int32_t> inValues = randomValues(r, size_t{batches} * inputSize, q, inZp, &inPattern);
-  const std::vector<int32_t> wValues = randomValues(r, size_t{units} * inputSize, wq, wZp, &wPattern);
+  const std::vector<int32_t> inValues =
+      randomValues(r, size_t{batches} * inputSize, q, inZp, &inPattern);
+  const std::vector<int32_t> wValues =
+      randomValues(r, size_t{units} * inputSize, wq, wZp, &wPattern);
   std::vector<Column> cols(units);
   for (uint32_t n = 0; n < batches; ++n)
     for (uint32_t u = 0; u < units; ++u) {
       int64_t acc = 0;
       for (uint32_t k = 0; k < inputSize; ++k)
-        acc += (int64_t{inValues[size_t{n} * inputSize + k]} - inZp) * (int64_t{wValues[size_t{u} * inputSize + k]} - wZp);
+        acc += (int64_t{inValues[size_t{n} * inputSize + k]} - inZp) *
+               (int64_t{wValues[size_t{u} * inputSize + k]} - wZp);
       cols[u].add(acc);
     }
   for (Column& c : cols) c.finish();
@@ -561,7 +596,8 @@ RandomLayer randomFullyConnected(Rng& r, const GeneratorOptions& opt) {
   b.setQuant16x8(wide);
   const uint32_t input = b.addInput(t, inDims, oq.inScale, inZp);
   const std::vector<uint8_t> wBytes = toBytes(wValues);
-  const uint32_t weights = b.addConstant(wType, {units, inputSize}, wBytes.data(), wBytes.size(), wScale, wZp);
+  const uint32_t weights =
+      b.addConstant(wType, {units, inputSize}, wBytes.data(), wBytes.size(), wScale, wZp);
   const uint32_t biasOperand = b.addConstant(kI32, {units}, bias, oq.inScale * wScale, 0);
   const uint32_t output = b.addOutput(t, {batches, units}, oq.outScale, oq.outZp);
   b.addOperation(L.type, {input, weights, biasOperand, b.addInt32(activation)}, {output});
@@ -573,10 +609,14 @@ RandomLayer randomFullyConnected(Rng& r, const GeneratorOptions& opt) {
   L.inputs.push_back(std::move(v));
 
   std::ostringstream d;
-  d << "FULLY_CONNECTED" << (wide ? " 16x8" : isSigned ? " s8" : " u8") << " in " << ops::toString(inDims) << " (" << batches
-    << " rows x " << inputSize << ") units " << units << " act " << activationName(activation) << " | zp in "
-    << inZp << " weights " << wZp << " out " << oq.outZp << " | scale in " << fmt(oq.inScale) << " weights "
-    << fmt(wScale) << " out " << fmt(oq.outScale) << " (" << oq.mode << ") | data " << inPattern << " weights "
+  d << "FULLY_CONNECTED"
+    << (wide       ? " 16x8"
+        : isSigned ? " s8"
+                   : " u8")
+    << " in " << ops::toString(inDims) << " (" << batches << " rows x " << inputSize << ") units "
+    << units << " act " << activationName(activation) << " | zp in " << inZp << " weights " << wZp
+    << " out " << oq.outZp << " | scale in " << fmt(oq.inScale) << " weights " << fmt(wScale)
+    << " out " << fmt(oq.outScale) << " (" << oq.mode << ") | data " << inPattern << " weights "
     << wPattern << " bias " << biasKind;
   L.description = d.str();
   return L;
@@ -592,7 +632,8 @@ RandomLayer randomBatchMatmul(Rng& r, const GeneratorOptions& opt) {
   std::vector<uint32_t> batch;
   for (uint32_t d = 0; d + 2 < rank; ++d) batch.push_back(static_cast<uint32_t>(r.range(1, maxB)));
   const uint32_t rows = randomChannels(r, maxC), cols = randomChannels(r, maxC);
-  const uint32_t depth = r.coin(0.15) ? static_cast<uint32_t>(r.range(1, 300)) : randomChannels(r, maxC);
+  const uint32_t depth =
+      r.coin(0.15) ? static_cast<uint32_t>(r.range(1, 300)) : randomChannels(r, maxC);
   const bool adjX = r.coin(), adjY = r.coin();
   std::vector<uint32_t> lhsDims = batch, rhsDims = batch;
   for (uint32_t& d : rhsDims)
@@ -627,8 +668,10 @@ RandomLayer randomBatchMatmul(Rng& r, const GeneratorOptions& opt) {
       for (uint32_t j = 0; j < cols; ++j) {
         int64_t acc = 0;
         for (uint32_t k = 0; k < depth; ++k) {
-          const int64_t a = (adjX ? l[size_t{k} * rows + i] : l[size_t{i} * depth + k]) - int64_t{lZp};
-          const int64_t c = (adjY ? rr[size_t{j} * depth + k] : rr[size_t{k} * cols + j]) - int64_t{rZp};
+          const int64_t a =
+              (adjX ? l[size_t{k} * rows + i] : l[size_t{i} * depth + k]) - int64_t{lZp};
+          const int64_t c =
+              (adjY ? rr[size_t{j} * depth + k] : rr[size_t{k} * cols + j]) - int64_t{rZp};
           acc += a * c;
         }
         columns[j].add(acc);
@@ -642,8 +685,9 @@ RandomLayer randomBatchMatmul(Rng& r, const GeneratorOptions& opt) {
   hal::ModelBuilder b;
   const uint32_t lhs = b.addInput(kS8, lhsDims, oq.inScale, lZp);
   const std::vector<uint8_t> rBytes = toBytes(rValues);
-  const uint32_t rhs = rhsConstant ? b.addConstant(kS8, rhsDims, rBytes.data(), rBytes.size(), rScale, rZp)
-                                   : b.addInput(kS8, rhsDims, rScale, rZp);
+  const uint32_t rhs = rhsConstant
+                           ? b.addConstant(kS8, rhsDims, rBytes.data(), rBytes.size(), rScale, rZp)
+                           : b.addInput(kS8, rhsDims, rScale, rZp);
   std::vector<uint32_t> outDims = lhsDims;
   outDims[rank - 2] = rows;
   outDims[rank - 1] = cols;
@@ -665,15 +709,17 @@ RandomLayer randomBatchMatmul(Rng& r, const GeneratorOptions& opt) {
 
   std::ostringstream d;
   d << "BATCH_MATMUL s8 lhs " << ops::toString(lhsDims) << " rhs " << ops::toString(rhsDims)
-    << (rhsConstant ? " (constant)" : "") << " adj_x " << adjX << " adj_y " << adjY << " (" << rows << "x" << depth
-    << " * " << depth << "x" << cols << ") out " << ops::toString(outDims) << " | zp lhs " << lZp << " rhs " << rZp
-    << " out " << oq.outZp << " | scale lhs " << fmt(oq.inScale) << " rhs " << fmt(rScale) << " out "
-    << fmt(oq.outScale) << " (" << oq.mode << ") | data " << lPattern << " / " << rPattern;
+    << (rhsConstant ? " (constant)" : "") << " adj_x " << adjX << " adj_y " << adjY << " (" << rows
+    << "x" << depth << " * " << depth << "x" << cols << ") out " << ops::toString(outDims)
+    << " | zp lhs " << lZp << " rhs " << rZp << " out " << oq.outZp << " | scale lhs "
+    << fmt(oq.inScale) << " rhs " << fmt(rScale) << " out " << fmt(oq.outScale) << " (" << oq.mode
+    << ") | data " << lPattern << " / " << rPattern;
   L.description = d.str();
   return L;
 }
 
-hal::TensorValue tensorValue(OperandType t, std::vector<uint32_t> dims, std::vector<uint8_t> bytes) {
+hal::TensorValue tensorValue(OperandType t, std::vector<uint32_t> dims,
+                             std::vector<uint8_t> bytes) {
   hal::TensorValue v;
   v.type = t;
   v.dimensions = std::move(dims);
@@ -683,7 +729,8 @@ hal::TensorValue tensorValue(OperandType t, std::vector<uint32_t> dims, std::vec
 
 // Batches of an LSTM step: usually a few, sometimes more than one row tile.
 uint32_t lstmBatch(Rng& r, const GeneratorOptions& opt) {
-  return r.coin(0.15) ? static_cast<uint32_t>(r.range(17, 40)) : randomBatch(r, std::max<uint32_t>(1, opt.maxBatch));
+  return r.coin(0.15) ? static_cast<uint32_t>(r.range(17, 40))
+                      : randomBatch(r, std::max<uint32_t>(1, opt.maxBatch));
 }
 
 // QUANTIZED_16BIT_LSTM: constant uint8 weights (one scale and zero point), int32 biases in
@@ -705,7 +752,8 @@ RandomLayer randomQuantized16BitLstm(Rng& r, const GeneratorOptions& opt) {
   std::vector<uint32_t> in{b.addInput(kU8, {batch, input}, actScale, 128)};
   for (int k = 0; k < 8; ++k) {
     const uint32_t cols = k < 4 ? input : units;
-    const std::vector<uint8_t> w = toBytes(randomValues(r, size_t{units} * cols, q, wZp, &wPattern));
+    const std::vector<uint8_t> w =
+        toBytes(randomValues(r, size_t{units} * cols, q, wZp, &wPattern));
     in.push_back(b.addConstant(kU8, {units, cols}, w.data(), w.size(), wScale, wZp));
   }
   const int32_t biasSpan = static_cast<int32_t>(std::min(2.0e9, 4.0 * 128.0 / wScale));
@@ -721,14 +769,16 @@ RandomLayer randomQuantized16BitLstm(Rng& r, const GeneratorOptions& opt) {
   in.push_back(b.addInput(kI16, {batch, units}, 1.0f / 2048.0f, 0));
   in.push_back(b.addInput(kU8, {batch, units}, actScale, 128));
   b.addOperation(L.type, in,
-                 {b.addOutput(kI16, {batch, units}, 1.0f / 2048.0f, 0), b.addOutput(kU8, {batch, units}, actScale, 128)});
+                 {b.addOutput(kI16, {batch, units}, 1.0f / 2048.0f, 0),
+                  b.addOutput(kU8, {batch, units}, actScale, 128)});
   L.model = b.build();
   L.inputs.push_back(tensorValue(kU8, {batch, input}, toBytes(x)));
   L.inputs.push_back(tensorValue(kI16, {batch, units}, toBytes(cell, kI16)));
   L.inputs.push_back(tensorValue(kU8, {batch, units}, toBytes(h)));
   std::ostringstream d;
-  d << "QUANTIZED_16BIT_LSTM u8 batch " << batch << " input " << input << " units " << units << " | weights zp "
-    << wZp << " scale " << fmt(wScale) << " | data " << xPattern << " / " << hPattern << " weights " << wPattern;
+  d << "QUANTIZED_16BIT_LSTM u8 batch " << batch << " input " << input << " units " << units
+    << " | weights zp " << wZp << " scale " << fmt(wScale) << " | data " << xPattern << " / "
+    << hPattern << " weights " << wPattern;
   L.description = d.str();
   return L;
 }
@@ -743,8 +793,10 @@ RandomLayer randomQuantizedLstm(Rng& r, const GeneratorOptions& opt) {
   const uint32_t maxC = std::max<uint32_t>(1, opt.maxChannels);
   const uint32_t batch = lstmBatch(r, opt);
   const uint32_t input = randomChannels(r, maxC), units = randomChannels(r, maxC);
-  const bool cifg = r.coin(0.3), peephole = r.coin(0.35), layerNorm = r.coin(0.4), projection = r.coin(0.35);
-  const bool projectionBias = projection && r.coin(), cellClip = r.coin(0.3), projectionClip = projection && r.coin(0.3);
+  const bool cifg = r.coin(0.3), peephole = r.coin(0.35), layerNorm = r.coin(0.4),
+             projection = r.coin(0.35);
+  const bool projectionBias = projection && r.coin(), cellClip = r.coin(0.3),
+             projectionClip = projection && r.coin(0.3);
   const uint32_t output = projection ? randomChannels(r, maxC) : units;
   const QRange q8 = rangeOf(kS8), qw{-127, 127};
   const float xScale = static_cast<float>(r.logUniform(2e-3, 0.03));
@@ -767,11 +819,14 @@ RandomLayer randomQuantizedLstm(Rng& r, const GeneratorOptions& opt) {
   // norm, anything with it.
   float intermediate[4], wIn[4] = {}, wRec[4] = {};
   for (float& s : intermediate)
-    s = static_cast<float>(layerNorm ? r.logUniform(1e-3, 0.02) : r.logUniform(std::ldexp(1.0, -14), std::ldexp(1.0, -10)));
+    s = static_cast<float>(layerNorm ? r.logUniform(1e-3, 0.02)
+                                     : r.logUniform(std::ldexp(1.0, -14), std::ldexp(1.0, -10)));
   const std::vector<int32_t> x = randomValues(r, size_t{batch} * input, q8, xZp, &xPattern);
   std::vector<uint32_t> in{b.addInput(kS8, {batch, input}, xScale, xZp)};
-  for (int g = 0; g < 4; ++g) in.push_back(cifg && g == 0 ? omitted(kW8) : weights(units, input, &wIn[g]));
-  for (int g = 0; g < 4; ++g) in.push_back(cifg && g == 0 ? omitted(kW8) : weights(units, output, &wRec[g]));
+  for (int g = 0; g < 4; ++g)
+    in.push_back(cifg && g == 0 ? omitted(kW8) : weights(units, input, &wIn[g]));
+  for (int g = 0; g < 4; ++g)
+    in.push_back(cifg && g == 0 ? omitted(kW8) : weights(units, output, &wRec[g]));
   for (int g = 0; g < 3; ++g) {  // peepholes: input, forget, output
     if (!peephole || (cifg && g == 0)) {
       in.push_back(omitted(kI16));
@@ -782,7 +837,8 @@ RandomLayer randomQuantizedLstm(Rng& r, const GeneratorOptions& opt) {
     in.push_back(b.addConstant(kI16, {units}, toBytes(p, kI16).data(), size_t{units} * 2,
                                static_cast<float>(r.logUniform(1e-5, 1e-3)), 0));
   }
-  for (int g = 0; g < 4; ++g) {  // biases: about +-1 in the gate (accumulator scale), or layer norm's
+  for (int g = 0; g < 4;
+       ++g) {  // biases: about +-1 in the gate (accumulator scale), or layer norm's
     if (cifg && g == 0) {
       in.push_back(omitted(kI32));
       continue;
@@ -819,25 +875,28 @@ RandomLayer randomQuantizedLstm(Rng& r, const GeneratorOptions& opt) {
   }
   const float hiddenScale = static_cast<float>(r.logUniform(2e-3, 0.03));
   const int32_t hiddenZp = r.range(-20, 20);
-  in.push_back(b.addFloat32(cellClip ? static_cast<float>(r.real(0.5, 16.0) * cellScale * 1024) : 0.0f));
+  in.push_back(
+      b.addFloat32(cellClip ? static_cast<float>(r.real(0.5, 16.0) * cellScale * 1024) : 0.0f));
   in.push_back(b.addFloat32(projectionClip ? static_cast<float>(r.real(10, 120) * pScale) : 0.0f));
   for (float s : intermediate) in.push_back(b.addFloat32(s));
   in.push_back(b.addInt32(hiddenZp));
   in.push_back(b.addFloat32(hiddenScale));
   b.addOperation(L.type, in,
-                 {b.addOutput(kS8, {batch, output}, hScale, hZp), b.addOutput(kI16, {batch, units}, cellScale, 0),
+                 {b.addOutput(kS8, {batch, output}, hScale, hZp),
+                  b.addOutput(kI16, {batch, units}, cellScale, 0),
                   b.addOutput(kS8, {batch, output}, hScale, hZp)});
   L.model = b.build();
   L.inputs.push_back(tensorValue(kS8, {batch, input}, toBytes(x)));
   L.inputs.push_back(tensorValue(kS8, {batch, output}, toBytes(h)));
   L.inputs.push_back(tensorValue(kI16, {batch, units}, toBytes(cell, kI16)));
   std::ostringstream d;
-  d << "QUANTIZED_LSTM s8 batch " << batch << " input " << input << " units " << units << " output " << output
-    << (cifg ? " cifg" : "") << (peephole ? " peephole" : "") << (layerNorm ? " layer-norm" : "")
-    << (projection ? " projection" : "") << (projectionBias ? " projection-bias" : "")
-    << (projectionClip ? " projection-clip" : "") << (cellClip ? " cell-clip" : "") << " | zp in " << xZp
-    << " prev " << hZp << " hidden " << hiddenZp << " | scale in " << fmt(xScale) << " prev " << fmt(hScale)
-    << " cell 2^" << cellShift << " hidden " << fmt(hiddenScale) << " | data " << xPattern << " / " << hPattern
+  d << "QUANTIZED_LSTM s8 batch " << batch << " input " << input << " units " << units << " output "
+    << output << (cifg ? " cifg" : "") << (peephole ? " peephole" : "")
+    << (layerNorm ? " layer-norm" : "") << (projection ? " projection" : "")
+    << (projectionBias ? " projection-bias" : "") << (projectionClip ? " projection-clip" : "")
+    << (cellClip ? " cell-clip" : "") << " | zp in " << xZp << " prev " << hZp << " hidden "
+    << hiddenZp << " | scale in " << fmt(xScale) << " prev " << fmt(hScale) << " cell 2^"
+    << cellShift << " hidden " << fmt(hiddenScale) << " | data " << xPattern << " / " << hPattern
     << " weights " << wPattern;
   L.description = d.str();
   return L;
@@ -881,13 +940,27 @@ RandomLayer randomLayer(uint64_t seed, const GeneratorOptions& options) {
   const hal::OperationType type = r.pick(types);
   RandomLayer L;
   switch (type) {
-    case OperationType::CONV_2D: L = randomConv(r, ConvKind::kConv, options); break;
-    case OperationType::DEPTHWISE_CONV_2D: L = randomConv(r, ConvKind::kDepthwise, options); break;
-    case OperationType::GROUPED_CONV_2D: L = randomConv(r, ConvKind::kGrouped, options); break;
-    case OperationType::FULLY_CONNECTED: L = randomFullyConnected(r, options); break;
-    case OperationType::QUANTIZED_16BIT_LSTM: L = randomQuantized16BitLstm(r, options); break;
-    case OperationType::QUANTIZED_LSTM: L = randomQuantizedLstm(r, options); break;
-    default: L = randomBatchMatmul(r, options); break;
+    case OperationType::CONV_2D:
+      L = randomConv(r, ConvKind::kConv, options);
+      break;
+    case OperationType::DEPTHWISE_CONV_2D:
+      L = randomConv(r, ConvKind::kDepthwise, options);
+      break;
+    case OperationType::GROUPED_CONV_2D:
+      L = randomConv(r, ConvKind::kGrouped, options);
+      break;
+    case OperationType::FULLY_CONNECTED:
+      L = randomFullyConnected(r, options);
+      break;
+    case OperationType::QUANTIZED_16BIT_LSTM:
+      L = randomQuantized16BitLstm(r, options);
+      break;
+    case OperationType::QUANTIZED_LSTM:
+      L = randomQuantizedLstm(r, options);
+      break;
+    default:
+      L = randomBatchMatmul(r, options);
+      break;
   }
   L.seed = seed;
   return L;

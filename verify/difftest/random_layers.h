@@ -6,12 +6,12 @@
 // explicit and implicit padding, dilation, NHWC and NCHW, zero points, per-tensor and
 // per-channel (TENSOR_QUANT8_SYMM_PER_CHANNEL) filters, uint8 and int8, every fused
 // activation; a share of the convolutions and fully connected layers in the 16x8 mode
-// (TENSOR_QUANT16_SYMM activations, TENSOR_QUANT8_SYMM[_PER_CHANNEL] weights). The output scale and zero point are derived from the integer accumulator
-// statistics of the drawn data, so outputs span a good part of the quantized range
-// rather than saturating (a few layers deliberately saturate or use extreme multipliers).
-// On request (GeneratorOptions::types, `nncosim difftest --op`), LSTM steps, which run as
-// hybrid NPU steps: QUANTIZED_16BIT_LSTM, and QUANTIZED_LSTM with CIFG, peephole,
-// layer-norm, projection and clipping variants; constant weights, random activations and
+// (TENSOR_QUANT16_SYMM activations, TENSOR_QUANT8_SYMM[_PER_CHANNEL] weights). The output scale and
+// zero point are derived from the integer accumulator statistics of the drawn data, so outputs span
+// a good part of the quantized range rather than saturating (a few layers deliberately saturate or
+// use extreme multipliers). On request (GeneratorOptions::types, `nncosim difftest --op`), LSTM
+// steps, which run as hybrid NPU steps: QUANTIZED_16BIT_LSTM, and QUANTIZED_LSTM with CIFG,
+// peephole, layer-norm, projection and clipping variants; constant weights, random activations and
 // cell states, batches up to 40.
 //
 // The same seed gives the same layer on every platform (own PRNG, no <random>
@@ -43,9 +43,9 @@ struct GeneratorOptions {
 struct RandomLayer {
   uint64_t seed = 0;
   hal::OperationType type = hal::OperationType::CONV_2D;
-  hal::Model model;                     // one operation, inputs = its runtime operands
+  hal::Model model;                      // one operation, inputs = its runtime operands
   std::vector<hal::TensorValue> inputs;  // per model.main.inputIndexes
-  std::string description;              // one line: every parameter of the layer
+  std::string description;               // one line: every parameter of the layer
 };
 
 // The operation types the generator draws by default (the MAC array's operations).

@@ -13,8 +13,10 @@ SimNpuDevice::SimNpuDevice(sim::Device& device, uint64_t jobTimeoutCycles)
   // The compiler plans for the NPU the CONFIG registers describe. A constructor cannot
   // fail, so a device this ISA cannot drive fails its first job instead.
   auto c = NpuConfig::fromRegisters([this](uint32_t offset) { return device_.readReg(offset); });
-  if (c) config_ = *c;
-  else configStatus_ = hal::fail("the simulated NPU: ", c.error());
+  if (c)
+    config_ = *c;
+  else
+    configStatus_ = hal::fail("the simulated NPU: ", c.error());
 }
 
 hal::Result<uint64_t> SimNpuDevice::allocate(uint64_t bytes, const std::string& name) {
@@ -48,7 +50,8 @@ hal::Result<JobStats> SimNpuDevice::run(const std::vector<firmware::Command>& co
   const uint64_t base = device_.cycle() - r.cycles;
   for (const auto& sp : device_.timeline())
     if (sp.end > base)
-      spans_.push_back({sp.unit, std::max(sp.start, base) - base + jobClock_, sp.end - base + jobClock_});
+      spans_.push_back(
+          {sp.unit, std::max(sp.start, base) - base + jobClock_, sp.end - base + jobClock_});
   // Command spans: per queue, the k-th completion is the queue's k-th command.
   std::vector<size_t> ofQueue[3];
   for (size_t i = 0; i < commands.size(); ++i) {
@@ -60,7 +63,8 @@ hal::Result<JobStats> SimNpuDevice::run(const std::vector<firmware::Command>& co
     if (c.end < base || next[c.queue] >= ofQueue[c.queue].size()) continue;  // not this job's
     const firmware::Command& cmd = commands[ofQueue[c.queue][next[c.queue]++]];
     const int unit = cmd.opcode() == firmware::Opcode::kDensify ? 3 : c.queue;
-    commands_.push_back({unit, std::max(c.start, base) - base + jobClock_, c.end - base + jobClock_, cmd});
+    commands_.push_back(
+        {unit, std::max(c.start, base) - base + jobClock_, c.end - base + jobClock_, cmd});
   }
   jobClock_ += r.cycles;
   if (!r.completed) return hal::fail("NPU job failed: ", r.describe());

@@ -25,7 +25,9 @@ enum class Kind { kConv, kDepthwise, kGrouped };
 struct Rng {
   std::mt19937 g;
   explicit Rng(uint32_t seed) : g(seed) {}
-  int32_t range(int32_t lo, int32_t hi) { return std::uniform_int_distribution<int32_t>(lo, hi)(g); }
+  int32_t range(int32_t lo, int32_t hi) {
+    return std::uniform_int_distribution<int32_t>(lo, hi)(g);
+  }
   float real(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(g); }
   bool coin(double p = 0.5) { return std::bernoulli_distribution(p)(g); }
   template <typename T>
@@ -76,7 +78,8 @@ Case randomConv(Rng& r, Kind kind) {
   const uint32_t inH = r.range(std::max<int32_t>(1, effH - 2), effH + 14);
   const uint32_t inW = r.range(std::max<int32_t>(1, effW - 2), effW + 24);
   const bool explicitPad = r.coin();
-  int32_t pl = 0, pr = 0, pt = 0, pb = 0, scheme = r.coin() ? ops::conv::kPaddingSame : ops::conv::kPaddingValid;
+  int32_t pl = 0, pr = 0, pt = 0, pb = 0,
+          scheme = r.coin() ? ops::conv::kPaddingSame : ops::conv::kPaddingValid;
   if (explicitPad) {
     pl = r.range(0, effW - 1);
     pr = r.range(0, effW - 1);
@@ -98,16 +101,18 @@ Case randomConv(Rng& r, Kind kind) {
   const int32_t outZp = r.range(qlo, qhi);
   const uint32_t filterIn = kind == Kind::kConv ? inC : kind == Kind::kGrouped ? inC / groups : 1;
   const uint32_t k = filterIn * fh * fw;
-  std::vector<uint32_t> filterDims =
-      kind == Kind::kDepthwise ? std::vector<uint32_t>{1, fh, fw, outC}
-                               : std::vector<uint32_t>{outC, fh, fw, filterIn};
+  std::vector<uint32_t> filterDims = kind == Kind::kDepthwise
+                                         ? std::vector<uint32_t>{1, fh, fw, outC}
+                                         : std::vector<uint32_t>{outC, fh, fw, filterIn};
   const size_t filterCount = size_t{outC} * fh * fw * filterIn;
 
   std::vector<uint32_t> inDims = nchw ? std::vector<uint32_t>{batches, inC, inH, inW}
                                       : std::vector<uint32_t>{batches, inH, inW, inC};
-  const uint32_t in = isSigned
-      ? m.input(t, inDims, r.values<int8_t>(size_t{batches} * inH * inW * inC, -128, 127), inScale, inZp)
-      : m.input(t, inDims, r.values<uint8_t>(size_t{batches} * inH * inW * inC, 0, 255), inScale, inZp);
+  const uint32_t in =
+      isSigned ? m.input(t, inDims, r.values<int8_t>(size_t{batches} * inH * inW * inC, -128, 127),
+                         inScale, inZp)
+               : m.input(t, inDims, r.values<uint8_t>(size_t{batches} * inH * inW * inC, 0, 255),
+                         inScale, inZp);
   uint32_t filter;
   float biasScale;
   float filterScale = r.real(0.002f, 0.05f);
@@ -119,15 +124,19 @@ Case randomConv(Rng& r, Kind kind) {
     biasScale = inScale * channelScales[0];
   } else {
     const int32_t fzp = r.range(qlo, qhi);
-    filter = isSigned ? m.constant(t, filterDims, r.values<int8_t>(filterCount, -128, 127), filterScale, fzp)
-                      : m.constant(t, filterDims, r.values<uint8_t>(filterCount, 0, 255), filterScale, fzp);
+    filter =
+        isSigned
+            ? m.constant(t, filterDims, r.values<int8_t>(filterCount, -128, 127), filterScale, fzp)
+            : m.constant(t, filterDims, r.values<uint8_t>(filterCount, 0, 255), filterScale, fzp);
     biasScale = inScale * filterScale;
   }
   // The output scale keeps most multipliers below 1 but sometimes above.
-  const float typical = inScale * (perChannel ? channelScales[0] : filterScale) * std::sqrt(float(k)) * 60.0f;
+  const float typical =
+      inScale * (perChannel ? channelScales[0] : filterScale) * std::sqrt(float(k)) * 60.0f;
   const float outScale = typical * r.real(0.2f, 3.0f);
   const int32_t biasRange = r.coin(0.2) ? 1 << 20 : 3000;
-  const uint32_t bias = m.constant(kI32, {outC}, r.values<int32_t>(outC, -biasRange, biasRange), biasScale, 0);
+  const uint32_t bias =
+      m.constant(kI32, {outC}, r.values<int32_t>(outC, -biasRange, biasRange), biasScale, 0);
 
   std::vector<uint32_t> args = {in, filter, bias};
   if (explicitPad) {
@@ -146,8 +155,9 @@ Case randomConv(Rng& r, Kind kind) {
     args.push_back(m.i32(dw));
     args.push_back(m.i32(dh));
   }
-  std::vector<uint32_t> outDims = nchw ? std::vector<uint32_t>{batches, outC, uint32_t(outH), uint32_t(outW)}
-                                       : std::vector<uint32_t>{batches, uint32_t(outH), uint32_t(outW), outC};
+  std::vector<uint32_t> outDims =
+      nchw ? std::vector<uint32_t>{batches, outC, uint32_t(outH), uint32_t(outW)}
+           : std::vector<uint32_t>{batches, uint32_t(outH), uint32_t(outW), outC};
   const uint32_t out = m.output(t, outDims, outScale, outZp);
   const OperationType type = kind == Kind::kConv        ? OperationType::CONV_2D
                              : kind == Kind::kDepthwise ? OperationType::DEPTHWISE_CONV_2D
@@ -169,17 +179,22 @@ Case randomFullyConnected(Rng& r) {
   const int32_t qlo = isSigned ? -128 : 0, qhi = isSigned ? 127 : 255;
   const uint32_t batches = r.range(1, 40), inputSize = r.range(1, 300), units = r.range(1, 50);
   const float inScale = r.real(0.005f, 0.1f), wScale = r.real(0.002f, 0.05f);
-  const float outScale = inScale * wScale * std::sqrt(float(inputSize)) * 60.0f * r.real(0.2f, 3.0f);
+  const float outScale =
+      inScale * wScale * std::sqrt(float(inputSize)) * 60.0f * r.real(0.2f, 3.0f);
   // Rank 2 or a rank-4 input flattened by the operation.
   std::vector<uint32_t> inDims = r.coin(0.7) ? std::vector<uint32_t>{batches, inputSize}
-                                            : std::vector<uint32_t>{batches, 1, 1, inputSize};
+                                             : std::vector<uint32_t>{batches, 1, 1, inputSize};
   const size_t n = size_t{batches} * inputSize;
-  const uint32_t in = isSigned ? m.input(t, inDims, r.values<int8_t>(n, -128, 127), inScale, r.range(qlo, qhi))
-                               : m.input(t, inDims, r.values<uint8_t>(n, 0, 255), inScale, r.range(qlo, qhi));
+  const uint32_t in =
+      isSigned ? m.input(t, inDims, r.values<int8_t>(n, -128, 127), inScale, r.range(qlo, qhi))
+               : m.input(t, inDims, r.values<uint8_t>(n, 0, 255), inScale, r.range(qlo, qhi));
   const size_t wn = size_t{units} * inputSize;
-  const uint32_t w = isSigned ? m.constant(t, {units, inputSize}, r.values<int8_t>(wn, -128, 127), wScale, r.range(qlo, qhi))
-                              : m.constant(t, {units, inputSize}, r.values<uint8_t>(wn, 0, 255), wScale, r.range(qlo, qhi));
-  const uint32_t bias = m.constant(kI32, {units}, r.values<int32_t>(units, -5000, 5000), inScale * wScale, 0);
+  const uint32_t w = isSigned ? m.constant(t, {units, inputSize}, r.values<int8_t>(wn, -128, 127),
+                                           wScale, r.range(qlo, qhi))
+                              : m.constant(t, {units, inputSize}, r.values<uint8_t>(wn, 0, 255),
+                                           wScale, r.range(qlo, qhi));
+  const uint32_t bias =
+      m.constant(kI32, {units}, r.values<int32_t>(units, -5000, 5000), inScale * wScale, 0);
   const int32_t activation = r.range(0, 3);
   const uint32_t out = m.output(t, {batches, units}, outScale, r.range(qlo, qhi));
   m.op(OperationType::FULLY_CONNECTED, {in, w, bias, m.i32(activation)}, {out});
@@ -194,7 +209,8 @@ Case randomBatchMatmul(Rng& r) {
   const uint32_t rank = r.range(2, 4);
   std::vector<uint32_t> batch;
   for (uint32_t d = 0; d + 2 < rank; ++d) batch.push_back(r.range(1, 3));
-  const uint32_t rows = r.range(1, 35), depth = r.range(1, r.coin(0.2) ? 400 : 70), cols = r.range(1, 35);
+  const uint32_t rows = r.range(1, 35), depth = r.range(1, r.coin(0.2) ? 400 : 70),
+                 cols = r.range(1, 35);
   const bool adjX = r.coin(), adjY = r.coin();
   std::vector<uint32_t> lhsDims = batch, rhsDims = batch;
   for (uint32_t& d : rhsDims)
@@ -207,10 +223,12 @@ Case randomBatchMatmul(Rng& r) {
   for (uint32_t d : lhsDims) ln *= d;
   for (uint32_t d : rhsDims) rn *= d;
   const float ls = r.real(0.005f, 0.1f), rs = r.real(0.005f, 0.1f);
-  const uint32_t lhs = m.input(kS8, lhsDims, r.values<int8_t>(ln, -128, 127), ls, r.range(-128, 127));
+  const uint32_t lhs =
+      m.input(kS8, lhsDims, r.values<int8_t>(ln, -128, 127), ls, r.range(-128, 127));
   const bool rhsConst = r.coin(0.3);
-  const uint32_t rhs = rhsConst ? m.constant(kS8, rhsDims, r.values<int8_t>(rn, -128, 127), rs, r.range(-128, 127))
-                                : m.input(kS8, rhsDims, r.values<int8_t>(rn, -128, 127), rs, r.range(-128, 127));
+  const uint32_t rhs =
+      rhsConst ? m.constant(kS8, rhsDims, r.values<int8_t>(rn, -128, 127), rs, r.range(-128, 127))
+               : m.input(kS8, rhsDims, r.values<int8_t>(rn, -128, 127), rs, r.range(-128, 127));
   std::vector<uint32_t> outDims = batch;
   outDims.push_back(rows);
   outDims.push_back(cols);
@@ -283,13 +301,15 @@ void runMany(const char* name, int count, uint32_t seed, const std::function<Cas
       EXPECT_LE(longest, o.maxJobCommands) << name << " case " << i;
     } else {
       ADD_FAILURE() << name << " case " << i << " (" << c.what << ", "
-                    << hal::toString(o.preference) << (i % 4 == 3 ? ", tiny NPU" : "") << "): " << err;
+                    << hal::toString(o.preference) << (i % 4 == 3 ? ", tiny NPU" : "")
+                    << "): " << err;
     }
   }
-  std::printf("[ %s ] %d random layers, %d bit-exact (%d streamed weights, %d multi-phase, %d k-chunked, "
-              "%d shifted-window, %d multi-job)\n",
-              name, tally.checked, tally.exact, tally.streamed, tally.multiPhase, tally.chunked, tally.shifted,
-              tally.multiJob);
+  std::printf(
+      "[ %s ] %d random layers, %d bit-exact (%d streamed weights, %d multi-phase, %d k-chunked, "
+      "%d shifted-window, %d multi-job)\n",
+      name, tally.checked, tally.exact, tally.streamed, tally.multiPhase, tally.chunked,
+      tally.shifted, tally.multiJob);
   // The tiny NPU must have exercised the plans the real buffers rarely need.
   EXPECT_GT(tally.multiPhase, 0) << name;
 }
@@ -310,9 +330,7 @@ TEST(Lowering, RandomFullyConnectedIsBitExact) {
   runMany("FULLY_CONNECTED", 400, 14, randomFullyConnected);
 }
 
-TEST(Lowering, RandomBatchMatmulIsBitExact) {
-  runMany("BATCH_MATMUL", 400, 15, randomBatchMatmul);
-}
+TEST(Lowering, RandomBatchMatmulIsBitExact) { runMany("BATCH_MATMUL", 400, 15, randomBatchMatmul); }
 
 // Every convolution mapping on its own (the automatic choice rarely picks the DMA-gathered
 // ones on this NPU): bit-exact wherever it applies, on the real and the tiny NPU, under
@@ -340,7 +358,8 @@ TEST(Lowering, RandomConvolutionsAreBitExactOnEveryMapping) {
       if (err.find("no mapping applies") != std::string::npos) continue;
       ++applied;
       EXPECT_EQ(err, "") << names[m] << " case " << i << " (" << c.what << ")";
-      if (err.empty()) EXPECT_EQ(run.estimatedCycles, run.stats.cycles) << names[m] << " case " << i;
+      if (err.empty())
+        EXPECT_EQ(run.estimatedCycles, run.stats.cycles) << names[m] << " case " << i;
     }
     std::printf("[ %s ] %d of 240 random convolutions mapped, bit-exact\n", names[m], applied);
     EXPECT_GT(applied, 40) << names[m];

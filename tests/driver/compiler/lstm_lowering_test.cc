@@ -91,7 +91,7 @@ TEST(LstmLowering, Quantized16BitLstmGatesOnTheNpuAreBitExact) {
   int multiTile = 0;
   for (uint64_t i = 0; i < 60; ++i) {
     const RandomLayer L = verify::difftest::randomLayer(verify::difftest::layerSeed(21, i),
-                                                only(OperationType::QUANTIZED_16BIT_LSTM));
+                                                        only(OperationType::QUANTIZED_16BIT_LSTM));
     LoweringOptions options;
     options.preference = static_cast<hal::ExecutionPreference>(i % 3);
     ModelPlan plan;
@@ -114,8 +114,8 @@ TEST(LstmLowering, Quantized16BitLstmGatesOnTheNpuAreBitExact) {
 TEST(LstmLowering, QuantizedLstmEveryVariantIsBitExact) {
   std::map<std::string, int> variants;
   for (uint64_t i = 0; i < 120; ++i) {
-    const RandomLayer L =
-        verify::difftest::randomLayer(verify::difftest::layerSeed(22, i), only(OperationType::QUANTIZED_LSTM));
+    const RandomLayer L = verify::difftest::randomLayer(verify::difftest::layerSeed(22, i),
+                                                        only(OperationType::QUANTIZED_LSTM));
     LoweringOptions options;
     options.preference = static_cast<hal::ExecutionPreference>(i % 3);
     ModelPlan plan;
@@ -142,8 +142,8 @@ TEST(LstmLowering, QuantizedLstmEveryVariantIsBitExact) {
 TEST(LstmLowering, RecurrentProductsBeyondInt16ReachTheSumUnclamped) {
   int beyond = 0, backInRange = 0;
   for (uint64_t i = 0; i < 200 && backInRange == 0; ++i) {
-    const RandomLayer L =
-        verify::difftest::randomLayer(verify::difftest::layerSeed(26, i), only(OperationType::QUANTIZED_LSTM));
+    const RandomLayer L = verify::difftest::randomLayer(verify::difftest::layerSeed(26, i),
+                                                        only(OperationType::QUANTIZED_LSTM));
     ModelPlan plan;
     const HybridRun r = runHybrid(L, LoweringOptions{}, plan);
     ASSERT_EQ(r.error, "") << L.description;
@@ -176,7 +176,8 @@ TEST(LstmLowering, SmallNpuChunksAndPhasesStayBitExact) {
   int chunked = 0, phased = 0;
   for (uint64_t i = 0; i < 60; ++i) {
     const auto type = i % 2 ? OperationType::QUANTIZED_LSTM : OperationType::QUANTIZED_16BIT_LSTM;
-    const RandomLayer L = verify::difftest::randomLayer(verify::difftest::layerSeed(23, i), only(type));
+    const RandomLayer L =
+        verify::difftest::randomLayer(verify::difftest::layerSeed(23, i), only(type));
     LoweringOptions options;
     options.npu = small;
     options.preference = static_cast<hal::ExecutionPreference>(i % 3);
@@ -192,8 +193,8 @@ TEST(LstmLowering, SmallNpuChunksAndPhasesStayBitExact) {
 
 // The plan and the run table name the hybrid mapping; the executor's report has cycles.
 TEST(LstmLowering, ReportsShowTheHybridStep) {
-  const RandomLayer L =
-      verify::difftest::randomLayer(verify::difftest::layerSeed(24, 0), only(OperationType::QUANTIZED_LSTM));
+  const RandomLayer L = verify::difftest::randomLayer(verify::difftest::layerSeed(24, 0),
+                                                      only(OperationType::QUANTIZED_LSTM));
   ModelPlan plan;
   const HybridRun r = runHybrid(L, LoweringOptions{}, plan);
   ASSERT_EQ(r.error, "") << L.description;
@@ -208,8 +209,8 @@ TEST(LstmLowering, ReportsShowTheHybridStep) {
 // A QUANTIZED_16BIT_LSTM whose weights are model inputs: the weights cannot be compiled
 // into the step, so the operation runs on the CPU and says why.
 TEST(LstmLowering, RuntimeWeightsStayOnTheCpu) {
-  RandomLayer L =
-      verify::difftest::randomLayer(verify::difftest::layerSeed(25, 0), only(OperationType::QUANTIZED_16BIT_LSTM));
+  RandomLayer L = verify::difftest::randomLayer(verify::difftest::layerSeed(25, 0),
+                                                only(OperationType::QUANTIZED_16BIT_LSTM));
   hal::Model& m = L.model;
   const uint32_t w = m.main.operations[0].inputs[1];
   hal::Operand& o = m.main.operands[w];

@@ -24,7 +24,9 @@ constexpr OperandType kI32 = OperandType::TENSOR_INT32;
 struct Rng {
   std::mt19937 g;
   explicit Rng(uint32_t seed) : g(seed) {}
-  int32_t range(int32_t lo, int32_t hi) { return std::uniform_int_distribution<int32_t>(lo, hi)(g); }
+  int32_t range(int32_t lo, int32_t hi) {
+    return std::uniform_int_distribution<int32_t>(lo, hi)(g);
+  }
   double logUniform(double lo, double hi) {
     return std::exp(std::uniform_real_distribution<double>(std::log(lo), std::log(hi))(g));
   }
@@ -48,7 +50,8 @@ Case randomLayer(Rng& r, Kind kind, bool bigSums = false, bool runtimeWeights = 
   const bool perChannel = !runtimeWeights && r.coin(0.5);
   const int32_t activation = r.range(0, 3);
   const uint32_t batches = r.coin(0.8) ? 1 : 2;
-  uint32_t inC = static_cast<uint32_t>(r.range(1, 40)), outC = static_cast<uint32_t>(r.range(1, 40));
+  uint32_t inC = static_cast<uint32_t>(r.range(1, 40)),
+           outC = static_cast<uint32_t>(r.range(1, 40));
   uint32_t multiplier = 1;
   if (kind == Kind::kDepthwise) {
     multiplier = r.coin(0.6) ? 1 : static_cast<uint32_t>(r.range(2, 3));
@@ -57,25 +60,35 @@ Case randomLayer(Rng& r, Kind kind, bool bigSums = false, bool runtimeWeights = 
   const uint32_t fh = kind == Kind::kFullyConnected ? 1 : static_cast<uint32_t>(r.range(1, 4));
   const uint32_t fw = kind == Kind::kFullyConnected ? 1 : static_cast<uint32_t>(r.range(1, 4));
   const int32_t sh = r.range(1, 2), sw = r.range(1, 2);
-  const uint32_t inH = kind == Kind::kFullyConnected ? 1 : static_cast<uint32_t>(r.range(static_cast<int32_t>(fh), 12));
-  const uint32_t inW = kind == Kind::kFullyConnected ? 1 : static_cast<uint32_t>(r.range(static_cast<int32_t>(fw), 20));
+  const uint32_t inH = kind == Kind::kFullyConnected
+                           ? 1
+                           : static_cast<uint32_t>(r.range(static_cast<int32_t>(fh), 12));
+  const uint32_t inW = kind == Kind::kFullyConnected
+                           ? 1
+                           : static_cast<uint32_t>(r.range(static_cast<int32_t>(fw), 20));
   uint32_t depth = kind == Kind::kDepthwise ? fh * fw : inC * fh * fw;
   uint32_t fcInput = 0;
   if (kind == Kind::kFullyConnected) {
-    fcInput = bigSums ? 2048 + static_cast<uint32_t>(r.range(0, 300)) : static_cast<uint32_t>(r.range(1, 300));
+    fcInput = bigSums ? 2048 + static_cast<uint32_t>(r.range(0, 300))
+                      : static_cast<uint32_t>(r.range(1, 300));
     depth = fcInput;
   }
   const int32_t amp = bigSums ? 32767 : r.range(100, 32767);
   // Big sums: near-full-scale inputs of one sign, each weight row of one sign (per unit),
   // so |sum| approaches depth * 32767 * 127 (> 2^31 from depth 517 on).
-  auto val16 = [&] { return static_cast<int16_t>(bigSums ? amp - r.range(0, 64) : r.range(-amp, amp)); };
+  auto val16 = [&] {
+    return static_cast<int16_t>(bigSums ? amp - r.range(0, 64) : r.range(-amp, amp));
+  };
   int rowSign = 1;
-  auto val8 = [&] { return static_cast<int8_t>(bigSums ? rowSign * (127 - r.range(0, 4)) : r.range(-127, 127)); };
+  auto val8 = [&] {
+    return static_cast<int8_t>(bigSums ? rowSign * (127 - r.range(0, 4)) : r.range(-127, 127));
+  };
 
   const float inScale = static_cast<float>(r.logUniform(1e-4, 1e-2));
   const float wScale = static_cast<float>(r.logUniform(1e-3, 5e-2));
   std::vector<float> scales(outC);
-  for (float& s : scales) s = perChannel ? static_cast<float>(wScale * r.logUniform(0.25, 4.0)) : wScale;
+  for (float& s : scales)
+    s = perChannel ? static_cast<float>(wScale * r.logUniform(0.25, 4.0)) : wScale;
   // Accumulators reach depth * amp * 127; map a random fraction of that onto int16.
   const double accMax = double(depth) * amp * 127;
   // Big sums land mid-range (not saturated), so the check sees their exact low bits.
@@ -93,7 +106,8 @@ Case randomLayer(Rng& r, Kind kind, bool bigSums = false, bool runtimeWeights = 
     outDims = {batches, outC};
   } else {
     inDims = {batches, inH, inW, inC};
-    wDims = kind == Kind::kDepthwise ? std::vector<uint32_t>{1, fh, fw, outC} : std::vector<uint32_t>{outC, fh, fw, inC};
+    wDims = kind == Kind::kDepthwise ? std::vector<uint32_t>{1, fh, fw, outC}
+                                     : std::vector<uint32_t>{outC, fh, fw, inC};
   }
   uint64_t inCount = 1, wCount = 1;
   for (uint32_t d : inDims) inCount *= d;
@@ -126,8 +140,10 @@ Case randomLayer(Rng& r, Kind kind, bool bigSums = false, bool runtimeWeights = 
     args.push_back(m.i32(sh));
     if (kind == Kind::kDepthwise) args.push_back(m.i32(static_cast<int32_t>(multiplier)));
     int32_t pl, pr, pt, pb;
-    ops::conv::explicitPadding(static_cast<int32_t>(inW), sw, 1, static_cast<int32_t>(fw), scheme, false, &pl, &pr);
-    ops::conv::explicitPadding(static_cast<int32_t>(inH), sh, 1, static_cast<int32_t>(fh), scheme, false, &pt, &pb);
+    ops::conv::explicitPadding(static_cast<int32_t>(inW), sw, 1, static_cast<int32_t>(fw), scheme,
+                               false, &pl, &pr);
+    ops::conv::explicitPadding(static_cast<int32_t>(inH), sh, 1, static_cast<int32_t>(fh), scheme,
+                               false, &pt, &pb);
     const uint32_t outH = static_cast<uint32_t>(ops::conv::convOutSize(inH, fh, sh, 1, pt, pb));
     const uint32_t outW = static_cast<uint32_t>(ops::conv::convOutSize(inW, fw, sw, 1, pl, pr));
     outDims = {batches, outH, outW, outC};
@@ -142,8 +158,10 @@ Case randomLayer(Rng& r, Kind kind, bool bigSums = false, bool runtimeWeights = 
   c.model = m.build();
   c.model.quant16x8 = true;
   c.inputs = m.inputs();
-  what << hal::toString(type) << " 16x8 in " << ops::toString(inDims) << " filter " << ops::toString(wDims)
-       << (perChannel ? " per-channel" : " per-tensor") << (runtimeWeights ? " runtime weights" : "") << " act " << activation << " out " << ops::toString(outDims);
+  what << hal::toString(type) << " 16x8 in " << ops::toString(inDims) << " filter "
+       << ops::toString(wDims) << (perChannel ? " per-channel" : " per-tensor")
+       << (runtimeWeights ? " runtime weights" : "") << " act " << activation << " out "
+       << ops::toString(outDims);
   c.what = what.str();
   return c;
 }
@@ -163,7 +181,8 @@ void expectBitExact(const Case& c, const LoweringOptions& options, bool requireW
     for (const firmware::Command& cmd : npu.step.commands)
       if (const auto* g = std::get_if<firmware::Gemm>(&cmd.args)) {
         ++gemms;
-        ASSERT_TRUE(g->mode == firmware::GemmMode::kInt16 && g->wgt8 && g->acc64) << c.what << ": " << firmware::disassemble(cmd);
+        ASSERT_TRUE(g->mode == firmware::GemmMode::kInt16 && g->wgt8 && g->acc64)
+            << c.what << ": " << firmware::disassemble(cmd);
       }
     EXPECT_GT(gemms, 0) << c.what;
   }
@@ -240,7 +259,8 @@ TEST(Mode16x8, SumsBeyondInt32) {
     for (uint32_t b = 0; b < batches; ++b)
       for (uint32_t u = 0; u < units; ++u) {
         int64_t s = 0;
-        for (uint32_t k = 0; k < depth; ++k) s += int64_t{x[size_t{b} * depth + k]} * w[size_t{u} * depth + k];
+        for (uint32_t k = 0; k < depth; ++k)
+          s += int64_t{x[size_t{b} * depth + k]} * w[size_t{u} * depth + k];
         largest = std::max(largest, s < 0 ? -s : s);
       }
     beyond += largest > INT32_MAX;
@@ -268,7 +288,8 @@ TEST(Mode16x8, RuntimeFullyConnectedWeights) {
   for (int i = 0; i < 12; ++i) {
     LoweringOptions o;
     if (i % 3 == 2) o.npu = tinyNpu();
-    expectBitExact(randomLayer(r, Kind::kFullyConnected, /*bigSums=*/i % 4 == 1, /*runtimeWeights=*/true), o);
+    expectBitExact(
+        randomLayer(r, Kind::kFullyConnected, /*bigSums=*/i % 4 == 1, /*runtimeWeights=*/true), o);
     if (HasFatalFailure()) return;
   }
 }

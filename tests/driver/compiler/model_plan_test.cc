@@ -31,20 +31,26 @@ struct SmallNet {
 
 SmallNet smallNet(uint32_t batches = 1) {
   OneOpModel m;
-  const uint32_t in = m.input(kU8, {batches, 10, 10, 8}, randomValues<uint8_t>(batches * 800, 1, 0, 255), 0.05f, 128);
-  const uint32_t w1 = m.constant(kU8, {24, 3, 3, 8}, randomValues<uint8_t>(24 * 72, 2, 0, 255), 0.01f, 127);
-  const uint32_t b1 = m.constant(kI32, {24}, randomValues<int32_t>(24, 3, -500, 500), 0.05f * 0.01f);
+  const uint32_t in = m.input(kU8, {batches, 10, 10, 8},
+                              randomValues<uint8_t>(batches * 800, 1, 0, 255), 0.05f, 128);
+  const uint32_t w1 =
+      m.constant(kU8, {24, 3, 3, 8}, randomValues<uint8_t>(24 * 72, 2, 0, 255), 0.01f, 127);
+  const uint32_t b1 =
+      m.constant(kI32, {24}, randomValues<int32_t>(24, 3, -500, 500), 0.05f * 0.01f);
   const uint32_t t1 = m.output(kU8, {batches, 10, 10, 24}, 0.1f, 0);  // made temporary below
   m.op(OperationType::CONV_2D, {in, w1, b1, m.i32(1), m.i32(1), m.i32(1), m.i32(1)}, {t1});
-  const uint32_t w2 = m.constant(kU8, {1, 3, 3, 24}, randomValues<uint8_t>(216, 4, 0, 255), 0.02f, 130);
+  const uint32_t w2 =
+      m.constant(kU8, {1, 3, 3, 24}, randomValues<uint8_t>(216, 4, 0, 255), 0.02f, 130);
   const uint32_t b2 = m.constant(kI32, {24}, randomValues<int32_t>(24, 5, -500, 500), 0.1f * 0.02f);
   const uint32_t t2 = m.output(kU8, {batches, 5, 5, 24}, 0.08f, 120);
   m.op(OperationType::DEPTHWISE_CONV_2D,
        {t1, w2, b2, m.i32(1), m.i32(2), m.i32(2), m.i32(1), m.i32(0)}, {t2});
   const uint32_t t3 = m.output(kU8, {batches, 5, 5, 24}, 0.08f, 120);
   m.op(OperationType::RELU, {t2}, {t3});
-  const uint32_t w3 = m.constant(kU8, {10, 600}, randomValues<uint8_t>(6000, 6, 0, 255), 0.01f, 125);
-  const uint32_t b3 = m.constant(kI32, {10}, randomValues<int32_t>(10, 7, -2000, 2000), 0.08f * 0.01f);
+  const uint32_t w3 =
+      m.constant(kU8, {10, 600}, randomValues<uint8_t>(6000, 6, 0, 255), 0.01f, 125);
+  const uint32_t b3 =
+      m.constant(kI32, {10}, randomValues<int32_t>(10, 7, -2000, 2000), 0.08f * 0.01f);
   const uint32_t out = m.output(kU8, {batches, 10}, 0.5f, 100);
   m.op(OperationType::FULLY_CONNECTED, {t3, w3, b3, m.i32(0)}, {out});
   SmallNet net{m.build(), m.inputs()};
@@ -92,8 +98,9 @@ TEST(ModelPlan, PreferencesChangeThePlanNotTheResult) {
   std::vector<hal::TensorValue> want;
   ASSERT_EQ(referenceRun(net.model, net.inputs, want), "");
   std::vector<StepReport> conv;
-  for (auto pref : {hal::ExecutionPreference::FAST_SINGLE_ANSWER,
-                    hal::ExecutionPreference::SUSTAINED_SPEED, hal::ExecutionPreference::LOW_POWER}) {
+  for (auto pref :
+       {hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::ExecutionPreference::SUSTAINED_SPEED,
+        hal::ExecutionPreference::LOW_POWER}) {
     LoweringOptions o;
     o.preference = pref;
     auto plan = compileModel(net.model, o);
@@ -114,15 +121,19 @@ TEST(ModelPlan, PreferencesChangeThePlanNotTheResult) {
 // FAST_SINGLE_ANSWER trades DRAM traffic for latency, LOW_POWER the other way round.
 TEST(ModelPlan, PreferencesTradeCyclesAgainstDramTraffic) {
   OneOpModel m;
-  const uint32_t in = m.input(kU8, {1, 14, 14, 256}, randomValues<uint8_t>(14 * 14 * 256, 8, 0, 255), 0.05f, 128);
-  const uint32_t w = m.constant(kU8, {256, 1, 1, 256}, randomValues<uint8_t>(256 * 256, 9, 0, 255), 0.01f, 127);
-  const uint32_t b = m.constant(kI32, {256}, randomValues<int32_t>(256, 10, -500, 500), 0.05f * 0.01f);
+  const uint32_t in =
+      m.input(kU8, {1, 14, 14, 256}, randomValues<uint8_t>(14 * 14 * 256, 8, 0, 255), 0.05f, 128);
+  const uint32_t w =
+      m.constant(kU8, {256, 1, 1, 256}, randomValues<uint8_t>(256 * 256, 9, 0, 255), 0.01f, 127);
+  const uint32_t b =
+      m.constant(kI32, {256}, randomValues<int32_t>(256, 10, -500, 500), 0.05f * 0.01f);
   const uint32_t out = m.output(kU8, {1, 14, 14, 256}, 0.5f, 0);
   m.op(OperationType::CONV_2D, {in, w, b, m.i32(1), m.i32(1), m.i32(1), m.i32(0)}, {out});
   const hal::Model model = m.build();
   std::vector<NpuRun> runs;
-  for (auto pref : {hal::ExecutionPreference::FAST_SINGLE_ANSWER,
-                    hal::ExecutionPreference::SUSTAINED_SPEED, hal::ExecutionPreference::LOW_POWER}) {
+  for (auto pref :
+       {hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::ExecutionPreference::SUSTAINED_SPEED,
+        hal::ExecutionPreference::LOW_POWER}) {
     LoweringOptions o;
     o.preference = pref;
     runs.push_back(npuRun(model, m.inputs(), o));
@@ -164,7 +175,8 @@ TEST(Partitioner, ReasonsForTheCpu) {
   const Partition p = partition(model);
   ASSERT_EQ(p.operations.size(), 5u);
   EXPECT_NE(p.operations[0].reason.find("integer"), std::string::npos) << p.operations[0].reason;
-  EXPECT_NE(p.operations[1].reason.find("filter is not a constant"), std::string::npos) << p.operations[1].reason;
+  EXPECT_NE(p.operations[1].reason.find("filter is not a constant"), std::string::npos)
+      << p.operations[1].reason;
   EXPECT_NE(p.operations[2].reason.find("unknown"), std::string::npos) << p.operations[2].reason;
   EXPECT_EQ(p.operations[3].target, Target::kNpu);
   EXPECT_EQ(p.operations[3].engine, ops::Placement::kMacArray);

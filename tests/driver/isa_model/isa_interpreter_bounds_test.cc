@@ -79,8 +79,8 @@ void expectBounded(const Outcome& o, ErrCode code, uint32_t info, const char* wh
   // The fault comes when the command issues (fetch and dispatch: tens of cycles), not after
   // the timing model ran the transfer: independent of how fast the machine is.
   EXPECT_LT(o.result.counters.cycles, kMaxCycles) << what;
-  std::printf("%s: %s in %.3f ms, max RSS +%ld KiB\n", what, o.result.describe().c_str(), 1e3 * o.seconds,
-              o.rssGrowthKiB);
+  std::printf("%s: %s in %.3f ms, max RSS +%ld KiB\n", what, o.result.describe().c_str(),
+              1e3 * o.seconds, o.rssGrowthKiB);
 }
 
 // Reproducer 1: DMA_LOAD of 2765 x 65535 rows of 65535 bytes into WGT [0, 65535) (in the
@@ -154,14 +154,14 @@ TEST(IsaInterpreterBounds, GemmWithHugeKIsDmaOobAtOnce) {
   g.n = 16;
   g.k = 65535;
   g.acc64 = true;
-  expectBounded(runTimed({cmd(g), end()}, dram), ErrCode::kDmaOob, static_cast<uint32_t>(Buffer::kInp),
-                "GEMM k=65535 int16");
+  expectBounded(runTimed({cmd(g), end()}, dram), ErrCode::kDmaOob,
+                static_cast<uint32_t>(Buffer::kInp), "GEMM k=65535 int16");
   // INP fits (int8, 16 * 16383 bytes), WGT does not (int16 weights, wgt_addr at its end).
   g.mode = firmware::GemmMode::kInt8;
   g.k = 16383;
   g.wgtAddr = 0xfffff;
-  expectBounded(runTimed({cmd(g), end()}, dram), ErrCode::kDmaOob, static_cast<uint32_t>(Buffer::kWgt),
-                "GEMM wgt_addr at the top");
+  expectBounded(runTimed({cmd(g), end()}, dram), ErrCode::kDmaOob,
+                static_cast<uint32_t>(Buffer::kWgt), "GEMM wgt_addr at the top");
 }
 
 // REQUANT_STORE with the most rows: 4095 rows of 16 int64 are 512 KiB of ACC (64 KiB).
@@ -170,16 +170,16 @@ TEST(IsaInterpreterBounds, RequantStoreWithHugeRowsIsDmaOobAtOnce) {
   firmware::RequantStore r;
   r.rows = 4095;
   r.acc64 = true;
-  expectBounded(runTimed({cmd(r), end()}, dram), ErrCode::kDmaOob, static_cast<uint32_t>(Buffer::kAcc),
-                "REQUANT_STORE rows=4095");
+  expectBounded(runTimed({cmd(r), end()}, dram), ErrCode::kDmaOob,
+                static_cast<uint32_t>(Buffer::kAcc), "REQUANT_STORE rows=4095");
   // ACC fits (one row at the end), the 32-bit output row does not fit at OUT's top.
   r.rows = 1;
   r.acc64 = false;
   r.accAddr = 0;
   r.outWidth = firmware::ElemWidth::kW32;
   r.outAddr = 0xfffff;
-  expectBounded(runTimed({cmd(r), end()}, dram), ErrCode::kDmaOob, static_cast<uint32_t>(Buffer::kOut),
-                "REQUANT_STORE out_addr at the top");
+  expectBounded(runTimed({cmd(r), end()}, dram), ErrCode::kDmaOob,
+                static_cast<uint32_t>(Buffer::kOut), "REQUANT_STORE out_addr at the top");
 }
 
 // DENSIFY with descriptor words that claim arrays of 2^32 - 1 elements and outputs of
@@ -196,10 +196,18 @@ TEST(IsaInterpreterBounds, DensifyWithHugeDescriptorSizesEndsAtOnce) {
   const std::vector<Case> cases = {
       // traversal, format (1 = SPARSE_CSR), dimension, block map, segments addr/count,
       // indices addr/count
-      {"segments count 2^32-1", {0, 1, 4, 0, arrays, 0xffffffffu, arrays, 1}, 16, ErrCode::kBusError},
-      {"indices count 2^32-1", {0, 1, 4, 0, arrays, 2, arrays, 0xffffffffu}, 16, ErrCode::kBusError},
+      {"segments count 2^32-1",
+       {0, 1, 4, 0, arrays, 0xffffffffu, arrays, 1},
+       16,
+       ErrCode::kBusError},
+      {"indices count 2^32-1",
+       {0, 1, 4, 0, arrays, 2, arrays, 0xffffffffu},
+       16,
+       ErrCode::kBusError},
       {"dense dimension 2^31-1, out_size 2^32-1",
-       {0, 0, 0x7fffffffu, 0, 0, 0, 0, 0}, 0xffffffffu, ErrCode::kDensifyMeta},
+       {0, 0, 0x7fffffffu, 0, 0, 0, 0, 0},
+       0xffffffffu,
+       ErrCode::kDensifyMeta},
   };
   for (const Case& k : cases) {
     DramModel dram(kBase, kDramBytes);
@@ -223,8 +231,8 @@ TEST(IsaInterpreterBounds, DensifyWithHugeDescriptorSizesEndsAtOnce) {
     EXPECT_EQ(o.result.error, k.code) << k.what << ": " << o.result.describe();
     EXPECT_LT(o.seconds, kMaxSeconds) << k.what;
     EXPECT_LT(o.rssGrowthKiB, kMaxRssGrowthKiB) << k.what;
-    std::printf("DENSIFY %s: %s in %.3f ms, max RSS +%ld KiB\n", k.what, o.result.describe().c_str(),
-                1e3 * o.seconds, o.rssGrowthKiB);
+    std::printf("DENSIFY %s: %s in %.3f ms, max RSS +%ld KiB\n", k.what,
+                o.result.describe().c_str(), 1e3 * o.seconds, o.rssGrowthKiB);
   }
 }
 
@@ -255,8 +263,9 @@ TEST(IsaInterpreterBounds, DramRowCheckAgreesWithARowWalk) {
     std::optional<uint64_t> first;
     for (uint32_t z = 0; z < ld.count2 && !first; ++z)
       for (uint32_t y = 0; y < ld.count1 && !first; ++y) {
-        const uint64_t a = (uint64_t{ld.dramAddr} + uint64_t{z} * ld.dramStride2 + uint64_t{y} * ld.dramStride1) &
-                           0xFFFFFFFFull;
+        const uint64_t a =
+            (uint64_t{ld.dramAddr} + uint64_t{z} * ld.dramStride2 + uint64_t{y} * ld.dramStride1) &
+            0xFFFFFFFFull;
         if (!dram.contains(a, ld.count0)) first = a;
       }
     const InterpreterResult r = npus[which]->run({cmd(ld), end()});
@@ -265,7 +274,8 @@ TEST(IsaInterpreterBounds, DramRowCheckAgreesWithARowWalk) {
       ASSERT_EQ(r.error, ErrCode::kBusError) << trial << ": " << r.describe();
       std::ostringstream want;
       want << "at 0x" << std::hex << *first << ",";
-      ASSERT_NE(r.message.find(want.str()), std::string::npos) << trial << ": " << r.message << " wants " << want.str();
+      ASSERT_NE(r.message.find(want.str()), std::string::npos)
+          << trial << ": " << r.message << " wants " << want.str();
     } else {
       ++clean;
       ASSERT_TRUE(r.completed) << trial << ": " << r.describe();
@@ -284,7 +294,8 @@ TEST(ModularProgression, FirstMultipleInRangeMatchesAWalk) {
           uint64_t want = kNoTerm;
           for (uint64_t x = 0; x < m && want == kNoTerm; ++x)
             if ((a * x) % m >= lo && (a * x) % m <= hi) want = x;
-          ASSERT_EQ(firstMultipleInRange(a, m, lo, hi), want) << a << " " << m << " " << lo << " " << hi;
+          ASSERT_EQ(firstMultipleInRange(a, m, lo, hi), want)
+              << a << " " << m << " " << lo << " " << hi;
         }
 }
 
@@ -295,7 +306,9 @@ TEST(ModularProgression, FirstTermInRangeMatchesAWalk) {
   auto r32 = [&] { return static_cast<uint32_t>(rng()); };
   for (int trial = 0; trial < 20000; ++trial) {
     const uint32_t start = r32();
-    const uint32_t step = trial % 3 == 0 ? r32() : trial % 3 == 1 ? r32() % 4096 : 0u - r32() % 4096;
+    const uint32_t step = trial % 3 == 0   ? r32()
+                          : trial % 3 == 1 ? r32() % 4096
+                                           : 0u - r32() % 4096;
     const uint64_t count = 1 + r32() % 3000;
     uint32_t lo = r32(), hi = r32();
     if (trial % 5 == 0) lo = 0;

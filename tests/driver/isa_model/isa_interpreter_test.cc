@@ -111,9 +111,11 @@ TEST(IsaInterpreter, GemmAndRequantMatchTheFormulas) {
     for (uint32_t j = 0; j < n; ++j) {
       int64_t acc = 0;
       for (uint32_t t = 0; t < k; ++t)
-        acc += (int64_t{static_cast<int8_t>(inp[t * 16 + i])} + 3) * (int64_t{wgt[t * 16 + j]} - 120);
+        acc +=
+            (int64_t{static_cast<int8_t>(inp[t * 16 + i])} + 3) * (int64_t{wgt[t * 16 + j]} - 120);
       const int32_t accWord = static_cast<int32_t>(
-          npu.buffer(Buffer::kAcc)[(i * 16 + j) * 4] | npu.buffer(Buffer::kAcc)[(i * 16 + j) * 4 + 1] << 8 |
+          npu.buffer(Buffer::kAcc)[(i * 16 + j) * 4] |
+          npu.buffer(Buffer::kAcc)[(i * 16 + j) * 4 + 1] << 8 |
           npu.buffer(Buffer::kAcc)[(i * 16 + j) * 4 + 2] << 16 |
           static_cast<uint32_t>(npu.buffer(Buffer::kAcc)[(i * 16 + j) * 4 + 3]) << 24);
       ASSERT_EQ(accWord, static_cast<int32_t>(acc));
@@ -122,8 +124,9 @@ TEST(IsaInterpreter, GemmAndRequantMatchTheFormulas) {
         bias |= prm[4 * j + b] << (8 * b);
         mult |= prm[64 + 4 * j + b] << (8 * b);
       }
-      const int32_t y = ops::quant::multiplyByQuantizedMultiplier(accWord + bias, mult,
-                                                                  static_cast<int8_t>(prm[128 + j])) + 17;
+      const int32_t y = ops::quant::multiplyByQuantizedMultiplier(
+                            accWord + bias, mult, static_cast<int8_t>(prm[128 + j])) +
+                        17;
       EXPECT_EQ(npu.buffer(Buffer::kOut)[i * 16 + j], std::clamp(y, 10, 240)) << i << "," << j;
     }
 }
@@ -168,7 +171,8 @@ TEST(IsaInterpreter, Acc64GemmAndRequantMatchTheInt64Model) {
   std::vector<uint64_t> want(m * 16);
   for (uint32_t i = 0; i < m; ++i)
     for (uint32_t j = 0; j < 16; ++j) {
-      const uint64_t v = (i + j) % 5 == 0 ? uint64_t{INT64_MAX} - (rng() % (uint64_t{1} << 40)) : rng();
+      const uint64_t v =
+          (i + j) % 5 == 0 ? uint64_t{INT64_MAX} - (rng() % (uint64_t{1} << 40)) : rng();
       want[i * 16 + j] = v;
       put(acc, accAddr + (size_t{i} * 16 + j) * 8, v, 8);
     }
@@ -230,7 +234,8 @@ TEST(IsaInterpreter, Acc64GemmAndRequantMatchTheInt64Model) {
   for (uint32_t i = 0; i < m; ++i)
     for (uint32_t j = 0; j < 16; ++j) {
       ASSERT_EQ(get(acc, accAddr + (size_t{i} * 16 + j) * 8, 8), want[i * 16 + j]) << i << "," << j;
-      const int64_t x = static_cast<int64_t>(want[i * 16 + j] + static_cast<uint64_t>(int64_t{bias[j]}));
+      const int64_t x =
+          static_cast<int64_t>(want[i * 16 + j] + static_cast<uint64_t>(int64_t{bias[j]}));
       const int s = std::clamp(shift[j], -31, 14);
       int64_t y = int64_t{ops::quant::multiplyByQuantizedMultiplier64(x, mult[j], s)} + 5;
       y = std::clamp<int64_t>(y, -30000, 32767);
@@ -396,7 +401,8 @@ TEST(IsaInterpreter, OutOfRangeFieldsAreBadField) {
 TEST(IsaInterpreter, AMissingTokenDeadlocksIntoTheWatchdog) {
   DramModel dram(kBase, 4096);
   IsaInterpreter npu({}, dram);
-  InterpreterResult r = npu.run({cmd(firmware::Gemm{}, firmware::Deps{true, false, false, false}), end()});
+  InterpreterResult r =
+      npu.run({cmd(firmware::Gemm{}, firmware::Deps{true, false, false, false}), end()});
   EXPECT_EQ(r.error, firmware::ErrCode::kWatchdog);
   EXPECT_NE(r.message.find("deadlock"), std::string::npos);
 }
@@ -419,7 +425,8 @@ TEST(IsaInterpreter, UnorderedAccessesAreReportedAsRaces) {
 TEST(IsaInterpreter, TokensLeftAtEndAreReported) {
   DramModel dram(kBase, 4096);
   IsaInterpreter npu({}, dram);
-  InterpreterResult r = npu.run({cmd(firmware::Sync{firmware::Queue::kLoad}, {false, false, false, true}), end()});
+  InterpreterResult r =
+      npu.run({cmd(firmware::Sync{firmware::Queue::kLoad}, {false, false, false, true}), end()});
   ASSERT_TRUE(r.completed);
   ASSERT_EQ(r.tokenLeaks.size(), 1u);
   EXPECT_NE(r.tokenLeaks[0].find("load->compute"), std::string::npos);
@@ -464,7 +471,8 @@ TEST(StepStream, TokensBalanceForAnyShapeAndQueueDepth) {
         config.queueDepth = depth;
         IsaInterpreter npu(config, dram);
         InterpreterResult r = npu.run(ss.finish(1));
-        EXPECT_TRUE(r.completed) << slots << "/" << outSlots << "/" << depth << ": " << r.describe();
+        EXPECT_TRUE(r.completed) << slots << "/" << outSlots << "/" << depth << ": "
+                                 << r.describe();
         EXPECT_TRUE(r.clean()) << r.describe();
       }
 }
@@ -479,7 +487,8 @@ namespace {
 // report them: what the RTL built with the defaults answers.
 std::map<uint32_t, uint32_t> specConfigRegisters() {
   std::map<uint32_t, uint32_t> regs;
-  for (const firmware::reg::ConfigReport& r : firmware::reg::kConfigReports) regs[r.offset] |= r.value << r.lsb;
+  for (const firmware::reg::ConfigReport& r : firmware::reg::kConfigReports)
+    regs[r.offset] |= r.value << r.lsb;
   return regs;
 }
 
@@ -492,8 +501,8 @@ NpuConfig::RegisterReader readerOf(const std::map<uint32_t, uint32_t>& regs) {
 }
 
 std::vector<uint32_t> fields(const NpuConfig& c) {
-  return {c.rows,       c.cols,       c.inpBytes,  c.wgtBytes,  c.accBytes,    c.outBytes,
-          c.prmBytes,   c.queueDepth, c.fetchDepth, c.dmaBursts, c.gemmTiles, c.densifyBeats};
+  return {c.rows,     c.cols,       c.inpBytes,   c.wgtBytes,  c.accBytes,  c.outBytes,
+          c.prmBytes, c.queueDepth, c.fetchDepth, c.dmaBursts, c.gemmTiles, c.densifyBeats};
 }
 
 // The compiler's defaults are what the spec's hardware reports: decoding the CONFIG
@@ -502,7 +511,8 @@ TEST(NpuConfig, DefaultsAreWhatTheSpecsHardwareReports) {
   auto c = NpuConfig::fromRegisters(readerOf(specConfigRegisters()));
   ASSERT_TRUE(c.ok()) << c.error();
   EXPECT_EQ(fields(*c), fields(NpuConfig{}));
-  EXPECT_EQ(NpuConfig{}.describe(), "16x16 array, INP 256 KiB, WGT 256 KiB, ACC 64 KiB, OUT 64 KiB, PRM 4 KiB");
+  EXPECT_EQ(NpuConfig{}.describe(),
+            "16x16 array, INP 256 KiB, WGT 256 KiB, ACC 64 KiB, OUT 64 KiB, PRM 4 KiB");
   // The timing constants that are hardware structure, not measurements.
   EXPECT_EQ(CostModel{}.gemmSpacing, std::max(firmware::kArrayRows, firmware::kArrayCols));
   EXPECT_EQ(CostModel{}.busBytesPerCycle, firmware::kAxiDataBytes);
@@ -531,10 +541,13 @@ TEST(NpuConfig, FromRegistersRefusesHardwareTheIsaCannotDrive) {
     EXPECT_NE(c.error().find(fragment), std::string::npos) << c.error();
   };
   const uint32_t config = specConfigRegisters()[firmware::reg::kConfig];
-  refused(firmware::reg::kConfig, (config & ~firmware::reg::kConfigRows) | 32u, "32x16 array, beyond the ISA's 16x16");
+  refused(firmware::reg::kConfig, (config & ~firmware::reg::kConfigRows) | 32u,
+          "32x16 array, beyond the ISA's 16x16");
   refused(firmware::reg::kConfig, config & ~firmware::reg::kConfigCols, "array columns = 0");
-  refused(firmware::reg::kConfigWgtBytes, 2u << 20, "2097152-byte wgt buffer, beyond the 20-bit buffer address");
-  refused(firmware::reg::kConfigDma, 32u | 4u << firmware::reg::kConfigDmaBurstsLsb, "32-byte memory bus");
+  refused(firmware::reg::kConfigWgtBytes, 2u << 20,
+          "2097152-byte wgt buffer, beyond the 20-bit buffer address");
+  refused(firmware::reg::kConfigDma, 32u | 4u << firmware::reg::kConfigDmaBurstsLsb,
+          "32-byte memory bus");
   refused(firmware::reg::kConfigCompute, 0, "GEMM tiles = 0");
   auto regs = specConfigRegisters();
   regs.erase(firmware::reg::kConfigPrmBytes);  // an ISA 1.2 NPU has no such register

@@ -64,8 +64,10 @@ TEST(ConformanceOnNpu, EveryEligibleTestIsBitExactWithTheReference) {
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("[ conformance on the NPU ] %d eligible tests, %d bit-exact; %d NPU steps, %d CPU steps; %.1f s\n",
-              eligible, exact, npuSteps, cpuSteps, seconds);
+  std::printf(
+      "[ conformance on the NPU ] %d eligible tests, %d bit-exact; %d NPU steps, %d CPU steps; "
+      "%.1f s\n",
+      eligible, exact, npuSteps, cpuSteps, seconds);
   for (const auto& [op, n] : byOperation) std::printf("    %-24s %d tests\n", op.c_str(), n);
   EXPECT_GT(eligible, 0);
 }

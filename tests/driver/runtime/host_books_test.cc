@@ -32,8 +32,9 @@ TEST(HostBooks, EveryNpuStepCarriesTheBytesItsBindingsMove) {
       // Read back: a raw output buffer as it is, a rearranged one unpacked to the
       // operand's bytes, and a hybrid step's results raw.
       for (const Binding& b : po.step.outputs)
-        out += b.layout.kind == TensorLayout::Kind::kRaw ? po.step.buffers[b.buffer].bytes
-                                                         : ops::Shape::of(m.main.operands[b.operand]).bytes();
+        out += b.layout.kind == TensorLayout::Kind::kRaw
+                   ? po.step.buffers[b.buffer].bytes
+                   : ops::Shape::of(m.main.operands[b.operand]).bytes();
       for (size_t b : po.step.epilogue.results) out += po.step.buffers[b].bytes;
       EXPECT_EQ(s.host.bytes.packed + s.host.bytes.copiedIn, in) << s.operation;
       EXPECT_EQ(s.host.bytes.unpacked + s.host.bytes.copiedOut, out) << s.operation;

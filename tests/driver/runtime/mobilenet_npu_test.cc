@@ -61,7 +61,8 @@ TEST(MobileNetOnNpu, SmallVariantsAreBitExact) {
     std::vector<hal::TensorValue> want;
     ops::Executor ref(g.model);
     ASSERT_TRUE(ref.run(g.inputs, want).ok());
-    for (auto pref : {hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::ExecutionPreference::LOW_POWER}) {
+    for (auto pref :
+         {hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::ExecutionPreference::LOW_POWER}) {
       LoweringOptions o;
       o.preference = pref;
       auto plan = compileModel(g.model, o);

@@ -59,12 +59,13 @@ struct OneOp {
     for (int32_t t : opIn)
       if (t >= 0 && tensors[t].data.empty()) graphIn.push_back(t);
     auto opts = options ? options(b) : flatbuffers::Offset<void>();
-    auto op = fb::CreateOperator(b, 0, b.CreateVector(opIn), b.CreateVector(opOut), optionsType, opts);
-    auto g = fb::CreateSubGraph(b, b.CreateVector(ts), b.CreateVector(graphIn), b.CreateVector(opOut),
-                                b.CreateVector(std::vector{op}));
+    auto op =
+        fb::CreateOperator(b, 0, b.CreateVector(opIn), b.CreateVector(opOut), optionsType, opts);
+    auto g = fb::CreateSubGraph(b, b.CreateVector(ts), b.CreateVector(graphIn),
+                                b.CreateVector(opOut), b.CreateVector(std::vector{op}));
     auto code = fb::CreateOperatorCode(b, static_cast<int8_t>(builtin), 0, 1, builtin);
-    auto m = fb::CreateModel(b, 3, b.CreateVector(std::vector{code}), b.CreateVector(std::vector{g}), 0,
-                             b.CreateVector(buffers));
+    auto m = fb::CreateModel(b, 3, b.CreateVector(std::vector{code}),
+                             b.CreateVector(std::vector{g}), 0, b.CreateVector(buffers));
     fb::FinishModelBuffer(b, m);
     return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
   }
@@ -118,130 +119,172 @@ std::vector<float> iota(int n) {
 }
 
 TEST(TfliteBuiltins, AddWithFusedRelu) {
-  OneOp s{fb::BuiltinOperator::ADD, fb::BuiltinOptions::AddOptions,
+  OneOp s{fb::BuiltinOperator::ADD,
+          fb::BuiltinOptions::AddOptions,
           [](auto& b) { return fb::CreateAddOptions(b, fb::ActivationFunctionType::RELU).Union(); },
           {{{1, 4}}, {{1, 4}, bytesOf(std::vector<float>{1, 1, 1, 1})}, {{1, 4}}},
-          {0, 1}, {2}};
+          {0, 1},
+          {2}};
   EXPECT_EQ(runFloat(s, {{-3, 2, -1, 4}}), (std::vector<float>{0, 3, 0, 5}));
 }
 
 TEST(TfliteBuiltins, Conv2dSameStride2NoBiasPadsAfterAsTflite) {
   // 4x4 input 1..16, 3x3 ones filter, SAME, stride 2: TFLite pads 0 before, 1 after.
-  OneOp s{fb::BuiltinOperator::CONV_2D, fb::BuiltinOptions::Conv2DOptions,
+  OneOp s{fb::BuiltinOperator::CONV_2D,
+          fb::BuiltinOptions::Conv2DOptions,
           [](auto& b) { return fb::CreateConv2DOptions(b, fb::Padding::SAME, 2, 2).Union(); },
           {{{1, 4, 4, 1}}, {{1, 3, 3, 1}, bytesOf(std::vector<float>(9, 1.0f))}, {{1, 2, 2, 1}}},
-          {0, 1, -1}, {2}};
+          {0, 1, -1},
+          {2}};
   EXPECT_EQ(runFloat(s, {iota(16)}), (std::vector<float>{54, 45, 72, 54}));
 }
 
 TEST(TfliteBuiltins, DepthwiseWithMultiplierAndDilation) {
   // 1 input channel, multiplier 2 (filter [1,2,2,2]), dilation 2, VALID on 3x3: one pixel.
   std::vector<float> w = {1, 10, 0, 0, 0, 0, 1, 10};  // taps (0,0) and (1,1), per output channel
-  OneOp s{fb::BuiltinOperator::DEPTHWISE_CONV_2D, fb::BuiltinOptions::DepthwiseConv2DOptions,
+  OneOp s{fb::BuiltinOperator::DEPTHWISE_CONV_2D,
+          fb::BuiltinOptions::DepthwiseConv2DOptions,
           [](auto& b) {
             return fb::CreateDepthwiseConv2DOptions(b, fb::Padding::VALID, 1, 1, 2,
                                                     fb::ActivationFunctionType::NONE, 2, 2)
                 .Union();
           },
-          {{{1, 3, 3, 1}}, {{1, 2, 2, 2}, bytesOf(w)}, {{2}, bytesOf(std::vector<float>{0.5f, 0})},
+          {{{1, 3, 3, 1}},
+           {{1, 2, 2, 2}, bytesOf(w)},
+           {{2}, bytesOf(std::vector<float>{0.5f, 0})},
            {{1, 1, 1, 2}}},
-          {0, 1, 2}, {3}};
+          {0, 1, 2},
+          {3}};
   // Dilated taps at (0,0) and (2,2): 1 + 9.
   EXPECT_EQ(runFloat(s, {iota(9)}), (std::vector<float>{10.5f, 100}));
 }
 
 TEST(TfliteBuiltins, MaxPoolValid) {
-  OneOp s{fb::BuiltinOperator::MAX_POOL_2D, fb::BuiltinOptions::Pool2DOptions,
-          [](auto& b) { return fb::CreatePool2DOptions(b, fb::Padding::VALID, 2, 2, 2, 2).Union(); },
-          {{{1, 4, 4, 1}}, {{1, 2, 2, 1}}},
-          {0}, {1}};
+  OneOp s{
+      fb::BuiltinOperator::MAX_POOL_2D,
+      fb::BuiltinOptions::Pool2DOptions,
+      [](auto& b) { return fb::CreatePool2DOptions(b, fb::Padding::VALID, 2, 2, 2, 2).Union(); },
+      {{{1, 4, 4, 1}}, {{1, 2, 2, 1}}},
+      {0},
+      {1}};
   EXPECT_EQ(runFloat(s, {iota(16)}), (std::vector<float>{6, 8, 14, 16}));
 }
 
 TEST(TfliteBuiltins, FullyConnectedKeepNumDimsAddsReshape) {
-  OneOp s{fb::BuiltinOperator::FULLY_CONNECTED, fb::BuiltinOptions::FullyConnectedOptions,
+  OneOp s{fb::BuiltinOperator::FULLY_CONNECTED,
+          fb::BuiltinOptions::FullyConnectedOptions,
           [](auto& b) {
             return fb::CreateFullyConnectedOptions(b, fb::ActivationFunctionType::NONE,
-                                                   fb::FullyConnectedOptionsWeightsFormat::DEFAULT, true)
+                                                   fb::FullyConnectedOptionsWeightsFormat::DEFAULT,
+                                                   true)
                 .Union();
           },
           {{{2, 1, 3}}, {{2, 3}, bytesOf(std::vector<float>{1, 0, 0, 0, 1, 1})}, {{2, 1, 2}}},
-          {0, 1, -1}, {2}};
+          {0, 1, -1},
+          {2}};
   std::vector<hal::OperationType> types;
   EXPECT_EQ(runFloat(s, {iota(6)}, &types), (std::vector<float>{1, 5, 4, 11}));
   EXPECT_EQ(types, (std::vector{hal::OperationType::FULLY_CONNECTED, hal::OperationType::RESHAPE}));
 }
 
 TEST(TfliteBuiltins, SqueezeIsReshape) {
-  OneOp s{fb::BuiltinOperator::SQUEEZE, fb::BuiltinOptions::NONE, {}, {{{1, 4, 1}}, {{4}}}, {0}, {1}};
+  OneOp s{
+      fb::BuiltinOperator::SQUEEZE, fb::BuiltinOptions::NONE, {}, {{{1, 4, 1}}, {{4}}}, {0}, {1}};
   std::vector<hal::OperationType> types;
   EXPECT_EQ(runFloat(s, {iota(4)}, &types), iota(4));
   EXPECT_EQ(types, (std::vector{hal::OperationType::RESHAPE}));
 }
 
 TEST(TfliteBuiltins, ConcatenationNegativeAxis) {
-  OneOp s{fb::BuiltinOperator::CONCATENATION, fb::BuiltinOptions::ConcatenationOptions,
+  OneOp s{fb::BuiltinOperator::CONCATENATION,
+          fb::BuiltinOptions::ConcatenationOptions,
           [](auto& b) { return fb::CreateConcatenationOptions(b, -1).Union(); },
           {{{1, 2}}, {{1, 2}, bytesOf(std::vector<float>{7, 8})}, {{1, 4}}},
-          {0, 1}, {2}};
+          {0, 1},
+          {2}};
   EXPECT_EQ(runFloat(s, {{1, 2}}), (std::vector<float>{1, 2, 7, 8}));
 }
 
 TEST(TfliteBuiltins, MeanTransposeAndStridedSlice) {
-  OneOp mean{fb::BuiltinOperator::MEAN, fb::BuiltinOptions::ReducerOptions,
-             [](auto& b) { return fb::CreateReducerOptions(b, false).Union(); },
-             {{{1, 2, 2}}, {{1}, bytesOf(std::vector<int32_t>{1}), fb::TensorType::INT32}, {{1, 2}}},
-             {0, 1}, {2}};
+  OneOp mean{
+      fb::BuiltinOperator::MEAN,
+      fb::BuiltinOptions::ReducerOptions,
+      [](auto& b) { return fb::CreateReducerOptions(b, false).Union(); },
+      {{{1, 2, 2}}, {{1}, bytesOf(std::vector<int32_t>{1}), fb::TensorType::INT32}, {{1, 2}}},
+      {0, 1},
+      {2}};
   EXPECT_EQ(runFloat(mean, {{1, 2, 3, 6}}), (std::vector<float>{2, 4}));
-  OneOp transpose{fb::BuiltinOperator::TRANSPOSE, fb::BuiltinOptions::NONE, {},
-                  {{{2, 3}}, {{2}, bytesOf(std::vector<int64_t>{1, 0}), fb::TensorType::INT64}, {{3, 2}}},
-                  {0, 1}, {2}};
+  OneOp transpose{
+      fb::BuiltinOperator::TRANSPOSE,
+      fb::BuiltinOptions::NONE,
+      {},
+      {{{2, 3}}, {{2}, bytesOf(std::vector<int64_t>{1, 0}), fb::TensorType::INT64}, {{3, 2}}},
+      {0, 1},
+      {2}};
   EXPECT_EQ(runFloat(transpose, {iota(6)}), (std::vector<float>{1, 4, 2, 5, 3, 6}));
-  OneOp slice{fb::BuiltinOperator::STRIDED_SLICE, fb::BuiltinOptions::StridedSliceOptions,
+  OneOp slice{fb::BuiltinOperator::STRIDED_SLICE,
+              fb::BuiltinOptions::StridedSliceOptions,
               [](auto& b) { return fb::CreateStridedSliceOptions(b, 0, 0, 0, 0, 0).Union(); },
               {{{6}},
                {{1}, bytesOf(std::vector<int32_t>{1}), fb::TensorType::INT32},
                {{1}, bytesOf(std::vector<int32_t>{6}), fb::TensorType::INT32},
                {{1}, bytesOf(std::vector<int32_t>{2}), fb::TensorType::INT32},
                {{3}}},
-              {0, 1, 2, 3}, {4}};
+              {0, 1, 2, 3},
+              {4}};
   EXPECT_EQ(runFloat(slice, {iota(6)}), (std::vector<float>{2, 4, 6}));
 }
 
 TEST(TfliteBuiltins, UnmappedOptionsRefusedNamingTheOperator) {
-  OneOp concatRelu{fb::BuiltinOperator::CONCATENATION, fb::BuiltinOptions::ConcatenationOptions,
-                   [](auto& b) {
-                     return fb::CreateConcatenationOptions(b, 1, fb::ActivationFunctionType::RELU).Union();
-                   },
-                   {{{1, 2}}, {{1, 2}}, {{1, 4}}}, {0, 1}, {2}};
-  EXPECT_NE(refusal(concatRelu).find("operator 0 (CONCATENATION): a fused activation"), std::string::npos)
+  OneOp concatRelu{
+      fb::BuiltinOperator::CONCATENATION,
+      fb::BuiltinOptions::ConcatenationOptions,
+      [](auto& b) {
+        return fb::CreateConcatenationOptions(b, 1, fb::ActivationFunctionType::RELU).Union();
+      },
+      {{{1, 2}}, {{1, 2}}, {{1, 4}}},
+      {0, 1},
+      {2}};
+  EXPECT_NE(refusal(concatRelu).find("operator 0 (CONCATENATION): a fused activation"),
+            std::string::npos)
       << refusal(concatRelu);
-  OneOp convTanh{fb::BuiltinOperator::CONV_2D, fb::BuiltinOptions::Conv2DOptions,
+  OneOp convTanh{fb::BuiltinOperator::CONV_2D,
+                 fb::BuiltinOptions::Conv2DOptions,
                  [](auto& b) {
-                   return fb::CreateConv2DOptions(b, fb::Padding::VALID, 1, 1, fb::ActivationFunctionType::TANH)
+                   return fb::CreateConv2DOptions(b, fb::Padding::VALID, 1, 1,
+                                                  fb::ActivationFunctionType::TANH)
                        .Union();
                  },
                  {{{1, 1, 1, 1}}, {{1, 1, 1, 1}, bytesOf(std::vector<float>{1})}, {{1, 1, 1, 1}}},
-                 {0, 1, -1}, {2}};
-  EXPECT_NE(refusal(convTanh).find("operator 0 (CONV_2D): fused activation TANH has no NNAPI FuseCode"),
-            std::string::npos)
+                 {0, 1, -1},
+                 {2}};
+  EXPECT_NE(
+      refusal(convTanh).find("operator 0 (CONV_2D): fused activation TANH has no NNAPI FuseCode"),
+      std::string::npos)
       << refusal(convTanh);
-  OneOp wrongOptions{fb::BuiltinOperator::CONV_2D, fb::BuiltinOptions::Pool2DOptions,
-                     [](auto& b) { return fb::CreatePool2DOptions(b).Union(); },
-                     {{{1, 1, 1, 1}}, {{1, 1, 1, 1}, bytesOf(std::vector<float>{1})}, {{1, 1, 1, 1}}},
-                     {0, 1, -1}, {2}};
-  EXPECT_NE(refusal(wrongOptions).find("builtin_options: expected Conv2DOptions, found Pool2DOptions"),
-            std::string::npos)
+  OneOp wrongOptions{
+      fb::BuiltinOperator::CONV_2D,
+      fb::BuiltinOptions::Pool2DOptions,
+      [](auto& b) { return fb::CreatePool2DOptions(b).Union(); },
+      {{{1, 1, 1, 1}}, {{1, 1, 1, 1}, bytesOf(std::vector<float>{1})}, {{1, 1, 1, 1}}},
+      {0, 1, -1},
+      {2}};
+  EXPECT_NE(
+      refusal(wrongOptions).find("builtin_options: expected Conv2DOptions, found Pool2DOptions"),
+      std::string::npos)
       << refusal(wrongOptions);
-  OneOp ellipsis{fb::BuiltinOperator::STRIDED_SLICE, fb::BuiltinOptions::StridedSliceOptions,
+  OneOp ellipsis{fb::BuiltinOperator::STRIDED_SLICE,
+                 fb::BuiltinOptions::StridedSliceOptions,
                  [](auto& b) { return fb::CreateStridedSliceOptions(b, 0, 0, 1, 0, 0).Union(); },
                  {{{6}},
                   {{1}, bytesOf(std::vector<int32_t>{1}), fb::TensorType::INT32},
                   {{1}, bytesOf(std::vector<int32_t>{6}), fb::TensorType::INT32},
                   {{1}, bytesOf(std::vector<int32_t>{2}), fb::TensorType::INT32},
                   {{3}}},
-                 {0, 1, 2, 3}, {4}};
-  EXPECT_NE(refusal(ellipsis).find("operator 0 (STRIDED_SLICE): ellipsis_mask 1"), std::string::npos)
+                 {0, 1, 2, 3},
+                 {4}};
+  EXPECT_NE(refusal(ellipsis).find("operator 0 (STRIDED_SLICE): ellipsis_mask 1"),
+            std::string::npos)
       << refusal(ellipsis);
 }
 

@@ -40,9 +40,9 @@ std::vector<uint8_t> build(const Spec& s) {
                        b.CreateString("k")),
   };
   auto options = fb::CreateAddOptions(b).Union();
-  std::vector<flatbuffers::Offset<fb::Operator>> ops = {fb::CreateOperator(
-      b, s.opcodeIndex, b.CreateVector(s.opInputs), b.CreateVector(s.opOutputs),
-      fb::BuiltinOptions::AddOptions, options)};
+  std::vector<flatbuffers::Offset<fb::Operator>> ops = {
+      fb::CreateOperator(b, s.opcodeIndex, b.CreateVector(s.opInputs), b.CreateVector(s.opOutputs),
+                         fb::BuiltinOptions::AddOptions, options)};
   auto graph = fb::CreateSubGraph(b, b.CreateVector(tensors), b.CreateVector(s.graphInputs),
                                   b.CreateVector(s.graphOutputs), b.CreateVector(ops));
   const int8_t deprecated = static_cast<int8_t>(s.builtin < 127 ? s.builtin : 127);
@@ -51,10 +51,10 @@ std::vector<uint8_t> build(const Spec& s) {
   b.ForceVectorAlignment(s.constBytes, 1, 16);
   std::vector<uint8_t> bytes(s.constBytes, 0);
   for (size_t i = 0; i + 4 <= bytes.size(); i += 4) bytes[i + 3] = 0x3f;  // 0.5f
-  std::vector<flatbuffers::Offset<fb::Buffer>> buffers = {fb::CreateBuffer(b),
-                                                          fb::CreateBuffer(b, b.CreateVector(bytes))};
-  auto model = fb::CreateModel(b, 3, b.CreateVector(std::vector{code}), b.CreateVector(std::vector{graph}),
-                               0, b.CreateVector(buffers));
+  std::vector<flatbuffers::Offset<fb::Buffer>> buffers = {
+      fb::CreateBuffer(b), fb::CreateBuffer(b, b.CreateVector(bytes))};
+  auto model = fb::CreateModel(b, 3, b.CreateVector(std::vector{code}),
+                               b.CreateVector(std::vector{graph}), 0, b.CreateVector(buffers));
   fb::FinishModelBuffer(b, model);
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }

@@ -70,8 +70,7 @@ TEST(DepthwiseConv16x8, HandComputedPerChannelRelu6) {
   // [0, round(6 * 16)] = [0, 96].
   OneOp m;
   m.quant16x8();
-  const uint32_t in =
-      m.input<int16_t>(kQ16, {1, 1, 3, 2}, {100, -100, 170, 300, -5, 50}, 0.5f);
+  const uint32_t in = m.input<int16_t>(kQ16, {1, 1, 3, 2}, {100, -100, 170, 300, -5, 50}, 0.5f);
   const uint32_t f = m.constant<int8_t>(kPerChannel, {1, 1, 2, 2}, {2, 4, -1, 1});
   m.channelQuant(f, {1.0f / 32, 0.25f}, 3);
   const uint32_t b = m.constant<int32_t>(kI32, {2}, {10, -20});
@@ -146,7 +145,9 @@ struct Layer {
 
   std::string describe() const {
     std::ostringstream os;
-    os << (kind == Kind::kConv ? "CONV_2D" : kind == Kind::kDepthwise ? "DEPTHWISE" : "GROUPED")
+    os << (kind == Kind::kConv        ? "CONV_2D"
+           : kind == Kind::kDepthwise ? "DEPTHWISE"
+                                      : "GROUPED")
        << " in " << batches << "x" << inH << "x" << inW << "x" << inC << " out " << outH << "x"
        << outW << "x" << outC << " filter " << fH << "x" << fW << " stride " << strideH << ","
        << strideW << " dilation " << dilH << "," << dilW << " pads " << padT << "," << padB << ","
@@ -346,10 +347,9 @@ void runRandomConv(Kind kind, uint32_t seed, int count) {
 
     OneOp m;
     m.quant16x8();
-    const uint32_t in =
-        l.nchw ? m.input<int16_t>(kQ16, {l.batches, l.inC, l.inH, l.inW},
-                                  toNchw(x, l.batches, l.inH, l.inW, l.inC), s.in)
-               : m.input<int16_t>(kQ16, {l.batches, l.inH, l.inW, l.inC}, x, s.in);
+    const uint32_t in = l.nchw ? m.input<int16_t>(kQ16, {l.batches, l.inC, l.inH, l.inW},
+                                                  toNchw(x, l.batches, l.inH, l.inW, l.inC), s.in)
+                               : m.input<int16_t>(kQ16, {l.batches, l.inH, l.inW, l.inC}, x, s.in);
     uint32_t f, b;
     if (l.perChannel) {
       f = m.constant<int8_t>(kPerChannel, wDims, w);
@@ -461,10 +461,9 @@ std::string runWide(const Wide& c) {
   OneOp m;
   m.quant16x8(c.mode);
   const uint32_t in = m.input<int16_t>(kQ16, {1, 1, 1, 2}, {100, -200}, 0.5f, c.inZp);
-  const uint32_t f = c.depthwise
-                         ? m.constant<int8_t>(c.filterType, {1, 1, 1, 2}, {3, 4}, 0.5f, c.filterZp)
-                         : m.constant<int8_t>(c.filterType, {2, 1, 1, 2}, {1, 2, 3, 4}, 0.5f,
-                                              c.filterZp);
+  const uint32_t f =
+      c.depthwise ? m.constant<int8_t>(c.filterType, {1, 1, 1, 2}, {3, 4}, 0.5f, c.filterZp)
+                  : m.constant<int8_t>(c.filterType, {2, 1, 1, 2}, {1, 2, 3, 4}, 0.5f, c.filterZp);
   if (c.filterType == kPerChannel) m.channelQuant(f, {0.5f, 0.25f}, c.depthwise ? 3 : 0);
   const uint32_t b = m.constant<int32_t>(kI32, {2}, {1, 2}, c.biasScale, c.biasZp);
   const uint32_t out = m.output(c.outType, {1, 1, 1, 2}, c.outScale, c.outZp);
@@ -517,10 +516,9 @@ TEST(Conv16x8, BadZeroPointsAreRejected) {
   filter.filterZp = 2;
   bias.biasZp = 3;
   out.outZp = -4;
-  for (const Case& c : {Case{in, "input zero point 1 must be 0"},
-                        Case{filter, "filter zero point 2 must be 0"},
-                        Case{bias, "bias zero point 3 must be 0"},
-                        Case{out, "output zero point -4 must be 0"}}) {
+  for (const Case& c :
+       {Case{in, "input zero point 1 must be 0"}, Case{filter, "filter zero point 2 must be 0"},
+        Case{bias, "bias zero point 3 must be 0"}, Case{out, "output zero point -4 must be 0"}}) {
     const std::string e = runWide(c.w);
     EXPECT_TRUE(contains(e, "validate: ")) << e;
     EXPECT_TRUE(contains(e, std::string("16x8 mode: ") + c.what)) << e;
@@ -549,8 +547,9 @@ TEST(Conv16x8, WrongFilterOrOutputTypeIsRejected) {
   Wide s8;
   s8.filterType = kS8;
   std::string e = runWide(s8);
-  EXPECT_TRUE(contains(e, "filter type TENSOR_QUANT8_ASYMM_SIGNED must be TENSOR_QUANT8_SYMM or "
-                          "TENSOR_QUANT8_SYMM_PER_CHANNEL"))
+  EXPECT_TRUE(contains(e,
+                       "filter type TENSOR_QUANT8_ASYMM_SIGNED must be TENSOR_QUANT8_SYMM or "
+                       "TENSOR_QUANT8_SYMM_PER_CHANNEL"))
       << e;
   Wide out8;
   out8.outType = kS8;
@@ -583,8 +582,9 @@ TEST(FullyConnected16x8, PerChannelWeightsAlongUnitsOnly) {
   q8.channelQuant(w, {1.0f, 0.5f}, 0);
   const uint32_t b = q8.constant<int32_t>(kI32, {2}, {0, 0});
   q8.op(OperationType::FULLY_CONNECTED, {in, w, b, q8.i32(0)}, {q8.output(kS8, {1, 2}, 1.0f)});
-  EXPECT_TRUE(contains(q8.run(), "expected TENSOR_QUANT8_ASYMM_SIGNED, found "
-                                 "TENSOR_QUANT8_SYMM_PER_CHANNEL"));
+  EXPECT_TRUE(contains(q8.run(),
+                       "expected TENSOR_QUANT8_ASYMM_SIGNED, found "
+                       "TENSOR_QUANT8_SYMM_PER_CHANNEL"));
 }
 
 // --- pooling of int16 activations -------------------------------------------------------

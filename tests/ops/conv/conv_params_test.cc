@@ -280,8 +280,8 @@ TEST(ConvParams16x8, ShiftOutsideTheInt64RequantRangeIsRejected) {
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.error().find("shift 15, outside [-31, 14]"), std::string::npos) << p.error();
   // Per-channel: the message names the channel.
-  auto pc = makeConvQuantParams(in, perChannel({1.0f, 65536.0f}, 0), &bias,
-                                quant(kQ16, 1.0f, 0), 0, 2);
+  auto pc =
+      makeConvQuantParams(in, perChannel({1.0f, 65536.0f}, 0), &bias, quant(kQ16, 1.0f, 0), 0, 2);
   ASSERT_FALSE(pc.ok());
   EXPECT_NE(pc.error().find("of channel 1 needs shift 17"), std::string::npos) << pc.error();
 }

@@ -40,9 +40,7 @@ class OneOp {
         hal::DataLocation{0, static_cast<uint32_t>(at), static_cast<uint32_t>(size)};
     return i;
   }
-  uint32_t noValue(OperandType t) {
-    return add(t, {}, OperandLifeTime::NO_VALUE, 0, 0);
-  }
+  uint32_t noValue(OperandType t) { return add(t, {}, OperandLifeTime::NO_VALUE, 0, 0); }
   uint32_t int32(int32_t v) { return constant<int32_t>(OperandType::INT32, {}, {v}); }
   uint32_t float32(float v) { return constant<float>(OperandType::FLOAT32, {}, {v}); }
   void op(OperationType t, std::vector<uint32_t> in, std::vector<uint32_t> out) {
@@ -318,8 +316,8 @@ TEST(ElementwiseDequantize, PerChannelUsesTheChannelScale) {
   m.operand(a).channelQuant = hal::SymmPerChannelQuantParams{{0.5f, 2.0f}, 1};
   const uint32_t out = m.output(OperandType::TENSOR_FLOAT32, {2, 2});
   m.op(OperationType::DEQUANTIZE, {a}, {out});
-  auto r = m.run({tensor<int8_t>(OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL, {2, 3, -4, 5},
-                                 {2, 2})});
+  auto r =
+      m.run({tensor<int8_t>(OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL, {2, 3, -4, 5}, {2, 2})});
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(values<float>(*r), (std::vector<float>{1, 6, -2, 10}));
 }
@@ -329,8 +327,8 @@ TEST(ElementwiseQuantize, RoundsHalfAwayFromZeroAndSaturates) {
   const uint32_t a = m.input(OperandType::TENSOR_FLOAT32, {5});
   const uint32_t out = m.output(OperandType::TENSOR_QUANT8_ASYMM_SIGNED, {5}, 0.5f, -1);
   m.op(OperationType::QUANTIZE, {a}, {out});
-  auto r = m.run({tensor<float>(OperandType::TENSOR_FLOAT32, {0.25f, -0.25f, 0.75f, 100, -100},
-                                {5})});
+  auto r =
+      m.run({tensor<float>(OperandType::TENSOR_FLOAT32, {0.25f, -0.25f, 0.75f, 100, -100}, {5})});
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(values<int8_t>(*r), (std::vector<int8_t>{0, -2, 1, 127, -128}));
 }

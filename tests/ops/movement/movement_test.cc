@@ -114,16 +114,20 @@ TEST(MovementStridedSlice, ShrinkNeedsASliceOfOne) {
 
 TEST(MovementSlice, BeyondTheEndIsAnError) {
   OpModel m;
-  m.input(kF32, {2, 3}, F{1, 2, 3, 4, 5, 6}).tensorI32({1, 2}).tensorI32({1, 2}).output(kF32,
-                                                                                       {0, 0});
+  m.input(kF32, {2, 3}, F{1, 2, 3, 4, 5, 6})
+      .tensorI32({1, 2})
+      .tensorI32({1, 2})
+      .output(kF32, {0, 0});
   std::vector<hal::TensorValue> out;
   EXPECT_NE(m.run(OperationType::SLICE, &out), "");
 }
 
 TEST(MovementSlice, MinusOneTakesTheRest) {
   OpModel m;
-  m.input(kI32, {2, 3}, I{1, 2, 3, 4, 5, 6}).tensorI32({1, 1}).tensorI32({-1, -1}).output(kI32,
-                                                                                         {0, 0});
+  m.input(kI32, {2, 3}, I{1, 2, 3, 4, 5, 6})
+      .tensorI32({1, 1})
+      .tensorI32({-1, -1})
+      .output(kI32, {0, 0});
   std::vector<hal::TensorValue> out;
   ASSERT_EQ(m.run(OperationType::SLICE, &out), "");
   EXPECT_EQ(valuesOf<int32_t>(out[0]), (I{5, 6}));
@@ -195,8 +199,10 @@ TEST(MovementPadV2, Int8PadValue) {
 TEST(MovementMirrorPad, ReflectAndSymmetric) {
   for (int32_t mode : {0, 1}) {
     OpModel m;
-    m.input(kI32, {3}, I{1, 2, 3}).constant(kI32, {1, 2}, I{1, 2}).scalarI32(mode).output(kI32,
-                                                                                         {0});
+    m.input(kI32, {3}, I{1, 2, 3})
+        .constant(kI32, {1, 2}, I{1, 2})
+        .scalarI32(mode)
+        .output(kI32, {0});
     std::vector<hal::TensorValue> out;
     ASSERT_EQ(m.run(OperationType::MIRROR_PAD, &out), "");
     EXPECT_EQ(valuesOf<int32_t>(out[0]), mode == 0 ? (I{2, 1, 2, 3, 2, 1}) : (I{1, 1, 2, 3, 3, 2}));
@@ -309,10 +315,7 @@ TEST(MovementMean, Int8TruncatesTowardZero) {
 
 TEST(MovementReduce, DuplicateAndNegativeAxesKeepDims) {
   OpModel m;
-  m.input(kF32, {2, 2}, F{1, 2, 3, 4})
-      .tensorI32({1, -1})
-      .scalarBool(true)
-      .output(kF32, {0, 0});
+  m.input(kF32, {2, 2}, F{1, 2, 3, 4}).tensorI32({1, -1}).scalarBool(true).output(kF32, {0, 0});
   std::vector<hal::TensorValue> out;
   ASSERT_EQ(m.run(OperationType::REDUCE_SUM, &out), "");
   EXPECT_EQ(out[0].dimensions, (std::vector<uint32_t>{2, 1}));

@@ -57,7 +57,9 @@ class OpModel {
     opInputs_.push_back(k);
     return *this;
   }
-  OpModel& scalarI32(int32_t v) { return constant(OperandType::INT32, {}, std::vector<int32_t>{v}); }
+  OpModel& scalarI32(int32_t v) {
+    return constant(OperandType::INT32, {}, std::vector<int32_t>{v});
+  }
   OpModel& scalarF32(float v) { return constant(OperandType::FLOAT32, {}, std::vector<float>{v}); }
   OpModel& scalarBool(bool v) {
     return constant(OperandType::BOOL, {}, std::vector<uint8_t>{static_cast<uint8_t>(v)});
@@ -73,8 +75,8 @@ class OpModel {
   // A model output; dims of 0 are unknown.
   OpModel& output(OperandType type, std::vector<uint32_t> dims, float scale = 0.0f,
                   int32_t zeroPoint = 0) {
-    const uint32_t k = add(type, std::move(dims), OperandLifeTime::SUBGRAPH_OUTPUT, scale,
-                           zeroPoint);
+    const uint32_t k =
+        add(type, std::move(dims), OperandLifeTime::SUBGRAPH_OUTPUT, scale, zeroPoint);
     model_.main.outputIndexes.push_back(k);
     opOutputs_.push_back(k);
     return *this;
