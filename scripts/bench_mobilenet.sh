@@ -105,13 +105,17 @@ for b, r in results.items():
     rows, cols = r["array"]
     t = r["totals"]
     print(f"\n== {b}: {r['model']} ({r['preference']}) ==")
-    print(f"{'step':>4} {'operation':<18} {'MACs':>11} {'cycles':>10} {'util':>7}  mapping")
+    print(f"{'step':>4} {'operation':<18} {'MACs':>11} {'cycles':>10} {'util':>7} {'host B':>10} "
+          f"{'host us':>8}  mapping")
     for s in r["steps"]:
+        h = s["host"]
+        moved = h["packed_bytes"] + h["copied_in_bytes"] + h["unpacked_bytes"] + h["copied_out_bytes"]
         if s["where"] != "npu":
-            print(f"{s['step']:>4} {s['operation']:<18} {s['macs']:>11} {'cpu':>10} {'-':>7}")
+            print(f"{s['step']:>4} {s['operation']:<18} {s['macs']:>11} {'cpu':>10} {'-':>7} {moved:>10} "
+                  f"{h['model_ns'] / 1000:>8.2f}")
             continue
         print(f"{s['step']:>4} {s['operation']:<18} {s['macs']:>11} {s['cycles']:>10} "
-              f"{100 * s['utilization']:>6.1f}%  {short(s['note'])}")
+              f"{100 * s['utilization']:>6.1f}% {moved:>10} {h['model_ns'] / 1000:>8.2f}  {short(s['note'])}")
     # Per operation type.
     by = {}
     for s in r["steps"]:
@@ -128,9 +132,16 @@ for b, r in results.items():
               f"({100 * c / t['npu_cycles']:.1f}% of the cycles)")
     wall = r["wall_seconds"]
     bench = r["bench"]
-    print(f"total: {t['npu_cycles']} NPU cycles ({t['npu_cycles'] / r['clock_mhz'] / 1000:.2f} ms at "
-          f"{r['clock_mhz']:.0f} MHz), MAC utilization {100 * t['utilization']:.1f}% "
-          f"({t['npu_macs']} MACs on a {rows}x{cols} array), DRAM {t['dram_bytes']} bytes")
+    hm = r["host_model"]
+    print(f"total: end to end {t['end_to_end_us'] / 1000:.3f} ms = device {t['npu_cycles']} cycles "
+          f"({t['device_us'] / 1000:.3f} ms at {r['clock_mhz']:.0f} MHz) + host {t['host_model_us'] / 1000:.3f} ms "
+          f"(modelled: {hm['clock_mhz']:.0f} MHz, copies {hm['copy_bytes_per_cycle']:g} B/cycle, packing "
+          f"{hm['pack_bytes_per_cycle']:g} B/cycle; {t['host_measured_ns'] / 1e6:.3f} ms measured here)")
+    print(f"       MAC utilization {100 * t['utilization_end_to_end']:.1f}% of the end-to-end time "
+          f"({100 * t['utilization']:.1f}% of the device cycles alone; {t['npu_macs']} MACs on a {rows}x{cols} array)")
+    print(f"       DRAM: NPU {t['dram_bytes']} bytes, host {t['host_dram_bytes']} bytes; host bytes between NPU "
+          f"steps {t['host_bytes_between_steps']}; host share of the end-to-end time "
+          f"{100 * t['host_model_us'] / max(t['end_to_end_us'], 1e-9):.1f}%")
     print(f"wall: {wall:.2f} s execution ({t['npu_cycles'] / wall / 1e6:.3f} M simulated cycles/s), "
           f"{bench['process_wall_seconds']:.2f} s for the whole process; peak RSS "
           f"{bench['peak_rss_bytes'] / 2**20:.0f} MiB")
@@ -153,7 +164,8 @@ if json_out:
     summary = {}
     for b, r in results.items():
         summary[b] = {
-            "steps": [{k: s.get(k) for k in ("step", "operation", "where", "macs", "cycles", "utilization", "note")}
+            "steps": [{k: s.get(k) for k in ("step", "operation", "where", "macs", "cycles", "utilization", "note",
+                                             "host")}
                       for s in r["steps"]],
             "totals": r["totals"], "wall_seconds": r["wall_seconds"],
             "process_wall_seconds": r["bench"]["process_wall_seconds"],

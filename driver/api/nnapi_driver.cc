@@ -162,6 +162,7 @@ hal::Result<std::unique_ptr<PreparedModel>> NnapiDriver::prepareModel(
   std::unique_ptr<ModelPlan> plan;
   if (device_) {
     LoweringOptions lo = options_.lowering;
+    lo.deviceClockMHz = options_.clockMHz;
     lo.npu = device_->config();
     lo.preference = preference;
     auto compiled = compileModel(model, lo);

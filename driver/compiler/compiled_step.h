@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/compiler/host_model.h"
 #include "driver/compiler/layout.h"
 #include "firmware/isa_generated.h"
 #include "hal/capabilities.h"
@@ -64,6 +65,8 @@ struct StepReport {
   uint64_t commands = 0;
   uint32_t jobs = 1;             // ENDs in the stream (cut to fit the command ring)
   uint64_t estimatedCycles = 0;  // filled in when the step runs on the interpreter
+  HostBytes hostBytes;           // what the host moves around the step (hostTraffic)
+  double hostNanos = 0;          // those passes on the modelled host
   std::string describe() const;
 };
 

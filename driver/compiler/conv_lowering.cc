@@ -756,7 +756,7 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
   s.clampMax = qp.activationMax;
   s.usefulMacs = s.pixels() * g.outC * s.cg.gi * s.taps;
 
-  // Every mapping that applies (or the one asked for); the fastest by the cost model.
+  // Every mapping that applies (or the one asked for); the cheapest end to end.
   using M = ConvMapping;
   const M want = options.convMapping;
   std::vector<hal::Result<CompiledStep>> candidates;
@@ -778,10 +778,17 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
     const BlockShape bs = bestBlockShape(s);
     consider(M::kOutputBlocks, [&] { return lowerBlocks(model, index, v, options, s, bs); });
   }
+  // The cheapest end to end: device cycles plus the host's packing and copies around the
+  // step (a host-gathered mapping pays for its gather here).
   hal::Result<CompiledStep>* best = nullptr;
+  double bestCost = 0;
   for (auto& c : candidates) {
     if (!c.ok()) continue;
-    if (!best || c->report.estimatedCycles < (*best)->report.estimatedCycles) best = &c;
+    const double cost = endToEndCycles(model, *c, options);
+    if (!best || cost < bestCost) {
+      best = &c;
+      bestCost = cost;
+    }
   }
   if (!best) {
     for (auto& c : candidates)

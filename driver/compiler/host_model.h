@@ -43,10 +43,10 @@ struct HostWork {
 // A modelled host: a big application core next to the NPU. The values are a documented
 // assumption, not a measurement (docs/driver.md gives the reasoning).
 struct HostModel {
-  double clockMHz = 2000;         // application core clock
-  double copyBytesPerCycle = 16;  // streaming copies into / out of device DRAM (memcpy class)
-  double packBytesPerCycle = 2;   // rearranging passes: a byte gathered or scattered per half cycle
-  double cpuScale = 1.0;          // CPU fallback steps: measured time on this machine x cpuScale
+  double clockMHz = 2000;        // application core clock
+  double copyBytesPerCycle = 8;  // streaming copies into / out of device DRAM (memcpy class)
+  double packBytesPerCycle = 2;  // rearranging passes: a byte gathered or scattered per half cycle
+  double cpuScale = 1.0;         // CPU fallback steps: measured time on this machine x cpuScale
 
   // Modelled nanoseconds of the packing and copying passes.
   double passNanos(const HostBytes& b) const;

@@ -174,7 +174,37 @@ hal::Result<CompiledStep> lowerOperation(const hal::Model& model, uint32_t opera
     return hal::fail(internal::operationName(model, operationIndex), ": ", step.error());
   step->report.operation = internal::operationName(model, operationIndex);
   step->report.preference = options.preference;
+  step->report.hostBytes = hostTraffic(model, *step);
+  step->report.hostNanos = options.host.passNanos(step->report.hostBytes);
   return step;
+}
+
+HostBytes hostTraffic(const hal::Model& model, const CompiledStep& step) {
+  HostBytes h;
+  for (const Binding& b : step.inputs) {
+    const uint64_t operandBytes = ops::Shape::of(model.main.operands.at(b.operand)).bytes();
+    (b.layout.kind == TensorLayout::Kind::kRaw ? h.copiedIn : h.packed) +=
+        b.layout.deviceBytes(operandBytes);
+    h.sourceBytes += operandBytes;
+  }
+  for (const Binding& b : step.outputs) {
+    const uint64_t deviceBytes = step.buffers.at(b.buffer).bytes;
+    if (b.layout.kind == TensorLayout::Kind::kRaw) {
+      h.copiedOut += deviceBytes;
+    } else {
+      h.unpacked += ops::Shape::of(model.main.operands.at(b.operand)).bytes();
+      h.sourceBytes += deviceBytes;
+    }
+  }
+  for (size_t b : step.epilogue.results) h.copiedOut += step.buffers.at(b).bytes;
+  return h;
+}
+
+double endToEndCycles(const hal::Model& model, const CompiledStep& step,
+                      const LoweringOptions& options) {
+  const double hostNanos = options.host.passNanos(hostTraffic(model, step));
+  return static_cast<double>(step.report.estimatedCycles) +
+         hostNanos * options.deviceClockMHz / 1000.0;
 }
 
 }  // namespace nncosim::driver

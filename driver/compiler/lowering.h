@@ -48,9 +48,19 @@ struct LoweringOptions {
   // sizes); calibrate it with the RTL's measured latencies.
   CostModel cost;
   ConvMapping convMapping = ConvMapping::kAuto;
-  // The host the books charge for its packing, copies and CPU steps (host_model.h).
+  // The host the books charge for its packing, copies and CPU steps (host_model.h), and
+  // the device clock that turns its time into device cycles: mappings are compared by
+  // end-to-end cost, device cycles plus the host's passes around the step.
   HostModel host;
+  double deviceClockMHz = 1000;
 };
+
+// The host's bytes around one step (its bindings' packing, copies and unpacking, and a
+// hybrid step's results), as the runtime will move them.
+HostBytes hostTraffic(const hal::Model& model, const CompiledStep& step);
+// The step's estimated device cycles plus its host passes at the device clock.
+double endToEndCycles(const hal::Model& model, const CompiledStep& step,
+                      const LoweringOptions& options);
 
 // The model's declared shapes of the main subgraph's operands.
 std::vector<ops::Shape> declaredShapes(const hal::Model& model);

@@ -39,6 +39,13 @@ TEST(HostBooks, EveryNpuStepCarriesTheBytesItsBindingsMove) {
       EXPECT_EQ(s.host.bytes.packed + s.host.bytes.copiedIn, in) << s.operation;
       EXPECT_EQ(s.host.bytes.unpacked + s.host.bytes.copiedOut, out) << s.operation;
       EXPECT_EQ(s.host.bytes.cpuBytes, 0u);
+      // The compiler's estimate, which its mapping choice uses, is what the runtime moved.
+      const HostBytes& planned = po.step.report.hostBytes;
+      EXPECT_EQ(planned.packed, s.host.bytes.packed) << s.operation;
+      EXPECT_EQ(planned.copiedIn, s.host.bytes.copiedIn) << s.operation;
+      EXPECT_EQ(planned.unpacked, s.host.bytes.unpacked) << s.operation;
+      EXPECT_EQ(planned.copiedOut, s.host.bytes.copiedOut) << s.operation;
+      EXPECT_EQ(planned.sourceBytes, s.host.bytes.sourceBytes) << s.operation;
       EXPECT_GT(s.host.bytes.betweenSteps(), 0u) << s.operation;
     } else {
       EXPECT_EQ(s.host.bytes.betweenSteps(), 0u) << s.operation;
