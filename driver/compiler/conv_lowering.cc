@@ -274,7 +274,7 @@ hal::Result<CompiledStep> finish(StepBuilder& sb, GemmSpec& spec, const Lowering
   CompiledStep& step = sb.step();
   NNC_ASSIGN_OR_RETURN(auto commands,
                        emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands,
-                                   options.cost, options.tag, step.report));
+                                   options.cost, options.tag, step.report, options.energy));
   step.commands = std::move(commands);
   step.report.mapping = mapping;
   return std::move(step);
@@ -779,12 +779,15 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
     consider(M::kOutputBlocks, [&] { return lowerBlocks(model, index, v, options, s, bs); });
   }
   // The cheapest end to end: device cycles plus the host's packing and copies around the
-  // step (a host-gathered mapping pays for its gather here).
+  // step (a host-gathered mapping pays for its gather here); under LOW_POWER the least
+  // energy, the host's DRAM bytes included.
   hal::Result<CompiledStep>* best = nullptr;
   double bestCost = 0;
   for (auto& c : candidates) {
     if (!c.ok()) continue;
-    const double cost = endToEndCycles(model, *c, options);
+    const double cost = options.preference == hal::ExecutionPreference::LOW_POWER
+                            ? estimatedEnergyPj(model, *c, options)
+                            : endToEndCycles(model, *c, options);
     if (!best || cost < bestCost) {
       best = &c;
       bestCost = cost;

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "driver/compiler/compiled_step.h"
+#include "driver/isa_model/energy_model.h"
 #include "driver/isa_model/isa_interpreter.h"
 #include "driver/isa_model/npu_config.h"
 #include "driver/compiler/stream_builder.h"
@@ -143,13 +144,16 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
                                                      StepReport& report);
 
 // The plan for a preference: FAST_SINGLE_ANSWER emits candidates with several phase sizes
-// and keeps the one with the fewest estimated cycles (IsaInterpreter::estimate); the
-// others emit their base options. Sets report.estimatedCycles.
+// and keeps the one with the fewest estimated cycles (IsaInterpreter::estimate);
+// LOW_POWER emits single- and double-buffered plans and keeps the one with the least
+// energy (EnergyModel over the stream and its estimated cycles); SUSTAINED_SPEED emits
+// its base options. Sets report.estimatedCycles.
 hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, const NpuConfig& npu,
                                                         hal::ExecutionPreference preference,
                                                         uint32_t maxJobCommands,
                                                         const CostModel& cost, uint32_t tag,
-                                                        StepReport& report);
+                                                        StepReport& report,
+                                                        const EnergyModel& energy = {});
 
 // Stores m output rows x channel tiles [q0, q1) (tile q's rows at outAddr +
 // (q - q0)*tileStride in OUT, C elements of eb bytes each) to DRAM, where output row i,

@@ -24,6 +24,7 @@
 #include "driver/compiler/compiled_step.h"
 #include "driver/compiler/gemm_engine.h"
 #include "driver/compiler/host_model.h"
+#include "driver/isa_model/energy_model.h"
 #include "driver/isa_model/isa_interpreter.h"
 #include "driver/isa_model/npu_config.h"
 #include "hal/capabilities.h"
@@ -53,6 +54,8 @@ struct LoweringOptions {
   // end-to-end cost, device cycles plus the host's passes around the step.
   HostModel host;
   double deviceClockMHz = 1000;
+  // Per-event energies: LOW_POWER keeps the plan and mapping with the least energy.
+  EnergyModel energy;
 };
 
 // The host's bytes around one step (its bindings' packing, copies and unpacking, and a
@@ -61,6 +64,10 @@ HostBytes hostTraffic(const hal::Model& model, const CompiledStep& step);
 // The step's estimated device cycles plus its host passes at the device clock.
 double endToEndCycles(const hal::Model& model, const CompiledStep& step,
                       const LoweringOptions& options);
+// The step's estimated energy in picojoules: its stream's events at its estimated cycles,
+// and the host's DRAM bytes around it.
+double estimatedEnergyPj(const hal::Model& model, const CompiledStep& step,
+                         const LoweringOptions& options);
 
 // The model's declared shapes of the main subgraph's operands.
 std::vector<ops::Shape> declaredShapes(const hal::Model& model);
