@@ -70,6 +70,7 @@ bool builtinTakesInt16(int32_t code) {
     case fb::BuiltinOperator::PAD:
     case fb::BuiltinOperator::PADV2:
     case fb::BuiltinOperator::STRIDED_SLICE:
+    case fb::BuiltinOperator::LEAKY_RELU:
       return true;
     default:
       return false;
@@ -300,7 +301,8 @@ hal::Result<hal::Model> Importer::run() {
                   where, "operator ", k, " (", name,
                   "): int16 tensors (the 16x8 mode) "
                   "are supported only by CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, "
-                  "AVERAGE_POOL_2D, MAX_POOL_2D, ADD, SUB, PAD, PADV2 and STRIDED_SLICE");
+                  "AVERAGE_POOL_2D, MAX_POOL_2D, ADD, SUB, PAD, PADV2, STRIDED_SLICE and "
+                  "LEAKY_RELU");
   }
   for (int32_t t : *graph_->outputs()) {
     auto o = operandOf(t);
