@@ -71,6 +71,7 @@ bool builtinTakesInt16(int32_t code) {
     case fb::BuiltinOperator::PADV2:
     case fb::BuiltinOperator::STRIDED_SLICE:
     case fb::BuiltinOperator::LEAKY_RELU:
+    case fb::BuiltinOperator::QUANTIZE:
       return true;
     default:
       return false;
@@ -297,12 +298,11 @@ hal::Result<hal::Model> Importer::run() {
              {&model_.main.operations[i].inputs, &model_.main.operations[i].outputs})
           for (uint32_t x : *list)
             if (operand(x).type == OperandType::TENSOR_QUANT16_SYMM)
-              return hal::fail(
-                  where, "operator ", k, " (", name,
-                  "): int16 tensors (the 16x8 mode) "
-                  "are supported only by CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, "
-                  "AVERAGE_POOL_2D, MAX_POOL_2D, ADD, SUB, PAD, PADV2, STRIDED_SLICE and "
-                  "LEAKY_RELU");
+              return hal::fail(where, "operator ", k, " (", name,
+                               "): int16 tensors (the 16x8 mode) "
+                               "are supported only by CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, "
+                               "AVERAGE_POOL_2D, MAX_POOL_2D, ADD, SUB, PAD, PADV2, STRIDED_SLICE, "
+                               "LEAKY_RELU and QUANTIZE (int16 <-> int32)");
   }
   for (int32_t t : *graph_->outputs()) {
     auto o = operandOf(t);
