@@ -72,6 +72,7 @@ bool builtinTakesInt16(int32_t code) {
     case fb::BuiltinOperator::STRIDED_SLICE:
     case fb::BuiltinOperator::LEAKY_RELU:
     case fb::BuiltinOperator::QUANTIZE:
+    case fb::BuiltinOperator::TRANSPOSE_CONV:
       return true;
     default:
       return false;
@@ -302,7 +303,7 @@ hal::Result<hal::Model> Importer::run() {
                                "): int16 tensors (the 16x8 mode) "
                                "are supported only by CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, "
                                "AVERAGE_POOL_2D, MAX_POOL_2D, ADD, SUB, PAD, PADV2, STRIDED_SLICE, "
-                               "LEAKY_RELU and QUANTIZE (int16 <-> int32)");
+                               "LEAKY_RELU, QUANTIZE (int16 <-> int32) and TRANSPOSE_CONV");
   }
   for (int32_t t : *graph_->outputs()) {
     auto o = operandOf(t);
