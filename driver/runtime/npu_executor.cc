@@ -128,8 +128,9 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
   for (size_t k = 0; k < g.operations.size(); ++k) {
     const hal::Operation& op = g.operations[k];
     const ops::OperationDef* def = ops::operationTable().find(op.type);
-    const std::string where =
-        "operation " + std::to_string(k) + " (" + std::string(hal::toString(op.type)) + ")";
+    const std::string where = "operation " + std::to_string(k) + " (" +
+                              std::string(hal::toString(op.type)) +
+                              (op.origin.empty() ? "" : ", " + op.origin) + ")";
     if (!def) return hal::fail(where, ": not implemented");
     for (size_t j = 0; j < op.inputs.size(); ++j) {
       const ops::RuntimeOperand& r = operands[op.inputs[j]];

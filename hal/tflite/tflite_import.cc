@@ -290,6 +290,9 @@ hal::Result<hal::Model> Importer::run() {
     OpContext ctx(*this, k, name, op);
     const size_t firstOperation = model_.main.operations.size();
     if (auto st = map(ctx); !st.ok()) return hal::fail(where, st.error());
+    // Later messages (validation, execution) name the TFLite operator as well.
+    for (size_t i = firstOperation; i < model_.main.operations.size(); ++i)
+      model_.main.operations[i].origin = "TFLite operator " + std::to_string(k) + " (" + name + ")";
     // int16 activations only where nncosim's 16x8 mode defines the operation; anything
     // else is refused here, naming the TFLite operator, rather than later by index of
     // the NNAPI operation it became.
