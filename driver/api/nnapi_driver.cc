@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "driver/compiler/lowering_table.h"
 #include "hal/validation.h"
 #include "hal/model_builder.h"
 #include "ops/executor.h"
@@ -158,6 +159,9 @@ hal::Result<std::vector<OperationSupport>> NnapiDriver::getSupportedOperations(
     s.supported = ops::operationTable().find(op.type) != nullptr;
     s.onNpu = op.target == Target::kNpu;
     s.reason = s.supported ? op.reason : "not implemented";
+    // On the NPU: which unit runs it (the lowering table's entry).
+    if (s.onNpu)
+      s.reason = std::string("on the ") + toString(npuLoweringTable().find(op.type)->unit);
     out.push_back(std::move(s));
   }
   return out;
