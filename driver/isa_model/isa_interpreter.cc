@@ -11,6 +11,7 @@
 
 #include "driver/isa_model/densify_descriptor.h"
 #include "driver/isa_model/modular_progression.h"
+#include "hal/profile.h"
 #include "ops/densify/densify_walker.h"
 #include "ops/quant/fixed_point.h"
 
@@ -1233,6 +1234,7 @@ InterpreterResult IsaInterpreter::run(const std::vector<Command>& commands) {
 InterpreterResult IsaInterpreter::estimate(const NpuConfig& config,
                                            const std::vector<Command>& commands,
                                            const CostModel& cost) {
+  hal::profile::Scope timed("compile.estimate");
   DramModel none(0, 0);
   std::array<std::vector<uint8_t>, 5> buffers;
   Machine m(config, none, cost, buffers, commands, /*timingOnly=*/true);
