@@ -47,8 +47,11 @@
 // sign-extended at compile time), int64 ACC words and int16 outputs: the same images with
 // two bytes per element.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <numeric>
+#include <optional>
+#include <string>
 
 #include "driver/isa_model/isa_interpreter.h"
 #include "driver/compiler/lowering_internal.h"
@@ -274,7 +277,7 @@ hal::Result<CompiledStep> finish(StepBuilder& sb, GemmSpec& spec, const Lowering
   CompiledStep& step = sb.step();
   NNC_ASSIGN_OR_RETURN(auto commands,
                        emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands,
-                                   options.cost, options.tag, step.report));
+                                   options.cost, options.tag, step.report, options.cycleLimit));
   step.commands = std::move(commands);
   step.report.mapping = mapping;
   return std::move(step);
@@ -756,46 +759,57 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
   s.clampMax = qp.activationMax;
   s.usefulMacs = s.pixels() * g.outC * s.cg.gi * s.taps;
 
-  // Every mapping that applies (or the one asked for); the cheapest end to end.
+  // Every mapping that applies (or the one asked for); the cheapest end to end: device
+  // cycles plus the host's packing and copies around the step (a host-gathered mapping
+  // pays for its gather here). Ties go to the earlier mapping, so a later one whose device
+  // cycles alone reach the best's whole cost cannot win: it is lowered with that cost as
+  // its cycle limit, and its estimates stop there.
   using M = ConvMapping;
   const M want = options.convMapping;
-  std::vector<hal::Result<CompiledStep>> candidates;
+  std::optional<CompiledStep> best;
+  double bestCost = 0;
+  std::string firstError;
   auto consider = [&](M m, auto&& lower) {
-    if (want == M::kAuto || want == m) candidates.push_back(lower());
+    if (want != M::kAuto && want != m) return;
+    LoweringOptions o = options;
+    if (best)
+      o.cycleLimit =
+          bestCost < 1.8e19 ? static_cast<uint64_t>(std::ceil(bestCost)) : IsaInterpreter::kNoLimit;
+    hal::Result<CompiledStep> c = lower(o);
+    if (!c.ok()) {
+      if (firstError.empty()) firstError = c.error();
+      return;
+    }
+    const double cost = endToEndCycles(model, *c, options);
+    if (!best || cost < bestCost) {
+      best = std::move(*c);
+      bestCost = cost;
+    }
   };
-  consider(M::kHostIm2col, [&] { return lowerHostIm2col(model, index, v, options, s); });
+  consider(M::kHostIm2col,
+           [&](const LoweringOptions& o) { return lowerHostIm2col(model, index, v, o, s); });
   // The DMA-gathering mappings address bytes of 8-bit images; 16x8 layers use the
   // host-gathered ones (host im2col, output blocks).
   if (s.wide) {
     if (want == M::kDmaIm2col || want == M::kShiftedWindows)
       return hal::fail("16x8 mode: only the host-gathered mappings apply");
   } else {
-    consider(M::kDmaIm2col, [&] { return lowerGathered(model, index, v, options, s, false); });
+    consider(M::kDmaIm2col,
+             [&](const LoweringOptions& o) { return lowerGathered(model, index, v, o, s, false); });
   }
   if (!s.wide && shiftedPlan(s, options).applies)
-    consider(M::kShiftedWindows, [&] { return lowerGathered(model, index, v, options, s, true); });
+    consider(M::kShiftedWindows,
+             [&](const LoweringOptions& o) { return lowerGathered(model, index, v, o, s, true); });
   if (s.cg.gi == 1) {
     const BlockShape bs = bestBlockShape(s);
-    consider(M::kOutputBlocks, [&] { return lowerBlocks(model, index, v, options, s, bs); });
-  }
-  // The cheapest end to end: device cycles plus the host's packing and copies around the
-  // step (a host-gathered mapping pays for its gather here).
-  hal::Result<CompiledStep>* best = nullptr;
-  double bestCost = 0;
-  for (auto& c : candidates) {
-    if (!c.ok()) continue;
-    const double cost = endToEndCycles(model, *c, options);
-    if (!best || cost < bestCost) {
-      best = &c;
-      bestCost = cost;
-    }
+    consider(M::kOutputBlocks,
+             [&](const LoweringOptions& o) { return lowerBlocks(model, index, v, o, s, bs); });
   }
   if (!best) {
-    for (auto& c : candidates)
-      if (!c.ok()) return hal::Error{c.error()};
+    if (!firstError.empty()) return hal::Error{firstError};
     return hal::fail("no mapping applies");
   }
-  return std::move(**best);
+  return std::move(*best);
 }
 
 }  // namespace nncosim::driver::internal

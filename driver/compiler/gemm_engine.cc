@@ -1,6 +1,7 @@
 #include "driver/compiler/gemm_engine.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "driver/isa_model/isa_interpreter.h"
 
@@ -496,7 +497,22 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
                                                         hal::ExecutionPreference preference,
                                                         uint32_t maxJobCommands,
                                                         const CostModel& cost, uint32_t tag,
-                                                        StepReport& report) {
+                                                        StepReport& report, uint64_t cycleLimit) {
+  // The estimated cycles of a stream (its jobs run one after the other), or nullopt once
+  // they reach `limit`: the candidate loses, its estimate stops there.
+  auto estimate = [&](const std::vector<firmware::Command>& commands,
+                      uint64_t limit) -> hal::Result<std::optional<uint64_t>> {
+    uint64_t cycles = 0;
+    for (const std::vector<firmware::Command>& job : splitJobs(commands)) {
+      if (cycles >= limit) return std::optional<uint64_t>{};
+      const InterpreterResult est = IsaInterpreter::estimate(npu, job, cost, limit - cycles);
+      if (est.overLimit) return std::optional<uint64_t>{};
+      if (!est.completed) return hal::fail("plan estimate failed: ", est.describe());
+      cycles += est.counters.cycles;
+    }
+    if (cycles >= limit) return std::optional<uint64_t>{};
+    return std::optional<uint64_t>{cycles};
+  };
   PlanOptions base = PlanOptions::forPreference(preference);
   base.maxJobCommands = maxJobCommands;
   std::vector<uint32_t> caps = {base.maxTilesPerPhase};
@@ -515,13 +531,12 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
     r.phaseCap = cap;
     auto commands = emitGemm(spec, npu, o, tag, r);
     if (!commands.ok()) return commands;
-    // The device runs the jobs one after the other.
-    uint64_t cycles = 0;
-    for (const std::vector<firmware::Command>& job : splitJobs(*commands)) {
-      const InterpreterResult est = IsaInterpreter::estimate(npu, job, cost);
-      if (!est.completed) return hal::fail("plan estimate failed: ", est.describe());
-      cycles += est.counters.cycles;
-    }
+    // A candidate with the best's cycles may still win on its load bytes, so only one
+    // with more stops early.
+    const uint64_t limit = best.ok() ? std::min(cycleLimit, bestCycles + 1) : cycleLimit;
+    NNC_ASSIGN_OR_RETURN(auto estimated, estimate(*commands, limit));
+    if (!estimated) continue;
+    const uint64_t cycles = *estimated;
     if (!best.ok() || cycles < bestCycles ||
         (cycles == bestCycles && r.loadBytes < bestReport.loadBytes)) {
       best = std::move(commands);
@@ -537,20 +552,17 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
     StepReport r = report;
     auto commands = emitGemm(spec, npu, o, tag, r);
     if (commands.ok()) {
-      uint64_t cycles = 0;
-      bool ok = true;
-      for (const std::vector<firmware::Command>& job : splitJobs(*commands)) {
-        const InterpreterResult est = IsaInterpreter::estimate(npu, job, cost);
-        ok = ok && est.completed;
-        cycles += est.counters.cycles;
-      }
-      if (ok && cycles < bestCycles) {
+      // Kept only when strictly faster (an estimate that fails keeps the best too).
+      auto estimated = estimate(*commands, std::min(cycleLimit, bestCycles));
+      if (estimated.ok() && *estimated) {
         best = std::move(commands);
         bestReport = r;
-        bestCycles = cycles;
+        bestCycles = **estimated;
       }
     }
   }
+  // Every candidate emitted (an emit error returned above), none under the limit.
+  if (!best.ok()) return hal::fail(kOverCycleLimit, cycleLimit, " cycles");
   report = bestReport;
   report.estimatedCycles = bestCycles;
   return best;

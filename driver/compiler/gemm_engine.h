@@ -145,11 +145,18 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
 // The plan for a preference: FAST_SINGLE_ANSWER emits candidates with several phase sizes
 // and keeps the one with the fewest estimated cycles (IsaInterpreter::estimate); the
 // others emit their base options. Sets report.estimatedCycles.
-hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, const NpuConfig& npu,
-                                                        hal::ExecutionPreference preference,
-                                                        uint32_t maxJobCommands,
-                                                        const CostModel& cost, uint32_t tag,
-                                                        StepReport& report);
+//
+// A caller that will discard a plan of `cycleLimit` estimated cycles or more (a mapping
+// search, for the candidates after its best) passes it: each candidate's estimate stops
+// there, as it does at the best candidate's cycles, and when every candidate reaches the
+// limit the result is an error starting with kOverCycleLimit. The plan chosen is the
+// same as without a limit whenever it is under it (a candidate whose estimate would fail
+// past the limit is discarded instead of failing the plan).
+inline constexpr const char* kOverCycleLimit = "every plan reaches the cycle limit of ";
+hal::Result<std::vector<firmware::Command>> emitGemmFor(
+    const GemmSpec& spec, const NpuConfig& npu, hal::ExecutionPreference preference,
+    uint32_t maxJobCommands, const CostModel& cost, uint32_t tag, StepReport& report,
+    uint64_t cycleLimit = IsaInterpreter::kNoLimit);
 
 // Stores m output rows x channel tiles [q0, q1) (tile q's rows at outAddr +
 // (q - q0)*tileStride in OUT, C elements of eb bytes each) to DRAM, where output row i,

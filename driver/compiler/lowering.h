@@ -53,6 +53,9 @@ struct LoweringOptions {
   // end-to-end cost, device cycles plus the host's passes around the step.
   HostModel host;
   double deviceClockMHz = 1000;
+  // Set by a mapping search for the candidates after its best so far: a plan of this many
+  // estimated device cycles or more loses, so its estimates stop there (emitGemmFor).
+  uint64_t cycleLimit = IsaInterpreter::kNoLimit;
 };
 
 // The host's bytes around one step (its bindings' packing, copies and unpacking, and a

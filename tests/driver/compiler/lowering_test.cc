@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -364,6 +365,52 @@ TEST(Lowering, RandomConvolutionsAreBitExactOnEveryMapping) {
     std::printf("[ %s ] %d of 240 random convolutions mapped, bit-exact\n", names[m], applied);
     EXPECT_GT(applied, 40) << names[m];
   }
+}
+
+// The automatic mapping search stops each candidate's estimates at the best one's cost
+// (LoweringOptions::cycleLimit); it must still pick what an exhaustive search picks: the
+// cheapest end to end of the mappings lowered one by one without a limit, the earliest on
+// a tie, with the same commands and estimate.
+TEST(Lowering, TheMappingSearchPicksTheCheapestMapping) {
+  const ConvMapping mappings[] = {ConvMapping::kHostIm2col, ConvMapping::kDmaIm2col,
+                                  ConvMapping::kShiftedWindows, ConvMapping::kOutputBlocks};
+  const hal::ExecutionPreference prefs[] = {hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                            hal::ExecutionPreference::SUSTAINED_SPEED,
+                                            hal::ExecutionPreference::LOW_POWER};
+  Rng r(77);
+  int contested = 0;
+  for (int i = 0; i < 300; ++i) {
+    const Kind kind = i % 3 == 0 ? Kind::kConv : i % 3 == 1 ? Kind::kDepthwise : Kind::kGrouped;
+    const Case c = randomConv(r, kind);
+    LoweringOptions o;
+    o.preference = prefs[i % 3];
+    if (i % 4 == 3) o.npu = tinyNpu();
+    const auto shapes = declaredShapes(c.model);
+    auto chosen = lowerOperation(c.model, 0, shapes, o);
+    std::optional<CompiledStep> best;
+    double bestCost = 0;
+    int applied = 0;
+    for (ConvMapping m : mappings) {
+      LoweringOptions one = o;
+      one.convMapping = m;
+      auto step = lowerOperation(c.model, 0, shapes, one);
+      if (!step.ok()) continue;
+      ++applied;
+      const double cost = endToEndCycles(c.model, *step, o);
+      if (!best || cost < bestCost) {
+        best = std::move(*step);
+        bestCost = cost;
+      }
+    }
+    ASSERT_EQ(chosen.ok(), best.has_value()) << "case " << i << " (" << c.what << ")";
+    if (!best) continue;
+    contested += applied > 1;
+    EXPECT_EQ(chosen->report.mapping, best->report.mapping)
+        << "case " << i << " (" << c.what << ")";
+    EXPECT_EQ(chosen->report.estimatedCycles, best->report.estimatedCycles) << "case " << i;
+    EXPECT_TRUE(chosen->commands == best->commands) << "case " << i << " (" << c.what << ")";
+  }
+  EXPECT_GT(contested, 120);
 }
 
 // A job budget smaller than one row tile's commands is refused (the operation then stays
