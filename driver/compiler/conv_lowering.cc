@@ -49,6 +49,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -272,12 +273,15 @@ std::string mappingSuffix(const ConvSetup& s) {
   return m;
 }
 
-hal::Result<CompiledStep> finish(StepBuilder& sb, GemmSpec& spec, const LoweringOptions& options,
-                                 const std::string& mapping) {
+hal::Result<CompiledStep> finish(const hal::Model& model, StepBuilder& sb, GemmSpec& spec,
+                                 const LoweringOptions& options, const std::string& mapping) {
   CompiledStep& step = sb.step();
-  NNC_ASSIGN_OR_RETURN(auto commands,
-                       emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands,
-                                   options.cost, options.tag, step.report, options.cycleLimit));
+  // The bindings are set, so the host's share is known: a plan that cannot beat the
+  // mapping search's best so far stops its estimates where it passes it.
+  NNC_ASSIGN_OR_RETURN(
+      auto commands,
+      emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands, options.cost,
+                  options.tag, step.report, cycleLimitFor(model, step, options)));
   step.commands = std::move(commands);
   step.report.mapping = mapping;
   return std::move(step);
@@ -493,7 +497,7 @@ hal::Result<CompiledStep> lowerGathered(const hal::Model& model, uint32_t index,
   if (s.kind == ConvKind::kDepthwise)
     mapping += ", block-diagonal depthwise tiles (" + std::to_string(std::min(C, g.outC)) +
                " channels per GEMM)";
-  return finish(sb, spec, options, mapping);
+  return finish(model, sb, spec, options, mapping);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -562,7 +566,7 @@ hal::Result<CompiledStep> lowerHostIm2col(const hal::Model& model, uint32_t inde
     mapping += ", block-diagonal depthwise tiles (" + std::to_string(std::min(C, g.outC)) +
                " channels per GEMM)";
   if (s.wide) mapping += ", 16x8 (int16 x int8, acc64)";
-  return finish(sb, spec, options, mapping);
+  return finish(model, sb, spec, options, mapping);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -668,7 +672,7 @@ hal::Result<CompiledStep> lowerBlocks(const hal::Model& model, uint32_t index, c
                               " (one channel per GEMM, Toeplitz weights, window " +
                               std::to_string(bs.wy) + "x" + std::to_string(bs.wx) + ")" +
                               mappingSuffix(s) + (s.wide ? ", 16x8 (int16 x int8, acc64)" : "");
-  return finish(sb, spec, options, mapping);
+  return finish(model, sb, spec, options, mapping);
 }
 
 // The block shape with the fewest GEMM cycles + requantized rows per channel.
@@ -759,32 +763,18 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
   s.clampMax = qp.activationMax;
   s.usefulMacs = s.pixels() * g.outC * s.cg.gi * s.taps;
 
-  // Every mapping that applies (or the one asked for); the cheapest end to end: device
-  // cycles plus the host's packing and copies around the step (a host-gathered mapping
-  // pays for its gather here). Ties go to the earlier mapping, so a later one whose device
-  // cycles alone reach the best's whole cost cannot win: it is lowered with that cost as
-  // its cycle limit, and its estimates stop there.
+  // Every mapping that applies (or the one asked for), in this order; the cheapest end to
+  // end: device cycles plus the host's packing and copies around the step (a
+  // host-gathered mapping pays for its gather here), the earlier one on a tie.
   using M = ConvMapping;
   const M want = options.convMapping;
-  std::optional<CompiledStep> best;
-  double bestCost = 0;
-  std::string firstError;
-  auto consider = [&](M m, auto&& lower) {
-    if (want != M::kAuto && want != m) return;
-    LoweringOptions o = options;
-    if (best)
-      o.cycleLimit =
-          bestCost < 1.8e19 ? static_cast<uint64_t>(std::ceil(bestCost)) : IsaInterpreter::kNoLimit;
-    hal::Result<CompiledStep> c = lower(o);
-    if (!c.ok()) {
-      if (firstError.empty()) firstError = c.error();
-      return;
-    }
-    const double cost = endToEndCycles(model, *c, options);
-    if (!best || cost < bestCost) {
-      best = std::move(*c);
-      bestCost = cost;
-    }
+  struct Candidate {
+    M mapping;
+    std::function<hal::Result<CompiledStep>(const LoweringOptions&)> lower;
+  };
+  std::vector<Candidate> candidates;
+  auto consider = [&](M m, std::function<hal::Result<CompiledStep>(const LoweringOptions&)> lower) {
+    if (want == M::kAuto || want == m) candidates.push_back({m, std::move(lower)});
   };
   consider(M::kHostIm2col,
            [&](const LoweringOptions& o) { return lowerHostIm2col(model, index, v, o, s); });
@@ -803,10 +793,40 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
   if (s.cg.gi == 1) {
     const BlockShape bs = bestBlockShape(s);
     consider(M::kOutputBlocks,
-             [&](const LoweringOptions& o) { return lowerBlocks(model, index, v, o, s, bs); });
+             [&, bs](const LoweringOptions& o) { return lowerBlocks(model, index, v, o, s, bs); });
+  }
+  // Each candidate after the first is lowered with the best cost so far as its limit: its
+  // estimates stop once it cannot win (LoweringOptions::costLimit), so a hopeless mapping
+  // costs about as much compile time as the best one. The order of lowering changes only
+  // that time, never the choice: depthwise layers try output blocks first, which usually
+  // win there and make the others' limits tight.
+  std::vector<size_t> order(candidates.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  if (s.cg.gi == 1)
+    std::stable_partition(order.begin(), order.end(),
+                          [&](size_t i) { return candidates[i].mapping == M::kOutputBlocks; });
+  std::optional<CompiledStep> best;
+  double bestCost = 0;
+  size_t bestIndex = 0;
+  std::vector<std::string> errors(candidates.size());
+  for (size_t i : order) {
+    LoweringOptions o = options;
+    if (best) o.costLimit = bestCost;
+    hal::Result<CompiledStep> c = candidates[i].lower(o);
+    if (!c.ok()) {
+      errors[i] = c.error();
+      continue;
+    }
+    const double cost = endToEndCycles(model, *c, options);
+    if (!best || cost < bestCost || (cost == bestCost && i < bestIndex)) {
+      best = std::move(*c);
+      bestCost = cost;
+      bestIndex = i;
+    }
   }
   if (!best) {
-    if (!firstError.empty()) return hal::Error{firstError};
+    for (const std::string& e : errors)
+      if (!e.empty()) return hal::Error{e};
     return hal::fail("no mapping applies");
   }
   return std::move(*best);

@@ -561,8 +561,31 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
       }
     }
   }
-  // Every candidate emitted (an emit error returned above), none under the limit.
-  if (!best.ok()) return hal::fail(kOverCycleLimit, cycleLimit, " cycles");
+  if (!best.ok()) {
+    // Every phase size reaches the caller's limit (an emit error returned above). The
+    // plan could still come in under it as the best of them with late loads, whose
+    // cycles that best's do not bound; but only if some phase size's late-loads variant
+    // does. If none does, the plan cannot.
+    bool under = false;
+    if (preference == hal::ExecutionPreference::FAST_SINGLE_ANSWER)
+      for (uint32_t cap : caps) {
+        PlanOptions o = base;
+        o.maxTilesPerPhase = cap;
+        o.lateLoads = true;
+        StepReport r = report;
+        auto commands = emitGemm(spec, npu, o, tag, r);
+        if (!commands.ok()) continue;
+        auto estimated = estimate(*commands, cycleLimit);
+        if (estimated.ok() && *estimated) {
+          under = true;
+          break;
+        }
+      }
+    if (!under) return hal::fail(kOverCycleLimit, cycleLimit, " cycles");
+    // Rare: choose as without a limit (the best phase size needs its exact cycles).
+    return emitGemmFor(spec, npu, preference, maxJobCommands, cost, tag, report,
+                       IsaInterpreter::kNoLimit);
+  }
   report = bestReport;
   report.estimatedCycles = bestCycles;
   return best;

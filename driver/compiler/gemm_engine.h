@@ -148,10 +148,10 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
 //
 // A caller that will discard a plan of `cycleLimit` estimated cycles or more (a mapping
 // search, for the candidates after its best) passes it: each candidate's estimate stops
-// there, as it does at the best candidate's cycles, and when every candidate reaches the
-// limit the result is an error starting with kOverCycleLimit. The plan chosen is the
-// same as without a limit whenever it is under it (a candidate whose estimate would fail
-// past the limit is discarded instead of failing the plan).
+// there, as it does at the best candidate's cycles, and when the plan cannot come in
+// under the limit the result is an error starting with kOverCycleLimit. The plan chosen
+// is the same as without a limit whenever it is under it (a candidate whose estimate
+// would fail past the limit is discarded instead of failing the plan).
 inline constexpr const char* kOverCycleLimit = "every plan reaches the cycle limit of ";
 hal::Result<std::vector<firmware::Command>> emitGemmFor(
     const GemmSpec& spec, const NpuConfig& npu, hal::ExecutionPreference preference,
