@@ -19,6 +19,7 @@
 #include "verify/models/demo_network.h"
 #include "hal/half.h"
 #include "hal/json_values.h"
+#include "hal/profile.h"
 #include "ops/executor.h"
 #include "ops/shape.h"
 
@@ -70,6 +71,79 @@ void printValues(const hal::TensorValue& v, size_t limit) {
   std::cout << "]";
 }
 
+// --profile: the process's wall time by phase, from the timers of hal/profile.h (each
+// layer times its own phases) and the execution report's measured host times. Children
+// are indented under their phase; "rest" rows are what the phase's timers leave over.
+void printProfile(std::ostream& os, const driver::ExecutionReport& rep, double executeSeconds) {
+  namespace prof = hal::profile;
+  auto ns = [](const char* phase) { return static_cast<double>(prof::get(phase).nanos); };
+  auto calls = [](const char* phase) { return prof::get(phase).calls; };
+  const double total = static_cast<double>(prof::processNanos());
+  double cpu = 0;
+  for (const auto& s : rep.steps) cpu += static_cast<double>(s.host.cpuNanos);
+  const double upload = static_cast<double>(rep.uploadNanos);
+  const double prepare = ns("run.prepare"), compile = ns("compile"),
+               estimate = ns("compile.estimate"), dram = ns("compile.dram");
+  const double execute = ns("run.execute"), pack = ns("host.pack"), unpack = ns("host.unpack"),
+               jobs = ns("npu.jobs"), setup = ns("npu.setup"), wait = ns("npu.wait"),
+               simulate = ns("npu.simulate"), results = ns("npu.results");
+  const double named = ns("run.load") + ns("run.open") + prepare + execute + ns("run.report");
+  struct Row {
+    int depth;
+    const char* what;
+    double nanos;
+    uint64_t calls;
+  };
+  const Row rows[] = {
+      {0, "load the model and inputs", ns("run.load"), 0},
+      {0, "open the backend (SystemC elaboration, DRAM)", ns("run.open"), 0},
+      {0, "prepare", prepare, 0},
+      {1, "validation (structure, signatures)", prepare - compile, 0},
+      {1, "compile", compile, 0},
+      {2, "mapping estimates (ISA cost model)", estimate, calls("compile.estimate")},
+      {2, "lowering, streams, partition (rest)", compile - estimate - dram, 0},
+      {2, "DRAM plan", dram, 0},
+      {0, "execute", execute, 0},
+      {1, "constant upload", upload, 0},
+      {1, "host packing (packTensor, writes)", pack, calls("host.pack")},
+      {1, "NPU jobs", jobs, calls("npu.setup")},
+      {2, "job set-up (encode, reset, ring, doorbell)", setup, 0},
+      {2, "simulation (doorbell to interrupt)", simulate, 0},
+      {2, "completion (status registers, irq clear)", wait - simulate, 0},
+      {2, "results (timelines, perf counters)", results, 0},
+      {2, "relocation, job split (rest)", jobs - setup - wait - results, 0},
+      {1, "host unpacking (reads, unpackTensor)", unpack, calls("host.unpack")},
+      {1, "CPU kernels (CPU steps, host epilogues)", cpu, 0},
+      {1, "executor: binding, checks, copies (rest)", execute - upload - pack - jobs - unpack - cpu,
+       0},
+      {0, "report (table, outputs, JSON, trace)", ns("run.report"), 0},
+      {0, "start-up and option parsing (rest)", total - named, 0},
+  };
+  os << "profile: wall time of this process by phase (--profile)\n";
+  os << std::left << std::setw(50) << "" << std::right << std::setw(10) << "seconds" << std::setw(8)
+     << "share" << std::setw(9) << "calls"
+     << "\n";
+  const auto flags = os.flags();
+  for (const Row& r : rows) {
+    os << std::string(2 + 2 * r.depth, ' ') << std::left << std::setw(48 - 2 * r.depth) << r.what
+       << std::right << std::fixed << std::setprecision(3) << std::setw(10) << r.nanos / 1e9
+       << std::setprecision(1) << std::setw(7) << 100 * r.nanos / total << "%";
+    if (r.calls) os << std::setw(9) << r.calls;
+    os << "\n";
+  }
+  os << "  " << std::left << std::setw(48) << "total (process until now)" << std::right
+     << std::setprecision(3) << std::setw(10) << total / 1e9 << "\n";
+  os << "register accesses: " << calls("npu.register") << " in " << ns("npu.register") / 1e9
+     << " s (inside the rows above)\n";
+  if (rep.npuCycles) {
+    const double c = static_cast<double>(rep.npuCycles);
+    os << std::setprecision(3) << "NPU cycles " << rep.npuCycles << ": " << c / simulate * 1e3
+       << " M/s of simulation, " << c / (executeSeconds * 1e9) * 1e3 << " M/s of execution, "
+       << c / total * 1e3 << " M/s of the process\n";
+  }
+  os.flags(flags);
+}
+
 }  // namespace
 
 int cmdRun(const Args& args) {
@@ -78,7 +152,7 @@ int cmdRun(const Args& args) {
       backend = defaultBackend(), preference = "fast_single_answer", reportPath, tracePath,
       wavesPath, configPath;
   std::vector<std::string> settings, hostSettings;
-  bool check = false;
+  bool check = false, profile = false;
   desc.add_options()("model", po::value(&file), "model file (default: the embedded demo network)")(
       "inputs", po::value(&inputsPath),
       "JSON file of input values ({\"inputs\": [{\"dimensions\", \"data\"}]}), or .npy files "
@@ -88,6 +162,9 @@ int cmdRun(const Args& args) {
       "sim (simulated SoC), isa (ISA interpreter), ref (reference only)")(
       "check", po::bool_switch(&check),
       "also run every NPU step on the reference and compare bit for bit")(
+      "profile", po::bool_switch(&profile),
+      "print where the process's wall time went: loading, compile (mapping estimates), host "
+      "packing, NPU job set-up, simulation, CPU steps, report")(
       "preference", po::value(&preference)->default_value(preference),
       "low_power | fast_single_answer | sustained_speed")(
       "report", po::value(&reportPath), "write the step table and totals as JSON")(
@@ -132,7 +209,9 @@ int cmdRun(const Args& args) {
   bo.socSettings = settings;
   bo.socConfigFile = configPath;
   bo.hostSettings = hostSettings;
+  hal::profile::enable(profile);
 
+  hal::profile::Scope loading("run.load");
   hal::Model model;
   std::vector<hal::TensorValue> inputs;
   std::string name;
@@ -156,21 +235,27 @@ int cmdRun(const Args& args) {
     inputs = std::move(loaded->front().inputs);
     name = file;
   }
+  loading.stop();
   const uint64_t modelChecks0 = hal::modelValidations();
   const uint64_t signatureChecks0 = ops::signatureValidations().declared;
+  hal::profile::Scope opening("run.open");
   auto opened = openBackend(backend, bo);
+  opening.stop();
   if (!opened) {
     std::cerr << "nncosim run: " << opened.error() << "\n";
     return kExitFailure;
   }
   driver::NnapiDriver& drv = (*opened)->driver();
   const bool hasNpu = drv.device() != nullptr;
+  hal::profile::Scope preparing("run.prepare");
   auto prepared = drv.prepareModel(model, bo.preference);
+  preparing.stop();
   if (!prepared) {
     std::cerr << name << ": " << prepared.error() << "\n";
     return kExitFailure;
   }
   // Inputs are read against the prepared (valid) model only.
+  hal::profile::Scope loadingInputs("run.load");
   if (!inputsPath.empty()) {
     auto in =
         isNpyList(inputsPath) ? readNpyInputs(inputsPath, model) : readInputs(inputsPath, model);
@@ -180,6 +265,7 @@ int cmdRun(const Args& args) {
     }
     inputs = std::move(*in);
   }
+  loadingInputs.stop();
   if (inputs.size() != model.main.inputIndexes.size()) {
     std::cerr << name << ": no input values (give --inputs FILE)\n";
     return kExitFailure;
@@ -201,7 +287,9 @@ int cmdRun(const Args& args) {
   const auto t0 = std::chrono::steady_clock::now();
   driver::ExecuteOptions xo;
   xo.crossCheck = check;
+  hal::profile::Scope executing("run.execute");
   auto result = (*prepared)->execute(inputs, xo);
+  executing.stop();
   sum.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!result) {
     std::cerr << name << ": execution failed: " << result.error() << "\n";
@@ -212,6 +300,7 @@ int cmdRun(const Args& args) {
   const std::vector<hal::TensorValue>& outputs = result->outputs;
   sum.outputs = outputs;
   int mismatches = 0;
+  hal::profile::Scope reporting("run.report");
   if (hasNpu) {
     sum.report = &result->report;
     sum.commands = result->commands;
@@ -248,6 +337,8 @@ int cmdRun(const Args& args) {
       std::cerr << w.error() << "\n";
       return kExitFailure;
     }
+  reporting.stop();
+  if (profile) printProfile(std::cout, result->report, sum.wallSeconds);
   if (mismatches) {
     for (const auto& s : result->report.steps)
       if (!s.mismatch.empty())

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "firmware/isa_generated.h"
+#include "hal/profile.h"
 #include "sim/platform.h"
 
 namespace nncosim::sim {
@@ -131,6 +132,7 @@ void Device::unmapAll() {
 }
 
 hal::Status Device::regOp(bool write, uint32_t offset, uint32_t* value) {
+  hal::profile::Scope timed("npu.register");
   bool ok = false, done = false;
   platform_->host.post(write, config().npuRegBase + offset, value, &ok, &done);
   const sc_core::sc_time chunk(config().periodNs() * config().quantumCycles, sc_core::SC_NS);
@@ -187,14 +189,17 @@ JobResult Device::wait(uint64_t timeoutCycles) {
   JobResult r;
   const uint64_t start = startCycle_;
   const sc_core::sc_time chunk(config().periodNs() * config().quantumCycles, sc_core::SC_NS);
-  while (!platform_->npu.irq()) {
-    if (cycle() - start > timeoutCycles) {
-      r.timedOut = true;
-      r.cycles = cycle() - start;
-      platform_->npu.park();
-      return r;
+  {
+    hal::profile::Scope timed("npu.simulate");
+    while (!platform_->npu.irq()) {
+      if (cycle() - start > timeoutCycles) {
+        r.timedOut = true;
+        r.cycles = cycle() - start;
+        platform_->npu.park();
+        return r;
+      }
+      sc_core::sc_start(chunk, sc_core::SC_EXIT_ON_STARVATION);
     }
-    sc_core::sc_start(chunk, sc_core::SC_EXIT_ON_STARVATION);
   }
   r.cycles = cycle() - start;
   auto status = readReg(reg::kStatus);

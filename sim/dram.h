@@ -3,7 +3,8 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
+#include <cstdlib>
+#include <memory>
 
 #include <systemc>
 #include <tlm>
@@ -19,8 +20,8 @@ class Dram : public sc_core::sc_module {
   Dram(sc_core::sc_module_name name, uint64_t bytes, sc_core::sc_time latency,
        double bytesPerSecond);
 
-  uint8_t* data() { return mem_.data(); }
-  uint64_t size() const { return mem_.size(); }
+  uint8_t* data() { return mem_.get(); }
+  uint64_t size() const { return size_; }
   uint64_t bytesRead() const { return bytesRead_; }
   uint64_t bytesWritten() const { return bytesWritten_; }
 
@@ -31,7 +32,14 @@ class Dram : public sc_core::sc_module {
   // Checks the command, range and byte enables; sets the response status when bad.
   bool check(tlm::tlm_generic_payload& p) const;
 
-  std::vector<uint8_t> mem_;
+  // calloc'ed: the pages of a large allocation come zeroed from the kernel and are only
+  // touched (paid for, in time and RSS) when used; a zero-filled vector writes them all
+  // at elaboration and frees them all at exit.
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint8_t, Free> mem_;
+  uint64_t size_;
   sc_core::sc_time latency_;
   double bytesPerSecond_;
   uint64_t bytesRead_ = 0, bytesWritten_ = 0;

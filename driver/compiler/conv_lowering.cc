@@ -47,8 +47,12 @@
 // sign-extended at compile time), int64 ACC words and int16 outputs: the same images with
 // two bytes per element.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <functional>
 #include <numeric>
+#include <optional>
+#include <string>
 
 #include "driver/isa_model/isa_interpreter.h"
 #include "driver/compiler/lowering_internal.h"
@@ -269,12 +273,15 @@ std::string mappingSuffix(const ConvSetup& s) {
   return m;
 }
 
-hal::Result<CompiledStep> finish(StepBuilder& sb, GemmSpec& spec, const LoweringOptions& options,
-                                 const std::string& mapping) {
+hal::Result<CompiledStep> finish(const hal::Model& model, StepBuilder& sb, GemmSpec& spec,
+                                 const LoweringOptions& options, const std::string& mapping) {
   CompiledStep& step = sb.step();
-  NNC_ASSIGN_OR_RETURN(auto commands,
-                       emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands,
-                                   options.cost, options.tag, step.report, options.energy));
+  // The bindings are set, so the host's share is known: a plan that cannot beat the
+  // mapping search's best so far stops its estimates where it passes it.
+  NNC_ASSIGN_OR_RETURN(
+      auto commands,
+      emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands, options.cost,
+                  options.tag, step.report, cycleLimitFor(model, step, options), options.energy));
   step.commands = std::move(commands);
   step.report.mapping = mapping;
   return std::move(step);
@@ -490,7 +497,7 @@ hal::Result<CompiledStep> lowerGathered(const hal::Model& model, uint32_t index,
   if (s.kind == ConvKind::kDepthwise)
     mapping += ", block-diagonal depthwise tiles (" + std::to_string(std::min(C, g.outC)) +
                " channels per GEMM)";
-  return finish(sb, spec, options, mapping);
+  return finish(model, sb, spec, options, mapping);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -559,7 +566,7 @@ hal::Result<CompiledStep> lowerHostIm2col(const hal::Model& model, uint32_t inde
     mapping += ", block-diagonal depthwise tiles (" + std::to_string(std::min(C, g.outC)) +
                " channels per GEMM)";
   if (s.wide) mapping += ", 16x8 (int16 x int8, acc64)";
-  return finish(sb, spec, options, mapping);
+  return finish(model, sb, spec, options, mapping);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -665,7 +672,7 @@ hal::Result<CompiledStep> lowerBlocks(const hal::Model& model, uint32_t index, c
                               " (one channel per GEMM, Toeplitz weights, window " +
                               std::to_string(bs.wy) + "x" + std::to_string(bs.wx) + ")" +
                               mappingSuffix(s) + (s.wide ? ", 16x8 (int16 x int8, acc64)" : "");
-  return finish(sb, spec, options, mapping);
+  return finish(model, sb, spec, options, mapping);
 }
 
 // The block shape with the fewest GEMM cycles + requantized rows per channel.
@@ -756,49 +763,79 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
   s.clampMax = qp.activationMax;
   s.usefulMacs = s.pixels() * g.outC * s.cg.gi * s.taps;
 
-  // Every mapping that applies (or the one asked for); the cheapest end to end.
+  // Every mapping that applies (or the one asked for), in this order; the cheapest end to
+  // end: device cycles plus the host's packing and copies around the step (a
+  // host-gathered mapping pays for its gather here), the earlier one on a tie.
   using M = ConvMapping;
   const M want = options.convMapping;
-  std::vector<hal::Result<CompiledStep>> candidates;
-  auto consider = [&](M m, auto&& lower) {
-    if (want == M::kAuto || want == m) candidates.push_back(lower());
+  struct Candidate {
+    M mapping;
+    std::function<hal::Result<CompiledStep>(const LoweringOptions&)> lower;
   };
-  consider(M::kHostIm2col, [&] { return lowerHostIm2col(model, index, v, options, s); });
+  std::vector<Candidate> candidates;
+  auto consider = [&](M m, std::function<hal::Result<CompiledStep>(const LoweringOptions&)> lower) {
+    if (want == M::kAuto || want == m) candidates.push_back({m, std::move(lower)});
+  };
+  consider(M::kHostIm2col,
+           [&](const LoweringOptions& o) { return lowerHostIm2col(model, index, v, o, s); });
   // The DMA-gathering mappings address bytes of 8-bit images; 16x8 layers use the
   // host-gathered ones (host im2col, output blocks).
   if (s.wide) {
     if (want == M::kDmaIm2col || want == M::kShiftedWindows)
       return hal::fail("16x8 mode: only the host-gathered mappings apply");
   } else {
-    consider(M::kDmaIm2col, [&] { return lowerGathered(model, index, v, options, s, false); });
+    consider(M::kDmaIm2col,
+             [&](const LoweringOptions& o) { return lowerGathered(model, index, v, o, s, false); });
   }
   if (!s.wide && shiftedPlan(s, options).applies)
-    consider(M::kShiftedWindows, [&] { return lowerGathered(model, index, v, options, s, true); });
+    consider(M::kShiftedWindows,
+             [&](const LoweringOptions& o) { return lowerGathered(model, index, v, o, s, true); });
   if (s.cg.gi == 1) {
     const BlockShape bs = bestBlockShape(s);
-    consider(M::kOutputBlocks, [&] { return lowerBlocks(model, index, v, options, s, bs); });
+    consider(M::kOutputBlocks,
+             [&, bs](const LoweringOptions& o) { return lowerBlocks(model, index, v, o, s, bs); });
   }
-  // The cheapest end to end: device cycles plus the host's packing and copies around the
-  // step (a host-gathered mapping pays for its gather here); under LOW_POWER the least
-  // energy, the host's DRAM bytes included.
-  hal::Result<CompiledStep>* best = nullptr;
+  // Each candidate after the first is lowered with the best cost so far as its limit: its
+  // estimates stop once it cannot win (LoweringOptions::costLimit), so a hopeless mapping
+  // costs about as much compile time as the best one. The order of lowering changes only
+  // that time, never the choice: depthwise layers try output blocks first, which usually
+  // win there and make the others' limits tight.
+  std::vector<size_t> order(candidates.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  if (s.cg.gi == 1)
+    std::stable_partition(order.begin(), order.end(),
+                          [&](size_t i) { return candidates[i].mapping == M::kOutputBlocks; });
+  std::optional<CompiledStep> best;
   double bestCost = 0;
-  for (auto& c : candidates) {
-    if (!c.ok()) continue;
+  size_t bestIndex = 0;
+  std::vector<std::string> errors(candidates.size());
+  for (size_t i : order) {
+    LoweringOptions o = options;
+    // Under LOW_POWER the choice is by energy, which a cycle limit cannot bound.
+    if (best && options.preference != hal::ExecutionPreference::LOW_POWER) o.costLimit = bestCost;
+    hal::Result<CompiledStep> c = candidates[i].lower(o);
+    if (!c.ok()) {
+      errors[i] = c.error();
+      continue;
+    }
+    // The cheapest end to end (device cycles plus the host's passes around the step: a
+    // host-gathered mapping pays for its gather here); under LOW_POWER the least energy,
+    // the host's DRAM bytes included.
     const double cost = options.preference == hal::ExecutionPreference::LOW_POWER
                             ? estimatedEnergyPj(model, *c, options)
                             : endToEndCycles(model, *c, options);
-    if (!best || cost < bestCost) {
-      best = &c;
+    if (!best || cost < bestCost || (cost == bestCost && i < bestIndex)) {
+      best = std::move(*c);
       bestCost = cost;
+      bestIndex = i;
     }
   }
   if (!best) {
-    for (auto& c : candidates)
-      if (!c.ok()) return hal::Error{c.error()};
+    for (const std::string& e : errors)
+      if (!e.empty()) return hal::Error{e};
     return hal::fail("no mapping applies");
   }
-  return std::move(**best);
+  return std::move(*best);
 }
 
 }  // namespace nncosim::driver::internal

@@ -1,6 +1,7 @@
 #include "driver/compiler/gemm_engine.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "driver/isa_model/isa_interpreter.h"
 
@@ -496,8 +497,23 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
                                                         hal::ExecutionPreference preference,
                                                         uint32_t maxJobCommands,
                                                         const CostModel& cost, uint32_t tag,
-                                                        StepReport& report,
+                                                        StepReport& report, uint64_t cycleLimit,
                                                         const EnergyModel& energy) {
+  // The estimated cycles of a stream (its jobs run one after the other), or nullopt once
+  // they reach `limit`: the candidate loses, its estimate stops there.
+  auto estimate = [&](const std::vector<firmware::Command>& commands,
+                      uint64_t limit) -> hal::Result<std::optional<uint64_t>> {
+    uint64_t cycles = 0;
+    for (const std::vector<firmware::Command>& job : splitJobs(commands)) {
+      if (cycles >= limit) return std::optional<uint64_t>{};
+      const InterpreterResult est = IsaInterpreter::estimate(npu, job, cost, limit - cycles);
+      if (est.overLimit) return std::optional<uint64_t>{};
+      if (!est.completed) return hal::fail("plan estimate failed: ", est.describe());
+      cycles += est.counters.cycles;
+    }
+    if (cycles >= limit) return std::optional<uint64_t>{};
+    return std::optional<uint64_t>{cycles};
+  };
   PlanOptions base = PlanOptions::forPreference(preference);
   base.maxJobCommands = maxJobCommands;
   if (preference == hal::ExecutionPreference::LOW_POWER) {
@@ -553,13 +569,12 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
     r.phaseCap = cap;
     auto commands = emitGemm(spec, npu, o, tag, r);
     if (!commands.ok()) return commands;
-    // The device runs the jobs one after the other.
-    uint64_t cycles = 0;
-    for (const std::vector<firmware::Command>& job : splitJobs(*commands)) {
-      const InterpreterResult est = IsaInterpreter::estimate(npu, job, cost);
-      if (!est.completed) return hal::fail("plan estimate failed: ", est.describe());
-      cycles += est.counters.cycles;
-    }
+    // A candidate with the best's cycles may still win on its load bytes, so only one
+    // with more stops early.
+    const uint64_t limit = best.ok() ? std::min(cycleLimit, bestCycles + 1) : cycleLimit;
+    NNC_ASSIGN_OR_RETURN(auto estimated, estimate(*commands, limit));
+    if (!estimated) continue;
+    const uint64_t cycles = *estimated;
     if (!best.ok() || cycles < bestCycles ||
         (cycles == bestCycles && r.loadBytes < bestReport.loadBytes)) {
       best = std::move(commands);
@@ -575,19 +590,39 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
     StepReport r = report;
     auto commands = emitGemm(spec, npu, o, tag, r);
     if (commands.ok()) {
-      uint64_t cycles = 0;
-      bool ok = true;
-      for (const std::vector<firmware::Command>& job : splitJobs(*commands)) {
-        const InterpreterResult est = IsaInterpreter::estimate(npu, job, cost);
-        ok = ok && est.completed;
-        cycles += est.counters.cycles;
-      }
-      if (ok && cycles < bestCycles) {
+      // Kept only when strictly faster (an estimate that fails keeps the best too).
+      auto estimated = estimate(*commands, std::min(cycleLimit, bestCycles));
+      if (estimated.ok() && *estimated) {
         best = std::move(commands);
         bestReport = r;
-        bestCycles = cycles;
+        bestCycles = **estimated;
       }
     }
+  }
+  if (!best.ok()) {
+    // Every phase size reaches the caller's limit (an emit error returned above). The
+    // plan could still come in under it as the best of them with late loads, whose
+    // cycles that best's do not bound; but only if some phase size's late-loads variant
+    // does. If none does, the plan cannot.
+    bool under = false;
+    if (preference == hal::ExecutionPreference::FAST_SINGLE_ANSWER)
+      for (uint32_t cap : caps) {
+        PlanOptions o = base;
+        o.maxTilesPerPhase = cap;
+        o.lateLoads = true;
+        StepReport r = report;
+        auto commands = emitGemm(spec, npu, o, tag, r);
+        if (!commands.ok()) continue;
+        auto estimated = estimate(*commands, cycleLimit);
+        if (estimated.ok() && *estimated) {
+          under = true;
+          break;
+        }
+      }
+    if (!under) return hal::fail(kOverCycleLimit, cycleLimit, " cycles");
+    // Rare: choose as without a limit (the best phase size needs its exact cycles).
+    return emitGemmFor(spec, npu, preference, maxJobCommands, cost, tag, report,
+                       IsaInterpreter::kNoLimit);
   }
   report = bestReport;
   report.estimatedCycles = bestCycles;

@@ -148,12 +148,19 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
 // LOW_POWER emits single- and double-buffered plans and keeps the one with the least
 // energy (EnergyModel over the stream and its estimated cycles); SUSTAINED_SPEED emits
 // its base options. Sets report.estimatedCycles.
-hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, const NpuConfig& npu,
-                                                        hal::ExecutionPreference preference,
-                                                        uint32_t maxJobCommands,
-                                                        const CostModel& cost, uint32_t tag,
-                                                        StepReport& report,
-                                                        const EnergyModel& energy = {});
+//
+// A caller that will discard a plan of `cycleLimit` estimated cycles or more (a mapping
+// search, for the candidates after its best) passes it: each candidate's estimate stops
+// there, as it does at the best candidate's cycles, and when the plan cannot come in
+// under the limit the result is an error starting with kOverCycleLimit. The plan chosen
+// is the same as without a limit whenever it is under it (a candidate whose estimate
+// would fail past the limit is discarded instead of failing the plan). LOW_POWER, which
+// chooses by energy, ignores the limit.
+inline constexpr const char* kOverCycleLimit = "every plan reaches the cycle limit of ";
+hal::Result<std::vector<firmware::Command>> emitGemmFor(
+    const GemmSpec& spec, const NpuConfig& npu, hal::ExecutionPreference preference,
+    uint32_t maxJobCommands, const CostModel& cost, uint32_t tag, StepReport& report,
+    uint64_t cycleLimit = IsaInterpreter::kNoLimit, const EnergyModel& energy = {});
 
 // Stores m output rows x channel tiles [q0, q1) (tile q's rows at outAddr +
 // (q - q0)*tileStride in OUT, C elements of eb bytes each) to DRAM, where output row i,

@@ -1,5 +1,7 @@
 #include "driver/compiler/lowering.h"
 
+#include <cmath>
+
 #include "driver/compiler/lowering_internal.h"
 #include "driver/compiler/lowering_table.h"
 #include "hal/operand.h"
@@ -208,11 +210,26 @@ double estimatedEnergyPj(const hal::Model& model, const CompiledStep& step,
   return options.energy.energy(e).total();
 }
 
+double hostCycles(const hal::Model& model, const CompiledStep& step,
+                  const LoweringOptions& options) {
+  const double hostNanos = options.host.passNanos(hostTraffic(model, step));
+  return hostNanos * options.deviceClockMHz / 1000.0;
+}
+
 double endToEndCycles(const hal::Model& model, const CompiledStep& step,
                       const LoweringOptions& options) {
-  const double hostNanos = options.host.passNanos(hostTraffic(model, step));
-  return static_cast<double>(step.report.estimatedCycles) +
-         hostNanos * options.deviceClockMHz / 1000.0;
+  return static_cast<double>(step.report.estimatedCycles) + hostCycles(model, step, options);
+}
+
+uint64_t cycleLimitFor(const hal::Model& model, const CompiledStep& step,
+                       const LoweringOptions& options) {
+  if (!std::isfinite(options.costLimit)) return IsaInterpreter::kNoLimit;
+  // Device cycles d >= ceil(x) + 1 give d + host >= costLimit + 1 (less far under a
+  // cycle of rounding): more than the limit.
+  const double x = options.costLimit - hostCycles(model, step, options);
+  if (x < 0) return 0;  // the host's passes alone cost more
+  if (x > 1e18) return IsaInterpreter::kNoLimit;
+  return static_cast<uint64_t>(std::ceil(x)) + 1;
 }
 
 }  // namespace nncosim::driver

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "driver/compiler/compiled_step.h"
@@ -56,11 +57,18 @@ struct LoweringOptions {
   double deviceClockMHz = 1000;
   // Per-event energies: LOW_POWER keeps the plan and mapping with the least energy.
   EnergyModel energy;
+  // Set by a mapping search for each candidate after its first: the best end-to-end cost
+  // (endToEndCycles) so far. A candidate whose device cycles plus host cycles pass it
+  // cannot win, so its estimates stop there (cycleLimitFor, emitGemmFor's cycleLimit).
+  double costLimit = std::numeric_limits<double>::infinity();
 };
 
 // The host's bytes around one step (its bindings' packing, copies and unpacking, and a
 // hybrid step's results), as the runtime will move them.
 HostBytes hostTraffic(const hal::Model& model, const CompiledStep& step);
+// The step's host passes at the device clock (its bindings only: known before its commands).
+double hostCycles(const hal::Model& model, const CompiledStep& step,
+                  const LoweringOptions& options);
 // The step's estimated device cycles plus its host passes at the device clock.
 double endToEndCycles(const hal::Model& model, const CompiledStep& step,
                       const LoweringOptions& options);
@@ -68,6 +76,12 @@ double endToEndCycles(const hal::Model& model, const CompiledStep& step,
 // and the host's DRAM bytes around it.
 double estimatedEnergyPj(const hal::Model& model, const CompiledStep& step,
                          const LoweringOptions& options);
+// The estimated device cycles from which `step` (its bindings set, its commands not yet
+// chosen) costs more than options.costLimit end to end: its plan's estimates may stop
+// there. One cycle of margin keeps the comparison exact whatever the rounding of the
+// costs, so a step stopped there loses even a tie. kNoLimit without a cost limit.
+uint64_t cycleLimitFor(const hal::Model& model, const CompiledStep& step,
+                       const LoweringOptions& options);
 
 // The model's declared shapes of the main subgraph's operands.
 std::vector<ops::Shape> declaredShapes(const hal::Model& model);

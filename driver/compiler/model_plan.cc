@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "hal/profile.h"
+
 namespace nncosim::driver {
 
 DramPlan planDram(const std::vector<DramRequest>& requests, uint64_t alignment) {
@@ -58,6 +60,7 @@ std::string ModelPlan::describe() const {
 }
 
 hal::Result<ModelPlan> compileModel(const hal::Model& model, const LoweringOptions& options) {
+  hal::profile::Scope timed("compile");
   ModelPlan plan;
   plan.options = options;
   const Partition part = partition(model, options.npu);
@@ -106,6 +109,7 @@ hal::Result<ModelPlan> compileModel(const hal::Model& model, const LoweringOptio
     }
     ++npuIndex;
   }
+  hal::profile::Scope planning("compile.dram");
   const DramPlan dp = planDram(requests);
   for (size_t i = 0; i < owner.size(); ++i)
     plan.operations[owner[i].first].arenaOffset[owner[i].second] = dp.offsets[i];

@@ -11,6 +11,7 @@
 
 #include "driver/isa_model/densify_descriptor.h"
 #include "driver/isa_model/modular_progression.h"
+#include "hal/profile.h"
 #include "ops/densify/densify_walker.h"
 #include "ops/quant/fixed_point.h"
 
@@ -257,6 +258,10 @@ class BusSim {
     if (e >= 1e300) return kNever;
     return static_cast<uint64_t>(std::ceil(e - 1e-9));
   }
+  // Counts the events the machine can observe: an engine finishing (doneAt) and a fetched
+  // command's arrival time becoming known. Between two changes, the bus's other events
+  // (bursts issued, data moved) change nothing outside it.
+  uint64_t visibleChanges() const { return visible_; }
 
  private:
   static constexpr int kLoad = 0, kStore = 1, kFetch = 2;
@@ -278,6 +283,7 @@ class BusSim {
   };
 
   void finishEngine(Engine& g, double t) {
+    ++visible_;
     g.running = false;
     g.done = static_cast<uint64_t>(std::ceil(std::max(t, g.lastDone) - 1e-9)) + cost_.dmaDone;
   }
@@ -330,6 +336,7 @@ class BusSim {
       rq_.pop_front();
       if (b.kind == kFetch) {
         arrivals_[b.ticket] = static_cast<uint64_t>(std::ceil(t - 1e-9)) + cost_.fetchAfterData;
+        ++visible_;
       } else {
         Engine& g = engines_[kLoad];
         --g.outstanding;
@@ -360,19 +367,21 @@ class BusSim {
   std::deque<Burst> rq_, wq_;
   std::array<Engine, 2> engines_;
   std::vector<uint64_t> arrivals_;
+  uint64_t visible_ = 0;
 };
 
 class Machine {
  public:
   Machine(const NpuConfig& config, DramModel& dram, const CostModel& cost,
           std::array<std::vector<uint8_t>, 5>& buffers, const std::vector<Command>& stream,
-          bool timingOnly = false)
+          bool timingOnly = false, uint64_t cycleLimit = IsaInterpreter::kNoLimit)
       : config_(config),
         dram_(dram),
         cost_(cost),
         buffers_(buffers),
         stream_(stream),
-        timingOnly_(timingOnly) {}
+        timingOnly_(timingOnly),
+        limit_(cycleLimit) {}
 
   InterpreterResult run();
 
@@ -425,6 +434,7 @@ class Machine {
   std::array<std::vector<uint8_t>, 5>& buffers_;
   const std::vector<Command>& stream_;
   const bool timingOnly_;
+  const uint64_t limit_;  // estimate(): stop at this cycle (time only grows)
 
   InterpreterResult result_;
   std::array<uint32_t, kNumCh> tokens_{};
@@ -1021,7 +1031,28 @@ InterpreterResult Machine::run() {
       }
     }
   };
+  // The busy and stall cycles of the next `dt` cycles, in the queues' present state.
+  auto account = [&](uint64_t dt) {
+    uint64_t* busy[kNumQ] = {&k.loadBusy, &k.computeBusy, &k.storeBusy};
+    uint64_t* stall[kNumQ] = {&k.loadStall, &k.computeStall, &k.storeStall};
+    for (int q = 0; q < kNumQ; ++q) {
+      const QueueState& s = queues[q];
+      if (!s.inflight.empty()) {
+        *busy[q] += dt;
+        if (q == kComputeQ &&
+            std::holds_alternative<firmware::Densify>(stream_[s.inflight.front().command].args))
+          k.densifyBusy += dt;
+      } else if (!s.pending.empty()) {
+        *stall[q] += dt;
+      }
+    }
+  };
   for (;;) {
+    if (now >= limit_) {
+      result_.overLimit = true;
+      k.cycles = now;
+      return result_;
+    }
     bus_.advanceTo(now);
     dmaCompletions();
     // Settle everything that can happen at `now`.
@@ -1167,21 +1198,48 @@ InterpreterResult Machine::run() {
     }
     if (pc == n && drained() && !endPending) break;
 
-    // Advance to the next event.
-    uint64_t next = std::numeric_limits<uint64_t>::max();
+    // Advance to the next event: the machine's own (completions, units ready, arrivals,
+    // fetch requests, END) or the bus's.
+    uint64_t own = std::numeric_limits<uint64_t>::max();
     for (const QueueState& s : queues) {
       if (!s.inflight.empty() && s.inflight.front().end > now)
-        next = std::min(next, s.inflight.front().end);
-      if (!s.pending.empty() && s.readyAt > now) next = std::min(next, s.readyAt);
+        own = std::min(own, s.inflight.front().end);
+      if (!s.pending.empty() && s.readyAt > now) own = std::min(own, s.readyAt);
     }
     if (!arrivals.empty() && bus_.arrival(arrivals.front()) != BusSim::kNever &&
         bus_.arrival(arrivals.front()) > now)
-      next = std::min(next, bus_.arrival(arrivals.front()));
+      own = std::min(own, bus_.arrival(arrivals.front()));
+    if (requested < n && arrivals.size() < config_.fetchDepth && nextRequest > now && !endPending)
+      own = std::min(own, nextRequest);
+    if (endPending && endAt > now) own = std::min(own, endAt);
+    uint64_t next = own;
     if (const uint64_t b = bus_.nextEvent(); b != BusSim::kNever)
       next = std::min(next, std::max(b, now + 1));
-    if (requested < n && arrivals.size() < config_.fetchDepth && nextRequest > now && !endPending)
-      next = std::min(next, nextRequest);
-    if (endPending && endAt > now) next = std::min(next, endAt);
+    // Most bus events (a burst issued, a burst's data done) change nothing the machine
+    // sees, and settling at them would change nothing: every time-driven step of the
+    // machine is one of its own events, all later than `next` here. So until the bus's
+    // next visible change or the machine's own next event, only the bus advances, at
+    // exactly the times a settle-per-event loop would advance it (the same floating-point
+    // steps), and the busy and stall cycles accrue as that loop would count them.
+    bool visible = false;
+    while (next < own) {
+      account(next - now);
+      now = next;
+      if (now >= limit_) {
+        visible = true;  // the loop's top ends the estimate
+        break;
+      }
+      const uint64_t seen = bus_.visibleChanges();
+      bus_.advanceTo(now);
+      if (bus_.visibleChanges() != seen) {
+        visible = true;
+        break;
+      }
+      next = own;
+      if (const uint64_t b = bus_.nextEvent(); b != BusSim::kNever)
+        next = std::min(next, std::max(b, now + 1));
+    }
+    if (visible) continue;  // settle at `now` (its advanceTo(now) finds nothing more to do)
     if (next == std::numeric_limits<uint64_t>::max()) {
       Fault f;
       f.code = ErrCode::kWatchdog;
@@ -1197,20 +1255,7 @@ InterpreterResult Machine::run() {
       // ERR_ADDR names the most recently dispatched command (docs/isa.md).
       return fail(pc > 0 ? pc - 1 : 0, f);
     }
-    const uint64_t dt = next - now;
-    uint64_t* busy[kNumQ] = {&k.loadBusy, &k.computeBusy, &k.storeBusy};
-    uint64_t* stall[kNumQ] = {&k.loadStall, &k.computeStall, &k.storeStall};
-    for (int q = 0; q < kNumQ; ++q) {
-      const QueueState& s = queues[q];
-      if (!s.inflight.empty()) {
-        *busy[q] += dt;
-        if (q == kComputeQ &&
-            std::holds_alternative<firmware::Densify>(stream_[s.inflight.front().command].args))
-          k.densifyBusy += dt;
-      } else if (!s.pending.empty()) {
-        *stall[q] += dt;
-      }
-    }
+    account(next - now);
     now = next;
   }
   k.cycles = now;
@@ -1232,10 +1277,11 @@ InterpreterResult IsaInterpreter::run(const std::vector<Command>& commands) {
 
 InterpreterResult IsaInterpreter::estimate(const NpuConfig& config,
                                            const std::vector<Command>& commands,
-                                           const CostModel& cost) {
+                                           const CostModel& cost, uint64_t cycleLimit) {
+  hal::profile::Scope timed("compile.estimate");
   DramModel none(0, 0);
   std::array<std::vector<uint8_t>, 5> buffers;
-  Machine m(config, none, cost, buffers, commands, /*timingOnly=*/true);
+  Machine m(config, none, cost, buffers, commands, /*timingOnly=*/true, cycleLimit);
   return m.run();
 }
 

@@ -137,6 +137,9 @@ struct InterpreterResult {
   InterpreterCounters counters;
   std::vector<std::string> races;       // unordered conflicting accesses (stream bugs)
   std::vector<std::string> tokenLeaks;  // counters non-zero at an END, or over 255
+  // estimate() with a cycle limit stopped at it: the stream takes at least counters.cycles
+  // (the limit) cycles; completed is false.
+  bool overLimit = false;
   bool clean() const { return completed && races.empty() && tokenLeaks.empty(); }
   std::string describe() const;
 };
@@ -150,10 +153,13 @@ class IsaInterpreter {
   InterpreterResult run(const std::vector<firmware::Command>& commands);
 
   // The cycle estimate alone: dispatch, queues, tokens and durations, without moving any
-  // data (no DRAM needed, no race checks). For the compiler's plan choices.
+  // data (no DRAM needed, no race checks). For the compiler's plan choices, which discard
+  // a candidate of `cycleLimit` cycles or more: the estimate stops once it reaches them
+  // (overLimit), so a hopeless candidate costs no more than the best one so far.
+  static constexpr uint64_t kNoLimit = ~uint64_t{0};
   static InterpreterResult estimate(const NpuConfig& config,
                                     const std::vector<firmware::Command>& commands,
-                                    const CostModel& cost = {});
+                                    const CostModel& cost = {}, uint64_t cycleLimit = kNoLimit);
 
   // Direct buffer access for tests.
   std::vector<uint8_t>& buffer(firmware::Buffer b) { return buffers_[static_cast<size_t>(b)]; }

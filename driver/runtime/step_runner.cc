@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "hal/profile.h"
+
 namespace nncosim::driver {
 
 hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
@@ -17,6 +19,7 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
   };
   auto t0 = Clock::now();
+  hal::profile::Scope packing("host.pack");
   if (uploadConstants)
     for (size_t b = 0; b < step.buffers.size(); ++b) {
       if (step.buffers[b].role != BufferRole::kConstant) continue;
@@ -41,6 +44,8 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
     work.bytes.sourceBytes += inputs[i]->size();
   }
   work.passNanos += since(t0);
+  packing.stop();
+  hal::profile::Scope jobsTimed("npu.jobs");
   NNC_ASSIGN_OR_RETURN(auto commands, relocate(step, placement));
   JobStats total;
   const std::vector<std::vector<firmware::Command>> jobs = splitJobs(commands);
@@ -53,6 +58,8 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
     total.jobs = static_cast<uint32_t>(j + 1);
   }
   hal::Result<JobStats> stats = total;
+  jobsTimed.stop();
+  hal::profile::Scope unpacking("host.unpack");
   t0 = Clock::now();
   outputs.clear();
   for (const Binding& bnd : step.outputs) {

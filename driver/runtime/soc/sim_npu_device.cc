@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "firmware/job.h"
+#include "hal/profile.h"
 
 namespace nncosim::driver {
 
@@ -40,11 +41,16 @@ hal::Status SimNpuDevice::read(uint64_t address, void* data, size_t bytes) {
 
 hal::Result<JobStats> SimNpuDevice::run(const std::vector<firmware::Command>& commands) {
   NNC_TRY(configStatus_);
+  hal::profile::Scope setup("npu.setup");
   NNC_ASSIGN_OR_RETURN(auto words, firmware::encodeStream(commands));
   // Each job starts from a clean NPU with cleared counters, so its counters are its own.
   NNC_TRY(device_.reset());
   NNC_TRY(device_.submit(firmware::toBytes(words)));
+  setup.stop();
+  hal::profile::Scope waiting("npu.wait");
   const sim::JobResult r = device_.wait(timeout_);
+  waiting.stop();
+  hal::profile::Scope results("npu.results");
   ++jobs_;
   // Unit spans on the job clock: the job's r.cycles end at the device's current cycle.
   const uint64_t base = device_.cycle() - r.cycles;

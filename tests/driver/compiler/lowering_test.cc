@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -44,8 +45,14 @@ struct Case {
   std::vector<hal::TensorValue> inputs;
 };
 
+// How large randomConv's layers get: channels up to maxC, input up to the filter's
+// extent plus extraH x extraW.
+struct ConvSize {
+  int32_t maxC = 40, extraH = 14, extraW = 24;
+};
+
 // A random quantized convolution of `kind` that the reference accepts.
-Case randomConv(Rng& r, Kind kind) {
+Case randomConv(Rng& r, Kind kind, ConvSize size = {}) {
   OneOpModel m;
   std::ostringstream what;
   const bool isSigned = r.coin();
@@ -56,11 +63,11 @@ Case randomConv(Rng& r, Kind kind) {
   uint32_t groups = 1, multiplier = 1, inC, outC;
   switch (kind) {
     case Kind::kConv:
-      inC = r.range(1, 40);
-      outC = r.range(1, 40);
+      inC = r.range(1, size.maxC);
+      outC = r.range(1, size.maxC);
       break;
     case Kind::kDepthwise:
-      inC = r.range(1, 40);
+      inC = r.range(1, size.maxC);
       multiplier = r.coin(0.6) ? 1 : r.range(2, 4);
       outC = inC * multiplier;
       break;
@@ -75,8 +82,8 @@ Case randomConv(Rng& r, Kind kind) {
   const bool dilated = kind != Kind::kGrouped && r.coin(0.3);
   const int32_t dh = dilated ? r.range(1, 3) : 1, dw = dilated ? r.range(1, 3) : 1;
   const uint32_t effH = (fh - 1) * dh + 1, effW = (fw - 1) * dw + 1;
-  const uint32_t inH = r.range(std::max<int32_t>(1, effH - 2), effH + 14);
-  const uint32_t inW = r.range(std::max<int32_t>(1, effW - 2), effW + 24);
+  const uint32_t inH = r.range(std::max<int32_t>(1, effH - 2), effH + size.extraH);
+  const uint32_t inW = r.range(std::max<int32_t>(1, effW - 2), effW + size.extraW);
   const bool explicitPad = r.coin();
   int32_t pl = 0, pr = 0, pt = 0, pb = 0,
           scheme = r.coin() ? ops::conv::kPaddingSame : ops::conv::kPaddingValid;
@@ -92,7 +99,7 @@ Case randomConv(Rng& r, Kind kind) {
   const int64_t outW = ops::conv::convOutSize(inW, fw, sw, dw, pl, pr);
   const int64_t outH = ops::conv::convOutSize(inH, fh, sh, dh, pt, pb);
   // Grow the input until the output is not empty.
-  if (outW <= 0 || outH <= 0) return randomConv(r, kind);
+  if (outW <= 0 || outH <= 0) return randomConv(r, kind, size);
   const bool nchw = (kind == Kind::kGrouped || r.coin(0.25)) ? r.coin(0.3) : false;
   const int32_t activation = r.range(0, 3);
 
@@ -170,6 +177,38 @@ Case randomConv(Rng& r, Kind kind) {
        << activation << (nchw ? " NCHW" : "") << " groups " << groups << " mult " << multiplier;
   Case c{what.str(), m.build(), m.inputs()};
   return c;
+}
+
+// A real network's layer: int8, per-channel weights, SAME padding, ReLU6, NHWC; a
+// depthwise layer when `multiplier` > 0 (then outC = inC * multiplier).
+Case networkLayer(Rng& r, uint32_t inH, uint32_t inW, uint32_t inC, uint32_t outC, uint32_t f,
+                  int32_t stride, uint32_t multiplier) {
+  OneOpModel m;
+  const bool depthwise = multiplier > 0;
+  if (depthwise) outC = inC * multiplier;
+  const uint32_t in = m.input(kS8, {1, inH, inW, inC},
+                              r.values<int8_t>(size_t{inH} * inW * inC, -128, 127), 0.02f, -3);
+  const uint32_t filterIn = depthwise ? 1 : inC;
+  const std::vector<uint32_t> filterDims =
+      depthwise ? std::vector<uint32_t>{1, f, f, outC} : std::vector<uint32_t>{outC, f, f, inC};
+  const uint32_t filter = m.constant(
+      kPerChannel, filterDims, r.values<int8_t>(size_t{outC} * f * f * filterIn, -127, 127), 0, 0);
+  std::vector<float> scales;
+  for (uint32_t c = 0; c < outC; ++c) scales.push_back(r.real(0.002f, 0.05f));
+  m.channelQuant(filter, scales, depthwise ? 3 : 0);
+  const uint32_t bias =
+      m.constant(kI32, {outC}, r.values<int32_t>(outC, -3000, 3000), 0.02f * scales[0], 0);
+  std::vector<uint32_t> args = {
+      in, filter, bias, m.i32(ops::conv::kPaddingSame), m.i32(stride), m.i32(stride)};
+  if (depthwise) args.push_back(m.i32(static_cast<int32_t>(multiplier)));
+  args.push_back(m.i32(3));  // ReLU6
+  const uint32_t outH = (inH + stride - 1) / stride, outW = (inW + stride - 1) / stride;
+  const uint32_t out = m.output(kS8, {1, outH, outW, outC}, 0.5f, -128);
+  m.op(depthwise ? OperationType::DEPTHWISE_CONV_2D : OperationType::CONV_2D, args, {out});
+  std::ostringstream what;
+  what << (depthwise ? "depthwise" : "conv") << " " << inH << "x" << inW << "x" << inC << " -> "
+       << outC << " filter " << f << " stride " << stride;
+  return Case{what.str(), m.build(), m.inputs()};
 }
 
 Case randomFullyConnected(Rng& r) {
@@ -364,6 +403,75 @@ TEST(Lowering, RandomConvolutionsAreBitExactOnEveryMapping) {
     std::printf("[ %s ] %d of 240 random convolutions mapped, bit-exact\n", names[m], applied);
     EXPECT_GT(applied, 40) << names[m];
   }
+}
+
+// The automatic mapping search stops each candidate's estimates at the best one's cost
+// (LoweringOptions::cycleLimit); it must still pick what an exhaustive search picks: the
+// cheapest end to end of the mappings lowered one by one without a limit, the earliest on
+// a tie, with the same commands and estimate.
+TEST(Lowering, TheMappingSearchPicksTheCheapestMapping) {
+  const ConvMapping mappings[] = {ConvMapping::kHostIm2col, ConvMapping::kDmaIm2col,
+                                  ConvMapping::kShiftedWindows, ConvMapping::kOutputBlocks};
+  const hal::ExecutionPreference prefs[] = {hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                            hal::ExecutionPreference::SUSTAINED_SPEED,
+                                            hal::ExecutionPreference::LOW_POWER};
+  Rng r(77);
+  // Real layers after the random ones: person_detect's first (1 channel, multiplier 8,
+  // where the host im2col plan wins only by its late loads) and MobileNet's at every
+  // width, where the losing mappings run long and FAST tries several phase sizes.
+  struct Layer {
+    uint32_t h, w, inC, outC, f;
+    int32_t stride;
+    uint32_t multiplier;
+  };
+  const Layer layers[] = {
+      {96, 96, 1, 0, 3, 2, 8},     {48, 48, 8, 0, 3, 1, 1},   {48, 48, 8, 16, 1, 1, 0},
+      {56, 56, 64, 0, 3, 2, 1},    {28, 28, 128, 0, 3, 1, 1}, {28, 28, 128, 128, 1, 1, 0},
+      {14, 14, 256, 0, 3, 2, 1},   {14, 14, 512, 0, 3, 1, 1}, {7, 7, 512, 0, 3, 1, 1},
+      {14, 14, 256, 512, 1, 1, 0}, {56, 56, 32, 64, 1, 1, 0}, {112, 112, 3, 32, 3, 2, 0}};
+  const int randomCases = 300, cases = randomCases + 3 * int(std::size(layers));
+  int contested = 0;
+  for (int i = 0; i < cases; ++i) {
+    const Kind kind = i % 3 == 0 ? Kind::kConv : i % 3 == 1 ? Kind::kDepthwise : Kind::kGrouped;
+    Case c;
+    if (i < randomCases) {
+      c = randomConv(r, kind);
+    } else {
+      const Layer& l = layers[(i - randomCases) / 3];
+      c = networkLayer(r, l.h, l.w, l.inC, l.outC, l.f, l.stride, l.multiplier);
+    }
+    LoweringOptions o;
+    o.preference = prefs[i % 3];
+    if (i % 4 == 3) o.npu = tinyNpu();
+    const auto shapes = declaredShapes(c.model);
+    auto chosen = lowerOperation(c.model, 0, shapes, o);
+    std::optional<CompiledStep> best;
+    double bestCost = 0;
+    int applied = 0;
+    for (ConvMapping m : mappings) {
+      LoweringOptions one = o;
+      one.convMapping = m;
+      auto step = lowerOperation(c.model, 0, shapes, one);
+      if (!step.ok()) continue;
+      ++applied;
+      // The search's own cost: end to end, or under LOW_POWER the estimated energy.
+      const double cost = o.preference == hal::ExecutionPreference::LOW_POWER
+                              ? estimatedEnergyPj(c.model, *step, o)
+                              : endToEndCycles(c.model, *step, o);
+      if (!best || cost < bestCost) {
+        best = std::move(*step);
+        bestCost = cost;
+      }
+    }
+    ASSERT_EQ(chosen.ok(), best.has_value()) << "case " << i << " (" << c.what << ")";
+    if (!best) continue;
+    contested += applied > 1;
+    EXPECT_EQ(chosen->report.mapping, best->report.mapping)
+        << "case " << i << " (" << c.what << ")";
+    EXPECT_EQ(chosen->report.estimatedCycles, best->report.estimatedCycles) << "case " << i;
+    EXPECT_TRUE(chosen->commands == best->commands) << "case " << i << " (" << c.what << ")";
+  }
+  EXPECT_GT(contested, 120);
 }
 
 // A job budget smaller than one row tile's commands is refused (the operation then stays

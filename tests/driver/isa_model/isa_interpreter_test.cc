@@ -432,6 +432,48 @@ TEST(IsaInterpreter, TokensLeftAtEndAreReported) {
   EXPECT_NE(r.tokenLeaks[0].find("load->compute"), std::string::npos);
 }
 
+// estimate() with a cycle limit: the exact estimate below it, overLimit (a lower bound,
+// not completed) at or above it; a functional run times the stream the same.
+TEST(IsaInterpreter, EstimateStopsAtItsCycleLimit) {
+  firmware::DmaLoad ld;
+  ld.dramAddr = kBase;
+  ld.count0 = 16;
+  ld.count1 = 64;  // 64 short rows: a burst each, many bus events
+  ld.dramStride1 = 48;
+  ld.bufStride1 = 16;
+  firmware::Gemm g;
+  g.m = g.n = 16;
+  g.k = 64;
+  firmware::DmaStore st;
+  st.bufId = Buffer::kOut;
+  st.dramAddr = kBase + 8192;
+  st.count0 = 256;
+  std::vector<Command> stream = {cmd(ld, {false, false, false, true}),
+                                 cmd(g, {true, false, false, true}),
+                                 cmd(firmware::RequantStore{}, {false, false, false, true}),
+                                 cmd(st, {true, false, false, false}), end()};
+  const InterpreterResult full = IsaInterpreter::estimate({}, stream);
+  ASSERT_TRUE(full.completed) << full.describe();
+  const uint64_t c = full.counters.cycles;
+  ASSERT_GT(c, 100u);
+  DramModel dram(kBase, 1 << 16);
+  IsaInterpreter npu({}, dram);
+  EXPECT_EQ(npu.run(stream).counters.cycles, c);
+  const InterpreterResult under = IsaInterpreter::estimate({}, stream, {}, c + 1);
+  EXPECT_TRUE(under.completed);
+  EXPECT_FALSE(under.overLimit);
+  EXPECT_EQ(under.counters.cycles, c);
+  EXPECT_EQ(under.counters.loadBusy, full.counters.loadBusy);
+  EXPECT_EQ(under.counters.computeStall, full.counters.computeStall);
+  for (uint64_t limit : {c, c / 2, uint64_t{1}}) {
+    const InterpreterResult over = IsaInterpreter::estimate({}, stream, {}, limit);
+    EXPECT_FALSE(over.completed) << limit;
+    EXPECT_TRUE(over.overLimit) << limit;
+    EXPECT_GE(over.counters.cycles, limit);
+    EXPECT_LE(over.counters.cycles, c);
+  }
+}
+
 // The step protocol over many steps, every slot count and queue depth: clean, no deadlock.
 TEST(StepStream, TokensBalanceForAnyShapeAndQueueDepth) {
   for (uint32_t slots : {1u, 2u, 3u})
