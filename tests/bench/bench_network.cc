@@ -16,8 +16,9 @@
 //             loading the model, elaborating the SoC and writing the report;
 // and prints the medians: NPU cycles, wall seconds, M simulated cycles/s, and each
 // rate against the bare loop, by wall time and by this thread's CPU time (which other
-// processes on a shared machine do not inflate). Every job's cycles must agree between the recorded
-// run and both replays, and every read of a replay must return the recorded bytes.
+// processes on a shared machine do not inflate). Every job's cycles must agree between
+// the recorded run and both replays, and every read of a replay must return the
+// recorded bytes.
 //
 //   bench_network [MODEL.json] [--inputs FILE.json] [--reps N] [--preference P]
 //                 [--set key=value]... [--verbose]
