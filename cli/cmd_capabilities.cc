@@ -76,12 +76,17 @@ int cmdCapabilities(const Args& args) {
   std::ostringstream q8, q16;
   const bool npu = drv.device() != nullptr && drv.calibrationNpuMicros() > 0;
   if (npu) {
+    const auto& c = drv.calibration();
     q8 << std::setprecision(4) << "measured: calibration CONV_2D 3x3 32x32x32->32 int8, NPU "
-       << drv.calibrationNpuMicros() << " us (device cycles at " << drv.clockMHz()
-       << " MHz) / reference " << drv.calibrationCpuMicros() << " us (host wall time, median of 5)";
+       << c.npuMicros << " us (device cycles at " << drv.clockMHz()
+       << " MHz + the host's passes, modelled) / reference " << c.cpuMicros
+       << " us (host wall time, median of 5); energy NPU " << c.npuPicojoules / 1e6
+       << " uJ (energy model) / CPU " << c.cpuPicojoules / 1e6
+       << " uJ (its time x the core's power)";
     const auto& w = drv.calibration16x8();
     q16 << std::setprecision(4) << "measured: the same layer in the 16x8 mode, NPU " << w.npuMicros
-        << " us / reference " << w.cpuMicros << " us";
+        << " us / reference " << w.cpuMicros << " us; energy " << w.npuPicojoules / 1e6 << " / "
+        << w.cpuPicojoules / 1e6 << " uJ";
   } else {
     q8 << "no NPU: the reference (1.0 by construction)";
     q16 << q8.str();
@@ -105,8 +110,7 @@ int cmdCapabilities(const Args& args) {
                      : q16type ? (npu ? q16.str() + " (16x8-mode models)" : q16.str())
                                : onCpu);
   }
-  std::cout << "powerUsage = execTime: the simulator has no power model (energy taken as "
-               "proportional to busy time)\n";
+  std::cout << "powerUsage: energy relative to the CPU (docs/driver.md, \"Energy model\")\n";
   if (name.empty()) return kExitOk;
 
   auto support = drv.getSupportedOperations(model);

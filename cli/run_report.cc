@@ -114,7 +114,7 @@ void printRunTable(std::ostream& os, const RunSummary& r) {
   os << std::left << std::setw(5) << "step" << std::setw(opWidth) << "operation" << std::setw(6)
      << "where" << std::right << std::setw(12) << "MACs" << std::setw(11) << "cycles"
      << std::setw(7) << "util" << std::setw(12) << "DRAM bytes" << std::setw(12) << "host bytes"
-     << std::setw(10) << "host us" << std::setw(9) << "check"
+     << std::setw(10) << "host us" << std::setw(11) << "energy uJ" << std::setw(9) << "check"
      << "  note\n";
   for (const auto& s : r.report->steps) {
     const bool npu = s.target == driver::Target::kNpu;
@@ -128,8 +128,9 @@ void printRunTable(std::ostream& os, const RunSummary& r) {
        << std::setw(11) << (npu ? std::to_string(s.stats.cycles) : std::string("-")) << std::setw(7)
        << util.str() << std::setw(12) << (npu ? std::to_string(dramBytes(s)) : std::string("-"))
        << std::setw(12) << s.host.bytes.dramBytes() << std::setw(10) << std::fixed
-       << std::setprecision(2) << s.hostNanos / 1000.0 << std::setw(9) << checkText(s, r.checked)
-       << "  " << (s.mismatch.empty() ? s.note : s.mismatch) << "\n";
+       << std::setprecision(2) << s.hostNanos / 1000.0 << std::setw(11) << s.energy.total() / 1e6
+       << std::setw(9) << checkText(s, r.checked) << "  "
+       << (s.mismatch.empty() ? s.note : s.mismatch) << "\n";
   }
   const Totals t = totalsOf(r);
   const driver::ExecutionReport& rep = *r.report;
@@ -147,6 +148,12 @@ void printRunTable(std::ostream& os, const RunSummary& r) {
      << "steps " << rep.host.bytes.betweenSteps() << " (packed " << rep.host.bytes.packed
      << ", copied " << rep.host.bytes.copiedIn + rep.host.bytes.copiedOut << ", unpacked "
      << rep.host.bytes.unpacked << ")\n";
+  const driver::EnergyBreakdown& e = rep.energy;
+  os << std::setprecision(2) << "  energy " << e.total() / 1e6 << " uJ (MACs " << e.mac / 1e6
+     << ", SRAM " << e.sram / 1e6 << ", NPU DRAM " << e.dram / 1e6 << ", command fetch "
+     << e.fetch / 1e6 << ", clock and leakage " << e.cycles / 1e6 << ", host DRAM " << e.host / 1e6
+     << "; the host core's own energy is not modelled)\n"
+     << std::setprecision(1);
   if (rep.uploadBytes)
     os << "  constants uploaded once per preparation: " << rep.uploadBytes
        << " bytes (first execution, not in the steps)\n";
@@ -201,6 +208,10 @@ hal::Status writeRunReport(const RunSummary& r, const std::string& path) {
         e["check"] = checkText(s, r.checked);
         if (!s.mismatch.empty()) e["mismatch"] = s.mismatch;
       }
+      e["energy_pj"] = {{"total", s.energy.total()}, {"mac", s.energy.mac},
+                        {"sram", s.energy.sram},     {"dram", s.energy.dram},
+                        {"fetch", s.energy.fetch},   {"cycles", s.energy.cycles},
+                        {"host_dram", s.energy.host}};
       e["host"] = {
           {"packed_bytes", s.host.bytes.packed},     {"copied_in_bytes", s.host.bytes.copiedIn},
           {"unpacked_bytes", s.host.bytes.unpacked}, {"copied_out_bytes", s.host.bytes.copiedOut},
@@ -224,7 +235,8 @@ hal::Status writeRunReport(const RunSummary& r, const std::string& path) {
                    {"host_dram_bytes", r.report->host.bytes.dramBytes()},
                    {"host_bytes_between_steps", r.report->host.bytes.betweenSteps()},
                    {"host_measured_ns", r.report->host.passNanos + r.report->host.cpuNanos},
-                   {"upload_bytes", r.report->uploadBytes}};
+                   {"upload_bytes", r.report->uploadBytes},
+                   {"energy_uj", r.report->energy.total() / 1e6}};
     j["host_model"] = {{"clock_mhz", r.report->hostModel.clockMHz},
                        {"copy_bytes_per_cycle", r.report->hostModel.copyBytesPerCycle},
                        {"pack_bytes_per_cycle", r.report->hostModel.packBytesPerCycle},

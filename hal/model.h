@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "hal/memory_pool.h"
@@ -14,6 +15,9 @@ struct Operation {
   OperationType type = OperationType::ADD;
   std::vector<uint32_t> inputs;
   std::vector<uint32_t> outputs;
+  // Where the operation came from, for error messages ("TFLite operator 3 (CONV_2D)");
+  // empty for operations written as such. Not part of the operation's identity.
+  std::string origin = {};
   bool operator==(const Operation& o) const {
     return type == o.type && inputs == o.inputs && outputs == o.outputs;
   }

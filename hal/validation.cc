@@ -66,7 +66,8 @@ class Validator {
     std::vector<bool> written(n, false);
     for (size_t k = 0; k < g.operations.size(); ++k) {
       const Operation& op = g.operations[k];
-      const std::string where = str(name, " operation ", k, " (", toString(op.type), ")");
+      const std::string where = str(name, " operation ", k, " (", toString(op.type),
+                                    op.origin.empty() ? "" : ", " + op.origin, ")");
       if (operationIndex(op.type) >= kNumOperationTypes)
         add(where, str("unknown operation type code ", static_cast<int32_t>(op.type)));
       if (op.outputs.empty()) add(where, "has no outputs");

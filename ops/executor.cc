@@ -11,8 +11,10 @@ std::string sgName(int index) {
   return index < 0 ? std::string("main") : "referenced[" + std::to_string(index) + "]";
 }
 
+// "main operation 7 (CONV_2D)", or with its origin: "(CONV_2D, TFLite operator 3 (CONV_2D))".
 std::string opWhere(const std::string& sg, size_t k, const hal::Operation& op) {
-  return sg + " operation " + std::to_string(k) + " (" + std::string(hal::toString(op.type)) + ")";
+  return sg + " operation " + std::to_string(k) + " (" + std::string(hal::toString(op.type)) +
+         (op.origin.empty() ? "" : ", " + op.origin) + ")";
 }
 
 }  // namespace

@@ -142,6 +142,8 @@ for b, r in results.items():
     print(f"       DRAM: NPU {t['dram_bytes']} bytes, host {t['host_dram_bytes']} bytes; host bytes between NPU "
           f"steps {t['host_bytes_between_steps']}; host share of the end-to-end time "
           f"{100 * t['host_model_us'] / max(t['end_to_end_us'], 1e-9):.1f}%")
+    print(f"       energy {t['energy_uj'] / 1000:.2f} mJ per inference on the energy model "
+          f"(docs/driver.md, \"Energy model\")")
     print(f"wall: {wall:.2f} s execution ({t['npu_cycles'] / wall / 1e6:.3f} M simulated cycles/s), "
           f"{bench['process_wall_seconds']:.2f} s for the whole process; peak RSS "
           f"{bench['peak_rss_bytes'] / 2**20:.0f} MiB")

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "driver/compiler/lowering_table.h"
 #include "hal/validation.h"
 #include "hal/model_builder.h"
 #include "ops/executor.h"
@@ -70,7 +71,11 @@ hal::Result<NnapiDriver::Calibration> NnapiDriver::measure(bool wide) {
   ExecutionReport rep;
   NNC_TRY(ex.run(inputs, outputs, &rep));
   if (rep.npuSteps != 1) return hal::fail("calibration layer did not run on the NPU");
-  c.npuMicros = static_cast<double>(rep.npuCycles) / options_.clockMHz;
+  // End to end: the device's cycles and the host's passes around the step.
+  c.npuMicros = static_cast<double>(rep.npuCycles) / options_.clockMHz + rep.hostNanos / 1000.0;
+  c.npuPicojoules = rep.energy.total();
+  const HostModel& host = options_.lowering.host;
+  c.cpuPicojoules = c.cpuMicros * host.cpuScale * host.corePowerW * 1e6;  // us x W = uJ
   device_->freeAll();
   return c;
 }
@@ -82,12 +87,15 @@ hal::Status NnapiDriver::calibrate() {
   NNC_TRY(q16);
   npuMicros_ = q8->npuMicros;
   cpuMicros_ = q8->cpuMicros;
+  narrow_ = *q8;
   wide_ = *q16;
 
-  const float quant = static_cast<float>(npuMicros_ / cpuMicros_);
-  const float quant16 = static_cast<float>(wide_.npuMicros / wide_.cpuMicros);
-  const hal::PerformanceInfo npuPerf{quant, quant}, npu16Perf{quant16, quant16},
-      cpuPerf{1.0f, 1.0f};
+  // execTime: time relative to the CPU; powerUsage: energy relative to the CPU.
+  auto perf = [](const Calibration& c) {
+    return hal::PerformanceInfo{static_cast<float>(c.npuMicros / c.cpuMicros),
+                                static_cast<float>(c.npuPicojoules / c.cpuPicojoules)};
+  };
+  const hal::PerformanceInfo npuPerf = perf(narrow_), npu16Perf = perf(wide_), cpuPerf{1.0f, 1.0f};
   caps_.float32Performance = cpuPerf;
   caps_.relaxedFloat32toFloat16PerformanceScalar = cpuPerf;
   caps_.relaxedFloat32toFloat16PerformanceTensor = cpuPerf;
@@ -151,6 +159,9 @@ hal::Result<std::vector<OperationSupport>> NnapiDriver::getSupportedOperations(
     s.supported = ops::operationTable().find(op.type) != nullptr;
     s.onNpu = op.target == Target::kNpu;
     s.reason = s.supported ? op.reason : "not implemented";
+    // On the NPU: which unit runs it (the lowering table's entry).
+    if (s.onNpu)
+      s.reason = std::string("on the ") + toString(npuLoweringTable().find(op.type)->unit);
     out.push_back(std::move(s));
   }
   return out;

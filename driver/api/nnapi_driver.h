@@ -19,11 +19,12 @@
 // Capabilities are measured, not invented: on first use the driver times a calibration
 // layer (a quantized 3x3 CONV_2D, 32x32x32 -> 32 channels) on the NPU (its cycles at
 // the device clock) and on the software reference (host wall time, median of 5), and
-// reports the ratio NPU/CPU as execTime for quant8 work; the same layer in the 16x8 mode
-// (int16 activations) gives TENSOR_QUANT16_SYMM's entry. Float work and every operation
-// without NPU support run on the reference, so their ratio is 1.0 by construction. The
-// simulator has no power model: powerUsage is taken equal to execTime (energy assumed
-// proportional to busy time), which docs/driver.md states.
+// reports the ratio NPU/CPU as execTime for quant8 work (the NPU's time end to end: device
+// cycles plus the host's passes around the step); the same layer in the 16x8 mode (int16
+// activations) gives TENSOR_QUANT16_SYMM's entry. powerUsage is the energy ratio: the NPU
+// step on the energy model (driver/isa_model/energy_model.h) against the reference's time on
+// the modelled host x its core power. Float work and every operation without NPU support
+// run on the reference, so their ratios are 1.0 by construction (docs/driver.md).
 #pragma once
 
 #include <memory>
@@ -125,9 +126,13 @@ class NnapiDriver {
   // The measured calibration behind getCapabilities(): NPU and CPU microseconds.
   struct Calibration {
     double npuMicros = 0, cpuMicros = 0;
+    // Energy: the NPU step's on the energy model (its events and host DRAM bytes), the
+    // reference's as its time on the modelled host x the core's power.
+    double npuPicojoules = 0, cpuPicojoules = 0;
   };
   double calibrationNpuMicros() const { return npuMicros_; }
   double calibrationCpuMicros() const { return cpuMicros_; }
+  const Calibration& calibration() const { return narrow_; }    // the int8 layer
   const Calibration& calibration16x8() const { return wide_; }  // the 16x8-mode layer
 
  private:
@@ -140,7 +145,7 @@ class NnapiDriver {
   bool calibrated_ = false;
   hal::Capabilities caps_;
   double npuMicros_ = 0, cpuMicros_ = 0;
-  Calibration wide_;
+  Calibration narrow_, wide_;
 };
 
 // Structure (hal::validateModel), then every operation's signature with the declared

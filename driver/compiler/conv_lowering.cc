@@ -281,7 +281,7 @@ hal::Result<CompiledStep> finish(const hal::Model& model, StepBuilder& sb, GemmS
   NNC_ASSIGN_OR_RETURN(
       auto commands,
       emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands, options.cost,
-                  options.tag, step.report, cycleLimitFor(model, step, options)));
+                  options.tag, step.report, cycleLimitFor(model, step, options), options.energy));
   step.commands = std::move(commands);
   step.report.mapping = mapping;
   return std::move(step);
@@ -811,13 +811,19 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
   std::vector<std::string> errors(candidates.size());
   for (size_t i : order) {
     LoweringOptions o = options;
-    if (best) o.costLimit = bestCost;
+    // Under LOW_POWER the choice is by energy, which a cycle limit cannot bound.
+    if (best && options.preference != hal::ExecutionPreference::LOW_POWER) o.costLimit = bestCost;
     hal::Result<CompiledStep> c = candidates[i].lower(o);
     if (!c.ok()) {
       errors[i] = c.error();
       continue;
     }
-    const double cost = endToEndCycles(model, *c, options);
+    // The cheapest end to end (device cycles plus the host's passes around the step: a
+    // host-gathered mapping pays for its gather here); under LOW_POWER the least energy,
+    // the host's DRAM bytes included.
+    const double cost = options.preference == hal::ExecutionPreference::LOW_POWER
+                            ? estimatedEnergyPj(model, *c, options)
+                            : endToEndCycles(model, *c, options);
     if (!best || cost < bestCost || (cost == bestCost && i < bestIndex)) {
       best = std::move(*c);
       bestCost = cost;

@@ -497,7 +497,8 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
                                                         hal::ExecutionPreference preference,
                                                         uint32_t maxJobCommands,
                                                         const CostModel& cost, uint32_t tag,
-                                                        StepReport& report, uint64_t cycleLimit) {
+                                                        StepReport& report, uint64_t cycleLimit,
+                                                        const EnergyModel& energy) {
   // The estimated cycles of a stream (its jobs run one after the other), or nullopt once
   // they reach `limit`: the candidate loses, its estimate stops there.
   auto estimate = [&](const std::vector<firmware::Command>& commands,
@@ -515,6 +516,43 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
   };
   PlanOptions base = PlanOptions::forPreference(preference);
   base.maxJobCommands = maxJobCommands;
+  if (preference == hal::ExecutionPreference::LOW_POWER) {
+    // Least energy: single buffering (fewer live SRAM bytes, no overlap) against double
+    // buffering (fewer cycles of clock and leakage), whichever the events add up lower.
+    hal::Result<std::vector<firmware::Command>> best = hal::Error{"no plan"};
+    StepReport bestReport;
+    uint64_t bestCycles = 0;
+    double bestEnergy = 0;
+    for (uint32_t slots : {1u, 2u}) {
+      PlanOptions o = base;
+      o.bufferSlots = slots;
+      o.outSlots = slots;
+      StepReport r = report;
+      auto commands = emitGemm(spec, npu, o, tag, r);
+      if (!commands.ok()) {
+        if (slots == 1) return commands;
+        continue;
+      }
+      uint64_t cycles = 0;
+      for (const std::vector<firmware::Command>& job : splitJobs(*commands)) {
+        const InterpreterResult est = IsaInterpreter::estimate(npu, job, cost);
+        if (!est.completed) return hal::fail("plan estimate failed: ", est.describe());
+        cycles += est.counters.cycles;
+      }
+      EnergyEvents ev = streamEvents(*commands);
+      ev.cycles = cycles;
+      const double pj = energy.energy(ev).total();
+      if (!best.ok() || pj < bestEnergy) {
+        best = std::move(commands);
+        bestReport = r;
+        bestCycles = cycles;
+        bestEnergy = pj;
+      }
+    }
+    report = bestReport;
+    report.estimatedCycles = bestCycles;
+    return best;
+  }
   std::vector<uint32_t> caps = {base.maxTilesPerPhase};
   if (preference == hal::ExecutionPreference::FAST_SINGLE_ANSWER) {
     const uint32_t tiles = static_cast<uint32_t>(spec.tileDepth.size());

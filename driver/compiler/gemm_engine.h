@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "driver/compiler/compiled_step.h"
+#include "driver/isa_model/energy_model.h"
 #include "driver/isa_model/isa_interpreter.h"
 #include "driver/isa_model/npu_config.h"
 #include "driver/compiler/stream_builder.h"
@@ -143,20 +144,23 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
                                                      StepReport& report);
 
 // The plan for a preference: FAST_SINGLE_ANSWER emits candidates with several phase sizes
-// and keeps the one with the fewest estimated cycles (IsaInterpreter::estimate); the
-// others emit their base options. Sets report.estimatedCycles.
+// and keeps the one with the fewest estimated cycles (IsaInterpreter::estimate);
+// LOW_POWER emits single- and double-buffered plans and keeps the one with the least
+// energy (EnergyModel over the stream and its estimated cycles); SUSTAINED_SPEED emits
+// its base options. Sets report.estimatedCycles.
 //
 // A caller that will discard a plan of `cycleLimit` estimated cycles or more (a mapping
 // search, for the candidates after its best) passes it: each candidate's estimate stops
 // there, as it does at the best candidate's cycles, and when the plan cannot come in
 // under the limit the result is an error starting with kOverCycleLimit. The plan chosen
 // is the same as without a limit whenever it is under it (a candidate whose estimate
-// would fail past the limit is discarded instead of failing the plan).
+// would fail past the limit is discarded instead of failing the plan). LOW_POWER, which
+// chooses by energy, ignores the limit.
 inline constexpr const char* kOverCycleLimit = "every plan reaches the cycle limit of ";
 hal::Result<std::vector<firmware::Command>> emitGemmFor(
     const GemmSpec& spec, const NpuConfig& npu, hal::ExecutionPreference preference,
     uint32_t maxJobCommands, const CostModel& cost, uint32_t tag, StepReport& report,
-    uint64_t cycleLimit = IsaInterpreter::kNoLimit);
+    uint64_t cycleLimit = IsaInterpreter::kNoLimit, const EnergyModel& energy = {});
 
 // Stores m output rows x channel tiles [q0, q1) (tile q's rows at outAddr +
 // (q - q0)*tileStride in OUT, C elements of eb bytes each) to DRAM, where output row i,

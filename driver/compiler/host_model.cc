@@ -49,9 +49,11 @@ bool HostModel::set(const std::string& kv, std::string* error) {
     packBytesPerCycle = v;
   else if (key == "cpu_scale")
     cpuScale = v;
+  else if (key == "core_power_w")
+    corePowerW = v;
   else {
     *error = "unknown host model key '" + key +
-             "' (clock_mhz, copy_bytes_per_cycle, pack_bytes_per_cycle, cpu_scale)";
+             "' (clock_mhz, copy_bytes_per_cycle, pack_bytes_per_cycle, cpu_scale, core_power_w)";
     return false;
   }
   return true;

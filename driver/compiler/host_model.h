@@ -47,6 +47,7 @@ struct HostModel {
   double copyBytesPerCycle = 8;  // streaming copies into / out of device DRAM (memcpy class)
   double packBytesPerCycle = 2;  // rearranging passes: a byte gathered or scattered per half cycle
   double cpuScale = 1.0;         // CPU fallback steps: measured time on this machine x cpuScale
+  double corePowerW = 2.0;       // the core while it runs a CPU step (capabilities' energy ratio)
 
   // Modelled nanoseconds of the packing and copying passes.
   double passNanos(const HostBytes& b) const;
@@ -54,7 +55,8 @@ struct HostModel {
   double cpuNanos(uint64_t measuredNanos) const { return measuredNanos * cpuScale; }
   // The step's host time on the modelled host.
   double nanos(const HostWork& w) const { return passNanos(w.bytes) + cpuNanos(w.cpuNanos); }
-  // Applies "key=value" (clock_mhz, copy_bytes_per_cycle, pack_bytes_per_cycle, cpu_scale).
+  // Applies "key=value" (clock_mhz, copy_bytes_per_cycle, pack_bytes_per_cycle, cpu_scale,
+  // core_power_w).
   bool set(const std::string& keyValue, std::string* error);
   std::string describe() const;
 };

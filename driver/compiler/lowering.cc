@@ -202,6 +202,14 @@ HostBytes hostTraffic(const hal::Model& model, const CompiledStep& step) {
   return h;
 }
 
+double estimatedEnergyPj(const hal::Model& model, const CompiledStep& step,
+                         const LoweringOptions& options) {
+  EnergyEvents e = streamEvents(step.commands);
+  e.cycles = step.report.estimatedCycles;
+  e.hostDramBytes = hostTraffic(model, step).dramBytes();
+  return options.energy.energy(e).total();
+}
+
 double hostCycles(const hal::Model& model, const CompiledStep& step,
                   const LoweringOptions& options) {
   const double hostNanos = options.host.passNanos(hostTraffic(model, step));

@@ -25,6 +25,7 @@
 #include "driver/compiler/compiled_step.h"
 #include "driver/compiler/gemm_engine.h"
 #include "driver/compiler/host_model.h"
+#include "driver/isa_model/energy_model.h"
 #include "driver/isa_model/isa_interpreter.h"
 #include "driver/isa_model/npu_config.h"
 #include "hal/capabilities.h"
@@ -54,6 +55,8 @@ struct LoweringOptions {
   // end-to-end cost, device cycles plus the host's passes around the step.
   HostModel host;
   double deviceClockMHz = 1000;
+  // Per-event energies: LOW_POWER keeps the plan and mapping with the least energy.
+  EnergyModel energy;
   // Set by a mapping search for each candidate after its first: the best end-to-end cost
   // (endToEndCycles) so far. A candidate whose device cycles plus host cycles pass it
   // cannot win, so its estimates stop there (cycleLimitFor, emitGemmFor's cycleLimit).
@@ -69,6 +72,10 @@ double hostCycles(const hal::Model& model, const CompiledStep& step,
 // The step's estimated device cycles plus its host passes at the device clock.
 double endToEndCycles(const hal::Model& model, const CompiledStep& step,
                       const LoweringOptions& options);
+// The step's estimated energy in picojoules: its stream's events at its estimated cycles,
+// and the host's DRAM bytes around it.
+double estimatedEnergyPj(const hal::Model& model, const CompiledStep& step,
+                         const LoweringOptions& options);
 // The estimated device cycles from which `step` (its bindings set, its commands not yet
 // chosen) costs more than options.costLimit end to end: its plan's estimates may stop
 // there. One cycle of margin keeps the comparison exact whatever the rounding of the

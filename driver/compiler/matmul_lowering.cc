@@ -216,9 +216,10 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
   spec.problems.push_back(std::move(prob));
 
   CompiledStep& step = sb.step();
-  NNC_ASSIGN_OR_RETURN(auto commands,
-                       emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands,
-                                   options.cost, options.tag, step.report));
+  NNC_ASSIGN_OR_RETURN(
+      auto commands,
+      emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands, options.cost,
+                  options.tag, step.report, IsaInterpreter::kNoLimit, options.energy));
   step.commands = std::move(commands);
   step.report.mapping = "GEMM, batch rows x units, depth " + std::to_string(s.inputSize) +
                         (wide ? ", 16x8 (int16 x int8, acc64)" : "");
@@ -301,9 +302,10 @@ hal::Result<CompiledStep> lowerBatchMatmul(const hal::Model& model, uint32_t ind
   }
 
   CompiledStep& step = sb.step();
-  NNC_ASSIGN_OR_RETURN(auto commands,
-                       emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands,
-                                   options.cost, options.tag, step.report));
+  NNC_ASSIGN_OR_RETURN(
+      auto commands,
+      emitGemmFor(spec, options.npu, options.preference, options.maxJobCommands, options.cost,
+                  options.tag, step.report, IsaInterpreter::kNoLimit, options.energy));
   step.commands = std::move(commands);
   step.report.mapping = "GEMM per batch (" + std::to_string(s.batches) +
                         "), rows x columns, depth " + std::to_string(s.depth) +

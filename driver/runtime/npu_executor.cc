@@ -103,6 +103,7 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
                              std::vector<hal::TensorValue>& outputs, ExecutionReport* report) {
   ExecutionReport rep;
   rep.hostModel = plan_.options.host;
+  rep.energyModel = plan_.options.energy;
   NNC_TRY(upload(rep));
   const hal::Subgraph& g = model_.main;
   if (inputs.size() != g.inputIndexes.size())
@@ -127,8 +128,9 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
   for (size_t k = 0; k < g.operations.size(); ++k) {
     const hal::Operation& op = g.operations[k];
     const ops::OperationDef* def = ops::operationTable().find(op.type);
-    const std::string where =
-        "operation " + std::to_string(k) + " (" + std::string(hal::toString(op.type)) + ")";
+    const std::string where = "operation " + std::to_string(k) + " (" +
+                              std::string(hal::toString(op.type)) +
+                              (op.origin.empty() ? "" : ", " + op.origin) + ")";
     if (!def) return hal::fail(where, ": not implemented");
     for (size_t j = 0; j < op.inputs.size(); ++j) {
       const ops::RuntimeOperand& r = operands[op.inputs[j]];
@@ -228,6 +230,15 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
       ++rep.cpuSteps;
     }
     s.hostNanos = rep.hostModel.nanos(s.host);
+    EnergyEvents events;
+    if (s.target == Target::kNpu) {
+      events = streamEvents(po.step.commands);
+      events.dramBytes = s.stats.counters.dmaReadBytes + s.stats.counters.dmaWriteBytes;
+      events.cycles = s.stats.cycles;
+    }
+    events.hostDramBytes = s.host.bytes.dramBytes();
+    s.energy = rep.energyModel.energy(events);
+    rep.energy += s.energy;
     rep.host += s.host;
     rep.hostNanos += s.hostNanos;
     s.wallNanos = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(

@@ -17,6 +17,7 @@
 
 #include "driver/compiler/host_model.h"
 #include "driver/compiler/model_plan.h"
+#include "driver/isa_model/energy_model.h"
 #include "driver/runtime/npu_device.h"
 #include "hal/model.h"
 #include "hal/tensor_value.h"
@@ -40,6 +41,9 @@ struct ExecutionReport {
     // and its time on the modelled host (LoweringOptions::host).
     HostWork host;
     double hostNanos = 0;
+    // Energy on the model's per-event energies (NPU events from the step's stream and
+    // counters, the host's DRAM bytes); the host core's own energy is not modelled.
+    EnergyBreakdown energy;
     bool checked = false;  // cross-checked against the reference
     std::string mismatch;  // first difference when the check failed
   };
@@ -48,6 +52,8 @@ struct ExecutionReport {
   HostModel hostModel;   // the model the steps' hostNanos use
   HostWork host;         // every step's, summed
   double hostNanos = 0;  // every step's on the modelled host
+  EnergyModel energyModel;
+  EnergyBreakdown energy;  // every step's
   // The plan's constants, uploaded by the first execution on a device (not in the steps).
   uint64_t uploadBytes = 0, uploadNanos = 0;
   int npuSteps = 0, cpuSteps = 0;

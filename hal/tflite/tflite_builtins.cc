@@ -4,6 +4,7 @@
 // Builtins missing from the table are refused by the importer with their name.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 
@@ -579,18 +580,36 @@ Status logSoftmax(OpContext& c) {
   return Status::Ok();
 }
 
-// LEAKY_RELU as PRELU with a constant alpha (float models only: a quantized alpha would
-// need its own quantization, which TFLite's int8 kernel does not have).
+// LEAKY_RELU as PRELU with a constant alpha. Quantized: alpha is one code of value 1 and
+// scale alpha, so PRELU's negative-side multiplier in_scale * alpha / out_scale is exactly
+// the one TFLite's kernel derives, and (x - zp) * 1 loses nothing: bit-exact. int16 runs
+// in the 16x8 mode (PRELU's extension).
 Status leakyRelu(OpContext& c) {
   NNC_TRY(c.checkCounts(1, 1, 1));
   NNC_ASSIGN(o, options<fb::LeakyReluOptions>(c));
   NNC_ASSIGN(in, c.in(0));
   NNC_ASSIGN(out, c.out(0));
   const hal::Operand& x = c.im().operand(in);
-  if (x.type != OperandType::TENSOR_FLOAT32)
-    return c.fail(hal::toString(x.type), " LEAKY_RELU is not mapped (only float32, as PRELU)");
   const float alpha = o->alpha();
-  const uint32_t a = c.im().constant(OperandType::TENSOR_FLOAT32, {1}, &alpha, 4);
+  uint32_t a = 0;
+  switch (x.type) {
+    case OperandType::TENSOR_FLOAT32:
+      a = c.im().constant(OperandType::TENSOR_FLOAT32, {1}, &alpha, 4);
+      break;
+    case OperandType::TENSOR_QUANT8_ASYMM:
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+    case OperandType::TENSOR_QUANT16_SYMM: {
+      if (!(alpha > 0) || !std::isfinite(alpha))
+        return c.fail("quantized LEAKY_RELU with alpha ", alpha,
+                      " is not mapped (alpha must be positive)");
+      const int16_t one = 1;
+      const size_t bytes = x.type == OperandType::TENSOR_QUANT16_SYMM ? 2 : 1;
+      a = c.im().constant(x.type, {1}, &one, bytes, alpha, 0);
+      break;
+    }
+    default:
+      return c.fail(hal::toString(x.type), " LEAKY_RELU is not mapped");
+  }
   c.im().emit(OperationType::PRELU, {in, a}, {out});
   return Status::Ok();
 }

@@ -70,6 +70,9 @@ bool builtinTakesInt16(int32_t code) {
     case fb::BuiltinOperator::PAD:
     case fb::BuiltinOperator::PADV2:
     case fb::BuiltinOperator::STRIDED_SLICE:
+    case fb::BuiltinOperator::LEAKY_RELU:
+    case fb::BuiltinOperator::QUANTIZE:
+    case fb::BuiltinOperator::TRANSPOSE_CONV:
       return true;
     default:
       return false;
@@ -287,6 +290,9 @@ hal::Result<hal::Model> Importer::run() {
     OpContext ctx(*this, k, name, op);
     const size_t firstOperation = model_.main.operations.size();
     if (auto st = map(ctx); !st.ok()) return hal::fail(where, st.error());
+    // Later messages (validation, execution) name the TFLite operator as well.
+    for (size_t i = firstOperation; i < model_.main.operations.size(); ++i)
+      model_.main.operations[i].origin = "TFLite operator " + std::to_string(k) + " (" + name + ")";
     // int16 activations only where nncosim's 16x8 mode defines the operation; anything
     // else is refused here, naming the TFLite operator, rather than later by index of
     // the NNAPI operation it became.
@@ -296,11 +302,11 @@ hal::Result<hal::Model> Importer::run() {
              {&model_.main.operations[i].inputs, &model_.main.operations[i].outputs})
           for (uint32_t x : *list)
             if (operand(x).type == OperandType::TENSOR_QUANT16_SYMM)
-              return hal::fail(
-                  where, "operator ", k, " (", name,
-                  "): int16 tensors (the 16x8 mode) "
-                  "are supported only by CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, "
-                  "AVERAGE_POOL_2D, MAX_POOL_2D, ADD, SUB, PAD, PADV2 and STRIDED_SLICE");
+              return hal::fail(where, "operator ", k, " (", name,
+                               "): int16 tensors (the 16x8 mode) "
+                               "are supported only by CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, "
+                               "AVERAGE_POOL_2D, MAX_POOL_2D, ADD, SUB, PAD, PADV2, STRIDED_SLICE, "
+                               "LEAKY_RELU, QUANTIZE (int16 <-> int32) and TRANSPOSE_CONV");
   }
   for (int32_t t : *graph_->outputs()) {
     auto o = operandOf(t);

@@ -172,7 +172,7 @@ Status runQuant(OperationContext& ctx, const TransposeGeometry& g) {
   const std::vector<T> in = loadNhwc<T>(ctx, 0, g.nchw);
   const std::vector<int64_t> acc = scatter<int64_t>(g, in.data(), int64_t{p.inputZeroPoint},
                                                     ctx.input<TW>(1), int64_t{p.filterZeroPoint});
-  const QuantStage<T> stage{ctx.input<int32_t>(2), &p};
+  const QuantStageFor<T> stage{ctx.input<int32_t>(2), &p};
   std::vector<T> out(acc.size());
   for (size_t i = 0; i < acc.size(); ++i) out[i] = stage(acc[i], i % g.outC);
   storeNhwc(ctx, 0, out, g.outputNhwcDims(), g.nchw);
@@ -185,18 +185,22 @@ Status validateTransposeConv2D(const OperationContext& ctx) {
   NNC_TRY(checkCounts(ctx, {9, 11}, 1));
   const OperandType inType = ctx.inputType(0);
   NNC_TRY(checkInputType(ctx, 0, inType));
-  if (!isFloatTensor(inType) && !isQuant8(inType))
-    return hal::fail(inputName(ctx, 0), ": unsupported type ", hal::toString(inType),
-                     " (expected TENSOR_FLOAT32, TENSOR_FLOAT16, TENSOR_QUANT8_ASYMM or "
-                     "TENSOR_QUANT8_ASYMM_SIGNED)");
+  // The 16x8 mode: int16 activations with int8 symmetric filters, int64 sums
+  // (docs/quantization.md section 10), as TFLite's int16 TRANSPOSE_CONV.
+  const bool wide = isQuant16(inType) && ctx.quant16x8();
+  if (!isFloatTensor(inType) && !isQuant8(inType) && !wide)
+    return unsupportedInputType(ctx, 0,
+                                "TENSOR_FLOAT32, TENSOR_FLOAT16, TENSOR_QUANT8_ASYMM or "
+                                "TENSOR_QUANT8_ASYMM_SIGNED");
   if (isFloatTensor(inType)) {
     NNC_TRY(checkInputTypes(ctx, 1, {inType, inType}));
   } else {
     if (ctx.isOmitted(1)) return hal::fail(inputName(ctx, 1), ": the filter is omitted");
     const OperandType filterType = ctx.inputType(1);
-    if (filterType != inType && filterType != OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL)
+    const OperandType perTensor = wide ? OperandType::TENSOR_QUANT8_SYMM : inType;
+    if (filterType != perTensor && filterType != OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL)
       return hal::fail(inputName(ctx, 1), ": filter type ", hal::toString(filterType), " must be ",
-                       hal::toString(inType), " or TENSOR_QUANT8_SYMM_PER_CHANNEL");
+                       hal::toString(perTensor), " or TENSOR_QUANT8_SYMM_PER_CHANNEL");
     if (filterType == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
       const Shape& f = ctx.inputShape(1);
       if (!f.channelQuant || f.channelQuant->channelDim != 0)
@@ -217,7 +221,7 @@ Status validateTransposeConv2D(const OperationContext& ctx) {
   NNC_TRY(checkRankIfKnown(ctx, 1, 4));
   NNC_TRY(checkRankIfKnown(ctx, 2, 1));
   if (!isExplicit(ctx)) NNC_TRY(checkRankIfKnown(ctx, 3, 1));
-  if (isQuant8(inType)) {
+  if (isQuant8(inType) || wide) {
     const Shape& filter = ctx.inputShape(1);
     const uint32_t channels =
         filter.channelQuant ? static_cast<uint32_t>(filter.channelQuant->scales.size()) : 1;
@@ -251,6 +255,8 @@ Status executeTransposeConv2D(OperationContext& ctx) {
       return perChannel ? runQuant<uint8_t, int8_t>(ctx, g) : runQuant<uint8_t, uint8_t>(ctx, g);
     case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
       return runQuant<int8_t, int8_t>(ctx, g);
+    case OperandType::TENSOR_QUANT16_SYMM:
+      return runQuant<int16_t, int8_t>(ctx, g);
     default:
       return hal::fail("unsupported input type ", hal::toString(ctx.inputType(0)));
   }

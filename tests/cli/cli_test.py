@@ -198,7 +198,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # capabilities: measured figures, and with a model where each operation runs and why.
     rc, out, err = run("capabilities", "--demo", "--backend", "isa")
     check("capabilities --demo", rc == 0 and "measured: calibration CONV_2D" in out and "#0   CONV_2D" in out
-          and "SOFTMAX" in out and "on the NPU" in out, err[-300:] + out[-800:])
+          and "SOFTMAX" in out and "on the NPU" in out and "on the MAC array" in out, err[-300:] + out[-800:])
     rc, out, err = run("capabilities", "--backend", "ref")
     check("capabilities without an NPU", rc == 0 and "no NPU" in out, err[-300:] + out[-400:])
     expect("capabilities of a bad model", ["capabilities", write("bad_cap.json", "{not json")], 1, "malformed JSON")

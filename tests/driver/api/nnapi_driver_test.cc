@@ -41,6 +41,8 @@ TEST(NnapiDriverTest, SupportedOperationsSayWhereEachRuns) {
   EXPECT_TRUE((*s)[0].onNpu);   // CONV_2D
   EXPECT_FALSE((*s)[7].onNpu);  // SOFTMAX
   EXPECT_FALSE((*s)[7].reason.empty());
+  EXPECT_EQ((*s)[0].reason, "on the MAC array");  // and where on the NPU
+  EXPECT_EQ((*s)[4].reason, "on the densify unit");
 }
 
 TEST(NnapiDriverTest, PrepareAndExecuteMatchTheReference) {

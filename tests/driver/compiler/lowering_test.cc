@@ -454,7 +454,10 @@ TEST(Lowering, TheMappingSearchPicksTheCheapestMapping) {
       auto step = lowerOperation(c.model, 0, shapes, one);
       if (!step.ok()) continue;
       ++applied;
-      const double cost = endToEndCycles(c.model, *step, o);
+      // The search's own cost: end to end, or under LOW_POWER the estimated energy.
+      const double cost = o.preference == hal::ExecutionPreference::LOW_POWER
+                              ? estimatedEnergyPj(c.model, *step, o)
+                              : endToEndCycles(c.model, *step, o);
       if (!best || cost < bestCost) {
         best = std::move(*step);
         bestCost = cost;
