@@ -15,8 +15,10 @@
 //   prepare + execute  the model compiled afresh and executed: a process's work but for
 //             loading the model, elaborating the SoC and writing the report;
 // and prints the medians: NPU cycles, wall seconds, M simulated cycles/s, and each
-// rate against the bare loop. Every job's cycles must agree between the recorded run
-// and both replays, and every read of a replay must return the recorded bytes.
+// rate against the bare loop, by wall time and by this thread's CPU time (which other
+// processes on a shared machine do not inflate). Every job's cycles must agree between
+// the recorded run and both replays, and every read of a replay must return the
+// recorded bytes.
 //
 //   bench_network [MODEL.json] [--inputs FILE.json] [--reps N] [--preference P]
 //                 [--set key=value]... [--verbose]
@@ -28,6 +30,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -123,10 +126,33 @@ class RecordingDevice : public driver::NpuDevice {
   uint64_t end_ = 0;
 };
 
+// This thread's CPU time: on a shared machine, the rates by CPU time hold still when other
+// processes take the cores (wall time then counts their share too).
+double threadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 struct Measure {
   uint64_t cycles = 0;
-  double seconds = 0;
+  double seconds = 0, cpu = 0;  // wall and this thread's CPU time
   double rate() const { return seconds > 0 ? cycles / seconds : 0; }
+  double cpuRate() const { return cpu > 0 ? cycles / cpu : 0; }
+};
+
+// Wall and CPU time from construction to stop().
+class Timer {
+ public:
+  Timer() : t0_(Clock::now()), c0_(threadCpuSeconds()) {}
+  void stop(Measure& m) const {
+    m.seconds = secondsSince(t0_);
+    m.cpu = threadCpuSeconds() - c0_;
+  }
+
+ private:
+  Clock::time_point t0_;
+  double c0_;
 };
 
 // A replay's outcome: its measure, each job's cycles, and the first disagreement.
@@ -141,7 +167,7 @@ template <typename Write, typename Run, typename Read>
 Replay replay(const std::vector<TraceOp>& trace, Write write, Run run, Read read) {
   Replay r;
   std::vector<uint8_t> got;
-  const auto t0 = Clock::now();
+  const Timer timer;
   for (size_t i = 0; i < trace.size() && r.error.empty(); ++i) {
     const TraceOp& op = trace[i];
     switch (op.kind) {
@@ -168,14 +194,19 @@ Replay replay(const std::vector<TraceOp>& trace, Write write, Run run, Read read
         break;
     }
   }
-  r.m.seconds = secondsSince(t0);
+  timer.stop(r.m);
   return r;
 }
 
+// The median wall time and the median CPU time (each on its own).
 Measure median(std::vector<Measure> v) {
+  Measure m = v[0];
   std::sort(v.begin(), v.end(),
             [](const Measure& a, const Measure& b) { return a.seconds < b.seconds; });
-  return v[v.size() / 2];
+  m.seconds = v[v.size() / 2].seconds;
+  std::sort(v.begin(), v.end(), [](const Measure& a, const Measure& b) { return a.cpu < b.cpu; });
+  m.cpu = v[v.size() / 2].cpu;
+  return m;
 }
 
 // {"inputs": [{"data": [...]}, ...]} in the model's input order (as `nncosim run --inputs`).
@@ -390,15 +421,15 @@ int main(int argc, char** argv) {
     // The model's execution as `nncosim run` times it. The model prepared again below
     // took the device over, so this one uploads its constants first, as a first
     // execution does.
-    t0 = Clock::now();
-    auto x = (*prepared)->execute(inputs);
     Measure e;
-    e.seconds = secondsSince(t0);
+    const Timer executing;
+    auto x = (*prepared)->execute(inputs);
+    executing.stop(e);
     agrees("execution", x, e);
     // Compile and execute afresh: what a process adds to the execution, but for loading
     // the model, elaborating the SoC and writing the report.
-    t0 = Clock::now();
     Measure c;
+    const Timer preparing;
     {
       auto again = drv.prepareModel(*model, preference);
       if (!again) {
@@ -407,15 +438,16 @@ int main(int argc, char** argv) {
         agrees("prepare and execute", (*again)->execute(inputs), c);
       }
     }
-    c.seconds = secondsSince(t0);
+    preparing.stop(c);
     bareRuns.push_back(b.m);
     socRuns.push_back(s.m);
     execRuns.push_back(e);
     compileRuns.push_back(c);
     if (verbose)
       std::printf(
-          "rep %d: bare %.3f s, SoC jobs %.3f s, execute %.3f s, prepare + execute %.3f s\n",
-          rep + 1, b.m.seconds, s.m.seconds, e.seconds, c.seconds);
+          "rep %d: wall (CPU) s: bare %.3f (%.3f), SoC jobs %.3f (%.3f), execute %.3f (%.3f), "
+          "prepare + execute %.3f (%.3f)\n",
+          rep + 1, b.m.seconds, b.m.cpu, s.m.seconds, s.m.cpu, e.seconds, e.cpu, c.seconds, c.cpu);
   }
   if (!failure.empty()) {
     std::fprintf(stderr, "bench_network: %s\n", failure.c_str());
@@ -425,11 +457,12 @@ int main(int argc, char** argv) {
                 mc = median(compileRuns);
   std::printf("%s: %zu NPU jobs, %llu commands; medians of %d alternating runs in one process\n",
               modelPath.c_str(), recorded.size(), static_cast<unsigned long long>(commands), reps);
-  std::printf("%-34s %12s %9s %12s %8s\n", "", "NPU cycles", "wall s", "M cycles/s", "vs bare");
+  std::printf("%-34s %11s %8s %11s %8s %8s %11s %8s\n", "", "NPU cycles", "wall s", "M cycles/s",
+              "vs bare", "CPU s", "M cycles/s", "vs bare");
   auto row = [&](const char* name, const Measure& m) {
-    std::printf("%-34s %12llu %9.3f %12.3f %8.3f\n", name,
+    std::printf("%-34s %11llu %8.3f %11.3f %8.3f %8.3f %11.3f %8.3f\n", name,
                 static_cast<unsigned long long>(m.cycles), m.seconds, m.rate() / 1e6,
-                m.rate() / mb.rate());
+                m.rate() / mb.rate(), m.cpu, m.cpuRate() / 1e6, m.cpuRate() / mb.cpuRate());
   };
   row("bare Verilated loop (same jobs)", mb);
   row("SoC, the same jobs (SimNpuDevice)", ms);
