@@ -8,11 +8,13 @@
 // line, which is always in the other bank: every window reads or writes each bank at most
 // once, so no realignment engine or second cycle is needed.
 //
-// Read latency is one cycle; rdata_o changes only after a read. Addresses wrap modulo
-// SizeBytes; callers check bounds.
+// Read latency is one cycle: rdata_o holds a read's window in the cycle after it (and is
+// zero in the other cycles). Addresses wrap modulo SizeBytes; callers check bounds.
 //
-// Simulation cost: both ports do their work inside the clocked process, under their
-// enables, so an idle port costs nothing in the Verilated model.
+// Each bank is a prim_ram_1r1w_be (synchronous read, a write enable per byte), so synthesis
+// maps the buffers to block RAM; the window shifts sit on either side of the banks.
+`include "prim_assert.svh"
+
 module nnc_buffer #(
   parameter int unsigned SizeBytes = 16384,  // power of two, at least 4 lines
   parameter int unsigned LineBytes = 32,     // power of two
@@ -37,75 +39,99 @@ module nnc_buffer #(
   localparam int unsigned BankRows = SizeBytes / LineBytes / 2;
 
   typedef logic [LineBits-1:0]   line_t;
-  typedef logic [2*LineBits-1:0] pair_t;   // line L in the low half, line L + 1 in the high half
   typedef logic [LineW-1:0]      line_idx_t;
   typedef logic [RowW-1:0]       row_t;
-
-  line_t mem_even [BankRows];  // lines 0, 2, 4, ...
-  line_t mem_odd  [BankRows];  // lines 1, 3, 5, ...
 
   // Line l lives in bank l[0] at row l >> 1. The pair (l, l + 1) uses row l >> 1 of the odd
   // bank and this row of the even bank:
   function automatic row_t even_row(line_idx_t l);
-    return l[0] ? row_t'((l + 1'b1) >> 1) : l[LineW-1:1];
+    even_row = l[0] ? RowW'((l + 1'b1) >> 1) : l[LineW-1:1];
   endfunction
 
-  // Bit mask of the enabled bytes of a window.
-  function automatic line_t byte_mask(logic [LineBytes-1:0] be);
-    line_t m;
-    for (int unsigned b = 0; b < LineBytes; b++) m[8*b +: 8] = {8{be[b]}};
-    return m;
-  endfunction
+  // --- Write: the window rotated into place, each bank writing the lanes it holds ---------
+  // Lane k of either line of the pair takes window byte (k - offset) mod LineBytes, so both
+  // banks get the same rotated data; the byte enables, shifted into a pair of lines, choose.
+  // Evaluated only for a write (the rotation is the widest logic of a write).
+  line_idx_t              wl;
+  logic [OfsBits-1:0]     wofs;
+  line_t                  wrot;
+  logic [2*LineBytes-1:0] wbe_pair;
+  logic [LineBytes-1:0]   ev_wbe, od_wbe;
 
-  // --- Write: the window shifted into a pair of lines, each written under its byte mask ----
-  always_ff @(posedge clk_i) begin
+  assign wl   = waddr_i[AddrWidth-1:OfsBits];
+  assign wofs = waddr_i[OfsBits-1:0];
+  always_comb begin
+    wrot     = '0;
+    wbe_pair = '0;
     if (we_i) begin
-      line_idx_t l;
-      pair_t     data, mask;
-      line_t     ev_data, ev_mask, od_data, od_mask;
-      l    = waddr_i[AddrWidth-1:OfsBits];
-      data = pair_t'(wdata_i) << (8 * waddr_i[OfsBits-1:0]);
-      mask = pair_t'(byte_mask(wbe_i)) << (8 * waddr_i[OfsBits-1:0]);
-      if (!l[0]) begin
-        ev_data = data[LineBits-1:0];         ev_mask = mask[LineBits-1:0];
-        od_data = data[2*LineBits-1:LineBits]; od_mask = mask[2*LineBits-1:LineBits];
-      end else begin
-        od_data = data[LineBits-1:0];         od_mask = mask[LineBits-1:0];
-        ev_data = data[2*LineBits-1:LineBits]; ev_mask = mask[2*LineBits-1:LineBits];
-      end
-      if (ev_mask != '0) begin
-        mem_even[even_row(l)] <= (mem_even[even_row(l)] & ~ev_mask) | (ev_data & ev_mask);
-      end
-      if (od_mask != '0) begin
-        mem_odd[l[LineW-1:1]] <= (mem_odd[l[LineW-1:1]] & ~od_mask) | (od_data & od_mask);
-      end
+      wrot     = (wdata_i << (8 * wofs)) | (wdata_i >> (LineBits - 8 * 32'(wofs)));
+      wbe_pair = (2*LineBytes)'(wbe_i) << wofs;
     end
   end
+  assign ev_wbe = wl[0] ? wbe_pair[2*LineBytes-1:LineBytes] : wbe_pair[LineBytes-1:0];
+  assign od_wbe = wl[0] ? wbe_pair[LineBytes-1:0] : wbe_pair[2*LineBytes-1:LineBytes];
 
-  // --- Read: both banks, the pair in line order, the window shifted out of it --------------
-  line_t rdata_q;
+  // --- Read: both banks; the pair in line order, the window shifted out of it -------------
+  // The banks read synchronously; the line order and the offset of the read wait beside
+  // them, and the window is formed from the banks' outputs in the cycle after the read.
+  // It is formed in that cycle only (else rdata_o is zero): every user takes a read's data
+  // in the cycle after it, and an idle buffer then costs the simulation nothing.
+  line_idx_t          rl;
+  logic               rvalid_q;  // a read happened in the previous cycle
+  logic               rodd_q;    // its first line was odd
+  logic [OfsBits-1:0] rofs_q;    // its offset in its first line
+  line_t              ev_rdata, od_rdata;
+
+  assign rl = raddr_i[AddrWidth-1:OfsBits];
+
   always_ff @(posedge clk_i) begin
+    rvalid_q <= re_i;
     if (re_i) begin
-      line_idx_t l;
-      line_t     ev, od;
-      pair_t     pair;
-      l    = raddr_i[AddrWidth-1:OfsBits];
-      ev   = mem_even[even_row(l)];
-      od   = mem_odd[l[LineW-1:1]];
-      pair = l[0] ? {ev, od} : {od, ev};
-      rdata_q <= line_t'(pair >> (8 * raddr_i[OfsBits-1:0]));
+      rodd_q <= rl[0];
+      rofs_q <= raddr_i[OfsBits-1:0];
     end
   end
 
-  assign rdata_o = rdata_q;
+  prim_ram_1r1w_be #(
+    .Width (LineBits),
+    .Depth (BankRows)
+  ) u_even (  // lines 0, 2, 4, ...
+    .clk_i,
+    .we_i    (ev_wbe != '0),  // zero unless we_i
+    .waddr_i (even_row(wl)),
+    .wdata_i (wrot),
+    .wbe_i   (ev_wbe),
+    .re_i,
+    .raddr_i (even_row(rl)),
+    .rdata_o (ev_rdata)
+  );
+
+  prim_ram_1r1w_be #(
+    .Width (LineBits),
+    .Depth (BankRows)
+  ) u_odd (  // lines 1, 3, 5, ...
+    .clk_i,
+    .we_i    (od_wbe != '0),
+    .waddr_i (wl[LineW-1:1]),
+    .wdata_i (wrot),
+    .wbe_i   (od_wbe),
+    .re_i,
+    .raddr_i (rl[LineW-1:1]),
+    .rdata_o (od_rdata)
+  );
+
+  always_comb begin
+    rdata_o = '0;
+    if (rvalid_q) begin
+      rdata_o = LineBits'((rodd_q ? {ev_rdata, od_rdata} : {od_rdata, ev_rdata}) >> (8 * rofs_q));
+    end
+  end
 
   // --- Assertions ---------------------------------------------------------------------------
-  // pragma translate_off
-  initial begin
-    assert ((SizeBytes & (SizeBytes - 1)) == 0 && (LineBytes & (LineBytes - 1)) == 0)
-      else $error("nnc_buffer: SizeBytes and LineBytes must be powers of two");
-    assert (SizeBytes >= 4 * LineBytes) else $error("nnc_buffer: at least two lines per bank");
-  end
-  // pragma translate_on
+  `PRIM_ASSERT_INIT(Pow2_A,
+                    (SizeBytes & (SizeBytes - 1)) == 0 && (LineBytes & (LineBytes - 1)) == 0,
+                    ("nnc_buffer: SizeBytes and LineBytes must be powers of two"))
+  `PRIM_ASSERT_INIT(TwoLinesPerBank_A, SizeBytes >= 4 * LineBytes,
+                    ("nnc_buffer: at least two lines per bank"))
 
 endmodule

@@ -12,11 +12,12 @@
 // they started) and, once they are quiet, enters the error state; a soft reset does the
 // same drain and then clears everything. A watchdog timeout enters the error state at
 // once, since the units may be the ones that are stuck.
+`include "prim_assert.svh"
+
 module nnc_cmd_proc
-  import nnc_isa_pkg::*;
 #(
-  parameter int unsigned QueueDepth = CmdQueueDepth,  // power of two
-  parameter int unsigned FetchDepth = CmdFetchDepth   // power of two
+  parameter int unsigned QueueDepth = nnc_isa_pkg::CmdQueueDepth,  // power of two
+  parameter int unsigned FetchDepth = nnc_isa_pkg::CmdFetchDepth   // power of two
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -47,18 +48,19 @@ module nnc_cmd_proc
   input  logic        fetch_req_ready_i,
   output logic [31:0] fetch_req_addr_o,
   input  logic        fetch_rsp_valid_i,
-  input  cmd_t        fetch_rsp_cmd_i,
+  input  nnc_isa_pkg::cmd_t        fetch_rsp_cmd_i,
   input  logic [1:0]  fetch_rsp_resp_i,
 
   // Units: index 0 load, 1 compute, 2 store (SYNC never reaches a unit)
   output logic [2:0]  unit_valid_o,
   input  logic [2:0]  unit_ready_i,
-  output cmd_t [2:0]  unit_cmd_o,
+  // Per-unit vectors: unit q in slice q.
+  output logic [3*nnc_isa_pkg::CmdBits-1:0] unit_cmd_o,
   input  logic [2:0]  unit_done_i,
   input  logic [2:0]  unit_err_i,
-  input  err_code_e [2:0]   unit_err_code_i,
-  input  logic [2:0][31:0]  unit_err_addr_i,  // bus address (for bus errors)
-  input  logic [2:0][31:0]  unit_err_info_i,
+  input  logic [3*8-1:0]  unit_err_code_i,  // nnc_isa_pkg::err_code_e
+  input  logic [3*32-1:0] unit_err_addr_i,  // bus address (for bus errors)
+  input  logic [3*32-1:0] unit_err_info_i,
   output logic        abort_o,              // units: stop after what is in flight
   input  logic        progress_i,           // some unit moved (for the watchdog)
 
@@ -99,7 +101,7 @@ module nnc_cmd_proc
   logic [FCntW-1:0] fetch_out_d, fetch_out_q;  // requests in flight
 
   // Fetched commands waiting for dispatch
-  cmd_t        fq_cmd_q  [FetchDepth];
+  nnc_isa_pkg::cmd_t        fq_cmd_q  [FetchDepth];
   logic [31:0] fq_addr_q [FetchDepth];
   logic [1:0]  fq_resp_q [FetchDepth];
   logic [FPtrW-1:0] fq_wr_q, fq_rd_q;
@@ -108,10 +110,10 @@ module nnc_cmd_proc
 
   // Slots are 32 bytes; the ring base's low five bits are ignored.
   function automatic logic [31:0] slot_addr(logic [26:0] base_hi, logic [31:0] slot);
-    return {base_hi, 5'd0} + (slot << 5);
+    slot_addr = {base_hi, 5'd0} + (slot << 5);
   endfunction
   function automatic logic [31:0] slot_next(logic [31:0] slot, logic [31:0] size);
-    return (slot + 32'd1 >= size) ? 32'd0 : slot + 32'd1;
+    slot_next = (slot + 32'd1 >= size) ? 32'd0 : slot + 32'd1;
   endfunction
 
   assign fetch_req_valid_o = state_q == StRun && fetch_en_q && ring_size_i != '0 &&
@@ -126,66 +128,83 @@ module nnc_cmd_proc
   // =========================================================================================
   // Queues
   // =========================================================================================
-  cmd_t        qm_cmd_q  [3][QueueDepth];
+  nnc_isa_pkg::cmd_t        qm_cmd_q  [3][QueueDepth];
   logic [31:0] qm_addr_q [3][QueueDepth];
-  logic [2:0][QPtrW-1:0] q_wr_d, q_wr_q, q_rd_d, q_rd_q, q_iss_d, q_iss_q;
-  logic [2:0][QCntW-1:0] q_cnt_d, q_cnt_q;  // entries (issued or not)
-  logic [2:0][QCntW-1:0] q_inf_d, q_inf_q;  // issued, not completed
-  logic [3:0][7:0]       tok_d, tok_q;
+  // Per-queue pointers and counts (queue q in slice q) and the four token counters (channel
+  // t in slice t), flat: Yosys has no multi-dimensional packed arrays.
+  logic [3*QPtrW-1:0] q_wr_d, q_wr_q, q_rd_d, q_rd_q, q_iss_d, q_iss_q;
+  logic [3*QCntW-1:0] q_cnt_d, q_cnt_q;  // entries (issued or not)
+  logic [3*QCntW-1:0] q_inf_d, q_inf_q;  // issued, not completed
+  logic [4*8-1:0]     tok_d, tok_q;
 
   // Head-of-issue command of each queue and its needs.
-  cmd_hdr_t   iss_hdr [3];
+  logic [2:0] iss_pop_prev, iss_pop_next;  // its header's flags
   logic [2:0] iss_avail, iss_tokens_ok, iss_is_sync, iss_go, iss_fire;
 
   // Token channel a queue pops with pop_prev / pop_next (and whether it exists).
   function automatic int unsigned pop_prev_ch(int unsigned q);
-    return q == QCompute ? TkL2C : TkC2S;
+    pop_prev_ch = q == QCompute ? TkL2C : TkC2S;
   endfunction
   function automatic int unsigned pop_next_ch(int unsigned q);
-    return q == QLoad ? TkC2L : TkS2C;
+    pop_next_ch = q == QLoad ? TkC2L : TkS2C;
   endfunction
   function automatic int unsigned push_prev_ch(int unsigned q);
-    return q == QCompute ? TkC2L : TkS2C;
+    push_prev_ch = q == QCompute ? TkC2L : TkS2C;
   endfunction
   function automatic int unsigned push_next_ch(int unsigned q);
-    return q == QLoad ? TkL2C : TkC2S;
+    push_next_ch = q == QLoad ? TkL2C : TkC2S;
   endfunction
+
+  logic [2:0] cpl_push_prev, cpl_push_next;
+
+  // Each queue's head-of-issue command, and its header fields by offset (Yosys reads struct
+  // members of plain signals only). Apart from the issue logic below, which depends on the
+  // units' ready: the command does not, and a unit's ready depends on its command.
+  always_comb begin
+    nnc_isa_pkg::cmd_t c;
+    for (int unsigned q = 0; q < 3; q++) begin
+      c               = qm_cmd_q[q][q_iss_q[QPtrW*q +: QPtrW]];
+      iss_pop_prev[q] = c[nnc_isa_pkg::HdrPopPrevLsb];
+      iss_pop_next[q] = c[nnc_isa_pkg::HdrPopNextLsb];
+      iss_is_sync[q]  = c[nnc_isa_pkg::HdrOpcodeLsb +: 8] == nnc_isa_pkg::OpcodeSync;
+      unit_cmd_o[nnc_isa_pkg::CmdBits*q +: nnc_isa_pkg::CmdBits] = c;
+    end
+  end
 
   always_comb begin
     for (int unsigned q = 0; q < 3; q++) begin
-      iss_hdr[q]       = cmd_hdr_t'(qm_cmd_q[q][q_iss_q[q]]);
-      iss_avail[q]     = q_inf_q[q] < q_cnt_q[q];
-      iss_is_sync[q]   = iss_hdr[q].opcode == OpcodeSync;
+      iss_avail[q]     = q_inf_q[QCntW*q +: QCntW] < q_cnt_q[QCntW*q +: QCntW];
       // The decoder rejected the flags a queue cannot use, so the channels below exist.
-      iss_tokens_ok[q] = (!iss_hdr[q].pop_prev || tok_q[pop_prev_ch(q)] != 8'd0) &&
-                         (!iss_hdr[q].pop_next || tok_q[pop_next_ch(q)] != 8'd0);
+      iss_tokens_ok[q] = (!iss_pop_prev[q] || tok_q[8*(pop_prev_ch(q)) +: 8] != 8'd0) &&
+                         (!iss_pop_next[q] || tok_q[8*(pop_next_ch(q)) +: 8] != 8'd0);
       // SYNC completes on the spot, so it waits until its queue has nothing in flight.
       iss_go[q]        = state_q == StRun && iss_avail[q] && iss_tokens_ok[q] &&
-                         (!iss_is_sync[q] || q_inf_q[q] == '0);
+                         (!iss_is_sync[q] || q_inf_q[QCntW*q +: QCntW] == '0);
       unit_valid_o[q]  = iss_go[q] && !iss_is_sync[q];
-      unit_cmd_o[q]    = qm_cmd_q[q][q_iss_q[q]];
       iss_fire[q]      = iss_go[q] && (iss_is_sync[q] || unit_ready_i[q]);
     end
   end
 
   // Completing command of each queue: the oldest one (a SYNC completes as it issues).
   logic [2:0] cpl;
-  cmd_hdr_t   cpl_hdr [3];
   always_comb begin
+    nnc_isa_pkg::cmd_t c;
     for (int unsigned q = 0; q < 3; q++) begin
-      cpl[q]     = unit_done_i[q] || (iss_fire[q] && iss_is_sync[q]);
-      cpl_hdr[q] = cmd_hdr_t'(qm_cmd_q[q][q_rd_q[q]]);
+      c                = qm_cmd_q[q][q_rd_q[QPtrW*q +: QPtrW]];
+      cpl[q]           = unit_done_i[q] || (iss_fire[q] && iss_is_sync[q]);
+      cpl_push_prev[q] = c[nnc_isa_pkg::HdrPushPrevLsb];
+      cpl_push_next[q] = c[nnc_isa_pkg::HdrPushNextLsb];
     end
   end
 
   // =========================================================================================
   // Dispatch
   // =========================================================================================
-  cmd_t        d_cmd;
+  nnc_isa_pkg::cmd_t        d_cmd;
   logic [31:0] d_addr;
   logic [1:0]  d_resp;
-  cmd_check_t  d_chk;
-  opcode_e     d_op;
+  nnc_isa_pkg::cmd_check_t  d_chk;
+  logic [7:0]  d_opcode;  // nnc_isa_pkg::opcode_e
   logic        d_valid;
   logic [1:0]  d_queue;
   logic        d_is_end, d_to_queue, d_push;
@@ -195,31 +214,32 @@ module nnc_cmd_proc
   assign d_cmd   = fq_cmd_q[fq_rd_q];
   assign d_addr  = fq_addr_q[fq_rd_q];
   assign d_resp  = fq_resp_q[fq_rd_q];
-  assign d_chk   = cmd_check(d_cmd);
-  assign d_op    = opcode_e'(d_cmd[7:0]);
-  assign d_is_end = d_op == OpcodeEnd;
+  assign d_chk   = nnc_isa_pkg::cmd_check(d_cmd);
+  assign d_opcode = d_cmd[7:0];
+  assign d_is_end = d_opcode == nnc_isa_pkg::OpcodeEnd;
   assign all_drained = q_cnt_q == '0;
 
   always_comb begin
-    unique case (d_op)
-      OpcodeDmaLoad:  d_queue = 2'(QLoad);
-      OpcodeDmaStore: d_queue = 2'(QStore);
-      OpcodeSync:     d_queue = d_cmd[SyncExecQueueLsb +: SyncExecQueueWidth];
+    unique case (d_opcode)
+      nnc_isa_pkg::OpcodeDmaLoad:  d_queue = 2'(QLoad);
+      nnc_isa_pkg::OpcodeDmaStore: d_queue = 2'(QStore);
+      nnc_isa_pkg::OpcodeSync:
+        d_queue = d_cmd[nnc_isa_pkg::SyncExecQueueLsb +: nnc_isa_pkg::SyncExecQueueWidth];
       default:        d_queue = 2'(QCompute);
     endcase
   end
 
   logic d_bad;  // the command at dispatch is faulty
-  assign d_bad      = d_valid && (d_resp != 2'b00 || d_chk.code != ErrCodeNone);
+  assign d_bad      = d_valid && (d_resp != 2'b00 || d_chk.code != nnc_isa_pkg::ErrCodeNone);
   assign d_to_queue = d_valid && !d_bad && !d_is_end;
-  assign d_push     = d_to_queue && q_cnt_q[d_queue] != QCntW'(QueueDepth);
+  assign d_push     = d_to_queue && q_cnt_q[QCntW*d_queue +: QCntW] != QCntW'(QueueDepth);
   assign fq_pop     = d_push || (d_valid && !d_bad && d_is_end && all_drained);
 
   // =========================================================================================
   // Errors, status, watchdog
   // =========================================================================================
   logic        err_d, err_q;  // an error was captured (first one wins)
-  err_code_e   err_code_d, err_code_q;
+  logic [7:0]  err_code_d, err_code_q;  // nnc_isa_pkg::err_code_e
   logic [31:0] err_addr_d, err_addr_q, err_info_d, err_info_q;
   logic        done_d, done_q;
   logic [15:0] last_tag_d, last_tag_q;
@@ -269,30 +289,41 @@ module nnc_cmd_proc
 
     // --- dispatch ---
     if (d_push) begin
-      q_wr_d[d_queue]  = q_wr_q[d_queue] + 1'b1;
+      q_wr_d[QPtrW*d_queue +: QPtrW]  = q_wr_q[QPtrW*d_queue +: QPtrW] + 1'b1;
       last_cmd_addr_d  = d_addr;
     end
     if (fq_pop && d_is_end) begin
-      last_tag_d      = d_cmd[EndTagLsb +: EndTagWidth];
+      last_tag_d      = d_cmd[nnc_isa_pkg::EndTagLsb +: nnc_isa_pkg::EndTagWidth];
       done_d          = 1'b1;
-      irq_done_d      = d_cmd[EndIrqLsb];
+      irq_done_d      = d_cmd[nnc_isa_pkg::EndIrqLsb];
       last_cmd_addr_d = d_addr;
     end
 
     // --- issue and completion, per queue; tokens ---
     for (int unsigned q = 0; q < 3; q++) begin
+      // Pointer steps written unconditionally: Verilator 5.006 drops the bound temporary of
+      // a conditional slice write in an unrolled loop (its C++ does not compile).
+      q_iss_d[QPtrW*q +: QPtrW] = q_iss_q[QPtrW*q +: QPtrW] + QPtrW'(iss_fire[q]);
+      q_rd_d[QPtrW*q +: QPtrW]  = q_rd_q[QPtrW*q +: QPtrW] + QPtrW'(cpl[q]);
       if (iss_fire[q]) begin
-        q_iss_d[q] = q_iss_q[q] + 1'b1;
-        if (iss_hdr[q].pop_prev) tok_d[pop_prev_ch(q)] = tok_d[pop_prev_ch(q)] - 8'd1;
-        if (iss_hdr[q].pop_next) tok_d[pop_next_ch(q)] = tok_d[pop_next_ch(q)] - 8'd1;
+        if (iss_pop_prev[q]) begin
+          tok_d[8*(pop_prev_ch(q)) +: 8] = tok_d[8*(pop_prev_ch(q)) +: 8] - 8'd1;
+        end
+        if (iss_pop_next[q]) begin
+          tok_d[8*(pop_next_ch(q)) +: 8] = tok_d[8*(pop_next_ch(q)) +: 8] - 8'd1;
+        end
       end
       if (cpl[q]) begin
-        q_rd_d[q] = q_rd_q[q] + 1'b1;
-        if (cpl_hdr[q].push_prev) tok_d[push_prev_ch(q)] = tok_d[push_prev_ch(q)] + 8'd1;
-        if (cpl_hdr[q].push_next) tok_d[push_next_ch(q)] = tok_d[push_next_ch(q)] + 8'd1;
+        if (cpl_push_prev[q]) begin
+          tok_d[8*(push_prev_ch(q)) +: 8] = tok_d[8*(push_prev_ch(q)) +: 8] + 8'd1;
+        end
+        if (cpl_push_next[q]) begin
+          tok_d[8*(push_next_ch(q)) +: 8] = tok_d[8*(push_next_ch(q)) +: 8] + 8'd1;
+        end
       end
-      q_cnt_d[q] = q_cnt_q[q] + QCntW'(d_push && d_queue == 2'(q)) - QCntW'(cpl[q]);
-      q_inf_d[q] = q_inf_q[q] + QCntW'(iss_fire[q]) - QCntW'(cpl[q]);
+      q_cnt_d[QCntW*q +: QCntW] = q_cnt_q[QCntW*q +: QCntW] + QCntW'(d_push && d_queue == 2'(q)) -
+                                  QCntW'(cpl[q]);
+      q_inf_d[QCntW*q +: QCntW] = q_inf_q[QCntW*q +: QCntW] + QCntW'(iss_fire[q]) - QCntW'(cpl[q]);
     end
 
     // --- errors: the first one wins ---
@@ -301,7 +332,7 @@ module nnc_cmd_proc
         err_d      = 1'b1;
         err_addr_d = d_addr;
         if (d_resp != 2'b00) begin
-          err_code_d = ErrCodeBusError;
+          err_code_d = nnc_isa_pkg::ErrCodeBusError;
           err_info_d = 32'(d_resp);
         end else begin
           err_code_d = d_chk.code;
@@ -311,11 +342,11 @@ module nnc_cmd_proc
         for (int unsigned q = 0; q < 3; q++) begin
           if (!err_d && unit_done_i[q] && unit_err_i[q]) begin
             err_d      = 1'b1;
-            err_code_d = unit_err_code_i[q];
-            err_info_d = unit_err_info_i[q];
+            err_code_d = unit_err_code_i[8*q +: 8];
+            err_info_d = unit_err_info_i[32*q +: 32];
             // Bus errors name the bus address; the others the command's.
-            err_addr_d = unit_err_code_i[q] == ErrCodeBusError ? unit_err_addr_i[q]
-                                                               : qm_addr_q[q][q_rd_q[q]];
+            err_addr_d = unit_err_code_i[8*q +: 8] == nnc_isa_pkg::ErrCodeBusError
+                       ? unit_err_addr_i[32*q +: 32] : qm_addr_q[q][q_rd_q[QPtrW*q +: QPtrW]];
           end
         end
       end
@@ -336,7 +367,7 @@ module nnc_cmd_proc
           fetch_en_d = 1'b0;
         end else if (watchdog_i != '0 && wd_cnt_q >= watchdog_i && !err_q) begin
           err_d       = 1'b1;
-          err_code_d  = ErrCodeWatchdog;
+          err_code_d  = nnc_isa_pkg::ErrCodeWatchdog;
           err_addr_d  = last_cmd_addr_q;
           err_info_d  = '0;
           fetch_en_d  = 1'b0;
@@ -366,7 +397,7 @@ module nnc_cmd_proc
       fq_cnt_d        = '0;
       tok_d           = '0;
       err_d           = 1'b0;
-      err_code_d      = ErrCodeNone;
+      err_code_d      = nnc_isa_pkg::ErrCodeNone;
       err_addr_d      = '0;
       err_info_d      = '0;
       done_d          = 1'b0;
@@ -401,7 +432,7 @@ module nnc_cmd_proc
   assign irq_error_o = irq_error_q;
 
   for (genvar q = 0; q < 3; q++) begin : g_ev
-    assign ev_busy_o[q]  = q_inf_q[q] != '0;
+    assign ev_busy_o[q]  = q_inf_q[QCntW*q +: QCntW] != '0;
     assign ev_stall_o[q] = state_q == StRun && iss_avail[q] && !iss_tokens_ok[q];
   end
   assign ev_issue_o    = iss_fire;
@@ -425,7 +456,7 @@ module nnc_cmd_proc
       q_inf_q         <= '0;
       tok_q           <= '0;
       err_q           <= 1'b0;
-      err_code_q      <= ErrCodeNone;
+      err_code_q      <= nnc_isa_pkg::ErrCodeNone;
       err_addr_q      <= '0;
       err_info_q      <= '0;
       done_q          <= 1'b0;
@@ -480,30 +511,29 @@ module nnc_cmd_proc
       fq_resp_q[fq_wr_q] <= fetch_rsp_resp_i;
     end
     if (d_push) begin
-      qm_cmd_q[d_queue][q_wr_q[d_queue]]  <= d_cmd;
-      qm_addr_q[d_queue][q_wr_q[d_queue]] <= d_addr;
+      qm_cmd_q[d_queue][q_wr_q[QPtrW*d_queue +: QPtrW]]  <= d_cmd;
+      qm_addr_q[d_queue][q_wr_q[QPtrW*d_queue +: QPtrW]] <= d_addr;
     end
   end
 
   // =========================================================================================
   // Assertions
   // =========================================================================================
-  // pragma translate_off
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
     end else begin
       for (int unsigned t = 0; t < 4; t++) begin
-        assert (!(tok_q[t] == 8'hFF && tok_d[t] == 8'h00 && state_q == StRun))
-          else $error("nnc_cmd_proc: token counter %0d overflowed", t);
+        `PRIM_ASSERT_I(TokenOverflow_A,
+            !(tok_q[8*t +: 8] == 8'hFF && tok_d[8*t +: 8] == 8'h00 && state_q == StRun),
+        ("nnc_cmd_proc: token counter %0d overflowed", t))
       end
       for (int unsigned q = 0; q < 3; q++) begin
-        assert (!(unit_done_i[q] && q_inf_q[q] == '0))
-          else $error("nnc_cmd_proc: unit %0d done with nothing issued", q);
+        `PRIM_ASSERT_I(DoneWithoutIssue_A, !(unit_done_i[q] && q_inf_q[QCntW*q +: QCntW] == '0),
+        ("nnc_cmd_proc: unit %0d done with nothing issued", q))
       end
-      assert (!(fetch_rsp_valid_i && fetch_out_q == '0))
-        else $error("nnc_cmd_proc: fetch response without a request");
+      `PRIM_ASSERT_I(FetchRspExpected_A, !(fetch_rsp_valid_i && fetch_out_q == '0),
+        ("nnc_cmd_proc: fetch response without a request"))
     end
   end
-  // pragma translate_on
 
 endmodule

@@ -30,21 +30,23 @@
 //
 // Every command's buffer footprint is checked before it starts (ErrCodeDmaOob, ERR_INFO =
 // buffer id); a failed check completes the command at once with the error.
+`include "prim_assert.svh"
+
 module nnc_compute
-  import nnc_isa_pkg::*;
-  import nnc_pkg::*;
 #(
-  parameter int unsigned Rows        = ArrayRows,
-  parameter int unsigned Cols        = ArrayCols,
-  parameter int unsigned BusBytes    = AxiDataBytes,
-  parameter int unsigned InpBytes    = InpBufBytes,
-  parameter int unsigned WgtBytes    = WgtBufBytes,
-  parameter int unsigned AccBytes    = AccBufBytes,
-  parameter int unsigned OutBytes    = OutBufBytes,
-  parameter int unsigned PrmBytes    = PrmBufBytes,
-  parameter int unsigned TileFifo    = GemmTiles,     // GEMM tiles in flight, a power of two
-  parameter int unsigned StreamDepth = DensifyBeats,  // densify reader: beats per array
-  parameter int unsigned MaxReads    = DensifyReads,  // densify reader: reads in flight
+  parameter int unsigned Rows        = nnc_isa_pkg::ArrayRows,
+  parameter int unsigned Cols        = nnc_isa_pkg::ArrayCols,
+  parameter int unsigned BusBytes    = nnc_isa_pkg::AxiDataBytes,
+  parameter int unsigned InpBytes    = nnc_isa_pkg::InpBufBytes,
+  parameter int unsigned WgtBytes    = nnc_isa_pkg::WgtBufBytes,
+  parameter int unsigned AccBytes    = nnc_isa_pkg::AccBufBytes,
+  parameter int unsigned OutBytes    = nnc_isa_pkg::OutBufBytes,
+  parameter int unsigned PrmBytes    = nnc_isa_pkg::PrmBufBytes,
+  // GEMM tiles in flight (a power of two); the densify reader's beats per array and reads in
+  // flight.
+  parameter int unsigned TileFifo    = nnc_isa_pkg::GemmTiles,
+  parameter int unsigned StreamDepth = nnc_isa_pkg::DensifyBeats,
+  parameter int unsigned MaxReads    = nnc_isa_pkg::DensifyReads,
   localparam int unsigned BusBits = BusBytes * 8
 ) (
   input  logic                   clk_i,
@@ -53,33 +55,33 @@ module nnc_compute
   // Commands from the compute queue
   input  logic                   cmd_valid_i,
   output logic                   cmd_ready_o,
-  input  cmd_t                   cmd_i,
+  input  nnc_isa_pkg::cmd_t                   cmd_i,
   output logic                   done_o,      // pulse, in command order
   output logic                   err_o,
-  output err_code_e              err_code_o,
+  output nnc_isa_pkg::err_code_e              err_code_o,
   output logic [31:0]            err_addr_o,  // bus address (bus errors)
   output logic [31:0]            err_info_o,
 
   // Buffers (this unit has priority on every port it uses)
   output logic                   inp_re_o,
-  output logic [BufAddrBits-1:0] inp_raddr_o,
+  output logic [nnc_isa_pkg::BufAddrBits-1:0] inp_raddr_o,
   input  logic [Rows*16-1:0]     inp_rdata_i,
   output logic                   wgt_re_o,
-  output logic [BufAddrBits-1:0] wgt_raddr_o,
+  output logic [nnc_isa_pkg::BufAddrBits-1:0] wgt_raddr_o,
   input  logic [Cols*16-1:0]     wgt_rdata_i,
   output logic                   acc_re_o,
-  output logic [BufAddrBits-1:0] acc_raddr_o,
+  output logic [nnc_isa_pkg::BufAddrBits-1:0] acc_raddr_o,
   input  logic [Cols*64-1:0]     acc_rdata_i,
   output logic                   acc_we_o,
-  output logic [BufAddrBits-1:0] acc_waddr_o,
+  output logic [nnc_isa_pkg::BufAddrBits-1:0] acc_waddr_o,
   output logic [Cols*64-1:0]     acc_wdata_o,
   output logic [Cols*8-1:0]      acc_wbe_o,
   output logic                   out_we_o,
-  output logic [BufAddrBits-1:0] out_waddr_o,
+  output logic [nnc_isa_pkg::BufAddrBits-1:0] out_waddr_o,
   output logic [Cols*32-1:0]     out_wdata_o,
   output logic [Cols*4-1:0]      out_wbe_o,
   output logic                   prm_re_o,
-  output logic [BufAddrBits-1:0] prm_raddr_o,
+  output logic [nnc_isa_pkg::BufAddrBits-1:0] prm_raddr_o,
   input  logic [Cols*32-1:0]     prm_rdata_i,
 
   // Memory for the densify unit (nnc_dma aux client)
@@ -107,67 +109,69 @@ module nnc_compute
   localparam int unsigned OPtrW    = $clog2(OpFifo);
   localparam int unsigned RowIdxW  = Rows > 1 ? $clog2(Rows) : 1;
 
-  typedef logic [BufAddrBits-1:0] baddr_t;
+  localparam int unsigned BAddrW = nnc_isa_pkg::BufAddrBits;
+  typedef logic [BAddrW-1:0] baddr_t;
 
   // =========================================================================================
   // Command decode and footprint checks
   // =========================================================================================
-  opcode_e        c_op;
-  gemm_t          c_g;
-  requant_store_t c_r;
-  densify_t       c_d;
+  logic [7:0]     c_op;  // nnc_isa_pkg::opcode_e
+  nnc_isa_pkg::gemm_t          c_g;
+  nnc_isa_pkg::requant_store_t c_r;
+  nnc_isa_pkg::densify_t       c_d;
   logic           c_is_gemm, c_oob;
-  buffer_e        c_oob_buf;
+  nnc_isa_pkg::buffer_e        c_oob_buf;
 
-  assign c_op      = opcode_e'(cmd_i[7:0]);
-  assign c_g       = gemm_t'(cmd_i);
-  assign c_r       = requant_store_t'(cmd_i);
-  assign c_d       = densify_t'(cmd_i);
-  assign c_is_gemm = c_op == OpcodeGemm;
+  // Views of the command (no casts: Yosys's SV reader has no typedef casts).
+  assign c_op      = cmd_i[7:0];
+  assign c_g       = cmd_i;
+  assign c_r       = cmd_i;
+  assign c_d       = cmd_i;
+  assign c_is_gemm = c_op == nnc_isa_pkg::OpcodeGemm;
 
   function automatic logic over(logic [39:0] end_byte, int unsigned size);
-    return end_byte > 40'(size);
+    over = end_byte > 40'(size);
   endfunction
 
   // Bytes of an ACC element: int32, or int64 with acc64.
   function automatic logic [39:0] acc_elem_bytes(logic acc64);
-    return acc64 ? 40'd8 : 40'd4;
+    acc_elem_bytes = acc64 ? 40'd8 : 40'd4;
   endfunction
 
   always_comb begin
     logic [39:0] eb, wb, ob;
     c_oob     = 1'b0;
-    c_oob_buf = BufferInp;
-    eb        = c_g.mode == GemmModeInt16 ? 40'd2 : 40'd1;
+    c_oob_buf = nnc_isa_pkg::BufferInp;
+    eb        = c_g.mode == nnc_isa_pkg::GemmModeInt16 ? 40'd2 : 40'd1;
     wb        = c_g.wgt8 ? 40'd1 : eb;  // the decode check rejected wgt8 with mode int8
     ob        = 40'd1 << c_r.out_width;
     unique case (c_op)
-      OpcodeGemm: begin
+      nnc_isa_pkg::OpcodeGemm: begin
         if (over(40'(c_g.inp_addr) + 40'(c_g.k) * 40'(Rows) * eb, InpBytes)) begin
           c_oob = 1'b1;
-          c_oob_buf = BufferInp;
+          c_oob_buf = nnc_isa_pkg::BufferInp;
         end else if (over(40'(c_g.wgt_addr) + 40'(c_g.k) * 40'(Cols) * wb, WgtBytes)) begin
           c_oob = 1'b1;
-          c_oob_buf = BufferWgt;
+          c_oob_buf = nnc_isa_pkg::BufferWgt;
         end else if (over(40'(c_g.acc_addr) + (40'(8'(c_g.m - 8'd1)) * 40'(Cols) +
                           40'(c_g.n)) * acc_elem_bytes(c_g.acc64), AccBytes)) begin
           c_oob = 1'b1;
-          c_oob_buf = BufferAcc;
+          c_oob_buf = nnc_isa_pkg::BufferAcc;
         end
       end
-      OpcodeRequantStore: begin
+      nnc_isa_pkg::OpcodeRequantStore: begin
         if (over(40'(c_r.acc_addr) + 40'(c_r.rows) * 40'(Cols) * acc_elem_bytes(c_r.acc64),
                  AccBytes)) begin
           c_oob = 1'b1;
-          c_oob_buf = BufferAcc;
+          c_oob_buf = nnc_isa_pkg::BufferAcc;
         end else if (over(40'(c_r.out_addr) + 40'(c_r.rows) * 40'(Cols) * ob, OutBytes)) begin
           c_oob = 1'b1;
-          c_oob_buf = BufferOut;
+          c_oob_buf = nnc_isa_pkg::BufferOut;
         end else if ((c_r.bias_en && over(40'(c_r.bias_addr) + 40'(Cols * 4), PrmBytes)) ||
                      over(40'(c_r.mult_addr) + (c_r.per_channel ? 40'(Cols * 4) : 40'd4), PrmBytes) ||
                      over(40'(c_r.shift_addr) + (c_r.per_channel ? 40'(Cols) : 40'd1), PrmBytes)) begin
           c_oob = 1'b1;
-          c_oob_buf = BufferPrm;
+          c_oob_buf = nnc_isa_pkg::BufferPrm;
         end
       end
       default: ;
@@ -207,12 +211,11 @@ module nnc_compute
     logic                  bsg;
     logic signed [16:0]    azp;
     logic signed [16:0]    bzp;
-    logic [Rows-1:0][15:0] act;
-    logic [Cols-1:0][15:0] wgt;
+    logic [Rows*16-1:0]    act;         // lane r in bits 16r+15:16r
+    logic [Cols*16-1:0]    wgt;
   } beat_t;
 
-  beat_t            of_q [OpFifo];
-  logic [OPtrW-1:0] of_wr_q, of_rd_q;
+  beat_t            of_in, of_head;  // the beat entering the FIFO, the oldest one
   logic [OPtrW:0]   of_cnt_q;
   logic             g_pend_q;      // INP/WGT read issued last cycle
   logic             g_pend_last_q;
@@ -224,12 +227,7 @@ module nnc_compute
   // MAC array
   logic                         mac_in_ready, mac_out_valid, mac_out_last, mac_idle;
   logic [RowIdxW-1:0]           mac_out_row;
-  logic [Cols-1:0][AccWidth-1:0] mac_out_acc;
-  logic [Rows-1:0][15:0]        of_act;
-  logic [Cols-1:0][15:0]        of_wgt;
-
-  assign of_act = of_q[of_rd_q].act;
-  assign of_wgt = of_q[of_rd_q].wgt;
+  logic [Cols*nnc_pkg::AccWidth-1:0] mac_out_acc;  // column c in slice c
 
   nnc_mac_array #(
     .Rows(Rows),
@@ -239,15 +237,15 @@ module nnc_compute
     .rst_ni,
     .in_valid_i      (of_cnt_q != '0),
     .in_ready_o      (mac_in_ready),
-    .in_last_i       (of_q[of_rd_q].last),
-    .in_act_i        (of_act),
-    .in_wgt_i        (of_wgt),
-    .in_act_wide_i   (of_q[of_rd_q].act_wide),
-    .in_wgt_wide_i   (of_q[of_rd_q].wgt_wide),
-    .in_act_signed_i (of_q[of_rd_q].asg),
-    .in_wgt_signed_i (of_q[of_rd_q].bsg),
-    .in_act_zp_i     (of_q[of_rd_q].azp),
-    .in_wgt_zp_i     (of_q[of_rd_q].bzp),
+    .in_last_i       (of_head.last),
+    .in_act_i        (of_head.act),
+    .in_wgt_i        (of_head.wgt),
+    .in_act_wide_i   (of_head.act_wide),
+    .in_wgt_wide_i   (of_head.wgt_wide),
+    .in_act_signed_i (of_head.asg),
+    .in_wgt_signed_i (of_head.bsg),
+    .in_act_zp_i     (of_head.azp),
+    .in_wgt_zp_i     (of_head.bzp),
     .out_valid_o     (mac_out_valid),
     .out_ready_i     (1'b1),
     .out_row_o       (mac_out_row),
@@ -259,15 +257,15 @@ module nnc_compute
   assign mac_in_fire = of_cnt_q != '0 && mac_in_ready;
 
   // Unpacks one INP/WGT line into lanes (int8 lanes in bits 7:0).
-  function automatic logic [Rows-1:0][15:0] unpack_act(logic [Rows*16-1:0] line, logic wide);
-    logic [Rows-1:0][15:0] a;
-    for (int unsigned r = 0; r < Rows; r++) a[r] = wide ? line[16*r +: 16] : {8'd0, line[8*r +: 8]};
-    return a;
+  function automatic logic [Rows*16-1:0] unpack_act(logic [Rows*16-1:0] line, logic wide);
+    for (int unsigned r = 0; r < Rows; r++) begin
+      unpack_act[16*r +: 16] = wide ? line[16*r +: 16] : {8'd0, line[8*r +: 8]};
+    end
   endfunction
-  function automatic logic [Cols-1:0][15:0] unpack_wgt(logic [Cols*16-1:0] line, logic wide);
-    logic [Cols-1:0][15:0] w;
-    for (int unsigned c = 0; c < Cols; c++) w[c] = wide ? line[16*c +: 16] : {8'd0, line[8*c +: 8]};
-    return w;
+  function automatic logic [Cols*16-1:0] unpack_wgt(logic [Cols*16-1:0] line, logic wide);
+    for (int unsigned c = 0; c < Cols; c++) begin
+      unpack_wgt[16*c +: 16] = wide ? line[16*c +: 16] : {8'd0, line[8*c +: 8]};
+    end
   endfunction
 
   // Drain: stage 1 takes a row from the array (and reads ACC to accumulate), stage 2 writes.
@@ -283,47 +281,43 @@ module nnc_compute
   assign st1_tile  = tiles_q[t_st1_q];
   assign st1_write = 8'(mac_out_row) < st1_tile.m;
   assign st1_addr  = st1_tile.acc_addr +
-                     baddr_t'((32'(mac_out_row) * Cols) << (st1_tile.acc64 ? 3 : 2));
+                     BAddrW'((32'(mac_out_row) * Cols) << (st1_tile.acc64 ? 3 : 2));
   assign tile_done = d1_valid_q && d1_last_q;
 
   // Byte enables of lanes c < n of a row in the element size.
   function automatic logic [Cols*8-1:0] lane_be(logic [7:0] n, logic acc64);
-    logic [Cols*8-1:0] be;
-    be = '0;
+    lane_be = '0;
     for (int unsigned c = 0; c < Cols; c++) begin
-      if (acc64) be[8*c +: 8] = {8{8'(c) < n}};
-      else       be[4*c +: 4] = {4{8'(c) < n}};
+      if (acc64) lane_be[8*c +: 8] = {8{8'(c) < n}};
+      else       lane_be[4*c +: 4] = {4{8'(c) < n}};
     end
-    return be;
   endfunction
 
   // A drained row of the array's (48-bit) sums packed as an ACC row in the element size:
   // int64 sign-extended, or the low 32 bits.
-  function automatic logic [Cols*64-1:0] pack_sums(logic [Cols-1:0][AccWidth-1:0] sums,
+  function automatic logic [Cols*64-1:0] pack_sums(logic [Cols*nnc_pkg::AccWidth-1:0] sums,
                                                    logic acc64);
-    logic [Cols*64-1:0] row;
-    row = '0;
+    pack_sums = '0;
     for (int unsigned c = 0; c < Cols; c++) begin
-      if (acc64) row[64*c +: 64] = 64'(signed'(sums[c]));
-      else       row[32*c +: 32] = sums[c][31:0];
+      if (acc64) begin
+        pack_sums[64*c +: 64] = 64'(signed'(sums[nnc_pkg::AccWidth*c +: nnc_pkg::AccWidth]));
+      end
+      else       pack_sums[32*c +: 32] = sums[nnc_pkg::AccWidth*c +: 32];
     end
-    return row;
   endfunction
 
   // Accumulate: a packed row plus the old ACC row, element by element (two int32 lanes or
   // one int64 lane per 64-bit word; words past an int32 row are never written).
   function automatic logic [Cols*64-1:0] add_rows(logic [Cols*64-1:0] row,
                                                   logic [Cols*64-1:0] old, logic acc64);
-    logic [Cols*64-1:0] sum;
     for (int unsigned w = 0; w < Cols; w++) begin
       if (acc64) begin
-        sum[64*w +: 64] = row[64*w +: 64] + old[64*w +: 64];
+        add_rows[64*w +: 64] = row[64*w +: 64] + old[64*w +: 64];
       end else begin
-        sum[64*w +: 32]      = row[64*w +: 32] + old[64*w +: 32];
-        sum[64*w + 32 +: 32] = row[64*w + 32 +: 32] + old[64*w + 32 +: 32];
+        add_rows[64*w +: 32]      = row[64*w +: 32] + old[64*w +: 32];
+        add_rows[64*w + 32 +: 32] = row[64*w + 32 +: 32] + old[64*w + 32 +: 32];
       end
     end
-    return sum;
   endfunction
 
   // =========================================================================================
@@ -331,30 +325,27 @@ module nnc_compute
   // =========================================================================================
   typedef enum logic [1:0] {RqIdle, RqParam, RqStream} rq_state_e;
   rq_state_e             rq_state_q;
-  requant_store_t        rq_q;
+  nnc_isa_pkg::requant_store_t        rq_q;
   logic [2:0]            rq_pstep_q;
-  logic [Cols-1:0][31:0] rq_bias_q, rq_mult_q;
-  logic [Cols-1:0][7:0]  rq_shift_q;
+  logic [Cols*32-1:0]    rq_bias_q, rq_mult_q;  // lane c in slice c
+  logic [Cols*8-1:0]     rq_shift_q;
   logic [31:0]           rq_lo_q, rq_hi_q;
   logic [11:0]           rq_issued_q, rq_written_q;
   logic                  rq_pend_q;      // ACC read issued last cycle
   // Accumulator rows waiting for the requant unit, unpacked into lanes when they arrive
   // (int32 lanes zero-extended: the unit's int32 path reads bits 31:0).
-  logic [Cols-1:0][63:0] rf_q [OpFifo];
-  logic [OPtrW-1:0]      rf_wr_q, rf_rd_q;
+  logic [Cols*64-1:0]    rf_in, rf_head;  // the row entering the FIFO, the oldest one
   logic [OPtrW:0]        rf_cnt_q;
   logic                  rq_issue, rq_in_ready, rq_out_valid, rq_last_write;
-  logic [Cols-1:0][31:0] rq_out_data;
+  logic [Cols*32-1:0]    rq_out_data;
 
   assign rq_issue = rq_state_q == RqStream && rq_issued_q < rq_q.rows &&
                     (32'(rf_cnt_q) + 32'(rq_pend_q) < OpFifo);
 
-  function automatic logic [Cols-1:0][63:0] unpack_acc(logic [Cols*64-1:0] row, logic acc64);
-    logic [Cols-1:0][63:0] lanes;
+  function automatic logic [Cols*64-1:0] unpack_acc(logic [Cols*64-1:0] row, logic acc64);
     for (int unsigned c = 0; c < Cols; c++) begin
-      lanes[c] = acc64 ? row[64*c +: 64] : {32'd0, row[32*c +: 32]};
+      unpack_acc[64*c +: 64] = acc64 ? row[64*c +: 64] : {32'd0, row[32*c +: 32]};
     end
-    return lanes;
   endfunction
 
   nnc_requant #(
@@ -364,7 +355,7 @@ module nnc_compute
     .rst_ni,
     .in_valid_i    (rf_cnt_q != '0),
     .in_ready_o    (rq_in_ready),
-    .in_acc_i      (rf_q[rf_rd_q]),
+    .in_acc_i      (rf_head),
     .in_acc64_i    (rq_q.acc64),
     .in_bias_i     (rq_bias_q),
     .in_mult_i     (rq_mult_q),
@@ -372,7 +363,7 @@ module nnc_compute
     .in_zp_i       (32'(signed'(rq_q.out_zp))),
     .in_act_min_i  (rq_lo_q),
     .in_act_max_i  (rq_hi_q),
-    .in_out_type_i (OutI32),
+    .in_out_type_i (nnc_pkg::OutI32),
     .out_valid_o   (rq_out_valid),
     .out_ready_i   (1'b1),
     .out_data_o    (rq_out_data)
@@ -383,46 +374,45 @@ module nnc_compute
   // Output type range and the clamp range intersected with it.
   function automatic logic signed [31:0] clamp32(logic signed [31:0] x, logic signed [31:0] lo,
                                                  logic signed [31:0] hi);
-    if (x < lo) return lo;
-    if (x > hi) return hi;
-    return x;
+    if (x < lo)      clamp32 = lo;
+    else if (x > hi) clamp32 = hi;
+    else             clamp32 = x;
   endfunction
   logic signed [31:0] t_min, t_max;
   always_comb begin
     unique case ({c_r.out_width, c_r.out_signed})
-      {ElemWidthW8, 1'b1}:  begin t_min = -32'sd128;   t_max = 32'sd127;   end
-      {ElemWidthW8, 1'b0}:  begin t_min = 32'sd0;      t_max = 32'sd255;   end
-      {ElemWidthW16, 1'b1}: begin t_min = -32'sd32768; t_max = 32'sd32767; end
-      {ElemWidthW16, 1'b0}: begin t_min = 32'sd0;      t_max = 32'sd65535; end
-      {ElemWidthW32, 1'b1}: begin t_min = 32'sh8000_0000; t_max = 32'sh7fff_ffff; end
+      {nnc_isa_pkg::ElemWidthW8, 1'b1}:  begin t_min = -32'sd128;   t_max = 32'sd127;   end
+      {nnc_isa_pkg::ElemWidthW8, 1'b0}:  begin t_min = 32'sd0;      t_max = 32'sd255;   end
+      {nnc_isa_pkg::ElemWidthW16, 1'b1}: begin t_min = -32'sd32768; t_max = 32'sd32767; end
+      {nnc_isa_pkg::ElemWidthW16, 1'b0}: begin t_min = 32'sd0;      t_max = 32'sd65535; end
+      {nnc_isa_pkg::ElemWidthW32, 1'b1}: begin t_min = 32'sh8000_0000; t_max = 32'sh7fff_ffff; end
       default:              begin t_min = 32'sd0;      t_max = 32'sh7fff_ffff; end
     endcase
   end
 
   // Packs a row of int32 results into the output width.
-  function automatic logic [Cols*32-1:0] pack_out(logic [Cols-1:0][31:0] d, elem_width_e w);
-    logic [Cols*32-1:0] o;
-    o = '0;
+  function automatic logic [Cols*32-1:0] pack_out(logic [Cols*32-1:0] d,
+                                                  nnc_isa_pkg::elem_width_e w);
+    pack_out = '0;
     for (int unsigned c = 0; c < Cols; c++) begin
       unique case (w)
-        ElemWidthW8:  o[8*c +: 8]   = d[c][7:0];
-        ElemWidthW16: o[16*c +: 16] = d[c][15:0];
-        default:      o[32*c +: 32] = d[c];
+        nnc_isa_pkg::ElemWidthW8:  pack_out[8*c +: 8]   = d[32*c +: 8];
+        nnc_isa_pkg::ElemWidthW16: pack_out[16*c +: 16] = d[32*c +: 16];
+        default:                   pack_out[32*c +: 32] = d[32*c +: 32];
       endcase
     end
-    return o;
   endfunction
 
   // =========================================================================================
   // DENSIFY and its memory adapter
   // =========================================================================================
   logic         ds_active_q, ds_start, ds_busy, ds_done;
-  densify_err_e ds_err;
+  nnc_pkg::densify_err_e ds_err;
   logic [31:0]  ds_written, ds_err_addr;
   logic [1:0]   ds_err_resp;
   logic         ds_rd_stall;     // the unit waits for read data
   logic         ds_finished_q;   // the unit is done, waiting for write responses
-  densify_err_e ds_err_q;
+  nnc_pkg::densify_err_e ds_err_q;
   logic         ds_rd_valid, ds_rd_ready, ds_wr_valid, ds_wr_ready;
   logic [31:0]  ds_rd_addr, ds_wr_addr;
   logic [BusBits-1:0]  ds_wr_data;
@@ -434,7 +424,7 @@ module nnc_compute
   logic         wr_go, rd_go;
   logic [31:0]  c_d_out_addr_q;
 
-  assign ds_start = cmd_valid_i && cmd_ready_o && c_op == OpcodeDensify;
+  assign ds_start = cmd_valid_i && cmd_ready_o && c_op == nnc_isa_pkg::OpcodeDensify;
 
   nnc_densify #(
     .BusBytes    (BusBytes),
@@ -448,7 +438,7 @@ module nnc_compute
     .values_addr_i  (c_d.values_addr),
     .out_addr_i     (c_d.out_addr),
     .out_bytes_i    (c_d.out_size),
-    .elem_size_i    (elem_size_e'(c_d.elem_width)),
+    .elem_size_i    (c_d.elem_width),  // the same codes
     .busy_o         (ds_busy),
     .done_o         (ds_done),
     .err_o          (ds_err),
@@ -486,7 +476,7 @@ module nnc_compute
   // Acceptance, completion, errors
   // =========================================================================================
   logic err_pend_q;
-  buffer_e err_buf_q;
+  nnc_isa_pkg::buffer_e err_buf_q;
   logic all_idle;
   logic ds_complete;
 
@@ -501,13 +491,13 @@ module nnc_compute
   always_comb begin
     done_o     = 1'b0;
     err_o      = 1'b0;
-    err_code_o = ErrCodeNone;
+    err_code_o = nnc_isa_pkg::ErrCodeNone;
     err_addr_o = '0;
     err_info_o = '0;
     if (err_pend_q) begin
       done_o     = 1'b1;
       err_o      = 1'b1;
-      err_code_o = ErrCodeDmaOob;
+      err_code_o = nnc_isa_pkg::ErrCodeDmaOob;
       err_info_o = 32'(err_buf_q);
     end else if (tile_done || rq_last_write) begin
       done_o = 1'b1;
@@ -515,12 +505,12 @@ module nnc_compute
       done_o = 1'b1;
       if (bus_err_q) begin
         err_o      = 1'b1;
-        err_code_o = ErrCodeBusError;
+        err_code_o = nnc_isa_pkg::ErrCodeBusError;
         err_addr_o = bus_err_addr_q;
         err_info_o = 32'(bus_err_resp_q);
-      end else if (ds_err_q != DensifyOk) begin
+      end else if (ds_err_q != nnc_pkg::DensifyOk) begin
         err_o      = 1'b1;
-        err_code_o = ErrCodeDensifyMeta;
+        err_code_o = nnc_isa_pkg::ErrCodeDensifyMeta;
         err_info_o = 32'(ds_err_q);
       end
     end
@@ -537,7 +527,7 @@ module nnc_compute
     // ACC reads: the drain's accumulate reads, or the requant stream (never both).
     acc_re_o    = (mac_out_valid && st1_write && st1_tile.accumulate) || rq_issue;
     acc_raddr_o = rq_issue ? rq_q.acc_addr +
-                             baddr_t'((32'(rq_issued_q) * Cols) << (rq_q.acc64 ? 3 : 2))
+                             BAddrW'((32'(rq_issued_q) * Cols) << (rq_q.acc64 ? 3 : 2))
                            : st1_addr;
     acc_we_o    = d1_valid_q && d1_write_q;
     acc_waddr_o = d1_addr_q;
@@ -546,11 +536,11 @@ module nnc_compute
     if (d1_valid_q && d1_accum_q) acc_wdata_o = add_rows(d1_row_q, acc_rdata_i, d1_acc64_q);
     acc_wbe_o   = d1_be_q;
     out_we_o    = rq_out_valid;
-    out_waddr_o = rq_q.out_addr + baddr_t'((32'(rq_written_q) * Cols) << rq_q.out_width);
+    out_waddr_o = rq_q.out_addr + BAddrW'((32'(rq_written_q) * Cols) << rq_q.out_width);
     out_wdata_o = pack_out(rq_out_data, rq_q.out_width);
     unique case (rq_q.out_width)
-      ElemWidthW8:  out_wbe_o = (Cols*4)'({Cols{1'b1}});
-      ElemWidthW16: out_wbe_o = (Cols*4)'({(2*Cols){1'b1}});
+      nnc_isa_pkg::ElemWidthW8:  out_wbe_o = (Cols*4)'({Cols{1'b1}});
+      nnc_isa_pkg::ElemWidthW16: out_wbe_o = (Cols*4)'({(2*Cols){1'b1}});
       default:      out_wbe_o = {(Cols*4){1'b1}};
     endcase
     prm_re_o    = rq_state_q == RqParam && rq_pstep_q < 3'd3;
@@ -584,9 +574,6 @@ module nnc_compute
       s_azp_q        <= '0;
       s_bzp_q        <= '0;
       s_mn_q         <= '0;
-      of_wr_q        <= '0;
-      of_rd_q        <= '0;
-      of_cnt_q       <= '0;
       g_pend_q       <= 1'b0;
       g_pend_last_q  <= 1'b0;
       d1_valid_q     <= 1'b0;
@@ -608,18 +595,15 @@ module nnc_compute
       rq_issued_q    <= '0;
       rq_written_q   <= '0;
       rq_pend_q      <= 1'b0;
-      rf_wr_q        <= '0;
-      rf_rd_q        <= '0;
-      rf_cnt_q       <= '0;
       ds_active_q    <= 1'b0;
       ds_finished_q  <= 1'b0;
-      ds_err_q       <= DensifyOk;
+      ds_err_q       <= nnc_pkg::DensifyOk;
       wr_out_q       <= '0;
       bus_err_q      <= 1'b0;
       bus_err_addr_q <= '0;
       bus_err_resp_q <= '0;
       err_pend_q     <= 1'b0;
-      err_buf_q      <= BufferInp;
+      err_buf_q      <= nnc_isa_pkg::BufferInp;
     end else begin
       // --- accept ---
       err_pend_q <= 1'b0;
@@ -629,13 +613,13 @@ module nnc_compute
           err_buf_q  <= c_oob_buf;
         end else begin
           unique case (c_op)
-            OpcodeGemm: begin
+            nnc_isa_pkg::OpcodeGemm: begin
               s_active_q <= 1'b1;
               s_left_q   <= c_g.k;
               s_inp_q    <= c_g.inp_addr;
               s_wgt_q    <= c_g.wgt_addr;
-              s_wide_q   <= c_g.mode == GemmModeInt16;
-              s_wgt_wide_q <= c_g.mode == GemmModeInt16 && !c_g.wgt8;
+              s_wide_q   <= c_g.mode == nnc_isa_pkg::GemmModeInt16;
+              s_wgt_wide_q <= c_g.mode == nnc_isa_pkg::GemmModeInt16 && !c_g.wgt8;
               s_asg_q    <= c_g.a_signed;
               s_bsg_q    <= c_g.b_signed;
               s_azp_q    <= 17'(c_g.a_zp);
@@ -643,7 +627,7 @@ module nnc_compute
               s_mn_q     <= 16'(c_g.m) * 16'(c_g.n);
               t_wr_q     <= t_wr_q + 1'b1;
             end
-            OpcodeRequantStore: begin
+            nnc_isa_pkg::OpcodeRequantStore: begin
               rq_state_q   <= RqParam;
               rq_q         <= c_r;
               rq_pstep_q   <= '0;
@@ -652,7 +636,7 @@ module nnc_compute
               rq_lo_q      <= clamp32(c_r.clamp_min, t_min, t_max);
               rq_hi_q      <= clamp32(c_r.clamp_max, t_min, t_max);
             end
-            OpcodeDensify: begin
+            nnc_isa_pkg::OpcodeDensify: begin
               ds_active_q   <= 1'b1;
               ds_finished_q <= 1'b0;
               bus_err_q     <= 1'b0;
@@ -665,15 +649,12 @@ module nnc_compute
       // --- GEMM streaming ---
       if (g_issue) begin
         s_left_q <= s_left_q - 16'd1;
-        s_inp_q  <= s_inp_q + baddr_t'(s_wide_q ? 2 * Rows : Rows);
-        s_wgt_q  <= s_wgt_q + baddr_t'(s_wgt_wide_q ? 2 * Cols : Cols);
+        s_inp_q  <= s_inp_q + BAddrW'(s_wide_q ? 2 * Rows : Rows);
+        s_wgt_q  <= s_wgt_q + BAddrW'(s_wgt_wide_q ? 2 * Cols : Cols);
         if (g_last) s_active_q <= 1'b0;
       end
       g_pend_q      <= g_issue;
       g_pend_last_q <= g_issue && g_last;
-      if (g_pend_q) of_wr_q <= of_wr_q + 1'b1;
-      if (mac_in_fire) of_rd_q <= of_rd_q + 1'b1;
-      of_cnt_q <= of_cnt_q + (OPtrW+1)'(g_pend_q) - (OPtrW+1)'(mac_in_fire);
 
       // --- drain ---
       d1_valid_q <= mac_out_valid;
@@ -694,21 +675,20 @@ module nnc_compute
       if (rq_state_q == RqParam) begin
         rq_pstep_q <= rq_pstep_q + 3'd1;
         for (int unsigned c = 0; c < Cols; c++) begin
-          if (rq_pstep_q == 3'd1) rq_bias_q[c] <= rq_q.bias_en ? prm_rdata_i[32*c +: 32] : 32'd0;
+          if (rq_pstep_q == 3'd1) begin
+            rq_bias_q[32*c +: 32] <= rq_q.bias_en ? prm_rdata_i[32*c +: 32] : 32'd0;
+          end
           if (rq_pstep_q == 3'd2) begin
-            rq_mult_q[c] <= rq_q.per_channel ? prm_rdata_i[32*c +: 32] : prm_rdata_i[31:0];
+            rq_mult_q[32*c +: 32] <= rq_q.per_channel ? prm_rdata_i[32*c +: 32] : prm_rdata_i[31:0];
           end
           if (rq_pstep_q == 3'd3) begin
-            rq_shift_q[c] <= rq_q.per_channel ? prm_rdata_i[8*c +: 8] : prm_rdata_i[7:0];
+            rq_shift_q[8*c +: 8] <= rq_q.per_channel ? prm_rdata_i[8*c +: 8] : prm_rdata_i[7:0];
           end
         end
         if (rq_pstep_q == 3'd3) rq_state_q <= RqStream;
       end
       if (rq_issue) rq_issued_q <= rq_issued_q + 12'd1;
       rq_pend_q <= rq_issue;
-      if (rq_pend_q) rf_wr_q <= rf_wr_q + 1'b1;
-      if (rf_cnt_q != '0 && rq_in_ready) rf_rd_q <= rf_rd_q + 1'b1;
-      rf_cnt_q <= rf_cnt_q + (OPtrW+1)'(rq_pend_q) - (OPtrW+1)'(rf_cnt_q != '0 && rq_in_ready);
       if (rq_out_valid) rq_written_q <= rq_written_q + 12'd1;
       if (rq_last_write) rq_state_q <= RqIdle;
 
@@ -721,7 +701,7 @@ module nnc_compute
       // A read error is the unit's to report: it stops at the first element it needs from
       // a failed beat (a failed prefetch it never needs is no error). A straddling element
       // (response 0) is a metadata error, not a bus error.
-      if (ds_done && ds_err == DensifyErrBus && ds_err_resp != 2'b00 && !bus_err_q) begin
+      if (ds_done && ds_err == nnc_pkg::DensifyErrBus && ds_err_resp != 2'b00 && !bus_err_q) begin
         bus_err_q      <= 1'b1;
         bus_err_addr_q <= ds_err_addr;
         bus_err_resp_q <= ds_err_resp;
@@ -744,20 +724,62 @@ module nnc_compute
     end
   end
 
-  // Storage without reset (guarded by the counters): tiles, operand and accumulator FIFOs.
-  always_ff @(posedge clk_i) begin
-    if (cmd_fire && c_is_gemm && !c_oob) begin
-      tiles_q[t_wr_q] <= '{acc_addr: c_g.acc_addr, m: c_g.m, n: c_g.n, accumulate: c_g.accumulate,
-                           acc64: c_g.acc64};
-    end
-    if (g_pend_q) begin
-      of_q[of_wr_q] <= '{act: unpack_act(inp_rdata_i, s_wide_q), wgt: unpack_wgt(wgt_rdata_i, s_wgt_wide_q),
-                         last: g_pend_last_q, act_wide: s_wide_q, wgt_wide: s_wgt_wide_q,
-                         asg: s_asg_q, bsg: s_bsg_q,
-                         azp: s_azp_q, bzp: s_bzp_q};
-    end
-    if (rq_pend_q) rf_q[rf_wr_q] <= unpack_acc(acc_rdata_i, rq_q.acc64);
+  // Tile storage without reset (guarded by the counters).
+  tile_t c_tile;
+  always_comb begin
+    c_tile.acc_addr   = c_g.acc_addr;
+    c_tile.m          = c_g.m;
+    c_tile.n          = c_g.n;
+    c_tile.accumulate = c_g.accumulate;
+    c_tile.acc64      = c_g.acc64;
   end
+  always_ff @(posedge clk_i) begin
+    if (cmd_fire && c_is_gemm && !c_oob) tiles_q[t_wr_q] <= c_tile;
+  end
+
+  // Operand FIFO: a beat enters the cycle after its INP/WGT read, leaves into the array.
+  always_comb begin
+    of_in.act      = unpack_act(inp_rdata_i, s_wide_q);
+    of_in.wgt      = unpack_wgt(wgt_rdata_i, s_wgt_wide_q);
+    of_in.last     = g_pend_last_q;
+    of_in.act_wide = s_wide_q;
+    of_in.wgt_wide = s_wgt_wide_q;
+    of_in.asg      = s_asg_q;
+    of_in.bsg      = s_bsg_q;
+    of_in.azp      = s_azp_q;
+    of_in.bzp      = s_bzp_q;
+  end
+  prim_fifo_sync #(
+    .Width ($bits(of_in)),
+    .Depth (OpFifo)
+  ) u_operand_fifo (
+    .clk_i,
+    .rst_ni,
+    .push_i  (g_pend_q),
+    .wdata_i (of_in),
+    .pop_i   (mac_in_fire),
+    .rdata_o (of_head),
+    .count_o (of_cnt_q)
+  );
+
+  // Accumulator FIFO: an ACC row enters the cycle after its read, leaves into the requant
+  // unit; unpacked into lanes on the way in.
+  always_comb begin
+    rf_in = '0;
+    if (rq_pend_q) rf_in = unpack_acc(acc_rdata_i, rq_q.acc64);  // only for a push
+  end
+  prim_fifo_sync #(
+    .Width (Cols * 64),
+    .Depth (OpFifo)
+  ) u_acc_fifo (
+    .clk_i,
+    .rst_ni,
+    .push_i  (rq_pend_q),
+    .wdata_i (rf_in),
+    .pop_i   (rf_cnt_q != '0 && rq_in_ready),
+    .rdata_o (rf_head),
+    .count_o (rf_cnt_q)
+  );
 
   // =========================================================================================
   // Events
@@ -779,15 +801,16 @@ module nnc_compute
   // =========================================================================================
   // Assertions
   // =========================================================================================
-  // pragma translate_off
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
     end else begin
-      assert (!(mac_out_valid && t_cnt_q == '0)) else $error("nnc_compute: drained row with no tile");
-      assert (!(rq_out_valid && rq_state_q != RqStream)) else $error("nnc_compute: stray requant row");
-      assert (!(tile_done && (rq_last_write || ds_complete))) else $error("nnc_compute: two completions");
+      `PRIM_ASSERT_I(DrainWithTile_A, !(mac_out_valid && t_cnt_q == '0),
+        ("nnc_compute: drained row with no tile"))
+      `PRIM_ASSERT_I(RequantRowExpected_A, !(rq_out_valid && rq_state_q != RqStream),
+        ("nnc_compute: stray requant row"))
+      `PRIM_ASSERT_I(OneCompletion_A, !(tile_done && (rq_last_write || ds_complete)),
+        ("nnc_compute: two completions"))
     end
   end
-  // pragma translate_on
 
 endmodule

@@ -24,8 +24,9 @@
 // array, prefetched in address order, several reads in flight), so sequential elements hit
 // on chip; the fill writes whole beats under byte strobes, a stored value one element. The
 // operation ends once all its reads are back.
+`include "prim_assert.svh"
+
 module nnc_densify
-  import nnc_pkg::*;
 #(
   parameter int unsigned BusBytes    = nnc_isa_pkg::AxiDataBytes,
   parameter int unsigned StreamDepth = nnc_isa_pkg::DensifyBeats,  // buffered beats per array (reader)
@@ -43,10 +44,10 @@ module nnc_densify
   input  logic [31:0]  values_addr_i,  // byte address of the stored values
   input  logic [31:0]  out_addr_i,     // byte address of the dense output
   input  logic [31:0]  out_bytes_i,    // output size: must be the dense size exactly
-  input  elem_size_e   elem_size_i,    // Elem8/16/32 (code 3 is an error)
+  input  logic [1:0]            elem_size_i,    // nnc_pkg::elem_size_e, or 3: an error
   output logic         busy_o,
   output logic         done_o,         // one-cycle pulse
-  output densify_err_e err_o,
+  output nnc_pkg::densify_err_e err_o,
   output logic [31:0]  written_o,      // stored values written by the last operation
   // With DensifyErrBus: the byte address of the element access that failed and the AXI
   // response of its beat (0: the element straddles two beats, nothing was sent).
@@ -70,7 +71,7 @@ module nnc_densify
   output logic [BusBytes-1:0] wr_req_strb_o
 );
 
-  localparam int unsigned MaxLevels = DensifyMaxRank;
+  localparam int unsigned MaxLevels = nnc_pkg::DensifyMaxRank;
 
   typedef enum logic [3:0] {
     StIdle, StRd, StCheck, StShape, StScanLevel, StFill, StEnter, StStep, StCoord,
@@ -82,14 +83,16 @@ module nnc_densify
     RdDesc, RdScanSeg, RdScanIdx, RdSegLo, RdSegHi, RdIdx, RdVal
   } rd_kind_e;
 
-  typedef logic [MaxLevels-1:0][31:0] per_level_t;
+  // Per-level registers: level l's word in element l. The level weights are one flat
+  // vector (level l in slice l), written whole.
+  typedef logic [MaxLevels*32-1:0] per_level_t;
 
   // --- State ----------------------------------------------------------------------------------
   state_e       state_d, state_q;
   rd_kind_e     rd_kind_d, rd_kind_q;
   logic [31:0]  rd_addr_d, rd_addr_q;
-  elem_size_e   rd_size_d, rd_size_q;
-  densify_err_e err_d, err_q;
+  logic [1:0]   rd_size_d, rd_size_q;  // nnc_pkg::elem_size_e (plain: code 3 may pass)
+  nnc_pkg::densify_err_e err_d, err_q;
   logic [31:0]  written_d, written_q;
   logic [31:0]  err_addr_d, err_addr_q;
   logic [1:0]   err_resp_d, err_resp_q;
@@ -99,11 +102,13 @@ module nnc_densify
   logic [6:0]   word_d, word_q;         // descriptor word being loaded
   logic [31:0]  levels_d, levels_q;     // n + k
   logic [31:0]  nblk_d, nblk_q;         // k
-  elem_size_e   esize_d, esize_q;
+  logic [1:0]   esize_d, esize_q;      // nnc_pkg::elem_size_e
   logic [31:0]  val_addr_d, val_addr_q, val_cnt_d, val_cnt_q;
   logic [31:0]  out_addr_d, out_addr_q, out_cnt_d, out_cnt_q, out_bytes_d, out_bytes_q;
   logic [31:0]  fill_d, fill_q;
-  per_level_t   trav_q, fmt_q, dim_q, bmap_q, seg_addr_q, seg_cnt_q, idx_addr_q, idx_cnt_q;
+  logic [31:0]  trav_q [MaxLevels], fmt_q [MaxLevels], dim_q [MaxLevels], bmap_q [MaxLevels];
+  logic [31:0]  seg_addr_q [MaxLevels], seg_cnt_q [MaxLevels], idx_addr_q [MaxLevels];
+  logic [31:0]  idx_cnt_q [MaxLevels];
 
   // Derived by the checks.
   per_level_t   weight_q;               // dense offset per coordinate step, per level
@@ -118,11 +123,12 @@ module nnc_densify
 
   // Walk.
   logic [2:0]   lvl_d, lvl_q;
-  per_level_t   pos_q, end_q, first_q, partial_q;
+  logic [31:0]  pos_q [MaxLevels], end_q [MaxLevels], first_q [MaxLevels];
+  logic [31:0]  partial_q [MaxLevels];
   logic [31:0]  coord_d, coord_q, off_d, off_q, val_d, val_q;
 
   // --- Descriptor checks and the dense shape -------------------------------------------------
-  // Functions of the loaded descriptor, evaluated only in the states that use them (StCheck,
+  // Logic of the loaded descriptor, evaluated only in the states that use them (StCheck,
   // StShape), so an idle or walking unit does not recompute them every cycle.
   logic [3:0]  nlev;   // levels, once checked to be 1..8
   logic [3:0]  rank;   // n = levels - k
@@ -130,43 +136,47 @@ module nnc_densify
   assign rank = levels_q[3:0] - nblk_q[3:0];
 
   // The first failing check in the documented order, or DensifyOk.
-  function automatic densify_err_e desc_check();
+  nnc_pkg::densify_err_e check_err;  // evaluated in StCheck only
+  always_comb begin : desc_check
     logic [MaxLevels-1:0] seen;
     logic trav_ok, bmap_ok, fmt_ok, dim_ok;
+    check_err = nnc_pkg::DensifyOk;
     trav_ok = 1'b1;
     bmap_ok = 1'b1;
     fmt_ok  = 1'b1;
     dim_ok  = 1'b1;
     seen    = '0;
-    for (int unsigned p = 0; p < MaxLevels; p++) begin
-      if (p < 32'(nlev)) begin
-        // Grid levels permute [0, n), block levels permute [n, n + k).
-        if ($signed(trav_q[p]) < $signed(p < 32'(rank) ? 32'd0 : 32'(rank)) ||
-            $signed(trav_q[p]) >= $signed(p < 32'(rank) ? 32'(rank) : 32'(nlev))) begin
-          trav_ok = 1'b0;
-        end else if (seen[trav_q[p][2:0]]) begin
-          trav_ok = 1'b0;
-        end else begin
-          seen[trav_q[p][2:0]] = 1'b1;
+    if (state_q == StCheck) begin
+      for (int unsigned p = 0; p < MaxLevels; p++) begin
+        if (p < 32'(nlev)) begin
+          // Grid levels permute [0, n), block levels permute [n, n + k).
+          if ($signed(trav_q[p]) < $signed(p < 32'(rank) ? 32'd0 : 32'(rank)) ||
+              $signed(trav_q[p]) >= $signed(p < 32'(rank) ? 32'(rank) : 32'(nlev))) begin
+            trav_ok = 1'b0;
+          end else if (seen[trav_q[p][2:0]]) begin
+            trav_ok = 1'b0;
+          end else begin
+            seen[trav_q[p][2:0]] = 1'b1;
+          end
+          if (fmt_q[p] > 32'd1) fmt_ok = 1'b0;
+          // A DENSE level has no arrays.
+          if (fmt_q[p] == 32'd0 && (seg_cnt_q[p] != '0 || idx_cnt_q[p] != '0)) fmt_ok = 1'b0;
+          if ($signed(dim_q[p]) < 1) dim_ok = 1'b0;
         end
-        if (fmt_q[p] > 32'd1) fmt_ok = 1'b0;
-        // A DENSE level has no arrays.
-        if (fmt_q[p] == 32'd0 && (seg_cnt_q[p] != '0 || idx_cnt_q[p] != '0)) fmt_ok = 1'b0;
-        if ($signed(dim_q[p]) < 1) dim_ok = 1'b0;
-      end
-      if (p < 32'(nblk_q[3:0])) begin
-        if ($signed(bmap_q[p]) < 0 || $signed(bmap_q[p]) >= $signed(32'(rank))) bmap_ok = 1'b0;
-        if (p > 0 && $signed(bmap_q[p]) <= $signed(bmap_q[(p + MaxLevels - 1) % MaxLevels])) begin
-          bmap_ok = 1'b0;
+        if (p < 32'(nblk_q[3:0])) begin
+          if ($signed(bmap_q[p]) < 0 || $signed(bmap_q[p]) >= $signed(32'(rank))) bmap_ok = 1'b0;
+          if (p > 0 && $signed(bmap_q[p]) <= $signed(bmap_q[(p + MaxLevels - 1) % MaxLevels])) begin
+            bmap_ok = 1'b0;
+          end
         end
       end
+      if (!trav_ok)      check_err = nnc_pkg::DensifyErrTraversal;
+      else if (!bmap_ok) check_err = nnc_pkg::DensifyErrBlockMap;
+      else if (!fmt_ok)  check_err = nnc_pkg::DensifyErrFormat;
+      else if (!dim_ok)  check_err = nnc_pkg::DensifyErrDimension;
+      else               check_err = nnc_pkg::DensifyOk;
     end
-    if (!trav_ok) return DensifyErrTraversal;
-    if (!bmap_ok) return DensifyErrBlockMap;
-    if (!fmt_ok)  return DensifyErrFormat;
-    if (!dim_ok)  return DensifyErrDimension;
-    return DensifyOk;
-  endfunction
+  end
 
   // Dense shape, element count and level weights. Only used once the checks above passed,
   // so every index below is in range. (A single-cycle cone: fine for a model; silicon would
@@ -176,55 +186,68 @@ module nnc_densify
     logic [63:0] elems;
     per_level_t  weight;
   } shape_t;
+  // Per-level vectors below are flat (level i in slice i): Yosys has no multi-dimensional
+  // packed arrays.
 
-  function automatic shape_t dense_shape();
-    logic [MaxLevels-1:0][63:0] shape;
-    logic [MaxLevels-1:0][31:0] blk;
-    logic [MaxLevels-1:0][63:0] stride;
-    logic [2:0] d;
-    shape_t     res;
-    d          = '0;
-    res.ok     = 1'b1;
-    res.elems  = 64'd1;
-    res.weight = '0;
-    shape      = '0;
-    blk        = '0;
-    stride     = '0;
-    for (int unsigned i = 0; i < MaxLevels; i++) blk[i] = 32'd1;
-    for (int unsigned p = 0; p < MaxLevels; p++) begin
-      if (p < 32'(rank)) shape[trav_q[p][2:0]] = {32'd0, dim_q[p]};
-    end
-    for (int unsigned p = 0; p < MaxLevels; p++) begin
-      if (p >= 32'(rank) && p < 32'(nlev)) begin
-        d        = bmap_q[3'(trav_q[p][2:0] - rank[2:0])][2:0];
-        blk[d]   = dim_q[p];
-        shape[d] = shape[d] * {32'd0, dim_q[p]};  // both < 2^31
+  shape_t shape_now;  // evaluated in StShape only
+  always_comb begin : dense_shape
+    logic [MaxLevels*64-1:0] shape;
+    logic [MaxLevels*32-1:0] blk;
+    logic [MaxLevels*64-1:0] stride;
+    logic [2:0]  d, t;
+    logic        ok;
+    logic [63:0] elems;
+    per_level_t  weight;
+    d      = '0;
+    t      = '0;
+    ok     = 1'b1;
+    elems  = 64'd1;
+    weight = '0;
+    shape  = '0;
+    blk    = '0;
+    stride = '0;
+    shape_now = '0;
+    if (state_q == StShape) begin
+      for (int unsigned i = 0; i < MaxLevels; i++) blk[32*i +: 32] = 32'd1;
+      for (int unsigned p = 0; p < MaxLevels; p++) begin
+        if (p < 32'(rank)) shape[64*trav_q[p][2:0] +: 64] = {32'd0, dim_q[p]};
       end
-    end
-    for (int unsigned i = 0; i < MaxLevels; i++) begin
-      if (i < 32'(rank) && res.ok) begin
-        if (shape[i] > 64'h0000_0000_ffff_ffff) begin
-          res.ok = 1'b0;
-        end else begin
-          res.elems = res.elems * shape[i];  // <= 2^31 * 2^32
-          if (res.elems > 64'h0000_0000_8000_0000) res.ok = 1'b0;
+      for (int unsigned p = 0; p < MaxLevels; p++) begin
+        if (p >= 32'(rank) && p < 32'(nlev)) begin
+          t                 = 3'(trav_q[p][2:0] - rank[2:0]);
+          d                 = bmap_q[t][2:0];
+          blk[32*d +: 32]   = dim_q[p];
+          shape[64*d +: 64] = shape[64*d +: 64] * {32'd0, dim_q[p]};  // both < 2^31
         end
       end
-    end
-    // Row-major strides of the dense tensor; with ok every one is <= 2^31.
-    for (int i = MaxLevels - 1; i >= 0; i--) begin
-      if (i == 32'(rank) - 1) stride[i] = 64'd1;
-      else if (i < 32'(rank) - 1) stride[i] = stride[i+1] * shape[i+1];
-    end
-    for (int unsigned p = 0; p < MaxLevels; p++) begin
-      if (p < 32'(rank)) begin
-        res.weight[p] = 32'(stride[trav_q[p][2:0]] * {32'd0, blk[trav_q[p][2:0]]});
-      end else if (p < 32'(nlev)) begin
-        res.weight[p] = 32'(stride[bmap_q[3'(trav_q[p][2:0] - rank[2:0])][2:0]]);
+      for (int unsigned i = 0; i < MaxLevels; i++) begin
+        if (i < 32'(rank) && ok) begin
+          if (shape[64*i +: 64] > 64'h0000_0000_ffff_ffff) begin
+            ok = 1'b0;
+          end else begin
+            elems = elems * shape[64*i +: 64];  // <= 2^31 * 2^32
+            if (elems > 64'h0000_0000_8000_0000) ok = 1'b0;
+          end
+        end
       end
+      // Row-major strides of the dense tensor; with ok every one is <= 2^31.
+      for (int i = MaxLevels - 1; i >= 0; i--) begin
+        if (i == 32'(rank) - 1) stride[64*i +: 64] = 64'd1;
+        else if (i < 32'(rank) - 1) stride[64*i +: 64] = stride[64*((i+1) % MaxLevels) +: 64] *
+                                                    shape[64*((i+1) % MaxLevels) +: 64];
+      end
+      for (int unsigned p = 0; p < MaxLevels; p++) begin
+        t = trav_q[p][2:0];
+        if (p < 32'(rank)) begin
+          weight[32*p +: 32] = 32'(stride[64*t +: 64] * {32'd0, blk[32*t +: 32]});
+        end else if (p < 32'(nlev)) begin
+          d                  = bmap_q[3'(t - rank[2:0])][2:0];
+          weight[32*p +: 32] = 32'(stride[64*d +: 64]);
+        end
+      end
+      shape_now = {ok, elems, weight};
     end
-    return res;
-  endfunction
+  end
 
   // --- Reads: element lookups in the reader's streams ----------------------------------------
   // Stream per array: 0 descriptor, 1 values, 2 + l segments of level l, 10 + l indices of
@@ -238,7 +261,7 @@ module nnc_densify
   logic              rq_valid;
   rd_kind_e          rq_kind;
   logic [31:0]       rq_addr;
-  elem_size_e        rq_size;
+  logic [1:0]        rq_size;       // nnc_pkg::elem_size_e
   logic              rd_straddle;   // the element crosses a beat boundary: a bus error
   logic [2:0]        rd_lvl;        // level of the array being read
   logic [SidW-1:0]   rd_stream;
@@ -249,7 +272,7 @@ module nnc_densify
 
   always_comb begin
     rd_straddle = OfsW'(rq_addr[BeatBits-1:0]) + (OfsW'(1) << rq_size) > OfsW'(BusBytes);
-    rd_lvl      = rq_kind inside {RdScanSeg, RdScanIdx} ? scan_l_q[2:0] : lvl_q;
+    rd_lvl      = rq_kind == RdScanSeg || rq_kind == RdScanIdx ? scan_l_q[2:0] : lvl_q;
     unique case (rq_kind)
       RdDesc: begin
         rd_stream = '0;
@@ -312,7 +335,7 @@ module nnc_densify
     logic [1:0] emask;
     logic [1:0] lane;
     logic [32:0] a;
-    emask     = esize_q == Elem8 ? 2'd0 : (esize_q == Elem16 ? 2'd1 : 2'd3);
+    emask     = esize_q == nnc_pkg::Elem8 ? 2'd0 : (esize_q == nnc_pkg::Elem16 ? 2'd1 : 2'd3);
     fill_end  = {1'b0, out_addr_q} + {1'b0, out_bytes_q};
     fill_data = '0;
     fill_strb = '0;
@@ -345,7 +368,7 @@ module nnc_densify
     lvl_dn      = lvl_q + 3'd1;
     parent      = lvl_q == 3'd0 ? 32'd0 : pos_q[lvl_up];
     dense_first = parent * dim_q[lvl_q];
-    coord_off   = {32'd0, partial_q[lvl_q]} + {32'd0, coord_q} * {32'd0, weight_q[lvl_q]};
+    coord_off   = {32'd0, partial_q[lvl_q]} + {32'd0, coord_q} * {32'd0, weight_q[32*lvl_q +: 32]};
     scan_l3     = scan_l_q[2:0];
     npos_next   = {32'd0, npos_q} * {32'd0, dim_q[scan_l3[2:0]]};
     npos_plus1  = {1'b0, npos_q} + 33'd1;
@@ -364,7 +387,7 @@ module nnc_densify
           rq_valid = 1'b1;
           rq_kind  = RdIdx;
           rq_addr  = idx_addr_q[lvl_q] + (pos_q[lvl_q] << 2);
-          rq_size  = Elem32;
+          rq_size  = nnc_pkg::Elem32;
         end
       end
       StCoord: begin
@@ -387,7 +410,6 @@ module nnc_densify
   logic        rec_we;               // descriptor word word_q >= 8 arrives (lk_data)
   logic [5:0]  rec_w;                // its index in the level records: level, field
   logic        weight_we;            // the dense shape was accepted (shape_now.weight)
-  shape_t      shape_now;            // dense_shape(), in StShape only
   logic        pos_we, end_we, first_we, partial_we;
   logic [2:0]  pos_idx, partial_idx; // end and first are written at lvl_q
   logic [31:0] pos_val, end_val, first_val, partial_val;
@@ -425,7 +447,6 @@ module nnc_densify
     lvl_d      = lvl_q;
     rec_we      = 1'b0;
     weight_we   = 1'b0;
-    shape_now   = '0;
     pos_we      = 1'b0;
     pos_idx     = lvl_q;
     pos_val     = '0;
@@ -451,20 +472,21 @@ module nnc_densify
           out_bytes_d = out_bytes_i;
           out_cnt_d   = out_bytes_i >> elem_size_i;
           esize_d     = elem_size_i;
-          err_d       = DensifyOk;
+          err_d       = nnc_pkg::DensifyOk;
           err_resp_d  = '0;
           written_d   = '0;
           word_d      = '0;
           // Unloaded level records must not look valid to the checks.
           levels_d    = '0;
           nblk_d      = '0;
-          if (!(elem_size_i inside {Elem8, Elem16, Elem32})) begin
-            err_d   = DensifyErrElemSize;
+          if (elem_size_i != nnc_pkg::Elem8 && elem_size_i != nnc_pkg::Elem16 &&
+              elem_size_i != nnc_pkg::Elem32) begin
+            err_d   = nnc_pkg::DensifyErrElemSize;
             state_d = StDone;
           end else begin
             rd_kind_d = RdDesc;
             rd_addr_d = desc_addr_i;
-            rd_size_d = Elem32;
+            rd_size_d = nnc_pkg::Elem32;
             state_d   = StRd;
           end
         end
@@ -475,17 +497,16 @@ module nnc_densify
       StRd: ;
 
       StCheck: begin
-        err_d   = desc_check();
-        state_d = err_d == DensifyOk ? StShape : StDone;
+        err_d   = check_err;
+        state_d = err_d == nnc_pkg::DensifyOk ? StShape : StDone;
       end
 
       StShape: begin
-        shape_now = dense_shape();
         if (!shape_now.ok) begin
-          err_d   = DensifyErrDimension;
+          err_d   = nnc_pkg::DensifyErrDimension;
           state_d = StDone;
         end else if ({32'd0, out_bytes_q} != shape_now.elems << esize_q) begin
-          err_d   = DensifyErrOutput;
+          err_d   = nnc_pkg::DensifyErrOutput;
           state_d = StDone;
         end else begin
           weight_we = 1'b1;
@@ -499,7 +520,7 @@ module nnc_densify
       StScanLevel: begin
         if (scan_l_q == nlev) begin
           if (val_cnt_q != npos_q) begin
-            err_d   = DensifyErrValues;
+            err_d   = nnc_pkg::DensifyErrValues;
             state_d = StDone;
           end else begin
             fcur_d  = {1'b0, out_addr_q[31:BeatBits], BeatBits'(0)};
@@ -507,14 +528,14 @@ module nnc_densify
           end
         end else if (fmt_q[scan_l3[2:0]] == 32'd0) begin
           if (npos_next > {32'd0, elems_q}) begin
-            err_d   = DensifyErrIndex;  // only repeated indices above can get here
+            err_d   = nnc_pkg::DensifyErrIndex;  // only repeated indices above can get here
             state_d = StDone;
           end else begin
             npos_d   = npos_next[31:0];
             scan_l_d = scan_l_q + 4'd1;
           end
         end else if ({1'b0, seg_cnt_q[scan_l3[2:0]]} != npos_plus1) begin
-          err_d   = DensifyErrSegment;
+          err_d   = nnc_pkg::DensifyErrSegment;
           state_d = StDone;
         end else begin
           cnt_d     = '0;
@@ -547,12 +568,12 @@ module nnc_densify
           end_val        = dense_first + dim_q[lvl_q];
           state_d        = StStep;
         end else if ({1'b0, parent} + 33'd1 >= {1'b0, seg_cnt_q[lvl_q]}) begin
-          err_d   = DensifyErrSegment;
+          err_d   = nnc_pkg::DensifyErrSegment;
           state_d = StDone;
         end else begin
           rd_kind_d = RdSegLo;
           rd_addr_d = seg_addr_q[lvl_q] + (parent << 2);
-          rd_size_d = Elem32;
+          rd_size_d = nnc_pkg::Elem32;
           state_d   = StRd;
         end
       end
@@ -576,11 +597,11 @@ module nnc_densify
 
       StCoord: begin
         if (coord_off >= {32'd0, out_cnt_q}) begin
-          err_d   = DensifyErrOutput;
+          err_d   = nnc_pkg::DensifyErrOutput;
           state_d = StDone;
         end else if ({1'b0, lvl_q} == nlev - 4'd1) begin
           if (pos_q[lvl_q] >= val_cnt_q) begin
-            err_d   = DensifyErrValues;
+            err_d   = nnc_pkg::DensifyErrValues;
             state_d = StDone;
           end else begin
             off_d = coord_off[31:0];  // the value read (rq_*) is handled below
@@ -596,7 +617,7 @@ module nnc_densify
 
       StWrite: begin
         if (wr_straddle) begin
-          err_d      = DensifyErrBus;
+          err_d      = nnc_pkg::DensifyErrBus;
           err_addr_d = wr_addr;
           err_resp_d = 2'b00;
           state_d    = StDone;
@@ -622,7 +643,7 @@ module nnc_densify
     // looks up the next element from StRd, or moves on), or a wait in StRd on a miss.
     if (rq_valid) begin
       if (rd_straddle || (lk_hit && lk_resp != 2'b00)) begin
-        err_d      = DensifyErrBus;
+        err_d      = nnc_pkg::DensifyErrBus;
         err_addr_d = rq_addr;
         err_resp_d = rd_straddle ? 2'b00 : lk_resp;
         state_d    = StDone;
@@ -643,7 +664,7 @@ module nnc_densify
             if (word_q == 7'd3 &&
                 (levels_q == '0 || levels_q > 32'(MaxLevels) || nblk_q >= levels_q ||
                  {nblk_q, 1'b0} > {1'b0, levels_q})) begin
-              err_d   = DensifyErrRank;
+              err_d   = nnc_pkg::DensifyErrRank;
               state_d = StDone;
             end else if (word_q >= 7'd8 && word_q == last_word) begin
               state_d = StCheck;
@@ -659,7 +680,7 @@ module nnc_densify
             // cnt = q, reading segments[q] for q = 0 .. npos.
             if ((cnt_q == '0 && rsp != '0) || (cnt_q != '0 && $signed(rsp) < $signed(prev_q)) ||
                 (cnt_q == npos_q && rsp != idx_cnt_q[scan_l3[2:0]])) begin
-              err_d   = DensifyErrSegment;
+              err_d   = nnc_pkg::DensifyErrSegment;
               state_d = StDone;
             end else if (cnt_q != npos_q) begin
               prev_d    = rsp;
@@ -668,7 +689,7 @@ module nnc_densify
               state_d   = StRd;
             end else if (idx_cnt_q[scan_l3[2:0]] > elems_q) begin
               // More positions than dense elements: some index repeats.
-              err_d   = DensifyErrIndex;
+              err_d   = nnc_pkg::DensifyErrIndex;
               state_d = StDone;
             end else if (idx_cnt_q[scan_l3[2:0]] == '0) begin
               npos_d   = '0;
@@ -684,7 +705,7 @@ module nnc_densify
 
           RdScanIdx: begin
             if ($signed(rsp) < 0 || $signed(rsp) >= $signed(dim_q[scan_l3[2:0]])) begin
-              err_d   = DensifyErrIndex;
+              err_d   = nnc_pkg::DensifyErrIndex;
               state_d = StDone;
             end else if (cnt_q + 32'd1 == idx_cnt_q[scan_l3[2:0]]) begin
               npos_d   = idx_cnt_q[scan_l3[2:0]];
@@ -708,7 +729,7 @@ module nnc_densify
           RdSegHi: begin
             if ($signed(pos_q[lvl_q]) < 0 || $signed(rsp) < $signed(pos_q[lvl_q]) ||
                 rsp > idx_cnt_q[lvl_q]) begin
-              err_d   = DensifyErrSegment;
+              err_d   = nnc_pkg::DensifyErrSegment;
               state_d = StDone;
             end else begin
               end_we       = 1'b1;
@@ -719,7 +740,7 @@ module nnc_densify
 
           RdIdx: begin
             if ($signed(rsp) < 0 || $signed(rsp) >= $signed(dim_q[lvl_q])) begin
-              err_d   = DensifyErrIndex;
+              err_d   = nnc_pkg::DensifyErrIndex;
               state_d = StDone;
             end else begin
               coord_d = rsp;
@@ -745,7 +766,7 @@ module nnc_densify
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q    <= StIdle;
-      err_q      <= DensifyOk;
+      err_q      <= nnc_pkg::DensifyOk;
       written_q  <= '0;
       err_addr_q <= '0;
       err_resp_q <= '0;
@@ -816,7 +837,7 @@ module nnc_densify
     if (state_q == StWrite) begin  // a stored value: shifted only while writing one
       wr_req_addr_o = {wr_addr[31:BeatBits], BeatBits'(0)};
       wr_req_data_o = BusBits'(val_q) << (8 * wr_addr[BeatBits-1:0]);
-      wr_req_strb_o = BusBytes'({{2{esize_q == Elem32}}, esize_q != Elem8, 1'b1})
+      wr_req_strb_o = BusBytes'({{2{esize_q == nnc_pkg::Elem32}}, esize_q != nnc_pkg::Elem8, 1'b1})
                       << wr_addr[BeatBits-1:0];
     end
   end
@@ -830,11 +851,8 @@ module nnc_densify
   assign rd_wait_o     = (lk_valid && !lk_hit) || (state_q == StDone && !rd_idle);
 
   // --- Assertions ---------------------------------------------------------------------------
-`ifndef SYNTHESIS
   // Every write lands inside the output (the walk's own bound checks make this hold).
-  WriteInOutput_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      (wr_req_valid_o && state_q == StWrite) |-> off_q < out_cnt_q)
-    else $error("nnc_densify: write beyond the output");
-`endif
+  `PRIM_ASSERT(WriteInOutput_A, (wr_req_valid_o && state_q == StWrite) |-> off_q < out_cnt_q,
+               clk_i, rst_ni, ("nnc_densify: write beyond the output"))
 
 endmodule

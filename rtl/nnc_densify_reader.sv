@@ -18,6 +18,8 @@
 //
 // The unit never writes what it reads (the output may not overlap the inputs), so lines are
 // only invalidated at the start of an operation (flush_i) and by moving windows.
+`include "prim_assert.svh"
+
 module nnc_densify_reader #(
   parameter int unsigned BusBytes = nnc_isa_pkg::AxiDataBytes,
   parameter int unsigned Streams  = 2 + 2 * nnc_pkg::DensifyMaxRank,  // nnc_densify's
@@ -61,8 +63,11 @@ module nnc_densify_reader #(
   localparam int unsigned TagW = $clog2(MaxReads);
 
   // --- Windows and slots ------------------------------------------------------------------
-  beat_t [Streams-1:0] head_q, next_q, end_q;
-  logic  [Streams-1:0][Depth-1:0] valid_q, pend_q, stale_q;  // stale: pending, then dropped
+  // Flat vectors (Yosys has no multi-dimensional packed arrays): stream s's window bounds
+  // are slice s of head_q, next_q, end_q; its slot k is bit {s, k} (Depth * s + k) of the
+  // flags.
+  logic [Streams*BeatW-1:0] head_q, next_q, end_q;
+  logic [Streams*Depth-1:0] valid_q, pend_q, stale_q;  // stale: pending, then dropped
   beat_t              tag_q  [Streams][Depth];
   logic [BusBits-1:0] data_q [Streams][Depth];
   logic [1:0]         resp_q [Streams][Depth];
@@ -78,11 +83,14 @@ module nnc_densify_reader #(
   logic [SlotW-1:0] lk_slot;
   logic             lk_in_window, lk_restart, lk_advance;
   logic [BusBits-1:0] lk_line;
+  beat_t            lk_head, lk_next;  // the looked-up stream's window
 
-  assign lk_beat     = beat_t'(lk_addr_i[31:BeatBits]);
-  assign lk_end_beat = beat_t'((36'(lk_end_i) + 36'(BusBytes) - 36'd1) >> BeatBits);
+  assign lk_beat     = BeatW'(lk_addr_i[31:BeatBits]);
+  assign lk_end_beat = BeatW'((36'(lk_end_i) + 36'(BusBytes) - 36'd1) >> BeatBits);
+  assign lk_head     = head_q[BeatW*32'(lk_stream_i) +: BeatW];
+  assign lk_next     = next_q[BeatW*32'(lk_stream_i) +: BeatW];
   assign lk_slot     = SlotW'(lk_beat);
-  assign lk_hit_o    = lk_valid_i && valid_q[lk_stream_i][lk_slot] &&
+  assign lk_hit_o    = lk_valid_i && valid_q[{lk_stream_i, lk_slot}] &&
                        tag_q[lk_stream_i][lk_slot] == lk_beat;
   assign lk_resp_o   = resp_q[lk_stream_i][lk_slot];
   always_comb begin
@@ -101,22 +109,24 @@ module nnc_densify_reader #(
     end
   end
   // Inside the window, or the next beat to request: no restart needed.
-  assign lk_in_window = lk_beat >= head_q[lk_stream_i] && lk_beat <= next_q[lk_stream_i];
+  assign lk_in_window = lk_beat >= lk_head && lk_beat <= lk_next;
   assign lk_restart   = lk_valid_i && !lk_in_window;
-  assign lk_advance   = lk_valid_i && lk_in_window && lk_beat != head_q[lk_stream_i];
+  assign lk_advance   = lk_valid_i && lk_in_window && lk_beat != lk_head;
 
   // --- Prefetch -----------------------------------------------------------------------------
   logic [Streams-1:0] want;
   logic               issue, found;
   logic [SidW-1:0]    is_sid;
   logic [SlotW-1:0]   is_slot;
+  beat_t              is_next;  // its next beat
 
   always_comb begin
     want = '0;
     if (active_i) begin
       for (int unsigned s = 0; s < Streams; s++) begin
-        want[s] = next_q[s] < end_q[s] && next_q[s] - head_q[s] < beat_t'(Depth) &&
-                  !pend_q[s][SlotW'(next_q[s])];
+        want[s] = next_q[BeatW*s +: BeatW] < end_q[BeatW*s +: BeatW] &&
+                  next_q[BeatW*s +: BeatW] - head_q[BeatW*s +: BeatW] < BeatW'(Depth) &&
+                  !pend_q[{SidW'(s), SlotW'(next_q[BeatW*s +: BeatW])}];
       end
     end
     // A stream restarted by this cycle's lookup waits a cycle (its window is being moved).
@@ -134,11 +144,12 @@ module nnc_densify_reader #(
         end
       end
     end
-    is_slot = SlotW'(next_q[is_sid]);
+    is_next = next_q[BeatW*32'(is_sid) +: BeatW];
+    is_slot = SlotW'(is_next);
   end
 
   assign rd_req_valid_o = found && !stop_i && !flush_i && 32'(inf_cnt_q) < MaxReads;
-  assign rd_req_addr_o  = {next_q[is_sid][31-BeatBits:0], BeatBits'(0)};
+  assign rd_req_addr_o  = {is_next[31-BeatBits:0], BeatBits'(0)};
   assign issue          = rd_req_valid_o && rd_req_ready_i;
   assign idle_o         = inf_cnt_q == '0;
 
@@ -165,14 +176,14 @@ module nnc_densify_reader #(
     end else begin
       // A response fills its slot (or frees it if the window moved past it).
       if (rsp_take) begin
-        pend_q[rsp_sid][rsp_slot]  <= 1'b0;
-        stale_q[rsp_sid][rsp_slot] <= 1'b0;
-        valid_q[rsp_sid][rsp_slot] <= !stale_q[rsp_sid][rsp_slot];
+        pend_q[{rsp_sid, rsp_slot}]  <= 1'b0;
+        stale_q[{rsp_sid, rsp_slot}] <= 1'b0;
+        valid_q[{rsp_sid, rsp_slot}] <= !stale_q[{rsp_sid, rsp_slot}];
         inf_rd_q <= TagW'(inf_rd_q + 1'b1);
       end
       if (issue) begin
-        pend_q[is_sid][is_slot] <= 1'b1;
-        next_q[is_sid]          <= next_q[is_sid] + beat_t'(1);
+        pend_q[{is_sid, is_slot}] <= 1'b1;
+        next_q[BeatW*is_sid +: BeatW]         <= is_next + BeatW'(1);
         inf_wr_q <= TagW'(inf_wr_q + 1'b1);
       end
       inf_cnt_q <= inf_cnt_q + CntW'(issue) - CntW'(rsp_take);
@@ -180,18 +191,19 @@ module nnc_densify_reader #(
       // The lookup moves its stream's window; lines it leaves behind are dropped (an
       // arriving or pending one too: it is marked stale).
       if (lk_valid_i) begin
-        end_q[lk_stream_i] <= lk_end_beat;
+        end_q[BeatW*lk_stream_i +: BeatW] <= lk_end_beat;
         if (lk_restart || lk_advance) begin
-          head_q[lk_stream_i] <= lk_beat;
+          head_q[BeatW*lk_stream_i +: BeatW] <= lk_beat;
           for (int unsigned k = 0; k < Depth; k++) begin
             if (lk_restart || tag_q[lk_stream_i][k] < lk_beat) begin
-              valid_q[lk_stream_i][k] <= 1'b0;
-              stale_q[lk_stream_i][k] <= pend_q[lk_stream_i][k] &&
+              valid_q[{lk_stream_i, SlotW'(k)}] <= 1'b0;
+              stale_q[{lk_stream_i, SlotW'(k)}] <=
+                  pend_q[{lk_stream_i, SlotW'(k)}] &&
                   !(rsp_take && rsp_sid == lk_stream_i && rsp_slot == SlotW'(k));
             end
           end
         end
-        if (lk_restart) next_q[lk_stream_i] <= lk_beat;
+        if (lk_restart) next_q[BeatW*lk_stream_i +: BeatW] <= lk_beat;
       end
 
       if (flush_i) begin
@@ -212,16 +224,13 @@ module nnc_densify_reader #(
       resp_q[rsp_sid][rsp_slot] <= rd_rsp_resp_i;
     end
     if (issue) begin
-      tag_q[is_sid][is_slot] <= next_q[is_sid];
+      tag_q[is_sid][is_slot] <= is_next;
       inf_sid_q[inf_wr_q]    <= is_sid;
       inf_slot_q[inf_wr_q]   <= is_slot;
     end
   end
 
-`ifndef SYNTHESIS
-  RspExpected_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      rd_rsp_valid_i |-> inf_cnt_q != '0)
-    else $error("nnc_densify_reader: read response with no read in flight");
-`endif
+  `PRIM_ASSERT(RspExpected_A, rd_rsp_valid_i |-> inf_cnt_q != '0, clk_i, rst_ni,
+               ("nnc_densify_reader: read response with no read in flight"))
 
 endmodule

@@ -18,16 +18,17 @@
 // bursts; the bursts in flight complete (their data is dropped) and the engine reports the
 // first faulting beat address (R) or burst address (B). abort_i does the same without an
 // error, so a soft reset never leaves a transaction half done.
+`include "prim_assert.svh"
+
 module nnc_dma
-  import nnc_isa_pkg::*;
 #(
-  parameter int unsigned BusBytes       = AxiDataBytes,
-  parameter int unsigned MaxOutstanding = DmaBursts,  // bursts in flight per engine
-  parameter int unsigned InpBytes       = InpBufBytes,
-  parameter int unsigned WgtBytes       = WgtBufBytes,
-  parameter int unsigned AccBytes       = AccBufBytes,
-  parameter int unsigned OutBytes       = OutBufBytes,
-  parameter int unsigned PrmBytes       = PrmBufBytes,
+  parameter int unsigned BusBytes       = nnc_isa_pkg::AxiDataBytes,
+  parameter int unsigned MaxOutstanding = nnc_isa_pkg::DmaBursts,  // bursts in flight per engine
+  parameter int unsigned InpBytes       = nnc_isa_pkg::InpBufBytes,
+  parameter int unsigned WgtBytes       = nnc_isa_pkg::WgtBufBytes,
+  parameter int unsigned AccBytes       = nnc_isa_pkg::AccBufBytes,
+  parameter int unsigned OutBytes       = nnc_isa_pkg::OutBufBytes,
+  parameter int unsigned PrmBytes       = nnc_isa_pkg::PrmBufBytes,
   localparam int unsigned BusBits       = BusBytes * 8,
   localparam int unsigned BeatBits      = $clog2(BusBytes)
 ) (
@@ -40,16 +41,16 @@ module nnc_dma
   output logic                  fetch_req_ready_o,
   input  logic [31:0]           fetch_req_addr_i,
   output logic                  fetch_rsp_valid_o,  // no backpressure: reserve space first
-  output cmd_t                  fetch_rsp_cmd_o,
+  output nnc_isa_pkg::cmd_t                  fetch_rsp_cmd_o,
   output logic [1:0]            fetch_rsp_resp_o,   // worst AXI response of its beats
 
   // Load engine
   input  logic                  ld_valid_i,
   output logic                  ld_ready_o,
-  input  cmd_t                  ld_cmd_i,
+  input  nnc_isa_pkg::cmd_t                  ld_cmd_i,
   output logic                  ld_done_o,          // pulse; with ld_err_o on failure
   output logic                  ld_err_o,
-  output err_code_e             ld_err_code_o,
+  output nnc_isa_pkg::err_code_e             ld_err_code_o,
   output logic [31:0]           ld_err_addr_o,      // bus address (bus errors)
   output logic [31:0]           ld_err_info_o,
   output logic                  ld_busy_o,
@@ -57,10 +58,10 @@ module nnc_dma
   // Store engine
   input  logic                  st_valid_i,
   output logic                  st_ready_o,
-  input  cmd_t                  st_cmd_i,
+  input  nnc_isa_pkg::cmd_t                  st_cmd_i,
   output logic                  st_done_o,
   output logic                  st_err_o,
-  output err_code_e             st_err_code_o,
+  output nnc_isa_pkg::err_code_e             st_err_code_o,
   output logic [31:0]           st_err_addr_o,
   output logic [31:0]           st_err_info_o,
   output logic                  st_busy_o,
@@ -68,16 +69,16 @@ module nnc_dma
   // Buffer write port (load engine); data byte i goes to bw_addr_o + i
   output logic                  bw_valid_o,
   input  logic                  bw_ready_i,
-  output buffer_e               bw_buf_o,
-  output logic [BufAddrBits-1:0] bw_addr_o,
+  output logic [2:0]                         bw_buf_o,  // nnc_isa_pkg::buffer_e
+  output logic [nnc_isa_pkg::BufAddrBits-1:0] bw_addr_o,
   output logic [BusBits-1:0]    bw_data_o,
   output logic [BusBytes-1:0]   bw_be_o,
 
   // Buffer read port (store engine); data arrives the cycle after the accepted request
   output logic                  br_valid_o,
   input  logic                  br_ready_i,
-  output buffer_e               br_buf_o,
-  output logic [BufAddrBits-1:0] br_addr_o,
+  output logic [2:0]                         br_buf_o,  // nnc_isa_pkg::buffer_e
+  output logic [nnc_isa_pkg::BufAddrBits-1:0] br_addr_o,
   input  logic [BusBits-1:0]    br_data_i,
 
   // Aux client (densify): one aligned beat per request, reads or writes
@@ -134,29 +135,27 @@ module nnc_dma
   localparam logic [1:0] IdDma   = 2'd1;
   localparam logic [1:0] IdAux   = 2'd2;
   localparam logic [1:0] RespOkay = 2'b00;
-  localparam int unsigned FetchBeats = CmdBytes / BusBytes;
+  localparam int unsigned FetchBeats = nnc_isa_pkg::CmdBytes / BusBytes;
   localparam int unsigned OutW = $clog2(MaxOutstanding + 1);
 
-  typedef logic [BufAddrBits-1:0] baddr_t;
+  localparam int unsigned BAddrW = nnc_isa_pkg::BufAddrBits;
+  typedef logic [BAddrW-1:0] baddr_t;
 
   // --- Shared helpers -----------------------------------------------------------------------
-  // The helpers take whole command/transfer/walker structs and each reads only the fields
-  // it needs; the rest being unused in one helper says nothing about the design.
-  /* verilator lint_off UNUSEDSIGNAL */
-  function automatic logic [39:0] buf_size(buffer_e b);
+  function automatic logic [39:0] buf_size(logic [2:0] b);  // b: nnc_isa_pkg::buffer_e
     unique case (b)
-      BufferInp: return 40'(InpBytes);
-      BufferWgt: return 40'(WgtBytes);
-      BufferAcc: return 40'(AccBytes);
-      BufferOut: return 40'(OutBytes);
-      BufferPrm: return 40'(PrmBytes);
-      default:   return 40'd0;
+      nnc_isa_pkg::BufferInp: buf_size = 40'(InpBytes);
+      nnc_isa_pkg::BufferWgt: buf_size = 40'(WgtBytes);
+      nnc_isa_pkg::BufferAcc: buf_size = 40'(AccBytes);
+      nnc_isa_pkg::BufferOut: buf_size = 40'(OutBytes);
+      nnc_isa_pkg::BufferPrm: buf_size = 40'(PrmBytes);
+      default:                buf_size = 40'd0;
     endcase
   endfunction
 
   // A decoded transfer: the fields both engines use, with derived row length.
   typedef struct packed {
-    buffer_e     buf_id;
+    logic [2:0]  buf_id;  // nnc_isa_pkg::buffer_e (Yosys: no package types in a struct here)
     logic [31:0] dram_addr;
     logic [31:0] dram_stride1;
     logic [31:0] dram_stride2;
@@ -168,122 +167,32 @@ module nnc_dma
     logic [19:0] row_len;  // bytes, 1 .. 65535*4
   } xfer_t;
 
-  function automatic xfer_t to_xfer(cmd_t c);
-    dma_load_t d;  // DMA_STORE has the same layout
-    xfer_t x;
-    d = dma_load_t'(c);
-    x.buf_id       = d.buf_id;
-    x.dram_addr    = d.dram_addr;
-    x.dram_stride1 = d.dram_stride1;
-    x.dram_stride2 = d.dram_stride2;
-    x.buf_addr     = d.buf_addr;
-    x.buf_stride1  = d.buf_stride1;
-    x.buf_stride2  = d.buf_stride2;
-    x.count1       = d.count1;
-    x.count2       = d.count2;
-    x.row_len      = 20'(d.count0) << d.elem_width;
-    return x;
+  // A command's transfer (DMA_STORE has DMA_LOAD's layout). Fields by position, in the
+  // order of xfer_t. The header and reserved bits are not part of it.
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic xfer_t to_xfer(nnc_isa_pkg::cmd_t c);
+    to_xfer = {c[nnc_isa_pkg::DmaLoadBufIdLsb +: nnc_isa_pkg::DmaLoadBufIdWidth],
+               c[nnc_isa_pkg::DmaLoadDramAddrLsb +: nnc_isa_pkg::DmaLoadDramAddrWidth],
+               c[nnc_isa_pkg::DmaLoadDramStride1Lsb +: nnc_isa_pkg::DmaLoadDramStride1Width],
+               c[nnc_isa_pkg::DmaLoadDramStride2Lsb +: nnc_isa_pkg::DmaLoadDramStride2Width],
+               c[nnc_isa_pkg::DmaLoadBufAddrLsb +: nnc_isa_pkg::DmaLoadBufAddrWidth],
+               c[nnc_isa_pkg::DmaLoadBufStride1Lsb +: nnc_isa_pkg::DmaLoadBufStride1Width],
+               c[nnc_isa_pkg::DmaLoadBufStride2Lsb +: nnc_isa_pkg::DmaLoadBufStride2Width],
+               c[nnc_isa_pkg::DmaLoadCount1Lsb +: nnc_isa_pkg::DmaLoadCount1Width],
+               c[nnc_isa_pkg::DmaLoadCount2Lsb +: nnc_isa_pkg::DmaLoadCount2Width],
+               20'(c[nnc_isa_pkg::DmaLoadCount0Lsb +: nnc_isa_pkg::DmaLoadCount0Width])
+                   << c[nnc_isa_pkg::DmaLoadElemWidthLsb +: nnc_isa_pkg::DmaLoadElemWidthWidth]};
   endfunction
-
-  // Last buffer byte + 1 of the whole transfer (strides are unsigned, so the last row ends last).
-  function automatic logic oob(xfer_t x);
-    logic [39:0] last_end;
-    last_end = 40'(x.buf_addr) + 40'(12'(x.count2 - 12'd1)) * 40'(x.buf_stride2) +
-               40'(16'(x.count1 - 16'd1)) * 40'(x.buf_stride1) + 40'(x.row_len);
-    return last_end > buf_size(x.buf_id);
-  endfunction
-
-  function automatic logic [31:0] beat_of(logic [31:0] a);
-    return {a[31:BeatBits], BeatBits'(0)};
-  endfunction
-
-  // Row walker state shared by the four walkers (AR, R, AW, W).
-  typedef struct packed {
-    logic [31:0] plane_dram;  // start of the current plane's first row
-    logic [31:0] row_dram;    // start of the current row
-    baddr_t      plane_buf;
-    baddr_t      row_buf;
-    logic [15:0] y;
-    logic [11:0] z;
-    logic [31:0] beat;        // current beat address within the row
-    logic        done;        // every row walked
-  } walk_t;
-
-  function automatic walk_t walk_start(xfer_t x);
-    walk_t w;
-    w.plane_dram = x.dram_addr;
-    w.row_dram   = x.dram_addr;
-    w.plane_buf  = x.buf_addr;
-    w.row_buf    = x.buf_addr;
-    w.y          = '0;
-    w.z          = '0;
-    w.beat       = beat_of(x.dram_addr);
-    w.done       = 1'b0;
-    return w;
-  endfunction
-
-  function automatic logic [31:0] row_last_beat(xfer_t x, walk_t w);
-    return beat_of(w.row_dram + 32'(x.row_len) - 32'd1);
-  endfunction
-
-  // Moves the walker to the first beat of the next row (or sets done).
-  function automatic walk_t walk_next_row(xfer_t x, walk_t w);
-    walk_t n;
-    n = w;
-    if (w.y + 16'd1 < x.count1) begin
-      n.y        = w.y + 16'd1;
-      n.row_dram = w.row_dram + x.dram_stride1;
-      n.row_buf  = w.row_buf + x.buf_stride1;
-    end else if (w.z + 12'd1 < x.count2) begin
-      n.y          = '0;
-      n.z          = w.z + 12'd1;
-      n.plane_dram = w.plane_dram + x.dram_stride2;
-      n.plane_buf  = w.plane_buf + x.buf_stride2;
-      n.row_dram   = w.plane_dram + x.dram_stride2;
-      n.row_buf    = w.plane_buf + x.buf_stride2;
-    end else begin
-      n.done = 1'b1;
-    end
-    n.beat = beat_of(n.row_dram);
-    return n;
-  endfunction
-
-  // Advances by `beats` beats (1 for the data walkers, a burst for the address walkers).
-  function automatic walk_t walk_advance(xfer_t x, walk_t w, logic [8:0] beats);
-    logic [31:0] last;
-    last = row_last_beat(x, w);
-    if (w.beat + (32'(9'(beats - 9'd1)) << BeatBits) == last) return walk_next_row(x, w);
-    walk_advance = w;
-    walk_advance.beat = w.beat + (32'(beats) << BeatBits);
-  endfunction
-
-  // Beats of the next burst: to the row end, at most 256, never across 4 KiB.
-  function automatic logic [8:0] burst_beats(xfer_t x, walk_t w);
-    logic [31:0] left_row;
-    logic [12:0] left_4k;
-    left_row = ((row_last_beat(x, w) - w.beat) >> BeatBits) + 32'd1;
-    left_4k  = (13'd4096 - {1'b0, w.beat[11:0]}) >> BeatBits;
-    if (left_row < 32'(left_4k)) return 9'(left_row);
-    return 9'(left_4k);
-  endfunction
-
-  // Bytes of the current beat that belong to the row: [lo, hi).
-  function automatic logic [BeatBits:0] beat_lo(walk_t w);
-    if (w.beat == beat_of(w.row_dram)) return (BeatBits+1)'(w.row_dram[BeatBits-1:0]);
-    return '0;
-  endfunction
-  function automatic logic [BeatBits:0] beat_hi(xfer_t x, walk_t w);
-    logic [31:0] last_byte;
-    last_byte = w.row_dram + 32'(x.row_len) - 32'd1;
-    if (w.beat == beat_of(last_byte)) return (BeatBits+1)'(last_byte[BeatBits-1:0]) + 1'b1;
-    return (BeatBits+1)'(BusBytes);
-  endfunction
-  // Buffer address of byte lo of the current beat.
-  function automatic baddr_t beat_buf_addr(walk_t w, logic [BeatBits:0] lo);
-    return w.row_buf + baddr_t'(w.beat + 32'(lo) - w.row_dram);
-  endfunction
-
   /* verilator lint_on UNUSEDSIGNAL */
+
+  // Last buffer byte + 1 of the whole transfer beyond the buffer (strides are unsigned, so
+  // the last row ends last). Plain arguments: Yosys takes no struct-typed ones.
+  function automatic logic oob(logic [2:0] buf_id, baddr_t buf_addr, baddr_t stride1,
+                               baddr_t stride2, logic [15:0] count1, logic [11:0] count2,
+                               logic [19:0] row_len);
+    oob = 40'(buf_addr) + 40'(12'(count2 - 12'd1)) * 40'(stride2) +
+          40'(16'(count1 - 16'd1)) * 40'(stride1) + 40'(row_len) > buf_size(buf_id);
+  endfunction
 
   // =========================================================================================
   // AR channel: one registered request, loaded by priority fetch > load > aux.
@@ -342,7 +251,7 @@ module nnc_dma
   // =========================================================================================
   // Fetch responses: assemble the beats of one command.
   // =========================================================================================
-  logic [FetchBeats-1:0][BusBits-1:0] fetch_data_d, fetch_data_q;
+  logic [FetchBeats*BusBits-1:0]      fetch_data_d, fetch_data_q;  // beat b in slice b
   logic [$clog2(FetchBeats)-1:0]      fetch_beat_d, fetch_beat_q;
   logic [1:0]                         fetch_resp_d, fetch_resp_q;
   logic                               fetch_rsp_valid_d, fetch_rsp_valid_q;
@@ -356,7 +265,7 @@ module nnc_dma
     fetch_resp_d      = fetch_resp_q;
     fetch_rsp_valid_d = 1'b0;
     if (r_fetch) begin
-      fetch_data_d[fetch_beat_q] = m_axi_rdata_i;
+      fetch_data_d[BusBits*fetch_beat_q +: BusBits] = m_axi_rdata_i;
       // The worst response of the command's beats (OKAY < EXOKAY < SLVERR < DECERR).
       if (fetch_beat_q == '0 || m_axi_rresp_i > fetch_resp_q) fetch_resp_d = m_axi_rresp_i;
       if (m_axi_rlast_i) begin
@@ -369,7 +278,7 @@ module nnc_dma
   end
 
   assign fetch_rsp_valid_o = fetch_rsp_valid_q;
-  assign fetch_rsp_cmd_o   = cmd_t'(fetch_data_q);
+  assign fetch_rsp_cmd_o   = fetch_data_q;
   assign fetch_rsp_resp_o  = fetch_resp_q;
 
   // =========================================================================================
@@ -378,13 +287,21 @@ module nnc_dma
   typedef enum logic [1:0] {EngIdle, EngCheck, EngRun, EngDone} eng_state_e;
 
   eng_state_e       ld_state_d, ld_state_q;
-  xfer_t            ld_x_d, ld_x_q;
-  walk_t            ld_aw_d, ld_aw_q;   // address walker (AR)
-  walk_t            ld_dw_d, ld_dw_q;   // data walker (R)
+  xfer_t              ld_x_d, ld_x_q;
+  logic [31:0]        ld_aw_beat, ld_dw_beat;  // address walker (AR), data walker (R)
+  logic               ld_aw_done;
+  logic [BAddrW-1:0]  ld_dw_buf_addr;
+  // Each walker's user reads what it needs of it.
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic               ld_dw_done;
+  logic [8:0]         ld_dw_burst;
+  logic [BeatBits:0]  ld_aw_lo, ld_aw_hi;
+  logic [BAddrW-1:0]  ld_aw_buf_addr;
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [OutW-1:0]  ld_out_d, ld_out_q; // bursts in flight
   logic             ld_stop_d, ld_stop_q;  // no more bursts (error or abort)
   logic             ld_err_d, ld_err_q;
-  err_code_e        ld_code_d, ld_code_q;
+  nnc_isa_pkg::err_code_e        ld_code_d, ld_code_q;
   logic [31:0]      ld_eaddr_d, ld_eaddr_q;
   logic [31:0]      ld_einfo_d, ld_einfo_q;
   logic             ld_done_d, ld_done_q;
@@ -392,25 +309,70 @@ module nnc_dma
   logic [BeatBits:0] ld_lo, ld_hi;
 
   assign r_ld        = m_axi_rvalid_i && m_axi_rid_i == IdDma;
-  assign ld_ar_req   = ld_state_q == EngRun && !ld_aw_q.done && !ld_stop_q &&
+  assign ld_ar_req   = ld_state_q == EngRun && !ld_aw_done && !ld_stop_q &&
                        ld_out_q < OutW'(MaxOutstanding);
-  assign ld_ar_addr  = ld_aw_q.beat;
-  assign ld_ar_beats = burst_beats(ld_x_q, ld_aw_q);
-  assign ld_lo       = beat_lo(ld_dw_q);
-  assign ld_hi       = beat_hi(ld_x_q, ld_dw_q);
+  assign ld_ar_addr  = ld_aw_beat;
+
+  nnc_dma_walker #(.BusBytes(BusBytes)) u_ld_aw (
+    .clk_i,
+    .rst_ni,
+    .dram_addr_i    (ld_x_q.dram_addr),
+    .dram_stride1_i (ld_x_q.dram_stride1),
+    .dram_stride2_i (ld_x_q.dram_stride2),
+    .buf_addr_i     (ld_x_q.buf_addr),
+    .buf_stride1_i  (ld_x_q.buf_stride1),
+    .buf_stride2_i  (ld_x_q.buf_stride2),
+    .count1_i       (ld_x_q.count1),
+    .count2_i       (ld_x_q.count2),
+    .row_len_i      (ld_x_q.row_len),
+    .start_i        (ld_state_q == EngCheck),
+    .advance_i      (ld_ar_gnt),
+    .beats_i        (ld_ar_beats),
+    .beat_o         (ld_aw_beat),
+    .done_o         (ld_aw_done),
+    .burst_o        (ld_ar_beats),
+    .lo_o           (ld_aw_lo),
+    .hi_o           (ld_aw_hi),
+    .buf_addr_o     (ld_aw_buf_addr)
+  );
+  nnc_dma_walker #(.BusBytes(BusBytes)) u_ld_dw (
+    .clk_i,
+    .rst_ni,
+    .dram_addr_i    (ld_x_q.dram_addr),
+    .dram_stride1_i (ld_x_q.dram_stride1),
+    .dram_stride2_i (ld_x_q.dram_stride2),
+    .buf_addr_i     (ld_x_q.buf_addr),
+    .buf_stride1_i  (ld_x_q.buf_stride1),
+    .buf_stride2_i  (ld_x_q.buf_stride2),
+    .count1_i       (ld_x_q.count1),
+    .count2_i       (ld_x_q.count2),
+    .row_len_i      (ld_x_q.row_len),
+    .start_i        (ld_state_q == EngCheck),
+    .advance_i      (r_ld && m_axi_rready_o),
+    .beats_i        (9'd1),
+    .beat_o         (ld_dw_beat),
+    .done_o         (ld_dw_done),
+    .burst_o        (ld_dw_burst),
+    .lo_o           (ld_lo),
+    .hi_o           (ld_hi),
+    .buf_addr_o     (ld_dw_buf_addr)
+  );
+
+  // The offered command's transfer, outside the FSM: Yosys makes a latch of the result of a
+  // function called in one branch of an always_comb.
+  xfer_t ld_cmd_x;
+  assign ld_cmd_x = to_xfer(ld_cmd_i);
 
   // Buffer write for an R beat of the load engine (dropped once the engine has stopped).
   assign bw_valid_o = r_ld && !ld_stop_q && m_axi_rresp_i == RespOkay;
   assign bw_buf_o   = ld_x_q.buf_id;
-  assign bw_addr_o  = beat_buf_addr(ld_dw_q, ld_lo);
+  assign bw_addr_o  = ld_dw_buf_addr;
   assign bw_data_o  = m_axi_rdata_i >> (8 * ld_lo);
   assign bw_be_o    = ~({BusBytes{1'b1}} << (ld_hi - ld_lo));
 
   always_comb begin
     ld_state_d = ld_state_q;
     ld_x_d     = ld_x_q;
-    ld_aw_d    = ld_aw_q;
-    ld_dw_d    = ld_dw_q;
     ld_out_d   = ld_out_q;
     ld_stop_d  = ld_stop_q || abort_i;
     ld_err_d   = ld_err_q;
@@ -419,16 +381,12 @@ module nnc_dma
     ld_einfo_d = ld_einfo_q;
     ld_done_d  = 1'b0;
 
-    if (ld_ar_gnt) begin
-      ld_aw_d = walk_advance(ld_x_q, ld_aw_q, ld_ar_beats);
-    end
     if (r_ld && m_axi_rready_o) begin
-      ld_dw_d = walk_advance(ld_x_q, ld_dw_q, 9'd1);
       if (m_axi_rresp_i != RespOkay && !ld_err_q && !ld_stop_q) begin
         ld_err_d   = 1'b1;
         ld_stop_d  = 1'b1;
-        ld_code_d  = ErrCodeBusError;
-        ld_eaddr_d = ld_dw_q.beat;
+        ld_code_d  = nnc_isa_pkg::ErrCodeBusError;
+        ld_eaddr_d = ld_dw_beat;
         ld_einfo_d = 32'(m_axi_rresp_i);
       end
     end
@@ -438,20 +396,19 @@ module nnc_dma
       EngIdle: begin
         ld_stop_d = 1'b0;
         if (ld_valid_i) begin
-          ld_x_d     = to_xfer(ld_cmd_i);
+          ld_x_d     = ld_cmd_x;
           ld_err_d   = 1'b0;
-          ld_code_d  = ErrCodeNone;
+          ld_code_d  = nnc_isa_pkg::ErrCodeNone;
           ld_eaddr_d = '0;
           ld_einfo_d = '0;
           ld_state_d = EngCheck;
         end
       end
       EngCheck: begin
-        ld_aw_d = walk_start(ld_x_q);
-        ld_dw_d = walk_start(ld_x_q);
-        if (oob(ld_x_q)) begin
+        if (oob(ld_x_q.buf_id, ld_x_q.buf_addr, ld_x_q.buf_stride1, ld_x_q.buf_stride2,
+                ld_x_q.count1, ld_x_q.count2, ld_x_q.row_len)) begin
           ld_err_d   = 1'b1;
-          ld_code_d  = ErrCodeDmaOob;
+          ld_code_d  = nnc_isa_pkg::ErrCodeDmaOob;
           ld_einfo_d = 32'(ld_x_q.buf_id);
           ld_state_d = EngDone;
         end else if (ld_stop_q) begin
@@ -462,7 +419,7 @@ module nnc_dma
       end
       EngRun: begin
         // Finished when every issued burst has returned and no more will be issued.
-        if ((ld_aw_q.done || ld_stop_q) && ld_out_q == '0 && !ld_ar_gnt) begin
+        if ((ld_aw_done || ld_stop_q) && ld_out_q == '0 && !ld_ar_gnt) begin
           ld_state_d = EngDone;
         end
       end
@@ -489,13 +446,20 @@ module nnc_dma
   localparam int unsigned WPtrW = $clog2(WFifoDepth);
 
   eng_state_e       st_state_d, st_state_q;
-  xfer_t            st_x_d, st_x_q;
-  walk_t            st_aw_d, st_aw_q;   // address walker (AW)
-  walk_t            st_rw_d, st_rw_q;   // buffer read walker (W data)
+  xfer_t              st_x_d, st_x_q;
+  logic [31:0]        st_aw_beat;  // address walker (AW), buffer read walker
+  logic               st_aw_done, st_rw_done;
+  /* verilator lint_off UNUSEDSIGNAL */  // each walker's user reads what it needs of it
+  logic [31:0]        st_rw_beat;
+  logic [BeatBits:0]  st_aw_lo, st_aw_hi;
+  logic [BAddrW-1:0]  st_aw_buf_addr;
+  logic [8:0]         st_rw_burst;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [BAddrW-1:0]  st_rw_buf_addr;
   logic [OutW-1:0]  st_out_d, st_out_q; // bursts awaiting B
   logic             st_stop_d, st_stop_q;
   logic             st_err_d, st_err_q;
-  err_code_e        st_code_d, st_code_q;
+  nnc_isa_pkg::err_code_e        st_code_d, st_code_q;
   logic [31:0]      st_eaddr_d, st_eaddr_q;
   logic [31:0]      st_einfo_d, st_einfo_q;
   logic             st_done_d, st_done_q;
@@ -530,23 +494,21 @@ module nnc_dma
   logic [1:0]          aw_id_q;
 
   assign aux_wr_req  = aux_req_valid_i && aux_req_write_i;
-  assign st_aw_issue = st_state_q == EngRun && !st_aw_q.done && !st_stop_q &&
+  assign st_aw_issue = st_state_q == EngRun && !st_aw_done && !st_stop_q &&
                        st_out_q < OutW'(MaxOutstanding) && (!aw_valid_q || m_axi_awready_i);
   assign aux_aw_gnt  = aux_wr_req && st_state_q == EngIdle && !aux_w_pend_q &&
                        (!aw_valid_q || m_axi_awready_i) && st_out_q == '0;
-  assign st_lo       = beat_lo(st_rw_q);
-  assign st_hi       = beat_hi(st_x_q, st_rw_q);
   // Read the next beat's bytes when the FIFO will have room for them. After a stop, only
   // the beats that bursts already sent still owe are read.
   logic [31:0] st_aw_total_q, st_rd_total_q;  // beats sent on AW / read from the buffer
   logic        st_rd_want;
-  assign st_rd_want  = st_state_q == EngRun && !st_rw_q.done &&
+  assign st_rd_want  = st_state_q == EngRun && !st_rw_done &&
                        (!st_stop_q || st_rd_total_q < st_aw_total_q) &&
                        (32'(wf_cnt_q) + 32'(rd_pend_q) < WFifoDepth);
   assign st_rd_issue = st_rd_want && br_ready_i;
   assign br_valid_o  = st_rd_want;
   assign br_buf_o    = st_x_q.buf_id;
-  assign br_addr_o   = beat_buf_addr(st_rw_q, st_lo);
+  assign br_addr_o   = st_rw_buf_addr;
 
   // W: store beats once their burst's AW is out; the aux beat after its AW.
   logic st_w_avail;
@@ -568,13 +530,57 @@ module nnc_dma
   assign m_axi_bready_o = 1'b1;
 
   logic [8:0] st_aw_beats;
-  assign st_aw_beats = burst_beats(st_x_q, st_aw_q);
+  xfer_t      st_cmd_x;  // the offered command's transfer (see ld_cmd_x)
+  assign st_cmd_x = to_xfer(st_cmd_i);
+
+  nnc_dma_walker #(.BusBytes(BusBytes)) u_st_aw (
+    .clk_i,
+    .rst_ni,
+    .dram_addr_i    (st_x_q.dram_addr),
+    .dram_stride1_i (st_x_q.dram_stride1),
+    .dram_stride2_i (st_x_q.dram_stride2),
+    .buf_addr_i     (st_x_q.buf_addr),
+    .buf_stride1_i  (st_x_q.buf_stride1),
+    .buf_stride2_i  (st_x_q.buf_stride2),
+    .count1_i       (st_x_q.count1),
+    .count2_i       (st_x_q.count2),
+    .row_len_i      (st_x_q.row_len),
+    .start_i        (st_state_q == EngCheck),
+    .advance_i      (st_aw_issue),
+    .beats_i        (st_aw_beats),
+    .beat_o         (st_aw_beat),
+    .done_o         (st_aw_done),
+    .burst_o        (st_aw_beats),
+    .lo_o           (st_aw_lo),
+    .hi_o           (st_aw_hi),
+    .buf_addr_o     (st_aw_buf_addr)
+  );
+  nnc_dma_walker #(.BusBytes(BusBytes)) u_st_rw (
+    .clk_i,
+    .rst_ni,
+    .dram_addr_i    (st_x_q.dram_addr),
+    .dram_stride1_i (st_x_q.dram_stride1),
+    .dram_stride2_i (st_x_q.dram_stride2),
+    .buf_addr_i     (st_x_q.buf_addr),
+    .buf_stride1_i  (st_x_q.buf_stride1),
+    .buf_stride2_i  (st_x_q.buf_stride2),
+    .count1_i       (st_x_q.count1),
+    .count2_i       (st_x_q.count2),
+    .row_len_i      (st_x_q.row_len),
+    .start_i        (st_state_q == EngCheck),
+    .advance_i      (st_rd_issue),
+    .beats_i        (9'd1),
+    .beat_o         (st_rw_beat),
+    .done_o         (st_rw_done),
+    .burst_o        (st_rw_burst),
+    .lo_o           (st_lo),
+    .hi_o           (st_hi),
+    .buf_addr_o     (st_rw_buf_addr)
+  );
 
   always_comb begin
     st_state_d = st_state_q;
     st_x_d     = st_x_q;
-    st_aw_d    = st_aw_q;
-    st_rw_d    = st_rw_q;
     st_stop_d  = st_stop_q || abort_i;
     st_err_d   = st_err_q;
     st_code_d  = st_code_q;
@@ -582,12 +588,10 @@ module nnc_dma
     st_einfo_d = st_einfo_q;
     st_done_d  = 1'b0;
 
-    if (st_aw_issue) st_aw_d = walk_advance(st_x_q, st_aw_q, st_aw_beats);
-    if (st_rd_issue) st_rw_d = walk_advance(st_x_q, st_rw_q, 9'd1);
     if (b_st && m_axi_bresp_i != RespOkay && !st_err_q && !st_stop_q) begin
       st_err_d   = 1'b1;
       st_stop_d  = 1'b1;
-      st_code_d  = ErrCodeBusError;
+      st_code_d  = nnc_isa_pkg::ErrCodeBusError;
       st_eaddr_d = baddr_q[baddr_rd_q];
       st_einfo_d = 32'(m_axi_bresp_i);
     end
@@ -597,20 +601,19 @@ module nnc_dma
       EngIdle: begin
         st_stop_d = 1'b0;
         if (st_valid_i && !aux_w_pend_q && !(aw_valid_q && aw_id_q == IdAux)) begin
-          st_x_d     = to_xfer(st_cmd_i);
+          st_x_d     = st_cmd_x;
           st_err_d   = 1'b0;
-          st_code_d  = ErrCodeNone;
+          st_code_d  = nnc_isa_pkg::ErrCodeNone;
           st_eaddr_d = '0;
           st_einfo_d = '0;
           st_state_d = EngCheck;
         end
       end
       EngCheck: begin
-        st_aw_d = walk_start(st_x_q);
-        st_rw_d = walk_start(st_x_q);
-        if (oob(st_x_q)) begin
+        if (oob(st_x_q.buf_id, st_x_q.buf_addr, st_x_q.buf_stride1, st_x_q.buf_stride2,
+                st_x_q.count1, st_x_q.count2, st_x_q.row_len)) begin
           st_err_d   = 1'b1;
-          st_code_d  = ErrCodeDmaOob;
+          st_code_d  = nnc_isa_pkg::ErrCodeDmaOob;
           st_einfo_d = 32'(st_x_q.buf_id);
           st_state_d = EngDone;
         end else if (st_stop_q) begin
@@ -621,7 +624,7 @@ module nnc_dma
       end
       EngRun: begin
         // Every sent burst has its W beats out and its B back, and no more will be sent.
-        if ((st_aw_q.done || st_stop_q) && st_out_q == '0 && !st_aw_issue && !aw_valid_q &&
+        if ((st_aw_done || st_stop_q) && st_out_q == '0 && !st_aw_issue && !aw_valid_q &&
             blen_cnt_q == '0) begin
           st_state_d = EngDone;
         end
@@ -670,7 +673,7 @@ module nnc_dma
       if (st_aw_issue) begin
         aw_valid_q <= 1'b1;
         aw_id_q    <= IdDma;
-        aw_addr_q  <= st_aw_q.beat;
+        aw_addr_q  <= st_aw_beat;
         aw_len_q   <= 8'(st_aw_beats - 9'd1);
         blen_wr_q  <= blen_wr_q + 1'b1;
       end else if (aux_aw_gnt) begin
@@ -723,7 +726,7 @@ module nnc_dma
   always_ff @(posedge clk_i) begin
     if (st_aw_issue) begin
       blen_q[blen_wr_q]  <= 8'(st_aw_beats - 9'd1);
-      baddr_q[blen_wr_q] <= st_aw_q.beat;
+      baddr_q[blen_wr_q] <= st_aw_beat;
     end
     if (rd_pend_q) begin
       wf_data_q[wf_wr_q] <= br_data_i << (8 * rd_lo_q);
@@ -771,23 +774,19 @@ module nnc_dma
       fetch_rsp_valid_q <= 1'b0;
       ld_state_q        <= EngIdle;
       ld_x_q            <= '0;
-      ld_aw_q           <= '0;
-      ld_dw_q           <= '0;
       ld_out_q          <= '0;
       ld_stop_q         <= 1'b0;
       ld_err_q          <= 1'b0;
-      ld_code_q         <= ErrCodeNone;
+      ld_code_q         <= nnc_isa_pkg::ErrCodeNone;
       ld_eaddr_q        <= '0;
       ld_einfo_q        <= '0;
       ld_done_q         <= 1'b0;
       st_state_q        <= EngIdle;
       st_x_q            <= '0;
-      st_aw_q           <= '0;
-      st_rw_q           <= '0;
       st_out_q          <= '0;
       st_stop_q         <= 1'b0;
       st_err_q          <= 1'b0;
-      st_code_q         <= ErrCodeNone;
+      st_code_q         <= nnc_isa_pkg::ErrCodeNone;
       st_eaddr_q        <= '0;
       st_einfo_q        <= '0;
       st_done_q         <= 1'b0;
@@ -802,8 +801,6 @@ module nnc_dma
       fetch_rsp_valid_q <= fetch_rsp_valid_d;
       ld_state_q        <= ld_state_d;
       ld_x_q            <= ld_x_d;
-      ld_aw_q           <= ld_aw_d;
-      ld_dw_q           <= ld_dw_d;
       ld_out_q          <= ld_out_d;
       ld_stop_q         <= ld_stop_d;
       ld_err_q          <= ld_err_d;
@@ -813,8 +810,6 @@ module nnc_dma
       ld_done_q         <= ld_done_d;
       st_state_q        <= st_state_d;
       st_x_q            <= st_x_d;
-      st_aw_q           <= st_aw_d;
-      st_rw_q           <= st_rw_d;
       st_out_q          <= st_out_d;
       st_stop_q         <= st_stop_d;
       st_err_q          <= st_err_d;
@@ -828,20 +823,20 @@ module nnc_dma
   // =========================================================================================
   // Assertions
   // =========================================================================================
-  // pragma translate_off
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
-      assert (!(m_axi_rvalid_i && m_axi_rid_i == 2'd3)) else $error("nnc_dma: R with unknown ID");
-      assert (!(m_axi_bvalid_i && m_axi_bid_i != IdDma && m_axi_bid_i != IdAux))
-        else $error("nnc_dma: B with unknown ID");
-      assert (!(r_ld && ld_state_q != EngRun)) else $error("nnc_dma: load beat while not running");
-      assert (!(w_fire && !aux_w_pend_q && wf_cnt_q == '0)) else $error("nnc_dma: W FIFO underflow");
+      `PRIM_ASSERT_I(RidKnown_A, !(m_axi_rvalid_i && m_axi_rid_i == 2'd3),
+        ("nnc_dma: R with unknown ID"))
+      `PRIM_ASSERT_I(BidKnown_A, !(m_axi_bvalid_i && m_axi_bid_i != IdDma && m_axi_bid_i != IdAux),
+        ("nnc_dma: B with unknown ID"))
+      `PRIM_ASSERT_I(LoadBeatRunning_A, !(r_ld && ld_state_q != EngRun),
+        ("nnc_dma: load beat while not running"))
+      `PRIM_ASSERT_I(WFifoNoUnderflow_A, !(w_fire && !aux_w_pend_q && wf_cnt_q == '0),
+        ("nnc_dma: W FIFO underflow"))
     end
   end
-  initial begin
-    assert (CmdBytes % BusBytes == 0) else $error("nnc_dma: a command must be whole beats");
-    assert (BusBytes >= 4 && BusBytes <= 128) else $error("nnc_dma: bus width");
-  end
-  // pragma translate_on
+  `PRIM_ASSERT_INIT(CmdWholeBeats_A, nnc_isa_pkg::CmdBytes % BusBytes == 0,
+      ("nnc_dma: a command must be whole beats"))
+  `PRIM_ASSERT_INIT(BusWidth_A, BusBytes >= 4 && BusBytes <= 128, ("nnc_dma: bus width"))
 
 endmodule

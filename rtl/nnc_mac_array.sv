@@ -22,8 +22,9 @@
 // Why broadcast and result banks rather than operands travelling through per-PE registers:
 // the results and the timing are the same, and Verilator simulates it about 7x faster (no
 // per-PE operand copies, one sign extension per row and column instead of two per PE).
+`include "prim_assert.svh"
+
 module nnc_mac_array
-  import nnc_pkg::*;
 #(
   parameter int unsigned Rows = nnc_isa_pkg::ArrayRows,
   parameter int unsigned Cols = nnc_isa_pkg::ArrayCols,
@@ -36,8 +37,8 @@ module nnc_mac_array
   input  logic                                 in_valid_i,
   output logic                                 in_ready_o,
   input  logic                                 in_last_i,        // last k of the tile
-  input  logic [Rows-1:0][15:0]                in_act_i,         // a[r][k]
-  input  logic [Cols-1:0][15:0]                in_wgt_i,         // w[k][c]
+  input  logic [Rows*16-1:0]                   in_act_i,         // a[r][k] in bits 16r+15:16r
+  input  logic [Cols*16-1:0]                   in_wgt_i,         // w[k][c] in bits 16c+15:16c
   input  logic                                 in_act_wide_i,    // 16-bit activations (else bits 7:0)
   input  logic                                 in_wgt_wide_i,    // 16-bit weights (else bits 7:0)
   input  logic                                 in_act_signed_i,
@@ -50,7 +51,8 @@ module nnc_mac_array
   input  logic                                 out_ready_i,
   output logic [RowIdxWidth-1:0]               out_row_o,
   output logic                                 out_last_o,       // row Rows-1: tile complete
-  output logic [Cols-1:0][AccWidth-1:0]        out_acc_o,        // signed sums; held between rows
+  output logic [Cols*nnc_pkg::AccWidth-1:0]    out_acc_o,        // signed sums, column c in
+                                                                 // slice c; held between rows
 
   output logic                                 idle_o            // nothing in flight
 );
@@ -88,24 +90,24 @@ module nnc_mac_array
   end
 
   // --- Edge: zero points off, 18-bit signed operands ----------------------------------------
-  function automatic logic signed [OperandWidth-1:0] to_operand(
+  function automatic logic signed [nnc_pkg::OperandWidth-1:0] to_operand(
       logic [15:0] x, logic wide, logic is_signed, logic signed [16:0] zp);
     logic signed [16:0] v;
     if (wide) v = is_signed ? 17'(signed'(x))      : {1'b0, x};
     else      v = is_signed ? 17'(signed'(x[7:0])) : {9'd0, x[7:0]};
-    return OperandWidth'(v) - OperandWidth'(zp);
+    to_operand = nnc_pkg::OperandWidth'(v) - nnc_pkg::OperandWidth'(zp);
   endfunction
 
   // Operands of the accepted beat; only read under its tag, so they load on a transfer only.
-  logic signed [OperandWidth-1:0] act_q [Rows];
-  logic signed [OperandWidth-1:0] wgt_q [Cols];
+  logic signed [nnc_pkg::OperandWidth-1:0] act_q [Rows];
+  logic signed [nnc_pkg::OperandWidth-1:0] wgt_q [Cols];
   always_ff @(posedge clk_i) begin
     if (en && in_fire) begin
       for (int unsigned r = 0; r < Rows; r++) begin
-        act_q[r] <= to_operand(in_act_i[r], in_act_wide_i, in_act_signed_i, in_act_zp_i);
+        act_q[r] <= to_operand(in_act_i[16*r +: 16], in_act_wide_i, in_act_signed_i, in_act_zp_i);
       end
       for (int unsigned c = 0; c < Cols; c++) begin
-        wgt_q[c] <= to_operand(in_wgt_i[c], in_wgt_wide_i, in_wgt_signed_i, in_wgt_zp_i);
+        wgt_q[c] <= to_operand(in_wgt_i[16*c +: 16], in_wgt_wide_i, in_wgt_signed_i, in_wgt_zp_i);
       end
     end
   end
@@ -125,19 +127,23 @@ module nnc_mac_array
   end
 
   // --- The PE grid --------------------------------------------------------------------------
-  // PE(r,c): acc_q[r][c] and its two result registers res_q[0/1][r][c]. The product of the
-  // sign-extended operands, taken modulo 2^AccWidth, is the signed product.
-  logic [AccWidth-1:0] act_ext [Rows];
-  logic [AccWidth-1:0] wgt_ext [Cols];
+  // PE(r,c): acc_q[r][c] and its two result registers res_q[0/1][r][c]. Each PE multiplies
+  // two 18-bit signed operands: one 18 x 18 multiplier (a DSP48E1 with its accumulator) in
+  // synthesis. The operands are sign-extended once per row and column, so each PE's product
+  // is one 64-bit multiply for Verilator (a narrower signed multiply sign-extends both
+  // operands in every PE: 40 % of bench_gemm's speed); synthesis strips the copies of the
+  // sign bit (scripts/synth.sh checks one DSP per PE) and keeps the low AccWidth bits.
+  logic signed [63:0] act_x [Rows];
+  logic signed [63:0] wgt_x [Cols];
   always_comb begin
-    for (int unsigned r = 0; r < Rows; r++) act_ext[r] = AccWidth'(act_q[r]);
-    for (int unsigned c = 0; c < Cols; c++) wgt_ext[c] = AccWidth'(wgt_q[c]);
+    for (int unsigned r = 0; r < Rows; r++) act_x[r] = 64'(act_q[r]);
+    for (int unsigned c = 0; c < Cols; c++) wgt_x[c] = 64'(wgt_q[c]);
   end
 
   logic                take, close;   // the PEs take a beat / the tile's last one
   logic                wr_bank_q;     // bank of the next tile to close
-  logic [AccWidth-1:0] acc_q [Rows][Cols];
-  logic [AccWidth-1:0] res_q [2][Rows][Cols];
+  logic [nnc_pkg::AccWidth-1:0] acc_q [Rows][Cols];
+  logic [nnc_pkg::AccWidth-1:0] res_q [2][Rows][Cols];
 
   assign take  = en && tvalid_q[0];
   assign close = take && tlast_q[0];
@@ -150,7 +156,7 @@ module nnc_mac_array
     end else if (take) begin
       for (int unsigned r = 0; r < Rows; r++) begin
         for (int unsigned c = 0; c < Cols; c++) begin
-          acc_q[r][c] <= close ? '0 : acc_q[r][c] + act_ext[r] * wgt_ext[c];
+          acc_q[r][c] <= close ? '0 : acc_q[r][c] + nnc_pkg::AccWidth'(act_x[r] * wgt_x[c]);
         end
       end
     end
@@ -161,7 +167,7 @@ module nnc_mac_array
     if (close) begin
       for (int unsigned r = 0; r < Rows; r++) begin
         for (int unsigned c = 0; c < Cols; c++) begin
-          res_q[wr_bank_q][r][c] <= acc_q[r][c] + act_ext[r] * wgt_ext[c];
+          res_q[wr_bank_q][r][c] <= acc_q[r][c] + nnc_pkg::AccWidth'(act_x[r] * wgt_x[c]);
         end
       end
     end
@@ -177,7 +183,7 @@ module nnc_mac_array
   logic                           rd_bank_q;
   logic                           out_valid_q;
   logic [RowIdxWidth-1:0]         out_row_q;
-  logic [Cols-1:0][AccWidth-1:0]  out_acc_q;
+  logic [Cols*nnc_pkg::AccWidth-1:0] out_acc_q;
 
   always_comb begin
     any_done = 1'b0;
@@ -206,7 +212,9 @@ module nnc_mac_array
   always_ff @(posedge clk_i) begin
     if (en) out_row_q <= done_row;
     if (en && any_done) begin
-      for (int unsigned c = 0; c < Cols; c++) out_acc_q[c] <= res_q[rd_bank_q][done_row][c];
+      for (int unsigned c = 0; c < Cols; c++) begin
+        out_acc_q[nnc_pkg::AccWidth*c +: nnc_pkg::AccWidth] <= res_q[rd_bank_q][done_row][c];
+      end
     end
   end
 
@@ -219,11 +227,8 @@ module nnc_mac_array
   assign idle_o = !(out_valid_q || |tvalid_q);
 
   // --- Assertions ---------------------------------------------------------------------------
-`ifndef SYNTHESIS
   // The Spacing rule keeps row completions one per cycle.
-  OneRowDone_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      $onehot0(row_done))
-    else $error("nnc_mac_array: two rows finished in the same cycle");
-`endif
+  `PRIM_ASSERT(OneRowDone_A, $onehot0(row_done), clk_i, rst_ni,
+               ("nnc_mac_array: two rows finished in the same cycle"))
 
 endmodule

@@ -8,23 +8,24 @@
 //
 // The parameters default to the hardware contract in firmware/isa.json (nnc_isa_pkg); the
 // CONFIG registers report the values of the build, so software plans for what it runs on.
+`include "prim_assert.svh"
+
 module nnc_npu_top
-  import nnc_isa_pkg::*;
 #(
-  parameter int unsigned Rows           = ArrayRows,
-  parameter int unsigned Cols           = ArrayCols,
-  parameter int unsigned BusBytes       = AxiDataBytes,
-  parameter int unsigned InpBytes       = InpBufBytes,
-  parameter int unsigned WgtBytes       = WgtBufBytes,
-  parameter int unsigned AccBytes       = AccBufBytes,
-  parameter int unsigned OutBytes       = OutBufBytes,
-  parameter int unsigned PrmBytes       = PrmBufBytes,
-  parameter int unsigned QueueDepth     = CmdQueueDepth,
-  parameter int unsigned FetchDepth     = CmdFetchDepth,
-  parameter int unsigned MaxOutstanding = DmaBursts,
-  parameter int unsigned TileFifo       = GemmTiles,
-  parameter int unsigned StreamDepth    = DensifyBeats,
-  parameter int unsigned MaxReads       = DensifyReads,
+  parameter int unsigned Rows           = nnc_isa_pkg::ArrayRows,
+  parameter int unsigned Cols           = nnc_isa_pkg::ArrayCols,
+  parameter int unsigned BusBytes       = nnc_isa_pkg::AxiDataBytes,
+  parameter int unsigned InpBytes       = nnc_isa_pkg::InpBufBytes,
+  parameter int unsigned WgtBytes       = nnc_isa_pkg::WgtBufBytes,
+  parameter int unsigned AccBytes       = nnc_isa_pkg::AccBufBytes,
+  parameter int unsigned OutBytes       = nnc_isa_pkg::OutBufBytes,
+  parameter int unsigned PrmBytes       = nnc_isa_pkg::PrmBufBytes,
+  parameter int unsigned QueueDepth     = nnc_isa_pkg::CmdQueueDepth,
+  parameter int unsigned FetchDepth     = nnc_isa_pkg::CmdFetchDepth,
+  parameter int unsigned MaxOutstanding = nnc_isa_pkg::DmaBursts,
+  parameter int unsigned TileFifo       = nnc_isa_pkg::GemmTiles,
+  parameter int unsigned StreamDepth    = nnc_isa_pkg::DensifyBeats,
+  parameter int unsigned MaxReads       = nnc_isa_pkg::DensifyReads,
   localparam int unsigned BusBits = BusBytes * 8
 ) (
   input  logic                clk_i,
@@ -33,7 +34,7 @@ module nnc_npu_top
   // Registers: AXI4-Lite slave
   input  logic                s_axil_awvalid_i,
   output logic                s_axil_awready_o,
-  input  logic [RegAddrBits-1:0] s_axil_awaddr_i,
+  input  logic [nnc_isa_pkg::RegAddrBits-1:0] s_axil_awaddr_i,
   input  logic                s_axil_wvalid_i,
   output logic                s_axil_wready_o,
   input  logic [31:0]         s_axil_wdata_i,
@@ -43,7 +44,7 @@ module nnc_npu_top
   output logic [1:0]          s_axil_bresp_o,
   input  logic                s_axil_arvalid_i,
   output logic                s_axil_arready_o,
-  input  logic [RegAddrBits-1:0] s_axil_araddr_i,
+  input  logic [nnc_isa_pkg::RegAddrBits-1:0] s_axil_araddr_i,
   output logic                s_axil_rvalid_o,
   input  logic                s_axil_rready_i,
   output logic [31:0]         s_axil_rdata_o,
@@ -183,12 +184,13 @@ module nnc_npu_top
   // =========================================================================================
   logic             fetch_req_valid, fetch_req_ready, fetch_rsp_valid;
   logic [31:0]      fetch_req_addr;
-  cmd_t             fetch_rsp_cmd;
+  nnc_isa_pkg::cmd_t             fetch_rsp_cmd;
   logic [1:0]       fetch_rsp_resp;
   logic [2:0]       unit_valid, unit_ready, unit_done, unit_err;
-  cmd_t [2:0]       unit_cmd;
-  err_code_e [2:0]  unit_err_code;
-  logic [2:0][31:0] unit_err_addr, unit_err_info;
+  // Per unit (0 load, 1 compute, 2 store), unit q in slice q.
+  logic [3*nnc_isa_pkg::CmdBits-1:0] unit_cmd;
+  logic [3*8-1:0]   unit_err_code;  // nnc_isa_pkg::err_code_e
+  logic [3*32-1:0]  unit_err_addr, unit_err_info;
   logic             abort, dma_progress, cp_progress;
   logic             ld_busy, st_busy_dma;
   logic [2:0]       cp_issue, cp_complete;
@@ -252,8 +254,8 @@ module nnc_npu_top
   // DMA
   // =========================================================================================
   logic                   bw_valid, bw_ready, br_valid, br_ready;
-  buffer_e                bw_buf, br_buf;
-  logic [BufAddrBits-1:0] bw_addr, br_addr;
+  logic [2:0]                          bw_buf, br_buf;  // nnc_isa_pkg::buffer_e
+  logic [nnc_isa_pkg::BufAddrBits-1:0] bw_addr, br_addr;
   logic [BusBits-1:0]     bw_data, br_data;
   logic [BusBytes-1:0]    bw_be;
   logic                   aux_req_valid, aux_req_ready, aux_req_write;
@@ -283,21 +285,21 @@ module nnc_npu_top
     .fetch_rsp_resp_o  (fetch_rsp_resp),
     .ld_valid_i        (unit_valid[0]),
     .ld_ready_o        (unit_ready[0]),
-    .ld_cmd_i          (unit_cmd[0]),
+    .ld_cmd_i          (unit_cmd[0*nnc_isa_pkg::CmdBits +: nnc_isa_pkg::CmdBits]),
     .ld_done_o         (unit_done[0]),
     .ld_err_o          (unit_err[0]),
-    .ld_err_code_o     (unit_err_code[0]),
-    .ld_err_addr_o     (unit_err_addr[0]),
-    .ld_err_info_o     (unit_err_info[0]),
+    .ld_err_code_o     (unit_err_code[0*8 +: 8]),
+    .ld_err_addr_o     (unit_err_addr[0*32 +: 32]),
+    .ld_err_info_o     (unit_err_info[0*32 +: 32]),
     .ld_busy_o         (ld_busy),
     .st_valid_i        (unit_valid[2]),
     .st_ready_o        (unit_ready[2]),
-    .st_cmd_i          (unit_cmd[2]),
+    .st_cmd_i          (unit_cmd[2*nnc_isa_pkg::CmdBits +: nnc_isa_pkg::CmdBits]),
     .st_done_o         (unit_done[2]),
     .st_err_o          (unit_err[2]),
-    .st_err_code_o     (unit_err_code[2]),
-    .st_err_addr_o     (unit_err_addr[2]),
-    .st_err_info_o     (unit_err_info[2]),
+    .st_err_code_o     (unit_err_code[2*8 +: 8]),
+    .st_err_addr_o     (unit_err_addr[2*32 +: 32]),
+    .st_err_info_o     (unit_err_info[2*32 +: 32]),
     .st_busy_o         (st_busy_dma),
     .bw_valid_o        (bw_valid),
     .bw_ready_i        (bw_ready),
@@ -359,7 +361,8 @@ module nnc_npu_top
   // Compute
   // =========================================================================================
   logic                   inp_re, wgt_re, acc_re, acc_we, out_we, prm_re;
-  logic [BufAddrBits-1:0] inp_raddr, wgt_raddr, acc_raddr, acc_waddr, out_waddr, prm_raddr;
+  logic [nnc_isa_pkg::BufAddrBits-1:0] inp_raddr, wgt_raddr, acc_raddr, acc_waddr, out_waddr;
+  logic [nnc_isa_pkg::BufAddrBits-1:0] prm_raddr;
   logic [Rows*16-1:0]     inp_rdata;
   logic [Cols*16-1:0]     wgt_rdata;
   logic [Cols*64-1:0]     acc_rdata, acc_wdata;
@@ -384,12 +387,12 @@ module nnc_npu_top
     .rst_ni,
     .cmd_valid_i     (unit_valid[1]),
     .cmd_ready_o     (unit_ready[1]),
-    .cmd_i           (unit_cmd[1]),
+    .cmd_i           (unit_cmd[1*nnc_isa_pkg::CmdBits +: nnc_isa_pkg::CmdBits]),
     .done_o          (unit_done[1]),
     .err_o           (unit_err[1]),
-    .err_code_o      (unit_err_code[1]),
-    .err_addr_o      (unit_err_addr[1]),
-    .err_info_o      (unit_err_info[1]),
+    .err_code_o      (unit_err_code[1*8 +: 8]),
+    .err_addr_o      (unit_err_addr[1*32 +: 32]),
+    .err_info_o      (unit_err_info[1*32 +: 32]),
     .inp_re_o        (inp_re),
     .inp_raddr_o     (inp_raddr),
     .inp_rdata_i     (inp_rdata),
@@ -439,11 +442,11 @@ module nnc_npu_top
   assign bw_ready = !cp_wr[bw_buf];
 
   logic    dma_rd_q;   // the DMA read a buffer last cycle
-  buffer_e dma_rd_buf_q;
+  logic [2:0] dma_rd_buf_q;  // nnc_isa_pkg::buffer_e
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       dma_rd_q     <= 1'b0;
-      dma_rd_buf_q <= BufferInp;
+      dma_rd_buf_q <= nnc_isa_pkg::BufferInp;
     end else begin
       dma_rd_q     <= br_valid && br_ready;
       dma_rd_buf_q <= br_buf;
@@ -458,16 +461,16 @@ module nnc_npu_top
 
   logic dma_w_inp, dma_w_wgt, dma_w_acc, dma_w_out, dma_w_prm;
   logic dma_r_inp, dma_r_wgt, dma_r_acc, dma_r_out, dma_r_prm;
-  assign dma_w_inp = bw_valid && bw_buf == BufferInp;
-  assign dma_w_wgt = bw_valid && bw_buf == BufferWgt;
-  assign dma_w_acc = bw_valid && bw_buf == BufferAcc && !acc_we;
-  assign dma_w_out = bw_valid && bw_buf == BufferOut && !out_we;
-  assign dma_w_prm = bw_valid && bw_buf == BufferPrm;
-  assign dma_r_inp = br_valid && br_buf == BufferInp && !inp_re;
-  assign dma_r_wgt = br_valid && br_buf == BufferWgt && !wgt_re;
-  assign dma_r_acc = br_valid && br_buf == BufferAcc && !acc_re;
-  assign dma_r_out = br_valid && br_buf == BufferOut;
-  assign dma_r_prm = br_valid && br_buf == BufferPrm && !prm_re;
+  assign dma_w_inp = bw_valid && bw_buf == nnc_isa_pkg::BufferInp;
+  assign dma_w_wgt = bw_valid && bw_buf == nnc_isa_pkg::BufferWgt;
+  assign dma_w_acc = bw_valid && bw_buf == nnc_isa_pkg::BufferAcc && !acc_we;
+  assign dma_w_out = bw_valid && bw_buf == nnc_isa_pkg::BufferOut && !out_we;
+  assign dma_w_prm = bw_valid && bw_buf == nnc_isa_pkg::BufferPrm;
+  assign dma_r_inp = br_valid && br_buf == nnc_isa_pkg::BufferInp && !inp_re;
+  assign dma_r_wgt = br_valid && br_buf == nnc_isa_pkg::BufferWgt && !wgt_re;
+  assign dma_r_acc = br_valid && br_buf == nnc_isa_pkg::BufferAcc && !acc_re;
+  assign dma_r_out = br_valid && br_buf == nnc_isa_pkg::BufferOut;
+  assign dma_r_prm = br_valid && br_buf == nnc_isa_pkg::BufferPrm && !prm_re;
 
   nnc_buffer #(.SizeBytes(InpBytes), .LineBytes(InpLine)) u_inp (
     .clk_i,
@@ -527,10 +530,10 @@ module nnc_npu_top
 
   always_comb begin
     unique case (dma_rd_buf_q)
-      BufferInp: br_data = inp_rd[BusBits-1:0];
-      BufferWgt: br_data = wgt_rd[BusBits-1:0];
-      BufferAcc: br_data = acc_rd[BusBits-1:0];
-      BufferOut: br_data = out_rd[BusBits-1:0];
+      nnc_isa_pkg::BufferInp: br_data = inp_rd[BusBits-1:0];
+      nnc_isa_pkg::BufferWgt: br_data = wgt_rd[BusBits-1:0];
+      nnc_isa_pkg::BufferAcc: br_data = acc_rd[BusBits-1:0];
+      nnc_isa_pkg::BufferOut: br_data = out_rd[BusBits-1:0];
       default:   br_data = prm_rd[BusBits-1:0];
     endcase
   end
@@ -544,18 +547,15 @@ module nnc_npu_top
   // =========================================================================================
   // Assertions
   // =========================================================================================
-  // pragma translate_off
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
     end else begin
-      assert (!(bw_valid && bw_ready && (bw_buf == BufferAcc && acc_we)))
-        else $error("nnc_npu_top: ACC write port granted twice");
+      `PRIM_ASSERT_I(AccWriteOnce_A,
+          !(bw_valid && bw_ready && (bw_buf == nnc_isa_pkg::BufferAcc && acc_we)),
+        ("nnc_npu_top: ACC write port granted twice"))
     end
   end
-  initial begin
-    assert (BusBytes <= InpLine && BusBytes <= WgtLine)
-      else $error("nnc_npu_top: a bus beat must fit a buffer line");
-  end
-  // pragma translate_on
+  `PRIM_ASSERT_INIT(BeatFitsLine_A, BusBytes <= InpLine && BusBytes <= WgtLine,
+      ("nnc_npu_top: a bus beat must fit a buffer line"))
 
 endmodule

@@ -5,23 +5,24 @@
 //
 // The parameters are the NPU's (nnc_npu_top passes its own); the read-only CONFIG registers
 // report them, so the host learns the hardware it drives from the hardware itself.
+`include "prim_assert.svh"
+
 module nnc_regfile
-  import nnc_isa_pkg::*;
 #(
-  parameter int unsigned Rows           = ArrayRows,
-  parameter int unsigned Cols           = ArrayCols,
-  parameter int unsigned BusBytes       = AxiDataBytes,
-  parameter int unsigned InpBytes       = InpBufBytes,
-  parameter int unsigned WgtBytes       = WgtBufBytes,
-  parameter int unsigned AccBytes       = AccBufBytes,
-  parameter int unsigned OutBytes       = OutBufBytes,
-  parameter int unsigned PrmBytes       = PrmBufBytes,
-  parameter int unsigned QueueDepth     = CmdQueueDepth,
-  parameter int unsigned FetchDepth     = CmdFetchDepth,
-  parameter int unsigned MaxOutstanding = DmaBursts,
-  parameter int unsigned TileFifo       = GemmTiles,
-  parameter int unsigned StreamDepth    = DensifyBeats,
-  parameter int unsigned MaxReads       = DensifyReads
+  parameter int unsigned Rows           = nnc_isa_pkg::ArrayRows,
+  parameter int unsigned Cols           = nnc_isa_pkg::ArrayCols,
+  parameter int unsigned BusBytes       = nnc_isa_pkg::AxiDataBytes,
+  parameter int unsigned InpBytes       = nnc_isa_pkg::InpBufBytes,
+  parameter int unsigned WgtBytes       = nnc_isa_pkg::WgtBufBytes,
+  parameter int unsigned AccBytes       = nnc_isa_pkg::AccBufBytes,
+  parameter int unsigned OutBytes       = nnc_isa_pkg::OutBufBytes,
+  parameter int unsigned PrmBytes       = nnc_isa_pkg::PrmBufBytes,
+  parameter int unsigned QueueDepth     = nnc_isa_pkg::CmdQueueDepth,
+  parameter int unsigned FetchDepth     = nnc_isa_pkg::CmdFetchDepth,
+  parameter int unsigned MaxOutstanding = nnc_isa_pkg::DmaBursts,
+  parameter int unsigned TileFifo       = nnc_isa_pkg::GemmTiles,
+  parameter int unsigned StreamDepth    = nnc_isa_pkg::DensifyBeats,
+  parameter int unsigned MaxReads       = nnc_isa_pkg::DensifyReads
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -29,7 +30,7 @@ module nnc_regfile
   // AXI4-Lite slave (RegAddrBits-bit byte addresses, 32-bit data)
   input  logic        s_axil_awvalid_i,
   output logic        s_axil_awready_o,
-  input  logic [RegAddrBits-1:0] s_axil_awaddr_i,
+  input  logic [nnc_isa_pkg::RegAddrBits-1:0] s_axil_awaddr_i,
   input  logic        s_axil_wvalid_i,
   output logic        s_axil_wready_o,
   input  logic [31:0] s_axil_wdata_i,
@@ -39,7 +40,7 @@ module nnc_regfile
   output logic [1:0]  s_axil_bresp_o,
   input  logic        s_axil_arvalid_i,
   output logic        s_axil_arready_o,
-  input  logic [RegAddrBits-1:0] s_axil_araddr_i,
+  input  logic [nnc_isa_pkg::RegAddrBits-1:0] s_axil_araddr_i,
   output logic        s_axil_rvalid_o,
   input  logic        s_axil_rready_i,
   output logic [31:0] s_axil_rdata_o,
@@ -91,24 +92,28 @@ module nnc_regfile
     PcStoreStall, PcDensifyBusy, PcDensifyStall, PcRdBytes, PcWrBytes, PcMacs, PcCount
   } perf_idx_e;
   localparam int unsigned NumPerf = PcCount;
-  localparam logic [RegAddrBits-1:0] PerfEnd = RegPerfCycles + RegAddrBits'(4 * NumPerf);
+  localparam logic [nnc_isa_pkg::RegAddrBits-1:0] PerfEnd =
+      nnc_isa_pkg::RegPerfCycles + nnc_isa_pkg::RegAddrBits'(4 * NumPerf);
 
   // Read-only CONFIG words: the build's parameters at the fields' positions (each value
   // fits its field; the assertions below check it).
   localparam int unsigned BufKibLog2 = $clog2(InpBytes / 1024);
-  localparam logic [31:0] CfgArray   = (32'(Rows) << RegConfigRowsBit) | (32'(Cols) << RegConfigColsBit) |
-                                       (32'(BufKibLog2) << RegConfigBufKibLog2Bit);
-  localparam logic [31:0] CfgQueues  = (32'(QueueDepth) << RegConfigQueuesQueueDepthBit) |
-                                       (32'(FetchDepth) << RegConfigQueuesFetchDepthBit);
-  localparam logic [31:0] CfgDma     = (32'(BusBytes) << RegConfigDmaDataBytesBit) |
-                                       (32'(MaxOutstanding) << RegConfigDmaBurstsBit);
-  localparam logic [31:0] CfgCompute = (32'(TileFifo) << RegConfigComputeGemmTilesBit) |
-                                       (32'(StreamDepth) << RegConfigComputeDensifyBeatsBit) |
-                                       (32'(MaxReads) << RegConfigComputeDensifyReadsBit);
+  localparam logic [31:0] CfgArray   =
+      (32'(Rows) << nnc_isa_pkg::RegConfigRowsBit) | (32'(Cols) << nnc_isa_pkg::RegConfigColsBit) |
+      (32'(BufKibLog2) << nnc_isa_pkg::RegConfigBufKibLog2Bit);
+  localparam logic [31:0] CfgQueues  =
+      (32'(QueueDepth) << nnc_isa_pkg::RegConfigQueuesQueueDepthBit) |
+      (32'(FetchDepth) << nnc_isa_pkg::RegConfigQueuesFetchDepthBit);
+  localparam logic [31:0] CfgDma     = (32'(BusBytes) << nnc_isa_pkg::RegConfigDmaDataBytesBit) |
+                                       (32'(MaxOutstanding) << nnc_isa_pkg::RegConfigDmaBurstsBit);
+  localparam logic [31:0] CfgCompute =
+      (32'(TileFifo) << nnc_isa_pkg::RegConfigComputeGemmTilesBit) |
+      (32'(StreamDepth) << nnc_isa_pkg::RegConfigComputeDensifyBeatsBit) |
+      (32'(MaxReads) << nnc_isa_pkg::RegConfigComputeDensifyReadsBit);
 
   // --- Write channel: address and data may arrive in either order ---------------------------
   logic        aw_full_d, aw_full_q;
-  logic [RegAddrBits-1:0] aw_addr_d, aw_addr_q;
+  logic [nnc_isa_pkg::RegAddrBits-1:0] aw_addr_d, aw_addr_q;
   logic        w_full_d, w_full_q;
   logic [31:0] w_data_d, w_data_q;
   logic [3:0]  w_strb_d, w_strb_q;
@@ -138,9 +143,9 @@ module nnc_regfile
 
   // Byte-strobed update of a read-write register.
   function automatic logic [31:0] merge(logic [31:0] old, logic [31:0] data, logic [3:0] strb);
-    logic [31:0] res;
-    for (int unsigned b = 0; b < 4; b++) res[8*b +: 8] = strb[b] ? data[8*b +: 8] : old[8*b +: 8];
-    return res;
+    for (int unsigned b = 0; b < 4; b++) begin
+      merge[8*b +: 8] = strb[b] ? data[8*b +: 8] : old[8*b +: 8];
+    end
   endfunction
 
   logic [31:0] wval;
@@ -181,36 +186,40 @@ module nnc_regfile
       w_full_d  = 1'b0;
       b_valid_d = 1'b1;
       b_resp_d  = RespOkay;
-      unique case ({aw_addr_q[RegAddrBits-1:2], 2'b00})
-        RegCtrl: begin
-          soft_reset_d = wval[RegCtrlSoftResetBit];
-          if (w_strb_q[0]) irq_en_d = w_data_q[RegCtrlIrqEnBit];
-          perf_clear   = wval[RegCtrlPerfClearBit];
+      unique case ({aw_addr_q[nnc_isa_pkg::RegAddrBits-1:2], 2'b00})
+        nnc_isa_pkg::RegCtrl: begin
+          soft_reset_d = wval[nnc_isa_pkg::RegCtrlSoftResetBit];
+          if (w_strb_q[0]) irq_en_d = w_data_q[nnc_isa_pkg::RegCtrlIrqEnBit];
+          perf_clear   = wval[nnc_isa_pkg::RegCtrlPerfClearBit];
         end
-        RegIrqStatus: irq_status_d = irq_status_q & ~wval[1:0];
-        RegRingBase:  ring_base_d  = merge(ring_base_q, w_data_q, w_strb_q);
-        RegRingSize:  ring_size_d  = merge(ring_size_q, w_data_q, w_strb_q);
-        RegRingTail:  ring_tail_d  = merge(ring_tail_q, w_data_q, w_strb_q);
-        RegDoorbell:  doorbell_d   = 1'b1;
-        RegWatchdog:  watchdog_d   = merge(watchdog_q, w_data_q, w_strb_q);
+        nnc_isa_pkg::RegIrqStatus: irq_status_d = irq_status_q & ~wval[1:0];
+        nnc_isa_pkg::RegRingBase:  ring_base_d  = merge(ring_base_q, w_data_q, w_strb_q);
+        nnc_isa_pkg::RegRingSize:  ring_size_d  = merge(ring_size_q, w_data_q, w_strb_q);
+        nnc_isa_pkg::RegRingTail:  ring_tail_d  = merge(ring_tail_q, w_data_q, w_strb_q);
+        nnc_isa_pkg::RegDoorbell:  doorbell_d   = 1'b1;
+        nnc_isa_pkg::RegWatchdog:  watchdog_d   = merge(watchdog_q, w_data_q, w_strb_q);
         // Read-only registers ignore writes; holes answer SLVERR.
-        RegId, RegVersion, RegStatus, RegErrCode, RegErrAddr, RegErrInfo, RegRingHead,
-        RegLastTag, RegConfig, RegConfigInpBytes, RegConfigWgtBytes, RegConfigAccBytes,
-        RegConfigOutBytes, RegConfigPrmBytes, RegConfigQueues, RegConfigDma, RegConfigCompute: ;
+        nnc_isa_pkg::RegId, nnc_isa_pkg::RegVersion, nnc_isa_pkg::RegStatus,
+        nnc_isa_pkg::RegErrCode, nnc_isa_pkg::RegErrAddr, nnc_isa_pkg::RegErrInfo,
+        nnc_isa_pkg::RegRingHead, nnc_isa_pkg::RegLastTag, nnc_isa_pkg::RegConfig,
+        nnc_isa_pkg::RegConfigInpBytes, nnc_isa_pkg::RegConfigWgtBytes,
+        nnc_isa_pkg::RegConfigAccBytes, nnc_isa_pkg::RegConfigOutBytes,
+        nnc_isa_pkg::RegConfigPrmBytes, nnc_isa_pkg::RegConfigQueues, nnc_isa_pkg::RegConfigDma,
+        nnc_isa_pkg::RegConfigCompute: ;
         default: begin
-          if ({aw_addr_q[RegAddrBits-1:2], 2'b00} < RegPerfCycles ||
-              {aw_addr_q[RegAddrBits-1:2], 2'b00} >= PerfEnd) begin
+          if ({aw_addr_q[nnc_isa_pkg::RegAddrBits-1:2], 2'b00} < nnc_isa_pkg::RegPerfCycles ||
+              {aw_addr_q[nnc_isa_pkg::RegAddrBits-1:2], 2'b00} >= PerfEnd) begin
             b_resp_d = RespSlvErr;
           end
         end
       endcase
     end
-    if (irq_done_i)  irq_status_d[RegIrqStatusDoneBit]  = 1'b1;
-    if (irq_error_i) irq_status_d[RegIrqStatusErrorBit] = 1'b1;
+    if (irq_done_i)  irq_status_d[nnc_isa_pkg::RegIrqStatusDoneBit]  = 1'b1;
+    if (irq_error_i) irq_status_d[nnc_isa_pkg::RegIrqStatusErrorBit] = 1'b1;
   end
 
   // --- Performance counters -------------------------------------------------------------------
-  logic [NumPerf-1:0][15:0] perf_inc;
+  logic [15:0] perf_inc [NumPerf];
   assign perf_inc[PcCycles]       = 16'd1;
   assign perf_inc[PcLoadBusy]     = 16'(ev_load_busy_i);
   assign perf_inc[PcLoadStall]    = 16'(ev_load_stall_i);
@@ -239,13 +248,13 @@ module nnc_regfile
   logic        r_valid_d, r_valid_q;
   logic [31:0] r_data_d, r_data_q;
   logic [1:0]  r_resp_d, r_resp_q;
-  logic [RegAddrBits-1:0] raddr;
+  logic [nnc_isa_pkg::RegAddrBits-1:0] raddr;
 
   assign s_axil_arready_o = !r_valid_q;
   assign s_axil_rvalid_o  = r_valid_q;
   assign s_axil_rdata_o   = r_data_q;
   assign s_axil_rresp_o   = r_resp_q;
-  assign raddr = {s_axil_araddr_i[RegAddrBits-1:2], 2'b00};
+  assign raddr = {s_axil_araddr_i[nnc_isa_pkg::RegAddrBits-1:2], 2'b00};
   // Registers are words: the byte offset within a word does not select anything.
   logic [1:0] unused_araddr;
   assign unused_araddr = s_axil_araddr_i[1:0];
@@ -260,38 +269,38 @@ module nnc_regfile
       r_resp_d  = RespOkay;
       r_data_d  = '0;
       unique case (raddr)
-        RegId:        r_data_d = RegIdValue;
-        RegVersion:   r_data_d = IsaVersion;
-        RegCtrl:      r_data_d[RegCtrlIrqEnBit] = irq_en_q;
-        RegStatus: begin
-          r_data_d[RegStatusIdleBit]  = st_idle_i;
-          r_data_d[RegStatusBusyBit]  = st_busy_i;
-          r_data_d[RegStatusDoneBit]  = st_done_i;
-          r_data_d[RegStatusErrorBit] = st_error_i;
+        nnc_isa_pkg::RegId:        r_data_d = nnc_isa_pkg::RegIdValue;
+        nnc_isa_pkg::RegVersion:   r_data_d = nnc_isa_pkg::IsaVersion;
+        nnc_isa_pkg::RegCtrl:      r_data_d[nnc_isa_pkg::RegCtrlIrqEnBit] = irq_en_q;
+        nnc_isa_pkg::RegStatus: begin
+          r_data_d[nnc_isa_pkg::RegStatusIdleBit]  = st_idle_i;
+          r_data_d[nnc_isa_pkg::RegStatusBusyBit]  = st_busy_i;
+          r_data_d[nnc_isa_pkg::RegStatusDoneBit]  = st_done_i;
+          r_data_d[nnc_isa_pkg::RegStatusErrorBit] = st_error_i;
         end
-        RegErrCode:   r_data_d = 32'(err_code_i);
-        RegErrAddr:   r_data_d = err_addr_i;
-        RegErrInfo:   r_data_d = err_info_i;
-        RegIrqStatus: r_data_d = 32'(irq_status_q);
-        RegRingBase:  r_data_d = ring_base_q;
-        RegRingSize:  r_data_d = ring_size_q;
-        RegRingHead:  r_data_d = ring_head_i;
-        RegRingTail:  r_data_d = ring_tail_q;
-        RegDoorbell:  r_data_d = '0;
-        RegWatchdog:  r_data_d = watchdog_q;
-        RegLastTag:   r_data_d = 32'(last_tag_i);
-        RegConfig:    r_data_d = CfgArray;
-        RegConfigInpBytes: r_data_d = 32'(InpBytes);
-        RegConfigWgtBytes: r_data_d = 32'(WgtBytes);
-        RegConfigAccBytes: r_data_d = 32'(AccBytes);
-        RegConfigOutBytes: r_data_d = 32'(OutBytes);
-        RegConfigPrmBytes: r_data_d = 32'(PrmBytes);
-        RegConfigQueues:   r_data_d = CfgQueues;
-        RegConfigDma:      r_data_d = CfgDma;
-        RegConfigCompute:  r_data_d = CfgCompute;
+        nnc_isa_pkg::RegErrCode:   r_data_d = 32'(err_code_i);
+        nnc_isa_pkg::RegErrAddr:   r_data_d = err_addr_i;
+        nnc_isa_pkg::RegErrInfo:   r_data_d = err_info_i;
+        nnc_isa_pkg::RegIrqStatus: r_data_d = 32'(irq_status_q);
+        nnc_isa_pkg::RegRingBase:  r_data_d = ring_base_q;
+        nnc_isa_pkg::RegRingSize:  r_data_d = ring_size_q;
+        nnc_isa_pkg::RegRingHead:  r_data_d = ring_head_i;
+        nnc_isa_pkg::RegRingTail:  r_data_d = ring_tail_q;
+        nnc_isa_pkg::RegDoorbell:  r_data_d = '0;
+        nnc_isa_pkg::RegWatchdog:  r_data_d = watchdog_q;
+        nnc_isa_pkg::RegLastTag:   r_data_d = 32'(last_tag_i);
+        nnc_isa_pkg::RegConfig:    r_data_d = CfgArray;
+        nnc_isa_pkg::RegConfigInpBytes: r_data_d = 32'(InpBytes);
+        nnc_isa_pkg::RegConfigWgtBytes: r_data_d = 32'(WgtBytes);
+        nnc_isa_pkg::RegConfigAccBytes: r_data_d = 32'(AccBytes);
+        nnc_isa_pkg::RegConfigOutBytes: r_data_d = 32'(OutBytes);
+        nnc_isa_pkg::RegConfigPrmBytes: r_data_d = 32'(PrmBytes);
+        nnc_isa_pkg::RegConfigQueues:   r_data_d = CfgQueues;
+        nnc_isa_pkg::RegConfigDma:      r_data_d = CfgDma;
+        nnc_isa_pkg::RegConfigCompute:  r_data_d = CfgCompute;
         default: begin
-          if (raddr >= RegPerfCycles && raddr < PerfEnd) begin
-            r_data_d = perf_q[4'((raddr - RegPerfCycles) >> 2)];
+          if (raddr >= nnc_isa_pkg::RegPerfCycles && raddr < PerfEnd) begin
+            r_data_d = perf_q[4'((raddr - nnc_isa_pkg::RegPerfCycles) >> 2)];
           end else begin
             r_resp_d = RespSlvErr;
           end
@@ -351,26 +360,28 @@ module nnc_regfile
   assign irq_o        = irq_en_q && (irq_status_q != '0);
 
   // --- Assertions -----------------------------------------------------------------------------
-  // pragma translate_off
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
       // The map must hold the performance counters as one block after CONFIG.
-      assert (RegPerfCycles == RegConfig + RegAddrBits'(4))
-        else $error("nnc_regfile: PERF_CYCLES must follow CONFIG");
+      `PRIM_ASSERT_I(PerfAfterConfig_A,
+          nnc_isa_pkg::RegPerfCycles == nnc_isa_pkg::RegConfig + nnc_isa_pkg::RegAddrBits'(4),
+          ("nnc_regfile: PERF_CYCLES must follow CONFIG"))
       // Each reported parameter fits its CONFIG field (else it would corrupt its neighbour).
-      assert (Rows < 2 ** RegConfigRowsWidth && Cols < 2 ** RegConfigColsWidth &&
-              BufKibLog2 < 2 ** RegConfigBufKibLog2Width)
-        else $error("nnc_regfile: the array does not fit CONFIG");
-      assert (QueueDepth < 2 ** RegConfigQueuesQueueDepthWidth &&
-              FetchDepth < 2 ** RegConfigQueuesFetchDepthWidth &&
-              BusBytes < 2 ** RegConfigDmaDataBytesWidth &&
-              MaxOutstanding < 2 ** RegConfigDmaBurstsWidth &&
-              TileFifo < 2 ** RegConfigComputeGemmTilesWidth &&
-              StreamDepth < 2 ** RegConfigComputeDensifyBeatsWidth &&
-              MaxReads < 2 ** RegConfigComputeDensifyReadsWidth)
-        else $error("nnc_regfile: a depth or width does not fit its CONFIG field");
+      `PRIM_ASSERT_I(ArrayFitsConfig_A,
+          Rows < 2 ** nnc_isa_pkg::RegConfigRowsWidth &&
+              Cols < 2 ** nnc_isa_pkg::RegConfigColsWidth &&
+              BufKibLog2 < 2 ** nnc_isa_pkg::RegConfigBufKibLog2Width,
+        ("nnc_regfile: the array does not fit CONFIG"))
+      `PRIM_ASSERT_I(DepthsFitConfig_A,
+          QueueDepth < 2 ** nnc_isa_pkg::RegConfigQueuesQueueDepthWidth &&
+              FetchDepth < 2 ** nnc_isa_pkg::RegConfigQueuesFetchDepthWidth &&
+              BusBytes < 2 ** nnc_isa_pkg::RegConfigDmaDataBytesWidth &&
+              MaxOutstanding < 2 ** nnc_isa_pkg::RegConfigDmaBurstsWidth &&
+              TileFifo < 2 ** nnc_isa_pkg::RegConfigComputeGemmTilesWidth &&
+              StreamDepth < 2 ** nnc_isa_pkg::RegConfigComputeDensifyBeatsWidth &&
+              MaxReads < 2 ** nnc_isa_pkg::RegConfigComputeDensifyReadsWidth,
+        ("nnc_regfile: a depth or width does not fit its CONFIG field"))
     end
   end
-  // pragma translate_on
 
 endmodule

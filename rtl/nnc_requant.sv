@@ -23,8 +23,9 @@
 // Stage use:  1 inputs | 2 x, multiplier, right/total | 3 x * multiplier (one 64 x 32
 // multiply, low 64 bits, for both paths) | 4 high half (int32) or rounded shift (int64)
 // | output: RDBPOT (by 0 for int64), zero point, clamps.
+`include "prim_assert.svh"
+
 module nnc_requant
-  import nnc_pkg::*;
 #(
   parameter int unsigned Lanes = nnc_isa_pkg::ArrayCols
 ) (
@@ -35,20 +36,21 @@ module nnc_requant
   // the per-operation parameters.
   input  logic                             in_valid_i,
   output logic                             in_ready_o,
-  input  logic [Lanes-1:0][63:0]           in_acc_i,    // signed; int32 path: bits 31:0
+  // Per-lane vectors: lane l in slice l (bits [64l+63:64l] of in_acc_i, and so on).
+  input  logic [Lanes*64-1:0]              in_acc_i,    // signed; int32 path: bits 31:0
   input  logic                             in_acc64_i,  // the int64 path (else int32)
-  input  logic [Lanes-1:0][31:0]           in_bias_i,   // signed
-  input  logic [Lanes-1:0][31:0]           in_mult_i,   // signed Q31
-  input  logic [Lanes-1:0][7:0]            in_shift_i,  // signed; int32 path: bits 5:0,
+  input  logic [Lanes*32-1:0]              in_bias_i,   // signed
+  input  logic [Lanes*32-1:0]              in_mult_i,   // signed Q31
+  input  logic [Lanes*8-1:0]               in_shift_i,  // signed; int32 path: bits 5:0,
                                                         // -31..+31; int64: clamped to -31..14
   input  logic [31:0]                      in_zp_i,     // signed output zero point
   input  logic [31:0]                      in_act_min_i,
   input  logic [31:0]                      in_act_max_i,
-  input  out_type_e                        in_out_type_i,
+  input  nnc_pkg::out_type_e                        in_out_type_i,
 
   output logic                             out_valid_o,
   input  logic                             out_ready_i,
-  output logic [Lanes-1:0][31:0]           out_data_o   // signed, within the output type
+  output logic [Lanes*32-1:0]              out_data_o   // signed, within the output type
 );
 
   localparam int unsigned Stages = 4;  // registered stages before the output register
@@ -88,22 +90,36 @@ module nnc_requant
     logic [31:0] zp;
     logic [31:0] act_min;
     logic [31:0] act_max;
-    out_type_e   out_type;
+    logic [2:0]  out_type;  // nnc_pkg::out_type_e (Yosys takes no package types in a
+                            // module's struct)
   } op_cfg_t;
 
   // Parameters need no reset: they are only used under a valid bit.
+  op_cfg_t cfg_in;
   op_cfg_t cfg_q [Stages];
+  always_comb begin
+    cfg_in.acc64    = in_acc64_i;
+    cfg_in.zp       = in_zp_i;
+    cfg_in.act_min  = in_act_min_i;
+    cfg_in.act_max  = in_act_max_i;
+    cfg_in.out_type = in_out_type_i;
+  end
   always_ff @(posedge clk_i) begin
-    if (load[0]) begin
-      cfg_q[0] <= '{acc64: in_acc64_i, zp: in_zp_i, act_min: in_act_min_i,
-                    act_max: in_act_max_i, out_type: in_out_type_i};
-    end
+    if (load[0]) cfg_q[0] <= cfg_in;
     for (int unsigned s = 1; s < Stages; s++) begin
       if (load[s]) cfg_q[s] <= cfg_q[s-1];
     end
   end
 
   assign out_valid_o = out_valid_q;
+
+  // The stages' parameters as plain structs: Yosys cannot select a member of an array element.
+  /* verilator lint_off UNUSEDSIGNAL */  // each stage reads a few fields
+  op_cfg_t cfg_s1, cfg_s3, cfg_s4;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign cfg_s1 = cfg_q[0];
+  assign cfg_s3 = cfg_q[2];
+  assign cfg_s4 = cfg_q[Stages-1];
 
   // --- Per-lane arithmetic, one function per stage ------------------------------------------
   // Stage 1 -> 2: the multiplicand x. int32: bias add and left shift, both wrapping in 32
@@ -116,7 +132,7 @@ module nnc_requant
     sum32     = acc[31:0] + bias;
     left      = shift[5] ? 6'd0 : shift;
     shifted32 = sum32 <<< left;  // a 32-bit variable: the shift wraps in 32 bits
-    return acc64 ? acc + 64'(bias) : 64'(shifted32);
+    stage2_x = acc64 ? acc + 64'(bias) : 64'(shifted32);
   endfunction
 
   // Stage 1 -> 2: the multiplier: Q31 (int32), or reduced to Q15 and rounded (int64; the
@@ -124,9 +140,9 @@ module nnc_requant
   function automatic logic signed [31:0] stage2_mult(logic signed [31:0] mult, logic acc64);
     logic signed [31:0] nudged;
     nudged = mult + 32'sd32768;  // cannot overflow below the cap
-    if (!acc64) return mult;
-    if (mult >= 32'sh7fff_0000) return 32'sd32767;
-    return 32'(nudged >>> 16);
+    if (!acc64)                      stage2_mult = mult;
+    else if (mult >= 32'sh7fff_0000) stage2_mult = 32'sd32767;
+    else                             stage2_mult = 32'(nudged >>> 16);
   endfunction
 
   // Stage 1 -> 2: the right shift after the high multiply (int32), or the one total shift
@@ -134,8 +150,8 @@ module nnc_requant
   function automatic logic [5:0] stage2_right(logic signed [7:0] shift, logic acc64);
     logic signed [7:0] clamped;
     clamped = shift < -8'sd31 ? -8'sd31 : (shift > 8'sd14 ? 8'sd14 : shift);
-    if (acc64) return 6'(8'sd15 - clamped);
-    return shift[5] ? 6'(-shift[5:0]) : 6'd0;
+    if (acc64) stage2_right = 6'(8'sd15 - clamped);
+    else       stage2_right = shift[5] ? 6'(-shift[5:0]) : 6'd0;
   endfunction
 
   // The two functions below keep the low 32 bits of a 33-bit intermediate that provably fits.
@@ -149,13 +165,13 @@ module nnc_requant
     quot   = nudged[63:31] + {32'd0, nudged[63] && (nudged[30:0] != '0)};
     // Only the low 32 bits of the 33-bit quotient are kept; they provably fit (the one
     // overflow, INT32_MIN * INT32_MIN, is overridden).
-    return sat ? 32'sh7fff_ffff : quot[31:0];
+    high_half = sat ? 32'sh7fff_ffff : quot[31:0];
   endfunction
 
   // Stage 4 -> output: rounding divide by 2^right, zero point, clamps.
   function automatic logic signed [31:0] finish(logic signed [31:0] high, logic [5:0] right,
                                                 logic [31:0] zp, logic [31:0] act_min,
-                                                logic [31:0] act_max, out_type_e out_type);
+                                                logic [31:0] act_max, logic [2:0] out_type);
     logic [31:0]        mask, remainder, threshold;
     logic signed [31:0] shifted, rounded;
     logic signed [32:0] with_zp, act_clamped, lo, hi, tmin, tmax, typed;
@@ -171,15 +187,15 @@ module nnc_requant
     // The reference's clamp tests the lower bound first.
     act_clamped = with_zp < lo ? lo : (with_zp > hi ? hi : with_zp);
     unique case (out_type)
-      OutU8:   begin tmin = 33'sd0;      tmax = 33'sd255;   end
-      OutI8:   begin tmin = -33'sd128;   tmax = 33'sd127;   end
-      OutI16:  begin tmin = -33'sd32768; tmax = 33'sd32767; end
-      OutU16:  begin tmin = 33'sd0;      tmax = 33'sd65535; end
+      nnc_pkg::OutU8:   begin tmin = 33'sd0;      tmax = 33'sd255;   end
+      nnc_pkg::OutI8:   begin tmin = -33'sd128;   tmax = 33'sd127;   end
+      nnc_pkg::OutI16:  begin tmin = -33'sd32768; tmax = 33'sd32767; end
+      nnc_pkg::OutU16:  begin tmin = 33'sd0;      tmax = 33'sd65535; end
       default: begin tmin = 33'(signed'(32'sh8000_0000)); tmax = 33'sd2147483647; end
     endcase
     typed = act_clamped < tmin ? tmin : (act_clamped > tmax ? tmax : act_clamped);
     // The clamp result fits 32 bits.
-    return typed[31:0];
+    finish = typed[31:0];
   endfunction
 
   // Stage 3 -> 4 (int64): the product rounded to nearest (ties up) and shifted right by
@@ -188,7 +204,7 @@ module nnc_requant
     logic signed [63:0] rounded, shifted;
     rounded = prod + (64'sd1 <<< (total - 6'd1));
     shifted = rounded >>> total;
-    return shifted[31:0];
+    round_shift = shifted[31:0];
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
@@ -220,13 +236,13 @@ module nnc_requant
     // them every cycle, idle or not).
     always_ff @(posedge clk_i) begin
       if (load_out) begin
-        out_q <= finish(s4_high_q, s4_right_q, cfg_q[Stages-1].zp, cfg_q[Stages-1].act_min,
-                        cfg_q[Stages-1].act_max, cfg_q[Stages-1].out_type);
+        out_q <= finish(s4_high_q, s4_right_q, cfg_s4.zp, cfg_s4.act_min, cfg_s4.act_max,
+                        cfg_s4.out_type);
       end
       if (load[3]) begin
-        s4_high_q  <= cfg_q[2].acc64 ? round_shift(s3_prod_q, s3_right_q)
+        s4_high_q  <= cfg_s3.acc64 ? round_shift(s3_prod_q, s3_right_q)
                                      : high_half(s3_prod_q, s3_sat_q);
-        s4_right_q <= cfg_q[2].acc64 ? 6'd0 : s3_right_q;  // int64: already rounded
+        s4_right_q <= cfg_s3.acc64 ? 6'd0 : s3_right_q;  // int64: already rounded
       end
       if (load[2]) begin
         // int32: exact (a sign-extended int32 times an int32); int64: wraps, as specified.
@@ -239,36 +255,34 @@ module nnc_requant
         s3_right_q <= s2_right_q;
       end
       if (load[1]) begin
-        s2_x_q     <= stage2_x(s1_acc_q, s1_bias_q, s1_shift_q[5:0], cfg_q[0].acc64);
-        s2_mult_q  <= stage2_mult(s1_mult_q, cfg_q[0].acc64);
-        s2_right_q <= stage2_right(s1_shift_q, cfg_q[0].acc64);
+        s2_x_q     <= stage2_x(s1_acc_q, s1_bias_q, s1_shift_q[5:0], cfg_s1.acc64);
+        s2_mult_q  <= stage2_mult(s1_mult_q, cfg_s1.acc64);
+        s2_right_q <= stage2_right(s1_shift_q, cfg_s1.acc64);
       end
       if (load[0]) begin
-        s1_acc_q   <= in_acc_i[l];
-        s1_bias_q  <= in_bias_i[l];
-        s1_mult_q  <= in_mult_i[l];
-        s1_shift_q <= in_shift_i[l];
+        s1_acc_q   <= in_acc_i[64*l +: 64];
+        s1_bias_q  <= in_bias_i[32*l +: 32];
+        s1_mult_q  <= in_mult_i[32*l +: 32];
+        s1_shift_q <= in_shift_i[8*l +: 8];
       end
     end
 
-    assign out_data_o[l] = out_q;
+    assign out_data_o[32*l +: 32] = out_q;
   end
 
   // --- Assertions ---------------------------------------------------------------------------
-`ifndef SYNTHESIS
   // int32 path: shift = -32 would be a division by 2^32, which the reference does not
   // define (the int64 path clamps its shift). One check for all lanes (the message names the
   // first bad one): with --assert, per-lane properties cost every cycle.
-  function automatic int first_bad_shift(logic [Lanes-1:0][7:0] shifts);
-    for (int l = 0; l < Lanes; l++) begin
-      if (shifts[l][5:0] == 6'b100000) return l;
+  function automatic int first_bad_shift(logic [Lanes*8-1:0] shifts);
+    first_bad_shift = -1;
+    for (int l = Lanes - 1; l >= 0; l--) begin
+      if (shifts[8*l +: 6] == 6'b100000) first_bad_shift = l;
     end
-    return -1;
   endfunction
-  ShiftInRange_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      (in_valid_i && in_ready_o && !in_acc64_i) |-> first_bad_shift(in_shift_i) < 0)
-    else $error("nnc_requant: lane %0d shift -32 is not supported",
-                first_bad_shift($sampled(in_shift_i)));
-`endif
+  `PRIM_ASSERT(ShiftInRange_A,
+               (in_valid_i && in_ready_o && !in_acc64_i) |-> first_bad_shift(in_shift_i) < 0,
+               clk_i, rst_ni, ("nnc_requant: lane %0d shift -32 is not supported",
+                               first_bad_shift($sampled(in_shift_i))))
 
 endmodule

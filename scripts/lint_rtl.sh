@@ -7,12 +7,12 @@ build="${1:-build}"
 pkg="$build/generated/sv/nnc_isa_pkg.sv"
 [[ -f "$pkg" ]] || { echo "lint: $pkg missing (configure the build first)" >&2; exit 1; }
 sources=("$pkg" rtl/nnc_pkg.sv)
-for f in rtl/*.sv; do [[ "$f" == rtl/nnc_pkg.sv ]] || sources+=("$f"); done
+for f in rtl/*.sv rtl/prim/*.sv; do [[ "$f" == rtl/nnc_pkg.sv ]] || sources+=("$f"); done
 failed=0
-for f in rtl/*.sv; do
+for f in rtl/*.sv rtl/prim/*.sv; do
   m=$(basename "$f" .sv)
   [[ "$m" == *_pkg ]] && continue
-  if out=$(verilator --lint-only -Wall "${sources[@]}" --top-module "$m" 2>&1) && [[ -z "$out" ]]; then
+  if out=$(verilator --lint-only -Wall -Irtl/prim "${sources[@]}" --top-module "$m" 2>&1) && [[ -z "$out" ]]; then
     echo "lint ok: $m"
   else
     echo "lint FAILED: $m"; echo "$out"; failed=1
