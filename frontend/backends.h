@@ -1,9 +1,10 @@
-// The command line's backends, each an NnapiDriver on a device: "ref" (a driver without
-// an NPU: everything on the software reference), "isa" (the ISA model, driver/isa_model/),
-// "sim" (the Verilated NPU in the simulated SoC).
+// The backends of the `nncosim` command and the Python module, each an NnapiDriver on a
+// device: "ref" (a driver without an NPU: everything on the software reference), "isa"
+// (the ISA model, driver/isa_model/), "sim" (the Verilated NPU in the simulated SoC).
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,7 @@
 #include "hal/capabilities.h"
 #include "hal/result.h"
 
-namespace nncosim::cli {
+namespace nncosim::frontend {
 
 struct BackendOptions {
   hal::ExecutionPreference preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
@@ -29,14 +30,22 @@ class Backend {
   driver::NnapiDriver& driver() { return *driver_; }
   // The SoC configuration description ("" when the backend has none).
   const std::string& socDescription() const { return soc_; }
+  // The DRAM bandwidth the device's timing assumes, reads and writes together (0 for ref):
+  // the roofline's bandwidth line of a run's report.
+  double dramBytesPerCycle() const { return dramBytesPerCycle_; }
 
  private:
   friend hal::Result<std::unique_ptr<Backend>> openBackend(const std::string&,
                                                            const BackendOptions&);
   std::string name_, soc_;
+  double dramBytesPerCycle_ = 0;
   std::unique_ptr<driver::NpuDevice> device_;
   std::unique_ptr<driver::NnapiDriver> driver_;
 };
+
+// `nncosim run --preference`'s names: low_power, fast_single_answer, sustained_speed.
+std::optional<hal::ExecutionPreference> preferenceFromName(const std::string& name);
+const char* preferenceName(hal::ExecutionPreference preference);
 
 // The names this build offers, e.g. "ref, isa, sim".
 std::string backendNames();
@@ -47,4 +56,4 @@ bool backendExists(const std::string& name);
 hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name,
                                                   const BackendOptions& options);
 
-}  // namespace nncosim::cli
+}  // namespace nncosim::frontend
