@@ -28,14 +28,6 @@ hal::Result<hal::ExecutionPreference> parsePreference(const std::string& s) {
   return hal::fail("unknown preference '", s, "' (FAST_SINGLE_ANSWER|SUSTAINED_SPEED|LOW_POWER)");
 }
 
-constexpr std::pair<const char*, driver::ConvMapping> kMappings[] = {
-    {"auto", driver::ConvMapping::kAuto},
-    {"host-im2col", driver::ConvMapping::kHostIm2col},
-    {"dma-im2col", driver::ConvMapping::kDmaIm2col},
-    {"shifted-windows", driver::ConvMapping::kShiftedWindows},
-    {"output-blocks", driver::ConvMapping::kOutputBlocks},
-};
-
 std::string typeNames() {
   std::string s;
   for (hal::OperationType t : verify::difftest::randomLayerTypes())
@@ -139,9 +131,7 @@ int cmdDifftest(const Args& args) {
               << "' is not built (available: " << frontend::backendNames() << ")\n";
     return kExitUsage;
   }
-  const driver::ConvMapping* convMapping = nullptr;
-  for (const auto& [name, m] : kMappings)
-    if (mapping == name) convMapping = &m;
+  const auto convMapping = frontend::convMappingFromName(mapping);
   if (!convMapping) {
     std::cerr << "nncosim difftest: --mapping: unknown mapping '" << mapping
               << "' (auto, host-im2col, dma-im2col, shifted-windows, output-blocks)\n";

@@ -28,7 +28,21 @@ constexpr std::pair<const char*, hal::ExecutionPreference> kPreferences[] = {
     {"sustained_speed", hal::ExecutionPreference::SUSTAINED_SPEED},
 };
 
+constexpr std::pair<const char*, driver::ConvMapping> kMappings[] = {
+    {"auto", driver::ConvMapping::kAuto},
+    {"host-im2col", driver::ConvMapping::kHostIm2col},
+    {"dma-im2col", driver::ConvMapping::kDmaIm2col},
+    {"shifted-windows", driver::ConvMapping::kShiftedWindows},
+    {"output-blocks", driver::ConvMapping::kOutputBlocks},
+};
+
 }  // namespace
+
+std::optional<driver::ConvMapping> convMappingFromName(const std::string& name) {
+  for (const auto& [n, m] : kMappings)
+    if (name == n) return m;
+  return std::nullopt;
+}
 
 std::optional<hal::ExecutionPreference> preferenceFromName(const std::string& name) {
   for (const auto& [n, p] : kPreferences)
@@ -64,6 +78,15 @@ bool backendExists(const std::string& name) {
          || name == "sim"
 #endif
       ;
+}
+
+hal::Result<SocSettings> resolveSoc(const BackendOptions& o) {
+#ifdef NNCOSIM_HAVE_HW
+  NNC_ASSIGN_OR_RETURN(auto cfg, socConfig(o));
+  return SocSettings{cfg.toJson(), cfg.describe()};
+#else
+  return hal::fail("this build has no simulated SoC (configured with NNCOSIM_BUILD_HW=OFF)");
+#endif
 }
 
 hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name,

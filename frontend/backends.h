@@ -47,11 +47,23 @@ class Backend {
 std::optional<hal::ExecutionPreference> preferenceFromName(const std::string& name);
 const char* preferenceName(hal::ExecutionPreference preference);
 
+// `nncosim difftest --mapping`'s names: auto, host-im2col, dma-im2col, shifted-windows,
+// output-blocks.
+std::optional<driver::ConvMapping> convMappingFromName(const std::string& name);
+
 // The names this build offers, e.g. "ref, isa, sim".
 std::string backendNames();
 // sim when this build has the hardware, else isa.
 std::string defaultBackend();
 bool backendExists(const std::string& name);
+// The SoC a sim backend with `options` runs (socConfigFile, then socSettings): its
+// configuration as JSON text (what sim::Device compares: the SoC elaborates once per
+// process) and the line a run prints. Fails as openBackend would, and in builds without
+// the hardware.
+struct SocSettings {
+  std::string json, description;
+};
+hal::Result<SocSettings> resolveSoc(const BackendOptions& options);
 // Opens a backend (the simulated SoC elaborates here, once per process).
 hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name,
                                                   const BackendOptions& options);

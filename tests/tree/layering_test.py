@@ -23,6 +23,7 @@ ALLOWED = {
     "verify": {"verify", "driver", "firmware", "ops", "hal"},
     "frontend": {"frontend", "driver", "sim", "firmware", "ops", "hal"},
     "cli": {"cli", "frontend", "verify", "driver", "testbench", "sim", "firmware", "ops", "hal"},
+    "python": {"python", "frontend", "verify", "driver", "testbench", "sim", "firmware", "ops", "hal"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
