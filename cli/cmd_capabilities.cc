@@ -5,9 +5,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "cli/backends.h"
+#include "frontend/backends.h"
 #include "cli/commands.h"
-#include "cli/model_source.h"
+#include "frontend/model_source.h"
 #include "cli/options.h"
 #include "verify/models/demo_network.h"
 
@@ -25,7 +25,7 @@ void printPerformance(const std::string& what, const hal::PerformanceInfo& p,
 
 int cmdCapabilities(const Args& args) {
   po::options_description desc("capabilities options");
-  std::string file, backend = defaultBackend();
+  std::string file, backend = frontend::defaultBackend();
   bool demo = false;
   desc.add_options()("model", po::value(&file),
                      "a model file: also print where each operation runs and why")(
@@ -39,15 +39,16 @@ int cmdCapabilities(const Args& args) {
   if (!parseOptions(args, "nncosim capabilities [MODEL|--demo] [--backend sim|isa|ref]", desc, pos,
                     vm, &exit))
     return exit;
-  if (!backendExists(backend)) {
+  if (!frontend::backendExists(backend)) {
     std::cerr << "nncosim capabilities: unknown backend '" << backend
-              << "' (available: " << backendNames() << ")\n";
+              << "' (available: " << frontend::backendNames() << ")\n";
     return kExitUsage;
   }
   hal::Model model;
   std::string name;
   if (!file.empty()) {
-    auto loaded = loadModels(file, ModelCheck::None);  // getSupportedOperations validates
+    auto loaded =
+        frontend::loadModels(file, frontend::ModelCheck::None);  // getSupportedOperations validates
     if (!loaded) {
       std::cerr << loaded.error() << "\n";
       return kExitFailure;
@@ -62,7 +63,7 @@ int cmdCapabilities(const Args& args) {
     model = verify::demoNetwork();
     name = "demo network (embedded)";
   }
-  auto opened = openBackend(backend, BackendOptions{});
+  auto opened = frontend::openBackend(backend, frontend::BackendOptions{});
   if (!opened) {
     std::cerr << "nncosim capabilities: " << opened.error() << "\n";
     return kExitFailure;

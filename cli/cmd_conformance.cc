@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/backends.h"
+#include "frontend/backends.h"
 #include "cli/options.h"
 #include "verify/conformance/report.h"
 #include "verify/conformance/runner.h"
@@ -79,19 +79,19 @@ int cmdConformance(const Args& args) {
               << "\n";
     return kExitUsage;
   }
-  if (!backendExists(backend)) {
+  if (!frontend::backendExists(backend)) {
     std::cerr << "nncosim conformance: unknown backend '" << backend
-              << "' (available: " << backendNames() << ")\n";
+              << "' (available: " << frontend::backendNames() << ")\n";
     return kExitUsage;
   }
   // Each worker process opens its own backend (the simulated SoC elaborates once per process).
   verify::DriverFactory factory = [backend]() -> std::shared_ptr<driver::NnapiDriver> {
-    auto b = openBackend(backend, BackendOptions{});
+    auto b = frontend::openBackend(backend, frontend::BackendOptions{});
     if (!b) {
       std::fprintf(stderr, "nncosim conformance: %s\n", b.error().c_str());
       std::exit(kExitFailure);
     }
-    std::shared_ptr<Backend> owner = std::move(*b);
+    std::shared_ptr<frontend::Backend> owner = std::move(*b);
     return std::shared_ptr<driver::NnapiDriver>(owner, &owner->driver());  // keeps the device alive
   };
   for (const auto& p : paths)

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <utility>
 
-#include "cli/backends.h"
+#include "frontend/backends.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "driver/compiler/lowering.h"
@@ -28,14 +28,6 @@ hal::Result<hal::ExecutionPreference> parsePreference(const std::string& s) {
   return hal::fail("unknown preference '", s, "' (FAST_SINGLE_ANSWER|SUSTAINED_SPEED|LOW_POWER)");
 }
 
-constexpr std::pair<const char*, driver::ConvMapping> kMappings[] = {
-    {"auto", driver::ConvMapping::kAuto},
-    {"host-im2col", driver::ConvMapping::kHostIm2col},
-    {"dma-im2col", driver::ConvMapping::kDmaIm2col},
-    {"shifted-windows", driver::ConvMapping::kShiftedWindows},
-    {"output-blocks", driver::ConvMapping::kOutputBlocks},
-};
-
 std::string typeNames() {
   std::string s;
   for (hal::OperationType t : verify::difftest::randomLayerTypes())
@@ -50,7 +42,8 @@ std::string typeNames() {
 int cmdDifftest(const Args& args) {
   po::options_description desc("difftest options");
   uint64_t layers = 100, seed = 1, first = 0;
-  std::string backend = backendExists("sim") ? "sim" : "isa", preference = "FAST_SINGLE_ANSWER";
+  std::string backend = frontend::backendExists("sim") ? "sim" : "isa",
+              preference = "FAST_SINGLE_ANSWER";
   std::vector<std::string> opNames, soc;
   std::string socConfig, mapping = "auto";
   uint32_t maxSpatial = 20, maxChannels = 48, maxBatch = 3;
@@ -129,24 +122,22 @@ int cmdDifftest(const Args& args) {
     return kExitUsage;
   }
   if (backend != "sim" && backend != "isa") {
-    std::cerr << "nncosim difftest: --backend must be sim or isa (available: " << backendNames()
-              << ")\n";
+    std::cerr << "nncosim difftest: --backend must be sim or isa (available: "
+              << frontend::backendNames() << ")\n";
     return kExitUsage;
   }
-  if (!backendExists(backend)) {
+  if (!frontend::backendExists(backend)) {
     std::cerr << "nncosim difftest: backend '" << backend
-              << "' is not built (available: " << backendNames() << ")\n";
+              << "' is not built (available: " << frontend::backendNames() << ")\n";
     return kExitUsage;
   }
-  const driver::ConvMapping* convMapping = nullptr;
-  for (const auto& [name, m] : kMappings)
-    if (mapping == name) convMapping = &m;
+  const auto convMapping = frontend::convMappingFromName(mapping);
   if (!convMapping) {
     std::cerr << "nncosim difftest: --mapping: unknown mapping '" << mapping
               << "' (auto, host-im2col, dma-im2col, shifted-windows, output-blocks)\n";
     return kExitUsage;
   }
-  BackendOptions bo;
+  frontend::BackendOptions bo;
   auto pref = parsePreference(preference);
   if (!pref) {
     std::cerr << "nncosim difftest: --preference: " << pref.error() << "\n";
@@ -157,7 +148,7 @@ int cmdDifftest(const Args& args) {
   bo.socConfigFile = socConfig;
   bo.convMapping = *convMapping;
   // One driver (and, for sim, one elaborated SoC) serves every layer.
-  auto npu = openBackend(backend, bo);
+  auto npu = frontend::openBackend(backend, bo);
   if (!npu) {
     std::cerr << "nncosim difftest: " << npu.error() << "\n";
     return kExitFailure;

@@ -4,7 +4,7 @@
 #include <map>
 
 #include "cli/commands.h"
-#include "cli/model_source.h"
+#include "frontend/model_source.h"
 #include "cli/options.h"
 #include "driver/compiler/model_stats.h"
 #include "verify/models/demo_network.h"
@@ -78,7 +78,7 @@ int cmdInfo(const Args& args) {
     describe("demo network (embedded)", verify::demoNetwork(), !quiet);
     return kExitOk;
   }
-  auto loaded = loadModels(file);
+  auto loaded = frontend::loadModels(file);
   if (!loaded) {
     std::cerr << loaded.error() << "\n";
     return kExitFailure;

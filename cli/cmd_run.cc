@@ -8,12 +8,12 @@
 
 #include <chrono>
 
-#include "cli/backends.h"
+#include "frontend/backends.h"
 #include "cli/commands.h"
-#include "cli/model_source.h"
+#include "frontend/model_source.h"
 #include "cli/npy_io.h"
 #include "cli/options.h"
-#include "cli/run_report.h"
+#include "frontend/run_report.h"
 #include "driver/compiler/model_stats.h"
 #include "hal/validation.h"
 #include "verify/models/demo_network.h"
@@ -148,9 +148,9 @@ void printProfile(std::ostream& os, const driver::ExecutionReport& rep, double e
 
 int cmdRun(const Args& args) {
   po::options_description desc("run options");
-  std::string file, inputsPath, outputsDir,
-      backend = defaultBackend(), preference = "fast_single_answer", reportPath, tracePath,
-      wavesPath, configPath;
+  std::string file, inputsPath, outputsDir, backend = frontend::defaultBackend(),
+                                            preference = "fast_single_answer", reportPath,
+                                            tracePath, wavesPath, configPath;
   std::vector<std::string> settings, hostSettings;
   bool check = false, profile = false;
   desc.add_options()("model", po::value(&file), "model file (default: the embedded demo network)")(
@@ -187,22 +187,18 @@ int cmdRun(const Args& args) {
                     "[--preference P] [--report FILE.json] [--trace FILE.json] [--waves FILE.fst]",
                     desc, pos, vm, &exit))
     return exit;
-  BackendOptions bo;
-  if (preference == "low_power")
-    bo.preference = hal::ExecutionPreference::LOW_POWER;
-  else if (preference == "fast_single_answer")
-    bo.preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
-  else if (preference == "sustained_speed")
-    bo.preference = hal::ExecutionPreference::SUSTAINED_SPEED;
+  frontend::BackendOptions bo;
+  if (auto p = frontend::preferenceFromName(preference))
+    bo.preference = *p;
   else {
     std::cerr << "nncosim run: --preference must be low_power, fast_single_answer or "
                  "sustained_speed, not '"
               << preference << "'\n";
     return kExitUsage;
   }
-  if (!backendExists(backend)) {
-    std::cerr << "nncosim run: unknown backend '" << backend << "' (available: " << backendNames()
-              << ")\n";
+  if (!frontend::backendExists(backend)) {
+    std::cerr << "nncosim run: unknown backend '" << backend
+              << "' (available: " << frontend::backendNames() << ")\n";
     return kExitUsage;
   }
   bo.wavesPath = wavesPath;
@@ -221,7 +217,7 @@ int cmdRun(const Args& args) {
     name = "demo network (embedded)";
   } else {
     // The driver validates the model when it prepares it, once.
-    auto loaded = loadModels(file, ModelCheck::None);
+    auto loaded = frontend::loadModels(file, frontend::ModelCheck::None);
     if (!loaded) {
       std::cerr << loaded.error() << "\n";
       return kExitFailure;
@@ -239,7 +235,7 @@ int cmdRun(const Args& args) {
   const uint64_t modelChecks0 = hal::modelValidations();
   const uint64_t signatureChecks0 = ops::signatureValidations().declared;
   hal::profile::Scope opening("run.open");
-  auto opened = openBackend(backend, bo);
+  auto opened = frontend::openBackend(backend, bo);
   opening.stop();
   if (!opened) {
     std::cerr << "nncosim run: " << opened.error() << "\n";
@@ -271,13 +267,14 @@ int cmdRun(const Args& args) {
     return kExitFailure;
   }
 
-  RunSummary sum;
+  frontend::RunSummary sum;
   sum.model = name;
   sum.backend = backend;
   sum.preference = preference;
   sum.checked = check;
   sum.soc = (*opened)->socDescription();
   sum.clockMHz = drv.clockMHz();
+  sum.dramBytesPerCycle = (*opened)->dramBytesPerCycle();
   std::cout << "model: " << name << "\nbackend: " << backend;
   if (hasNpu) std::cout << ", preference " << preference;
   std::cout << "\n";
@@ -310,7 +307,7 @@ int cmdRun(const Args& args) {
     const driver::ModelPlan* plan = (*prepared)->plan();
     std::cout << "plan: " << plan->arenaBytes << " bytes of device memory (" << plan->requestedBytes
               << " without reuse)\n";
-    printRunTable(std::cout, sum);
+    frontend::printRunTable(std::cout, sum);
     mismatches = result->report.mismatches;
   } else {
     std::cout << "every step ran on the software reference (" << model.main.operations.size()
@@ -328,12 +325,12 @@ int cmdRun(const Args& args) {
       return kExitFailure;
     }
   if (!reportPath.empty())
-    if (auto w = writeRunReport(sum, reportPath); !w.ok()) {
+    if (auto w = frontend::writeRunReport(sum, reportPath); !w.ok()) {
       std::cerr << w.error() << "\n";
       return kExitFailure;
     }
   if (!tracePath.empty())
-    if (auto w = writeRunTrace(sum, tracePath); !w.ok()) {
+    if (auto w = frontend::writeRunTrace(sum, tracePath); !w.ok()) {
       std::cerr << w.error() << "\n";
       return kExitFailure;
     }

@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/model_source.h"
+#include "frontend/model_source.h"
 #include "cli/options.h"
 #include "hal/validation.h"
 #include "hal/vector_file.h"
@@ -37,7 +37,7 @@ int cmdValidate(const Args& args) {
   files = std::move(expanded);
   size_t models = 0, invalid = 0, expectedRejected = 0, expectedAccepted = 0, unreadable = 0;
   for (const auto& f : files) {
-    auto loaded = loadModels(f, ModelCheck::None);
+    auto loaded = frontend::loadModels(f, frontend::ModelCheck::None);
     if (!loaded) {
       std::cerr << loaded.error() << "\n";
       ++unreadable;

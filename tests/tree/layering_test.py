@@ -21,7 +21,9 @@ ALLOWED = {
     "driver/runtime/soc": {"driver/runtime", "driver/compiler", "driver/isa_model", "sim", "firmware", "ops", "hal"},
     "driver/api": {"driver/api", "driver/runtime", "driver/compiler", "driver/isa_model", "firmware", "ops", "hal"},
     "verify": {"verify", "driver", "firmware", "ops", "hal"},
-    "cli": {"cli", "verify", "driver", "testbench", "sim", "firmware", "ops", "hal"},
+    "frontend": {"frontend", "driver", "sim", "firmware", "ops", "hal"},
+    "cli": {"cli", "frontend", "verify", "driver", "testbench", "sim", "firmware", "ops", "hal"},
+    "python": {"python", "frontend", "verify", "driver", "testbench", "sim", "firmware", "ops", "hal"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

@@ -1,6 +1,6 @@
-// Loading "a model" from the command line: a project model file (nncosim-model/1),
-// a TFLite flatbuffer (imported, hal/tflite/) or a conformance vector file (every test
-// in it), told apart by their first bytes.
+// Loading "a model" by path, for the command line and the Python module: a project model
+// file (nncosim-model/1), a TFLite flatbuffer (imported, hal/tflite/) or a conformance
+// vector file (every test in it), told apart by their first bytes.
 #pragma once
 
 #include <string>
@@ -9,7 +9,7 @@
 #include "hal/result.h"
 #include "hal/vector_file.h"
 
-namespace nncosim::cli {
+namespace nncosim::frontend {
 
 struct NamedModel {
   std::string name;  // file, or file:test
@@ -29,4 +29,4 @@ enum class ModelCheck { Structural, None };
 hal::Result<std::vector<NamedModel>> loadModels(const std::string& path,
                                                 ModelCheck check = ModelCheck::Structural);
 
-}  // namespace nncosim::cli
+}  // namespace nncosim::frontend

@@ -1,12 +1,13 @@
-#include "cli/backends.h"
+#include "frontend/backends.h"
 
+#include "driver/isa_model/isa_interpreter.h"
 #include "driver/runtime/interpreter_device.h"
 #ifdef NNCOSIM_HAVE_HW
 #include "driver/runtime/soc/sim_npu_device.h"
 #include "sim/device.h"
 #endif
 
-namespace nncosim::cli {
+namespace nncosim::frontend {
 namespace {
 
 #ifdef NNCOSIM_HAVE_HW
@@ -21,7 +22,39 @@ hal::Result<sim::SocConfig> socConfig(const BackendOptions& o) {
 }
 #endif
 
+constexpr std::pair<const char*, hal::ExecutionPreference> kPreferences[] = {
+    {"low_power", hal::ExecutionPreference::LOW_POWER},
+    {"fast_single_answer", hal::ExecutionPreference::FAST_SINGLE_ANSWER},
+    {"sustained_speed", hal::ExecutionPreference::SUSTAINED_SPEED},
+};
+
+constexpr std::pair<const char*, driver::ConvMapping> kMappings[] = {
+    {"auto", driver::ConvMapping::kAuto},
+    {"host-im2col", driver::ConvMapping::kHostIm2col},
+    {"dma-im2col", driver::ConvMapping::kDmaIm2col},
+    {"shifted-windows", driver::ConvMapping::kShiftedWindows},
+    {"output-blocks", driver::ConvMapping::kOutputBlocks},
+};
+
 }  // namespace
+
+std::optional<driver::ConvMapping> convMappingFromName(const std::string& name) {
+  for (const auto& [n, m] : kMappings)
+    if (name == n) return m;
+  return std::nullopt;
+}
+
+std::optional<hal::ExecutionPreference> preferenceFromName(const std::string& name) {
+  for (const auto& [n, p] : kPreferences)
+    if (name == n) return p;
+  return std::nullopt;
+}
+
+const char* preferenceName(hal::ExecutionPreference preference) {
+  for (const auto& [n, p] : kPreferences)
+    if (preference == p) return n;
+  return "?";
+}
 
 std::string backendNames() {
 #ifdef NNCOSIM_HAVE_HW
@@ -47,6 +80,15 @@ bool backendExists(const std::string& name) {
       ;
 }
 
+hal::Result<SocSettings> resolveSoc(const BackendOptions& o) {
+#ifdef NNCOSIM_HAVE_HW
+  NNC_ASSIGN_OR_RETURN(auto cfg, socConfig(o));
+  return SocSettings{cfg.toJson(), cfg.describe()};
+#else
+  return hal::fail("this build has no simulated SoC (configured with NNCOSIM_BUILD_HW=OFF)");
+#endif
+}
+
 hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name,
                                                   const BackendOptions& o) {
   auto b = std::unique_ptr<Backend>(new Backend);
@@ -64,6 +106,7 @@ hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name,
   if (name == "isa") {
     // The ISA model has no clock of its own: times are quoted at the SoC's default clock.
     b->device_ = std::make_unique<driver::InterpreterDevice>(driver::NpuConfig{});
+    b->dramBytesPerCycle_ = driver::CostModel{}.busBytesPerCycle;
     b->driver_ = std::make_unique<driver::NnapiDriver>(b->device_.get(), dopt);
     return b;
   }
@@ -74,6 +117,7 @@ hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name,
     devOpt.wavesPath = o.wavesPath;
     NNC_ASSIGN_OR_RETURN(auto device, sim::Device::open(cfg, devOpt));
     b->soc_ = cfg.describe();
+    b->dramBytesPerCycle_ = cfg.dramBytesPerCycle;
     b->device_ = std::make_unique<driver::SimNpuDevice>(*device);
     dopt.clockMHz = cfg.clockMHz;
     b->driver_ = std::make_unique<driver::NnapiDriver>(b->device_.get(), dopt);
@@ -83,4 +127,4 @@ hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name,
   return hal::fail("unknown backend '", name, "' (available: ", backendNames(), ")");
 }
 
-}  // namespace nncosim::cli
+}  // namespace nncosim::frontend

@@ -1,4 +1,4 @@
-#include "cli/run_report.h"
+#include "frontend/run_report.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,7 +12,7 @@
 #include "hal/json_values.h"
 #include "ops/shape.h"
 
-namespace nncosim::cli {
+namespace nncosim::frontend {
 namespace {
 
 using nlohmann::json;
@@ -168,7 +168,7 @@ void printRunTable(std::ostream& os, const RunSummary& r) {
   os << "\n";
 }
 
-hal::Status writeRunReport(const RunSummary& r, const std::string& path) {
+json runReportJson(const RunSummary& r) {
   json j;
   j["model"] = r.model;
   j["backend"] = r.backend;
@@ -176,6 +176,7 @@ hal::Status writeRunReport(const RunSummary& r, const std::string& path) {
   j["soc"] = r.soc;
   j["array"] = {r.rows, r.cols};
   j["clock_mhz"] = r.clockMHz;
+  j["dram_bytes_per_cycle"] = r.dramBytesPerCycle;
   j["validations"] = {{"model", r.modelValidations},
                       {"operation_signatures", r.signatureValidations}};
   j["wall_seconds"] = r.wallSeconds;
@@ -251,6 +252,11 @@ hal::Status writeRunReport(const RunSummary& r, const std::string& path) {
          {"data", nlohmann::json::parse(
                       hal::bytesToValues(o.bytes.data(), o.bytes.size(), o.type).dump())}});
   j["outputs"] = outs;
+  return j;
+}
+
+hal::Status writeRunReport(const RunSummary& r, const std::string& path) {
+  const json j = runReportJson(r);
   std::ofstream out(path);
   if (!out) return hal::fail(path, ": cannot write");
   out << j.dump(1) << "\n";
@@ -372,4 +378,4 @@ hal::Status writeRunTrace(const RunSummary& r, const std::string& path) {
   return out ? hal::Status::Ok() : hal::Status(hal::fail(path, ": write failed"));
 }
 
-}  // namespace nncosim::cli
+}  // namespace nncosim::frontend

@@ -1,4 +1,4 @@
-#include "cli/model_source.h"
+#include "frontend/model_source.h"
 
 #include <fstream>
 
@@ -7,7 +7,7 @@
 #include "hal/tflite/tflite_import.h"
 #include "hal/validation.h"
 
-namespace nncosim::cli {
+namespace nncosim::frontend {
 
 namespace {
 
@@ -50,4 +50,4 @@ hal::Result<std::vector<NamedModel>> loadModels(const std::string& path, ModelCh
   return models;
 }
 
-}  // namespace nncosim::cli
+}  // namespace nncosim::frontend
