@@ -10,6 +10,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include "driver/compiler/model_stats.h"
+#include "frontend/backends.h"
 #include "frontend/model_source.h"
 #include "hal/validation.h"
 #include "ops/mac_count.h"
@@ -146,10 +147,11 @@ void bindModel(py::module_& m) {
           "info", [](const Model& pm) { return toPython(infoJson(pm)); },
           "operands, operations (with MACs), totals (MACs, constant bytes), inputs and "
           "outputs with their dtypes: `nncosim info` as a dict")
-      .def("prepare", &prepareModel, py::arg("backend") = "sim",
+      .def("prepare", &prepareModel, py::arg("backend") = frontend::defaultBackend(),
            py::arg("preference") = "fast_single_answer", py::arg("config") = py::none(),
            py::arg("config_file") = py::none(), py::arg("host") = py::none(),
-           "validate and compile for a backend (sim | isa | ref); preference low_power | "
+           "validate and compile for a backend (sim | isa | ref; default sim, isa in builds "
+           "without the hardware); preference low_power | "
            "fast_single_answer | sustained_speed; config: SoC settings as `nncosim run --set` "
            "(sim); config_file: as --config; host: host model settings as --host")
       .def("__repr__", [](const Model& pm) {

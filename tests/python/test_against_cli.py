@@ -13,6 +13,8 @@ import nncosim
 STEP_KEYS = ("step", "operation", "where", "macs", "note", "cycles", "start_cycle", "utilization",
              "dram_read_bytes", "dram_write_bytes", "counters", "jobs", "commands", "check")
 HOST_KEYS = ("packed_bytes", "copied_in_bytes", "unpacked_bytes", "copied_out_bytes", "dram_bytes")
+needs_sim = pytest.mark.skipif("sim" not in nncosim.backends, reason="a build without hardware")
+
 TOTAL_KEYS = ("npu_steps", "cpu_steps", "macs", "npu_macs", "npu_cycles", "dram_bytes",
               "mismatches", "utilization", "host_dram_bytes", "host_bytes_between_steps",
               "upload_bytes")
@@ -54,6 +56,7 @@ def nncosim_dtype(operand_type):
             "TENSOR_QUANT16_SYMM": "int16"}[operand_type]
 
 
+@needs_sim
 def test_demo_on_sim_with_check_equals_the_cli(run_cli, tmp_path):
     cli = cli_report(run_cli, tmp_path, "--backend", "sim", "--check")
     result = nncosim.demo().prepare(backend="sim").run(check=True)
@@ -71,6 +74,7 @@ def test_demo_on_isa_equals_the_cli(run_cli, tmp_path):
     assert_same_run(nncosim.demo().prepare(backend="isa").run(), cli)
 
 
+@needs_sim
 def test_a_conformance_test_equals_the_cli(run_cli, conformance_dir, tmp_path):
     # `nncosim run` takes a file of one model: this vector file's first test on its own.
     source = f"{conformance_dir}/V1_0/conv_quant8_large.json"
@@ -136,6 +140,7 @@ def test_info_is_nncosim_info(run_cli):
     assert info["inputs"][0]["dtype"] == "int8" and info["inputs"][0]["name"] == "image"
 
 
+@needs_sim
 def test_the_soc_elaborates_once_per_process():
     demo = nncosim.demo()
     cycles = demo.prepare(backend="sim").run().report.cycles
