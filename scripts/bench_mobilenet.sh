@@ -7,7 +7,8 @@
 # the interpreter's cost model against the RTL per layer.
 #
 #   scripts/bench_mobilenet.sh [--build DIR] [--out DIR] [--backend sim|isa|both]
-#                              [--check] [--preference P] [--json FILE] [-- GEN_ARGS...]
+#                              [--check] [--preference P] [--json FILE] [--profile]
+#                              [--bare] [-- GEN_ARGS...]
 #
 #   --build DIR       build tree holding cli/nncosim (default: build)
 #   --out DIR         where the model, inputs and reports go (default: out/bench)
@@ -15,6 +16,9 @@
 #   --check           also run every NPU step on the reference and compare bit for bit
 #   --preference P    fast_single_answer (default) | sustained_speed | low_power
 #   --json FILE       write the summary (per layer and totals, per backend) as JSON
+#   --profile         also print where each run's wall time went (nncosim run --profile)
+#   --bare            then run tests/bench/bench_network on the model: its jobs on the bare
+#                     Verilated loop and on the SoC, and its execution, alternating (5 runs)
 #   -- GEN_ARGS       passed to gen_mobilenet_v1.py (e.g. --size 96 --width-multiplier 0.25);
 #                     the model is regenerated when they change
 #
@@ -29,9 +33,11 @@ backend="sim"
 check=""
 preference="fast_single_answer"
 json_out=""
+profile=""
+bare=""
 gen_args=()
 
-usage() { sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) build="$2"; shift 2 ;;
@@ -40,6 +46,8 @@ while [[ $# -gt 0 ]]; do
     --check) check="--check"; shift ;;
     --preference) preference="$2"; shift 2 ;;
     --json) json_out="$2"; shift 2 ;;
+    --profile) profile="--profile"; shift ;;
+    --bare) bare=1; shift ;;
     -h|--help) usage; exit 0 ;;
     --) shift; gen_args=("$@"); break ;;
     *) echo "bench_mobilenet.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
@@ -70,17 +78,17 @@ fi
 
 # Runs nncosim under a Python wrapper that records the wall time and the child's peak RSS
 # (wait4's rusage: ru_maxrss of that process), then prints the tables.
-python3 - "$nncosim" "$model" "$inputs" "$out" "$preference" "$check" "$json_out" "${backends[@]}" <<'EOF'
+python3 - "$nncosim" "$model" "$inputs" "$out" "$preference" "$check" "$json_out" "$profile" "${backends[@]}" <<'EOF'
 import json, os, subprocess, sys, time
 
-nncosim, model, inputs, out, preference, check, json_out = sys.argv[1:8]
-backends = sys.argv[8:]
+nncosim, model, inputs, out, preference, check, json_out, profile = sys.argv[1:9]
+backends = sys.argv[9:]
 results = {}
 for b in backends:
     report = os.path.join(out, f"report-{b}.json")
     log = os.path.join(out, f"run-{b}.log")
     cmd = [nncosim, "run", model, "--inputs", inputs, "--backend", b, "--preference", preference,
-           "--report", report] + ([check] if check else [])
+           "--report", report] + ([check] if check else []) + ([profile] if profile else [])
     print(f"running: {' '.join(cmd)}", flush=True)
     t0 = time.monotonic()
     with open(log, "w") as f:
@@ -147,6 +155,14 @@ for b, r in results.items():
     print(f"wall: {wall:.2f} s execution ({t['npu_cycles'] / wall / 1e6:.3f} M simulated cycles/s), "
           f"{bench['process_wall_seconds']:.2f} s for the whole process; peak RSS "
           f"{bench['peak_rss_bytes'] / 2**20:.0f} MiB")
+    if profile:
+        # nncosim run's own table, from "profile:" to its last line.
+        lines = open(os.path.join(out, f"run-{b}.log")).read().splitlines()
+        start = next((i for i, l in enumerate(lines) if l.startswith("profile:")), None)
+        if start is not None:
+            end = next(i for i in range(start, len(lines)) if lines[i].startswith("NPU cycles") or
+                       i == len(lines) - 1)
+            print("\n".join(lines[start:end + 1]))
     if t.get("mismatches"):
         print(f"cross-check: {t['mismatches']} NPU steps MISMATCH")
 
@@ -179,3 +195,13 @@ if json_out:
 bad = sum(r["totals"].get("mismatches", 0) for r in results.values())
 sys.exit(1 if bad else 0)
 EOF
+if [[ -n "$bare" ]]; then
+  bench="$build/tests/bench/bench_network"
+  if [[ ! -x "$bench" ]]; then
+    echo "bench_mobilenet.sh: $bench not found (build it: cmake --build $build --target bench_network)" >&2
+    exit 2
+  fi
+  echo
+  echo "running: $bench $model --inputs $inputs --reps 5 --preference $preference"
+  "$bench" "$model" --inputs "$inputs" --reps 5 --preference "$preference"
+fi
