@@ -284,9 +284,16 @@ class Register:
 
 
 class Spec:
-    def __init__(self, path):
+    def __init__(self, path, overrides=None):
         with open(path) as fh:
             self.raw = json.load(fh)
+        # A build variant (e.g. a 32x32 array) overrides contract constants before anything
+        # derives from them, so every artefact describes the hardware that is built.
+        for name, value in (overrides or {}).items():
+            hits = [c for c in self.raw["constants"] if c["name"] == name]
+            if not hits:
+                raise SpecError(f"--set {name}: no such constant")
+            hits[0]["value"] = value
         self.words = self.raw["command_words"]
         self.bits = self.words * 32
         self.consts = {}
@@ -1233,9 +1240,17 @@ def main():
     ap.add_argument("--sv-dir")
     ap.add_argument("--doc")
     ap.add_argument("--check-doc")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="override a constant (a build variant, e.g. array_rows=32)")
     args = ap.parse_args()
     try:
-        s = Spec(args.spec)
+        overrides = {}
+        for kv in args.set:
+            name, sep, value = kv.partition("=")
+            if not sep or not value.strip().isdigit():
+                raise SpecError(f"--set {kv}: expected NAME=INTEGER")
+            overrides[name.strip()] = int(value)
+        s = Spec(args.spec, overrides)
         if args.cpp_dir:
             write_if_changed(os.path.join(args.cpp_dir, "isa_generated.h"), gen_cpp_header(s))
             write_if_changed(os.path.join(args.cpp_dir, "isa_generated.cc"), gen_cpp_source(s))

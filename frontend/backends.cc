@@ -104,9 +104,27 @@ hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name,
     return b;
   }
   if (name == "isa") {
-    // The ISA model has no clock of its own: times are quoted at the SoC's default clock.
-    b->device_ = std::make_unique<driver::InterpreterDevice>(driver::NpuConfig{});
-    b->dramBytesPerCycle_ = driver::CostModel{}.busBytesPerCycle;
+    driver::CostModel cost;
+    uint64_t dramBytes = 256ull << 20;
+#ifdef NNCOSIM_HAVE_HW
+    // The SoC's settings apply to its model as well (a design-space sweep runs on it): DRAM
+    // latency (the cost model's is calibrated against the SoC's default, so it moves by the
+    // same amount), DRAM bandwidth, DRAM size and the clock times are quoted at.
+    NNC_ASSIGN_OR_RETURN(auto cfg, socConfig(o));
+    const sim::SocConfig defaults;
+    cost.dramLatency = cost.dramLatency + cfg.dramLatencyCycles - defaults.dramLatencyCycles;
+    cost.busBytesPerCycle = cfg.dramBytesPerCycle;
+    dramBytes = cfg.dramBytes;
+    dopt.clockMHz = cfg.clockMHz;
+    if (!o.socSettings.empty() || !o.socConfigFile.empty())
+      b->soc_ = "ISA model of the " + cfg.describe();
+#else
+    if (!o.socSettings.empty() || !o.socConfigFile.empty())
+      return hal::fail(
+          "config: this build has no SoC (NNCOSIM_BUILD_HW=OFF) to take settings from");
+#endif
+    b->device_ = std::make_unique<driver::InterpreterDevice>(driver::NpuConfig{}, dramBytes, cost);
+    b->dramBytesPerCycle_ = cost.busBytesPerCycle;
     b->driver_ = std::make_unique<driver::NnapiDriver>(b->device_.get(), dopt);
     return b;
   }

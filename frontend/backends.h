@@ -19,8 +19,10 @@ struct BackendOptions {
   driver::ConvMapping convMapping = driver::ConvMapping::kAuto;  // difftest --mapping
   std::vector<std::string> hostSettings;  // host model key=value (driver/compiler/host_model.h)
   std::string wavesPath;                  // sim only
-  std::vector<std::string> socSettings;   // sim only: key=value overrides
-  std::string socConfigFile;              // sim only
+  // SoC key=value overrides and file: sim, and isa (its DRAM latency, bandwidth, size and
+  // clock follow them; the array and buffers are the build's on both).
+  std::vector<std::string> socSettings;
+  std::string socConfigFile;
 };
 
 // A driver and the device it owns.

@@ -127,12 +127,13 @@ module nnc_mac_array
   end
 
   // --- The PE grid --------------------------------------------------------------------------
-  // PE(r,c): acc_q[r][c] and its two result registers res_q[0/1][r][c]. Each PE multiplies
-  // two 18-bit signed operands: one 18 x 18 multiplier (a DSP48E1 with its accumulator) in
-  // synthesis. The operands are sign-extended once per row and column, so each PE's product
-  // is one 64-bit multiply for Verilator (a narrower signed multiply sign-extends both
-  // operands in every PE: 40 % of bench_gemm's speed); synthesis strips the copies of the
-  // sign bit (scripts/synth.sh checks one DSP per PE) and keeps the low AccWidth bits.
+  // PE(r,c): acc_q[r][c] and its two result registers res0_q[r][c] and res1_q[r][c].
+  // Each PE multiplies two 18-bit signed operands: one 18 x 18 multiplier (a DSP48E1 with
+  // its accumulator) in synthesis. The operands are sign-extended once per row and column,
+  // so each PE's product is one 64-bit multiply for Verilator (a narrower signed multiply
+  // sign-extends both operands in every PE: 40 % of bench_gemm's speed); synthesis strips
+  // the copies of the sign bit (scripts/synth.sh checks one DSP per PE) and keeps the low
+  // AccWidth bits.
   logic signed [63:0] act_x [Rows];
   logic signed [63:0] wgt_x [Cols];
   always_comb begin
@@ -143,7 +144,12 @@ module nnc_mac_array
   logic                take, close;   // the PEs take a beat / the tile's last one
   logic                wr_bank_q;     // bank of the next tile to close
   logic [nnc_pkg::AccWidth-1:0] acc_q [Rows][Cols];
-  logic [nnc_pkg::AccWidth-1:0] res_q [2][Rows][Cols];
+  // One array per bank, each element written at a constant index (a bank index in the write
+  // would make Yosys build one memory with a write port per PE, which its memory passes take
+  // quadratic time over); the drain selects its row by comparison (an indexed read of a
+  // [Rows][Cols] array becomes, per column, a shifter across every PE's bits in Yosys).
+  logic [nnc_pkg::AccWidth-1:0] res0_q [Rows][Cols];
+  logic [nnc_pkg::AccWidth-1:0] res1_q [Rows][Cols];
 
   assign take  = en && tvalid_q[0];
   assign close = take && tlast_q[0];
@@ -164,10 +170,19 @@ module nnc_mac_array
 
   // Result registers need no reset: a row is only read after its tile closed.
   always_ff @(posedge clk_i) begin
-    if (close) begin
+    if (close && !wr_bank_q) begin
       for (int unsigned r = 0; r < Rows; r++) begin
         for (int unsigned c = 0; c < Cols; c++) begin
-          res_q[wr_bank_q][r][c] <= acc_q[r][c] + nnc_pkg::AccWidth'(act_x[r] * wgt_x[c]);
+          res0_q[r][c] <=
+              acc_q[r][c] + nnc_pkg::AccWidth'(act_x[r] * wgt_x[c]);
+        end
+      end
+    end
+    if (close && wr_bank_q) begin
+      for (int unsigned r = 0; r < Rows; r++) begin
+        for (int unsigned c = 0; c < Cols; c++) begin
+          res1_q[r][c] <=
+              acc_q[r][c] + nnc_pkg::AccWidth'(act_x[r] * wgt_x[c]);
         end
       end
     end
@@ -212,8 +227,13 @@ module nnc_mac_array
   always_ff @(posedge clk_i) begin
     if (en) out_row_q <= done_row;
     if (en && any_done) begin
-      for (int unsigned c = 0; c < Cols; c++) begin
-        out_acc_q[nnc_pkg::AccWidth*c +: nnc_pkg::AccWidth] <= res_q[rd_bank_q][done_row][c];
+      for (int unsigned r = 0; r < Rows; r++) begin
+        if (done_row == RowIdxWidth'(r)) begin
+          for (int unsigned c = 0; c < Cols; c++) begin
+            out_acc_q[nnc_pkg::AccWidth*c +: nnc_pkg::AccWidth] <=
+                rd_bank_q ? res1_q[r][c] : res0_q[r][c];
+          end
+        end
       end
     end
   end

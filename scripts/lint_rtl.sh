@@ -8,11 +8,15 @@ pkg="$build/generated/sv/nnc_isa_pkg.sv"
 [[ -f "$pkg" ]] || { echo "lint: $pkg missing (configure the build first)" >&2; exit 1; }
 sources=("$pkg" rtl/nnc_pkg.sv)
 for f in rtl/*.sv rtl/prim/*.sv; do [[ "$f" == rtl/nnc_pkg.sv ]] || sources+=("$f"); done
+# Arrays beyond 16x16 need Verilator's unrolling budget scaled as rtl/CMakeLists.txt does.
+rows=$(sed -n 's/.*localparam int unsigned ArrayRows = \([0-9]*\);.*/\1/p' "$pkg")
+extra=()
+if (( ${rows:-16} > 16 )); then extra=(--unroll-stmts $((30000 * rows * rows / 256))); fi
 failed=0
 for f in rtl/*.sv rtl/prim/*.sv; do
   m=$(basename "$f" .sv)
   [[ "$m" == *_pkg ]] && continue
-  if out=$(verilator --lint-only -Wall -Irtl/prim "${sources[@]}" --top-module "$m" 2>&1) && [[ -z "$out" ]]; then
+  if out=$(verilator --lint-only -Wall ${extra[@]+"${extra[@]}"} -Irtl/prim "${sources[@]}" --top-module "$m" 2>&1) && [[ -z "$out" ]]; then
     echo "lint ok: $m"
   else
     echo "lint FAILED: $m"; echo "$out"; failed=1

@@ -14,7 +14,7 @@ packages=(build-essential cmake make python3 ccache pkg-config
           verilator libsystemc-dev libboost-program-options-dev
           googletest libgtest-dev libgmock-dev nlohmann-json3-dev libgemmlowp-dev
           libflatbuffers-dev flatbuffers-compiler clang-format-14
-          python3-dev pybind11-dev python3-numpy python3-matplotlib python3-pytest)
+          python3-dev pybind11-dev python3-numpy python3-matplotlib python3-pytest yosys)
 if [[ "${1:-}" == "--fuzz" ]]; then
   packages+=(clang libclang-rt-14-dev)
 fi

@@ -613,8 +613,9 @@ hal::Result<CompiledStep> lowerBlocks(const hal::Model& model, uint32_t index, c
             w[(uint64_t{vv} * bs.wx + uu) * C + dy * bs.bx + dx] = filterAt(s, oc, fy, fx, ic);
           }
   }
-  // PRM: per output channel the bias in every lane, then its multiplier and shift.
-  constexpr uint32_t kPrmEntry = 72, kMultAt = 64, kShiftAt = 68;
+  // PRM: per output channel the bias in every lane (C int32), then its multiplier and shift
+  // (an int32 each; 8-byte aligned entries).
+  const uint32_t kMultAt = 4 * C, kShiftAt = kMultAt + 4, kPrmEntry = kMultAt + 8;
   std::vector<uint8_t> prm(uint64_t{g.outC} * kPrmEntry, 0);
   for (uint32_t oc = 0; oc < g.outC; ++oc) {
     for (uint32_t j = 0; j < C; ++j) putI32(prm, uint64_t{oc} * kPrmEntry + 4 * j, s.bias[oc]);
@@ -689,9 +690,10 @@ BlockShape bestBlockShape(const ConvSetup& s) {
     b.wx = (bx - 1) * s.sw + (s.fw - 1) * s.dw + 1;
     const uint64_t blocks = uint64_t{(s.g.outH + by - 1) / by} * ((s.g.outW + bx - 1) / bx);
     const uint64_t tiles = (blocks + s.R - 1) / s.R;
-    // Per tile: a GEMM of k = window (>= 16 cycles) and R requantized rows.
+    // Per tile: a GEMM of k = window (at least the array's GEMM spacing, max(R, C), cycles)
+    // and R requantized rows.
     const uint64_t k = uint64_t{b.wy} * b.wx;
-    b.cost = tiles * (std::max<uint64_t>(k, 16) + 1 + s.R);
+    b.cost = tiles * (std::max<uint64_t>(k, std::max(s.R, s.C)) + 1 + s.R);
     if (!found || b.cost < best.cost) best = b, found = true;
   }
   return best;

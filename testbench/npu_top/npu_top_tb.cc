@@ -227,10 +227,12 @@ std::string errText(Npu& npu) {
 
 // --- GEMM + requant + store ----------------------------------------------------------------
 constexpr uint32_t kA = 0x10000, kB = 0x20000, kP = 0x30000, kO = 0x40000;
+// PRM image: C int32 biases, C int32 multipliers, C int8 shifts (any array size).
+constexpr uint32_t kPrmMult = 4 * kC, kPrmShift = 8 * kC, kPrmBytes = 9 * kC;
 
 // The output stage both GEMM cases end with: REQUANT_STORE of M rows of ACC at accAddr
-// (PRM: biases at 0, multipliers at 64, shifts at 128) into OUT at outAddr, then (on its
-// token) DMA_STORE of the M x N outputs to DRAM at `dram`, rows packed.
+// (PRM: C biases at 0, C multipliers at kPrmMult, C shifts at kPrmShift) into OUT at
+// outAddr, then (on its token) DMA_STORE of the M x N outputs to DRAM at `dram`, rows packed.
 struct OutputStage {
   ElemWidth width;
   bool isSigned, perChannel, biasEn, acc64;
@@ -250,8 +252,8 @@ void appendOutputStage(std::vector<Command>& s, const OutputStage& o, uint32_t a
   r.outAddr = outAddr;
   r.biasEn = o.biasEn;
   r.biasAddr = 0;
-  r.multAddr = 64;
-  r.shiftAddr = 128;
+  r.multAddr = kPrmMult;
+  r.shiftAddr = kPrmShift;
   r.clampMin = o.clampMin;
   r.clampMax = o.clampMax;
   s.push_back(cmd(r, false, false, false, true));
@@ -323,8 +325,8 @@ void gemmCase(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs) {
     mult[j] = static_cast<int32_t>(rnd(int64_t{1} << 30, (int64_t{1} << 31) - 1));
     shift[j] = static_cast<int>(rng() % 8 == 0 ? rnd(-31, 30) : rnd(-16, 0));
     put32(m, kP + 4 * j, static_cast<uint32_t>(bias[j]));
-    put32(m, kP + 64 + 4 * j, static_cast<uint32_t>(mult[j]));
-    m[kP + 128 + j] = static_cast<uint8_t>(shift[j]);
+    put32(m, kP + kPrmMult + 4 * j, static_cast<uint32_t>(mult[j]));
+    m[kP + kPrmShift + j] = static_cast<uint8_t>(shift[j]);
   }
   const int32_t outZp = static_cast<int32_t>(
       ow == ElemWidth::kW32 ? 0
@@ -367,8 +369,8 @@ void gemmCase(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs) {
   std::vector<Command> s;
   s.push_back(cmd(load(Buffer::kInp, ew, kA, eb, K * eb, inpAddr, kR * eb, eb, 1, K, M)));
   s.push_back(cmd(load(Buffer::kWgt, ew, kB, N * eb, 0, wgtAddr, kC * eb, 0, N, K, 1)));
-  s.push_back(cmd(load(Buffer::kPrm, ElemWidth::kW8, kP, 0, 0, 0, 0, 0, 144, 1, 1), false, false,
-                  false, true));
+  s.push_back(cmd(load(Buffer::kPrm, ElemWidth::kW8, kP, 0, 0, 0, 0, 0, kPrmBytes, 1, 1), false,
+                  false, false, true));
   const uint32_t k1 = K > 1 && rng() % 2 ? static_cast<uint32_t>(rnd(1, K - 1)) : K;
   Gemm g;
   g.mode = wide ? GemmMode::kInt16 : GemmMode::kInt8;
@@ -443,6 +445,10 @@ void gemmCase(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs) {
 constexpr uint32_t kA64 = 0x10000, kB64 = 0x30000, kPre64 = 0x50000, kP64 = 0x52000, kO64 = 0x54000,
                    kAcc64Out = 0x58000;
 
+// K: 4096 on a 16x16 array; larger arrays halve it per doubling, so the operands (K x R
+// and K x C of up to 2 bytes) keep their 128 KiB places in DRAM and in the buffers.
+constexpr uint32_t kAcc64K = 4096 * 16 / (kR > kC ? (kR > 16 ? kR : 16) : (kC > 16 ? kC : 16));
+
 void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint64_t& beyondInt32,
                uint64_t& wgt8Tiles) {
   auto rnd = [&](int64_t a, int64_t b) {
@@ -450,7 +456,7 @@ void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint
   };
   auto& m = npu.mem().mem();
   const uint32_t M = static_cast<uint32_t>(rnd(1, kR)), N = static_cast<uint32_t>(rnd(1, kC)),
-                 K = 4096;
+                 K = kAcc64K;
   // 0..2: 16x8 with wgt8 (2: unsigned weights), 3: 16x8 widened, 4..6: 16x16, 7: 8x8
   const int kind = static_cast<int>(rng() % 8);
   const bool wide = kind != 7, int8Weights = kind < 4, wgt8 = kind < 3, bSigned = kind != 2;
@@ -516,8 +522,8 @@ void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint
                                              : rnd(0x7FFF0000, INT32_MAX));
     shift[j] = static_cast<int>(rng() % 4 ? rnd(-31, -12) : rnd(-31, 14));
     put32(m, kP64 + 4 * j, static_cast<uint32_t>(bias[j]));
-    put32(m, kP64 + 64 + 4 * j, static_cast<uint32_t>(mult[j]));
-    m[kP64 + 128 + j] = static_cast<uint8_t>(shift[j]);
+    put32(m, kP64 + kPrmMult + 4 * j, static_cast<uint32_t>(mult[j]));
+    m[kP64 + kPrmShift + j] = static_cast<uint8_t>(shift[j]);
   }
   const int32_t outZp =
       ow == ElemWidth::kW32 || rng() % 2 ? 0 : static_cast<int32_t>(rnd(-50, 50) + (os ? 0 : 100));
@@ -545,7 +551,7 @@ void acc64Case(Npu& npu, std::mt19937_64& rng, Failures& f, uint64_t& macs, uint
   std::vector<Command> s;
   s.push_back(cmd(load(Buffer::kInp, ElemWidth::kW32, kA64, 0, 0, 0, 0, 0, inpBytes / 4, 1, 1)));
   s.push_back(cmd(load(Buffer::kWgt, ElemWidth::kW32, kB64, 0, 0, 0, 0, 0, wgtBytes / 4, 1, 1)));
-  s.push_back(cmd(load(Buffer::kPrm, ElemWidth::kW8, kP64, 0, 0, 0, 0, 0, 144, 1, 1)));
+  s.push_back(cmd(load(Buffer::kPrm, ElemWidth::kW8, kP64, 0, 0, 0, 0, 0, kPrmBytes, 1, 1)));
   if (preload) {
     s.push_back(cmd(
         load(Buffer::kAcc, ElemWidth::kW8, kPre64, kC * 8, 0, accAddr, kC * 8, 0, kC * 8, M, 1)));
@@ -972,8 +978,8 @@ TestbenchResult runNpuTop(const TestbenchOptions& opt) {
     f.fail("acc64: no sum left the int32 range (the case tests nothing)");
   if (acc64s >= 8 && wgt8s == 0)
     f.fail("acc64: no wgt8 tile in 8 or more (the 16x8 path untested)");
-  os << gemms << " GEMM+requant tiles and " << acc64s << " acc64 K=4096 tiles (" << wgt8s
-     << " wgt8, " << beyondInt32 << " int64 sums beyond int32) (" << macs
+  os << gemms << " GEMM+requant tiles and " << acc64s << " acc64 K=" << kAcc64K << " tiles ("
+     << wgt8s << " wgt8, " << beyondInt32 << " int64 sums beyond int32) (" << macs
      << " MACs) exact vs ops/quant, " << densifies << " densify jobs, " << faults
      << " faults (bad field, acc64 dma_oob, watchdog, bus error, dma_oob, soft reset during DMA, "
         "bad "

@@ -19,13 +19,22 @@ using firmware::Command;
 
 constexpr uint64_t kBase = 0x8000'0000ull;
 
+// The arithmetic and bounds cases below are written for a 16x16 array: they run on a model
+// of one whatever the build's size (a model of an array up to the build's is valid), so they
+// need a build of at least 16x16 (CI tests the 16x16 and 32x32 builds).
+NpuConfig array16() {
+  NpuConfig c;
+  c.rows = c.cols = 16;
+  return c;
+}
+
 Command cmd(firmware::CommandArgs a, firmware::Deps d = {}) { return Command{d, std::move(a)}; }
 Command end() { return cmd(firmware::End{true, 7}); }
 
 TEST(IsaInterpreter, ThreeDimensionalLoadAndStoreMoveTheRightBytes) {
   DramModel dram(kBase, 1 << 16);
   for (uint32_t i = 0; i < 4096; ++i) dram.at(kBase + i)[0] = static_cast<uint8_t>(i * 7 + 1);
-  IsaInterpreter npu({}, dram);
+  IsaInterpreter npu(array16(), dram);
   firmware::DmaLoad ld;
   ld.bufId = Buffer::kInp;
   ld.dramAddr = kBase + 5;
@@ -69,7 +78,7 @@ TEST(IsaInterpreter, ThreeDimensionalLoadAndStoreMoveTheRightBytes) {
 
 TEST(IsaInterpreter, GemmAndRequantMatchTheFormulas) {
   DramModel dram(kBase, 4096);
-  IsaInterpreter npu({}, dram);
+  IsaInterpreter npu(array16(), dram);
   std::mt19937 rng(3);
   const uint32_t m = 5, n = 7, k = 9;
   auto& inp = npu.buffer(Buffer::kInp);
@@ -135,7 +144,7 @@ TEST(IsaInterpreter, GemmAndRequantMatchTheFormulas) {
 // commands into int64 ACC elements (8 bytes each), then REQUANT_STORE's 64-bit path.
 TEST(IsaInterpreter, Acc64GemmAndRequantMatchTheInt64Model) {
   DramModel dram(kBase, 4096);
-  IsaInterpreter npu({}, dram);
+  IsaInterpreter npu(array16(), dram);
   std::mt19937_64 rng(11);
   const uint32_t m = 16, n = 13, kPart = 1500, parts = 3, k = kPart * parts;
   auto& inp = npu.buffer(Buffer::kInp);
@@ -249,7 +258,7 @@ TEST(IsaInterpreter, Acc64GemmAndRequantMatchTheInt64Model) {
 // The same ACC row read without acc64 is the int32 path: acc64 = 0 is ISA 1.0.
 TEST(IsaInterpreter, Acc64OffIsTheInt32Path) {
   DramModel dram(kBase, 4096);
-  IsaInterpreter npu({}, dram);
+  IsaInterpreter npu(array16(), dram);
   auto& inp = npu.buffer(Buffer::kInp);
   auto& wgt = npu.buffer(Buffer::kWgt);
   // 600 products of 32767 * -32768: -2^39-ish, wraps in int32.
@@ -282,7 +291,7 @@ TEST(IsaInterpreter, Acc64OffIsTheInt32Path) {
 // point; its WGT footprint is the 1-byte one; with mode int8 it is bad_field at its bit.
 TEST(IsaInterpreter, Wgt8GemmEqualsTheWidenedGemm) {
   DramModel dram(kBase, 4096);
-  IsaInterpreter npu({}, dram);
+  IsaInterpreter npu(array16(), dram);
   std::mt19937_64 rng(23);
   const uint32_t k = 300, narrowAt = 0, wideAt = 16 * k;
   auto& inp = npu.buffer(Buffer::kInp);
@@ -378,7 +387,7 @@ TEST(IsaInterpreter, FootprintsBeyondABufferAreDmaOob) {
 
 TEST(IsaInterpreter, DramOutsideTheModelIsABusError) {
   DramModel dram(kBase, 4096);
-  IsaInterpreter npu({}, dram);
+  IsaInterpreter npu(array16(), dram);
   firmware::DmaLoad ld;
   ld.dramAddr = kBase + 4090;
   ld.count0 = 8;
@@ -389,7 +398,7 @@ TEST(IsaInterpreter, DramOutsideTheModelIsABusError) {
 
 TEST(IsaInterpreter, OutOfRangeFieldsAreBadField) {
   DramModel dram(kBase, 4096);
-  IsaInterpreter npu({}, dram);
+  IsaInterpreter npu(array16(), dram);
   firmware::Gemm g;
   g.m = 17;
   InterpreterResult r = npu.run({cmd(firmware::Sync{}), cmd(g), end()});
@@ -400,7 +409,7 @@ TEST(IsaInterpreter, OutOfRangeFieldsAreBadField) {
 
 TEST(IsaInterpreter, AMissingTokenDeadlocksIntoTheWatchdog) {
   DramModel dram(kBase, 4096);
-  IsaInterpreter npu({}, dram);
+  IsaInterpreter npu(array16(), dram);
   InterpreterResult r =
       npu.run({cmd(firmware::Gemm{}, firmware::Deps{true, false, false, false}), end()});
   EXPECT_EQ(r.error, firmware::ErrCode::kWatchdog);
@@ -409,7 +418,7 @@ TEST(IsaInterpreter, AMissingTokenDeadlocksIntoTheWatchdog) {
 
 TEST(IsaInterpreter, UnorderedAccessesAreReportedAsRaces) {
   DramModel dram(kBase, 4096);
-  IsaInterpreter npu({}, dram);
+  IsaInterpreter npu(array16(), dram);
   firmware::DmaLoad ld;
   ld.dramAddr = kBase;
   ld.count0 = 64;
@@ -424,7 +433,7 @@ TEST(IsaInterpreter, UnorderedAccessesAreReportedAsRaces) {
 
 TEST(IsaInterpreter, TokensLeftAtEndAreReported) {
   DramModel dram(kBase, 4096);
-  IsaInterpreter npu({}, dram);
+  IsaInterpreter npu(array16(), dram);
   InterpreterResult r =
       npu.run({cmd(firmware::Sync{firmware::Queue::kLoad}, {false, false, false, true}), end()});
   ASSERT_TRUE(r.completed);
@@ -457,7 +466,7 @@ TEST(IsaInterpreter, EstimateStopsAtItsCycleLimit) {
   const uint64_t c = full.counters.cycles;
   ASSERT_GT(c, 100u);
   DramModel dram(kBase, 1 << 16);
-  IsaInterpreter npu({}, dram);
+  IsaInterpreter npu(array16(), dram);
   EXPECT_EQ(npu.run(stream).counters.cycles, c);
   const InterpreterResult under = IsaInterpreter::estimate({}, stream, {}, c + 1);
   EXPECT_TRUE(under.completed);
@@ -553,8 +562,10 @@ TEST(NpuConfig, DefaultsAreWhatTheSpecsHardwareReports) {
   auto c = NpuConfig::fromRegisters(readerOf(specConfigRegisters()));
   ASSERT_TRUE(c.ok()) << c.error();
   EXPECT_EQ(fields(*c), fields(NpuConfig{}));
+  const std::string size =
+      std::to_string(firmware::kArrayRows) + "x" + std::to_string(firmware::kArrayCols);
   EXPECT_EQ(NpuConfig{}.describe(),
-            "16x16 array, INP 256 KiB, WGT 256 KiB, ACC 64 KiB, OUT 64 KiB, PRM 4 KiB");
+            size + " array, INP 256 KiB, WGT 256 KiB, ACC 64 KiB, OUT 64 KiB, PRM 4 KiB");
   // The timing constants that are hardware structure, not measurements.
   EXPECT_EQ(CostModel{}.gemmSpacing, std::max(firmware::kArrayRows, firmware::kArrayCols));
   EXPECT_EQ(CostModel{}.busBytesPerCycle, firmware::kAxiDataBytes);
@@ -583,8 +594,11 @@ TEST(NpuConfig, FromRegistersRefusesHardwareTheIsaCannotDrive) {
     EXPECT_NE(c.error().find(fragment), std::string::npos) << c.error();
   };
   const uint32_t config = specConfigRegisters()[firmware::reg::kConfig];
-  refused(firmware::reg::kConfig, (config & ~firmware::reg::kConfigRows) | 32u,
-          "32x16 array, beyond the ISA's 16x16");
+  // An array twice the built one's rows is beyond what this build's ISA model drives.
+  const uint32_t R = firmware::kArrayRows, C = firmware::kArrayCols;
+  refused(firmware::reg::kConfig, (config & ~firmware::reg::kConfigRows) | 2 * R,
+          std::to_string(2 * R) + "x" + std::to_string(C) + " array, beyond the ISA's " +
+              std::to_string(R) + "x" + std::to_string(C));
   refused(firmware::reg::kConfig, config & ~firmware::reg::kConfigCols, "array columns = 0");
   refused(firmware::reg::kConfigWgtBytes, 2u << 20,
           "2097152-byte wgt buffer, beyond the 20-bit buffer address");
