@@ -36,8 +36,10 @@ LUTRAMS = {"RAM32M", "RAM64M", "RAM32X1D", "RAM64X1D", "RAM128X1D", "RAM256X1S",
 SRLS = {"SRL16E", "SRLC32E"}
 BRAM36, BRAM18 = "RAMB36E1", "RAMB18E1"
 DSP = "DSP48E1"
-# Cells that end a combinational path (their outputs are registered).
-SEQUENTIAL = sorted(FFS | {BRAM36, BRAM18} | {"LDCE", "LDPE"} | SRLS)
+# Cells that end a combinational path: registered outputs (flip-flops, block RAMs, DSP48E1s
+# with their accumulator register) and storage written on a clock (LUT RAM, shift
+# registers), whose ports ltp would otherwise join into loops.
+SEQUENTIAL = sorted(FFS | {BRAM36, BRAM18, DSP} | {"LDCE", "LDPE"} | SRLS | LUTRAMS)
 
 # Units reported, by module name (parameterised copies are named $paramod\NAME\...).
 UNITS = ["nnc_npu_top", "nnc_regfile", "nnc_cmd_proc", "nnc_dma", "nnc_dma_walker",
@@ -77,6 +79,19 @@ def yosys_script(files, top, work):
         f"tee -q -o {work}/ltp_top.txt ltp * {cut}",
         "",
     ])
+
+
+def load_stat(path):
+    """Yosys 0.23's `stat -json` on a hierarchy prints the hierarchy as text after the
+    modules object; keep the JSON up to there."""
+    text = open(path).read()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        cut = text.rfind("\n   },", 0, e.pos)
+        if cut < 0:
+            raise
+        return json.loads(text[:cut] + "\n   }\n}")
 
 
 def own_counts(stat):
@@ -155,6 +170,8 @@ def main():
     ap.add_argument("--top", default="nnc_npu_top")
     ap.add_argument("--out", help="keep the work files (Yosys log, stat JSON) in DIR")
     ap.add_argument("--json", help="write the figures as JSON to FILE")
+    ap.add_argument("--from", dest="reuse", metavar="DIR",
+                    help="report from the work files of an earlier --out DIR run (no synthesis)")
     args = ap.parse_args()
     if args.array not in (8, 16, 32):
         print(f"synth: --array {args.array}: the NPU is built as 8x8, 16x16 or 32x32", file=sys.stderr)
@@ -162,6 +179,8 @@ def main():
     if not shutil.which("yosys"):
         print("synth: yosys not found (apt-get install yosys, or scripts/setup.sh)", file=sys.stderr)
         return 1
+    if args.reuse:
+        args.out = args.reuse
     work = args.out or tempfile.mkdtemp(prefix="nnc-synth-")
     os.makedirs(work, exist_ok=True)
     sv = os.path.join(work, "sv")
@@ -172,6 +191,9 @@ def main():
     if gen.returncode != 0:
         print(f"synth: gen_isa.py failed: {gen.stderr.strip()}", file=sys.stderr)
         return 1
+    seconds = 0.0
+    if args.reuse:
+        return report(args, work, seconds)
     ys = os.path.join(work, "synth.ys")
     with open(ys, "w") as fh:
         fh.write(yosys_script(sources(sv), args.top, work))
@@ -184,9 +206,15 @@ def main():
         print(f"synth: yosys failed on {args.top} ({args.array}x{args.array}); log: {log}", file=sys.stderr)
         print("\n".join(err[-20:]), file=sys.stderr)
         return 1
+    with open(os.path.join(work, "seconds"), "w") as fh:
+        fh.write(f"{seconds:.1f}\n")
+    return report(args, work, seconds)
 
-    with open(os.path.join(work, "stat.json")) as fh:
-        stat = json.load(fh)
+
+def report(args, work, seconds):
+    if not seconds and os.path.exists(os.path.join(work, "seconds")):
+        seconds = float(open(os.path.join(work, "seconds")).read())
+    stat = load_stat(os.path.join(work, "stat.json"))
     own = own_counts(stat)
     memo = {}
     ltp_units = parse_ltp(os.path.join(work, "ltp_units.txt"))
@@ -253,11 +281,17 @@ def main():
               f"{r['ramb36']:>8}{r['ramb18']:>8}{r['lutram']:>8}{r['srl']:>6}{path:>6}")
     print("(a unit's figures include its submodules; x = instances in the NPU; path = longest "
           "combinational path in cells, a submodule instance counted as one cell)")
+    sys.stdout.flush()
     if problems:
         for p in problems:
             print(f"synth: FAILED: {p}", file=sys.stderr)
         return 1
-    print(f"checks: no latch, every buffer bank in block RAM, every MAC in a DSP48E1")
+    checked = ["no latch"]
+    if any(base_name(m) == "prim_ram_1r1w_be" for m in own):
+        checked.append("every buffer bank in block RAM")
+    if any(base_name(m) == "nnc_mac_array" for m in own):
+        checked.append("every MAC in a DSP48E1")
+    print("checks: " + ", ".join(checked))
     if not args.out:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fresh machine to verdict: installs dependencies, builds, runs the whole test suite
 # (unit tests, CLI checks, conformance floor, every cosim testbench). CI runs this.
-#   scripts/test.sh [CTEST ARGS]    Release build in build/, then ctest
+#   scripts/test.sh [CTEST ARGS]    Release build in build/, then ctest; then the 32x32
+#                                   build in build-array32/ (conformance, difftest, testbenches)
 #   scripts/test.sh --sanitize      ASan + UBSan build (gcc) in build-sanitize/, then the
 #                                   whole ctest suite and conformance on ref, isa and sim;
 #                                   any sanitizer report fails the run
@@ -43,7 +44,16 @@ case "${1:-}" in
   *)
     scripts/setup.sh
     scripts/build.sh build
-    cd build
-    ctest --output-on-failure -j"$(nproc)" "$@"
+    (cd build && ctest --output-on-failure -j"$(nproc)" "$@")
+    # A second array size (NNCOSIM_ARRAY_SIZE=32): the RTL, ISA constants, compiler and
+    # cost model all follow it; its conformance on the NPU, difftest, testbenches and lint.
+    # Only the CLI is built (testbenches run through it); the GoogleTest unit tests are
+    # the 16x16 build's.
+    echo "test: the 32x32 build (build-array32)"
+    cmake -S . -B build-array32 -DCMAKE_BUILD_TYPE=Release -DNNCOSIM_ARRAY_SIZE=32 \
+          -DNNCOSIM_PYTHON=OFF >/dev/null
+    cmake --build build-array32 -j"$(nproc)" --target nncosim
+    (cd build-array32 && ctest --output-on-failure -j"$(nproc)" \
+         -R '^(conformance[.]|difftest[.]|testbench[.]|rtl[.]lint$)')
     ;;
 esac

@@ -25,7 +25,9 @@ module prim_ram_1r1w_be #(
   output logic [Width-1:0] rdata_o
 );
 
-  logic [Width-1:0] mem [Depth];
+  // Block RAM even when the array is shallow (the PRM buffer's banks are 32 words deep,
+  // which synthesis would otherwise put in LUT RAM with a register beside it).
+  (* ram_style = "block" *) logic [Width-1:0] mem [Depth];
   logic [Width-1:0] rdata_q;
 
   // The write as a per-byte select between the new and the old word: synthesis turns the
