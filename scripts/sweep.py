@@ -7,7 +7,7 @@
   scripts/sweep.py --merge A.csv B.csv ... --csv ALL.csv [--plot OUT.png]
 
 The grid is the product of every --set list (keys of `nncosim run --set`: dram_latency_cycles,
-dram_bytes_per_cycle, clock_mhz, ...) and of the builds (--build DIR, one per array size:
+dram_bytes_per_cycle, clock_mhz, ...; MODEL "-" is the embedded demo) and of the builds (--build DIR, one per array size:
 the array is fixed when the RTL is built, NNCOSIM_ARRAY_SIZE; default build/). Each grid
 point is one `nncosim run` process, so `--shard K/N` takes every N-th point from the K-th
 (1-based) and the shards' CSVs merge with --merge: spread a large sweep over machines with
@@ -59,7 +59,8 @@ def build_array(build):
 def run_point(nncosim, model, inputs, backend, settings):
     with tempfile.TemporaryDirectory(prefix="nnc-sweep-") as tmp:
         report = os.path.join(tmp, "report.json")
-        cmd = [nncosim, "run", model, "--backend", backend, "--report", report]
+        # "-" is nncosim run's embedded demo network.
+        cmd = [nncosim, "run"] + ([] if model == "-" else [model]) + ["--backend", backend, "--report", report]
         if inputs:
             cmd += ["--inputs", inputs]
         for kv in settings:

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""scripts/sweep.py on the embedded demo: the grid's points, the ISA model following the
+SoC settings (more DRAM latency, more cycles), SoC-checked points with the model's error,
+and shards that merge into the whole grid. Usage: sweep_test.py SWEEP_PY BUILD_DIR"""
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+
+SWEEP, BUILD = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def check(name, ok, detail=""):
+    print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
+    if not ok:
+        failures.append(name)
+
+
+def sweep(*args):
+    p = subprocess.run([sys.executable, SWEEP, "-", "--build", BUILD, *args], capture_output=True,
+                       text=True, timeout=600)
+    return p.returncode, p.stderr
+
+
+def rows(path):
+    with open(path) as fh:
+        return list(csv.DictReader(fh))
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    grid = ["--set", "dram_latency_cycles=40,400", "--set", "dram_bytes_per_cycle=4,16"]
+    full = os.path.join(tmp, "full.csv")
+    rc, err = sweep(*grid, "--check-every", "3", "--csv", full)
+    check("sweep runs", rc == 0, err[-400:])
+    r = rows(full) if rc == 0 else []
+    check("four points", [x["point"] for x in r] == ["0", "1", "2", "3"], str(r)[:300])
+    by = {x["settings"]: x for x in r}
+    slow = by.get("dram_latency_cycles=400 dram_bytes_per_cycle=4", {})
+    fast = by.get("dram_latency_cycles=40 dram_bytes_per_cycle=16", {})
+    check("the ISA model follows the SoC settings",
+          int(slow.get("npu_cycles", 0)) > int(fast.get("npu_cycles", 1)), f"{slow} {fast}")
+    checked = [x for x in r if x["sim_npu_cycles"]]
+    check("every 3rd point checked on the SoC", [x["point"] for x in checked] == ["0", "3"], str(checked))
+    # Recorded, not bounded: away from the SoC's defaults the model's error is large (the
+    # demo at 400 cycles of DRAM latency: -33 %; docs say so).
+    check("the model's error is recorded", bool(checked) and all(
+        abs(float(x["model_error_pct"]) - 100.0 * (int(x["npu_cycles"]) - int(x["sim_npu_cycles"]))
+            / int(x["sim_npu_cycles"])) < 0.01 for x in checked), str(checked))
+    parts = []
+    for k in (1, 2):
+        part = os.path.join(tmp, f"part{k}.csv")
+        rc, err = sweep(*grid, "--check-every", "3", "--shard", f"{k}/2", "--csv", part)
+        check(f"shard {k}/2", rc == 0, err[-300:])
+        parts.append(part)
+    merged = os.path.join(tmp, "merged.csv")
+    p = subprocess.run([sys.executable, SWEEP, "--merge", *parts, "--csv", merged], capture_output=True, text=True)
+    check("shards merge into the whole grid", p.returncode == 0 and
+          [(x["point"], x["npu_cycles"], x["sim_npu_cycles"]) for x in rows(merged)] ==
+          [(x["point"], x["npu_cycles"], x["sim_npu_cycles"]) for x in r], p.stderr[-300:])
+    p = subprocess.run([sys.executable, SWEEP, "--merge", parts[0], parts[0], "--csv", merged],
+                       capture_output=True, text=True)
+    check("a shard merged twice is refused", p.returncode == 1 and "repeat grid points" in p.stderr, p.stderr)
+    rc, err = sweep("--set", "array_rows=32")
+    check("the array as a --set axis is refused", rc == 2 and "--build per size" in err, err)
+    rc, err = sweep("--set", "warp=1,2")
+    check("an unknown key names the point and the key", rc == 1 and "point 0" in err and "warp" in err, err)
+
+print(f"{len(failures)} failure(s)")
+sys.exit(1 if failures else 0)
