@@ -66,18 +66,24 @@ inline NpuRun npuRun(const hal::Model& model, const std::vector<hal::TensorValue
   return r;
 }
 
+// The cases that count tiles, phases and slots are written for a 16x16 array: they plan for
+// one whatever the build's size (which must be at least 16x16).
+inline NpuConfig array16() {
+  NpuConfig c;
+  c.rows = c.cols = 16;
+  return c;
+}
+
 // A small NPU whose buffers force every multi-phase, streamed and chunked path.
 inline NpuConfig tinyNpu() {
-  // Sizes for a 16x16 array, scaled with the build's (NNCOSIM_ARRAY_SIZE): the same few
-  // tiles fit whatever the array.
-  NpuConfig c;
-  const uint32_t r = c.rows, cols = c.cols;
-  c.inpBytes =
-      1024 * r / 16;  // k chunks of 32 (double-buffered) with resident weights up to 128 deep
-  c.wgtBytes = 4096 * cols / 16;
-  c.accBytes = 4096 * r * cols / 256;
-  c.outBytes = 1024 * r * cols / 256;
-  c.prmBytes = 640 * cols / 16;
+  // A 16x16 array whatever the build's (NNCOSIM_ARRAY_SIZE >= 16: a smaller array than the
+  // RTL's is a valid plan target), so the same few tiles fit.
+  NpuConfig c = array16();
+  c.inpBytes = 1024;  // k chunks of 32 (double-buffered) with resident weights up to 128 deep
+  c.wgtBytes = 4096;
+  c.accBytes = 4096;
+  c.outBytes = 1024;
+  c.prmBytes = 640;
   return c;
 }
 

@@ -93,6 +93,7 @@ TEST(LstmLowering, Quantized16BitLstmGatesOnTheNpuAreBitExact) {
     const RandomLayer L = verify::difftest::randomLayer(verify::difftest::layerSeed(21, i),
                                                         only(OperationType::QUANTIZED_16BIT_LSTM));
     LoweringOptions options;
+    options.npu = test::array16();  // its tile counts are for a 16x16 array
     options.preference = static_cast<hal::ExecutionPreference>(i % 3);
     ModelPlan plan;
     const HybridRun r = runHybrid(L, options, plan);

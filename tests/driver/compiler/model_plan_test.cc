@@ -102,10 +102,11 @@ TEST(ModelPlan, PreferencesChangeThePlanNotTheResult) {
        {hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::ExecutionPreference::SUSTAINED_SPEED,
         hal::ExecutionPreference::LOW_POWER}) {
     LoweringOptions o;
+    o.npu = test::array16();  // its slot and traffic counts are for a 16x16 array
     o.preference = pref;
     auto plan = compileModel(net.model, o);
     ASSERT_TRUE(plan.ok());
-    InterpreterDevice device;
+    InterpreterDevice device(o.npu);
     NpuExecutor ex(net.model, *plan, device);
     std::vector<hal::TensorValue> got;
     ASSERT_TRUE(ex.run(net.inputs, got).ok());
@@ -135,6 +136,7 @@ TEST(ModelPlan, PreferencesTradeCyclesAgainstDramTraffic) {
        {hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::ExecutionPreference::SUSTAINED_SPEED,
         hal::ExecutionPreference::LOW_POWER}) {
     LoweringOptions o;
+    o.npu = test::array16();  // its slot and traffic counts are for a 16x16 array
     o.preference = pref;
     runs.push_back(npuRun(model, m.inputs(), o));
     ASSERT_EQ(runs.back().error, "");

@@ -53,7 +53,10 @@ struct Outcome {
 
 // Runs the stream on a fresh interpreter (its buffers allocated before the measurement).
 Outcome runTimed(const std::vector<Command>& stream, DramModel& dram) {
-  IsaInterpreter npu({}, dram);
+  // The tests' footprints are for a 16x16 array: a model of one whatever the build's size.
+  NpuConfig config;
+  config.rows = config.cols = 16;
+  IsaInterpreter npu(config, dram);
   Outcome o;
   const long rss0 = maxRssKiB();
   const auto t0 = std::chrono::steady_clock::now();

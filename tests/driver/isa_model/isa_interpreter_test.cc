@@ -349,7 +349,7 @@ TEST(IsaInterpreter, Wgt8GemmEqualsTheWidenedGemm) {
 
 TEST(IsaInterpreter, FootprintsBeyondABufferAreDmaOob) {
   DramModel dram(kBase, 4096);
-  NpuConfig cfg;
+  NpuConfig cfg = array16();  // footprints below are for 16x16 tiles
   IsaInterpreter npu(cfg, dram);
   firmware::DmaLoad ld;
   ld.bufId = Buffer::kPrm;
@@ -398,9 +398,9 @@ TEST(IsaInterpreter, DramOutsideTheModelIsABusError) {
 
 TEST(IsaInterpreter, OutOfRangeFieldsAreBadField) {
   DramModel dram(kBase, 4096);
-  IsaInterpreter npu(array16(), dram);
+  IsaInterpreter npu({}, dram);
   firmware::Gemm g;
-  g.m = 17;
+  g.m = firmware::kArrayRows + 1;  // beyond the array the ISA is built for
   InterpreterResult r = npu.run({cmd(firmware::Sync{}), cmd(g), end()});
   EXPECT_EQ(r.error, firmware::ErrCode::kBadField);
   EXPECT_EQ(r.errCommand, 1u);
