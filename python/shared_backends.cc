@@ -83,9 +83,13 @@ std::shared_ptr<frontend::Backend> sharedBackend(const BackendRequest& r) {
   if (!hostModel(r.hostSettings, &host))  // let openBackend word the error, as the CLI does
     return std::shared_ptr<frontend::Backend>(valueOrThrow(frontend::openBackend(r.name, o)));
   if (r.name != "sim") {
-    if (!r.socSettings.empty() || !r.socConfigFile.empty())
-      throw Error("config: the " + r.name + " backend has no SoC to configure (sim has)");
-    Opened& b = opened()[r.name + " " + hostKey(host)];
+    // The ISA model takes the SoC's DRAM and clock settings (as `nncosim run --backend isa`);
+    // the reference has nothing to configure.
+    if (r.name == "ref" && (!r.socSettings.empty() || !r.socConfigFile.empty()))
+      throw Error("config: the ref backend has no SoC to configure (isa and sim have)");
+    std::string key = r.name + " " + hostKey(host) + " " + r.socConfigFile;
+    for (const auto& kv : r.socSettings) key += " " + kv;
+    Opened& b = opened()[key];
     if (!b.backend) {
       b.backend = valueOrThrow(frontend::openBackend(r.name, o));
       b.host = host;

@@ -75,6 +75,16 @@ def test_demo_on_isa_equals_the_cli(run_cli, tmp_path):
 
 
 @needs_sim
+def test_isa_takes_the_socs_dram_settings_as_the_cli(run_cli, tmp_path):
+    cli = cli_report(run_cli, tmp_path, "--backend", "isa", "--set", "dram_latency_cycles=400")
+    slow = nncosim.demo().prepare(backend="isa", config={"dram_latency_cycles": 400}).run()
+    assert_same_run(slow, cli)
+    assert slow.report.cycles > nncosim.demo().prepare(backend="isa").run().report.cycles
+    with pytest.raises(nncosim.Error, match="ref backend has no SoC"):
+        nncosim.demo().prepare(backend="ref", config={"dram_latency_cycles": 400})
+
+
+@needs_sim
 def test_a_conformance_test_equals_the_cli(run_cli, conformance_dir, tmp_path):
     # `nncosim run` takes a file of one model: this vector file's first test on its own.
     source = f"{conformance_dir}/V1_0/conv_quant8_large.json"
