@@ -13,6 +13,7 @@
 #include "driver/runtime/interpreter_device.h"
 #include "driver/runtime/npu_executor.h"
 #include "driver/runtime/step_runner.h"
+#include "tests/driver/array16.h"
 #include "tests/util/one_op_model.h"
 
 namespace nncosim::driver::test {
@@ -66,20 +67,10 @@ inline NpuRun npuRun(const hal::Model& model, const std::vector<hal::TensorValue
   return r;
 }
 
-// The cases that count tiles, phases and slots are written for a 16x16 array: they plan for
-// one whatever the build's size (which must be at least 16x16).
-inline NpuConfig array16() {
-  NpuConfig c;
-  c.rows = c.cols = 16;
-  return c;
-}
-
 // A small NPU whose buffers force every multi-phase, streamed and chunked path.
 inline NpuConfig tinyNpu() {
-  // A 16x16 array whatever the build's (NNCOSIM_ARRAY_SIZE >= 16: a smaller array than the
-  // RTL's is a valid plan target), so the same few tiles fit.
-  NpuConfig c = array16();
-  c.inpBytes = 1024;  // k chunks of 32 (double-buffered) with resident weights up to 128 deep
+  NpuConfig c = array16();  // the same few tiles fit whatever the build's array
+  c.inpBytes = 1024;        // k chunks of 32 (double-buffered) with resident weights up to 128 deep
   c.wgtBytes = 4096;
   c.accBytes = 4096;
   c.outBytes = 1024;

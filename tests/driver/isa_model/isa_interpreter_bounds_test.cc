@@ -17,6 +17,7 @@
 #include "driver/isa_model/densify_descriptor.h"
 #include "driver/isa_model/isa_interpreter.h"
 #include "driver/isa_model/modular_progression.h"
+#include "tests/driver/array16.h"
 
 namespace nncosim::driver {
 namespace {
@@ -53,10 +54,7 @@ struct Outcome {
 
 // Runs the stream on a fresh interpreter (its buffers allocated before the measurement).
 Outcome runTimed(const std::vector<Command>& stream, DramModel& dram) {
-  // The tests' footprints are for a 16x16 array: a model of one whatever the build's size.
-  NpuConfig config;
-  config.rows = config.cols = 16;
-  IsaInterpreter npu(config, dram);
+  IsaInterpreter npu(test::array16(), dram);  // the footprints below are for 16x16
   Outcome o;
   const long rss0 = maxRssKiB();
   const auto t0 = std::chrono::steady_clock::now();

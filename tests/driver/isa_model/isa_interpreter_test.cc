@@ -10,6 +10,7 @@
 
 #include "driver/compiler/stream_builder.h"
 #include "ops/quant/fixed_point.h"
+#include "tests/driver/array16.h"
 
 namespace nncosim::driver {
 namespace {
@@ -19,14 +20,7 @@ using firmware::Command;
 
 constexpr uint64_t kBase = 0x8000'0000ull;
 
-// The arithmetic and bounds cases below are written for a 16x16 array: they run on a model
-// of one whatever the build's size (a model of an array up to the build's is valid), so they
-// need a build of at least 16x16 (CI tests the 16x16 and 32x32 builds).
-NpuConfig array16() {
-  NpuConfig c;
-  c.rows = c.cols = 16;
-  return c;
-}
+using test::array16;  // the arithmetic and bounds cases below are written for 16x16
 
 Command cmd(firmware::CommandArgs a, firmware::Deps d = {}) { return Command{d, std::move(a)}; }
 Command end() { return cmd(firmware::End{true, 7}); }
