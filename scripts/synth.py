@@ -8,7 +8,7 @@ flip-flops and block RAMs cut paths; a submodule instance counts as one cell) an
 flattened whole NPU. Checks: no latch anywhere, every buffer bank in block RAM (no
 flip-flop or LUT RAM array left in its place), every MAC multiplier in a DSP48E1.
 
-  scripts/synth.py [--array N] [--out DIR] [--json FILE] [--top MODULE] [--keep-log]
+  scripts/synth.py [--array N] [--out DIR] [--json FILE] [--top MODULE] [--from DIR]
 
 The ISA package comes from firmware/gen_isa.py with the chosen array size, so no build is
 needed. Exit status 0 when synthesis succeeded and every check passed, 1 otherwise, 2 on a
@@ -153,13 +153,13 @@ def parse_instances(path):
     return sorted(out)
 
 
-def instances(module, own, name_of):
+def instances(module, own):
     """Count of each unit's instances under module (for the table's 'x N' column)."""
     out = {}
     for cell, n in own.get(module, {}).items():
         if cell in own:
             out[cell] = out.get(cell, 0) + n
-            for c, k in instances(cell, own, name_of).items():
+            for c, k in instances(cell, own).items():
                 out[c] = out.get(c, 0) + n * k
     return out
 
@@ -176,11 +176,12 @@ def main():
     if args.array not in (8, 16, 32):
         print(f"synth: --array {args.array}: the NPU is built as 8x8, 16x16 or 32x32", file=sys.stderr)
         return 2
+    if args.reuse:  # the report of an earlier run: no package, no Yosys needed
+        args.out = args.reuse
+        return report(args, args.reuse, 0.0)
     if not shutil.which("yosys"):
         print("synth: yosys not found (apt-get install yosys, or scripts/setup.sh)", file=sys.stderr)
         return 1
-    if args.reuse:
-        args.out = args.reuse
     work = args.out or tempfile.mkdtemp(prefix="nnc-synth-")
     os.makedirs(work, exist_ok=True)
     sv = os.path.join(work, "sv")
@@ -191,9 +192,6 @@ def main():
     if gen.returncode != 0:
         print(f"synth: gen_isa.py failed: {gen.stderr.strip()}", file=sys.stderr)
         return 1
-    seconds = 0.0
-    if args.reuse:
-        return report(args, work, seconds)
     ys = os.path.join(work, "synth.ys")
     with open(ys, "w") as fh:
         fh.write(yosys_script(sources(sv), args.top, work))
@@ -220,7 +218,7 @@ def report(args, work, seconds):
     ltp_units = parse_ltp(os.path.join(work, "ltp_units.txt"))
     ltp_top = parse_ltp(os.path.join(work, "ltp_top.txt"))
     top_module = next(m for m in own if base_name(m) == args.top)
-    inst = instances(top_module, own, base_name)
+    inst = instances(top_module, own)
     children = parse_instances(os.path.join(work, "top_cells.txt"))
 
     def row(label, m, count, path):
@@ -282,6 +280,8 @@ def report(args, work, seconds):
     print("(a unit's figures include its submodules; x = instances in the NPU; path = longest "
           "combinational path in cells, a submodule instance counted as one cell)")
     sys.stdout.flush()
+    if not args.out:
+        shutil.rmtree(work, ignore_errors=True)
     if problems:
         for p in problems:
             print(f"synth: FAILED: {p}", file=sys.stderr)
@@ -292,8 +292,6 @@ def report(args, work, seconds):
     if any(base_name(m) == "nnc_mac_array" for m in own):
         checked.append("every MAC in a DSP48E1")
     print("checks: " + ", ".join(checked))
-    if not args.out:
-        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
