@@ -112,6 +112,9 @@ hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name,
     // same amount), DRAM bandwidth, DRAM size and the clock times are quoted at.
     NNC_ASSIGN_OR_RETURN(auto cfg, socConfig(o));
     const sim::SocConfig defaults;
+    if (cfg.faultWriteXor)
+      return hal::fail(
+          "config fault_write_xor: the ISA model injects no faults (the sim backend does)");
     cost.dramLatency = cost.dramLatency + cfg.dramLatencyCycles - defaults.dramLatencyCycles;
     cost.busBytesPerCycle = cfg.dramBytesPerCycle;
     dramBytes = cfg.dramBytes;

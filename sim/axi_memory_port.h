@@ -39,6 +39,10 @@ class AxiMemoryPort {
         latency_(latency),
         bytesPerCycle_(bytesPerCycle) {}
 
+  // Fault injection (SocConfig::faultWriteXor): XORed into the first strobed byte of each
+  // write burst's first beat. 0 = off.
+  void setWriteFault(uint8_t xorMask) { faultXor_ = xorMask; }
+
   void reset() {
     reads_.clear();
     writes_.clear();
@@ -72,8 +76,12 @@ class AxiMemoryPort {
       Burst& b = writes_.front();
       if (b.resp == 0) {
         const uint64_t off = b.addr - base_ + uint64_t{b.done} * kBeatBytes;
+        uint8_t fault = b.done == 0 ? faultXor_ : 0;
         for (uint32_t k = 0; k < kBeatBytes; ++k)
-          if ((s_.wStrb >> k) & 1u) mem_[off + k] = s_.wData[k];
+          if ((s_.wStrb >> k) & 1u) {
+            mem_[off + k] = s_.wData[k] ^ fault;
+            fault = 0;
+          }
         stats_.bytesWritten += kBeatBytes;
       }
       credit_ -= kBeatBytes;
@@ -196,6 +204,7 @@ class AxiMemoryPort {
   std::deque<Burst> reads_, writes_;
   std::deque<BResp> bresps_;
   int64_t credit_ = 0;
+  uint8_t faultXor_ = 0;
   uint64_t now_ = 0;
   Sampled s_;
   AxiMemoryStats stats_;

@@ -58,6 +58,7 @@ bool NpuAdapter::ensureMemory() {
       dmi.get_dmi_ptr(), dmi.get_start_address(),
       dmi.get_end_address() - dmi.get_start_address() + 1, windows_, config_.dramLatencyCycles,
       config_.dramBytesPerCycle);
+  port_->setWriteFault(static_cast<uint8_t>(config_.faultWriteXor));
   return true;
 }
 

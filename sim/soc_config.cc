@@ -61,6 +61,9 @@ const std::vector<Key>& keys() {
               &SocConfig::quantumCycles, 1, 1000000),
       uintKey("watchdog_cycles", "cycles without progress before the watchdog ends a job (0 = off)",
               &SocConfig::watchdogCycles, 0, 1ull << 32),
+      uintKey("fault_write_xor",
+              "fault injection: XOR mask on the first byte of every NPU DRAM write burst (0 = off)",
+              &SocConfig::faultWriteXor, 0, 255),
       Key{"clock_mhz", "NPU clock frequency (MHz)",
           [](SocConfig& c, double v) -> hal::Status {
             if (!(v > 0 && v <= 10000))
@@ -124,6 +127,10 @@ std::string SocConfig::describe() const {
      << (dramBytes >> 20) << " MiB, latency " << dramLatencyCycles << " cycles, "
      << dramBytesPerCycle << " B/cycle; quantum " << quantumCycles << " cycles; watchdog "
      << watchdogCycles << " cycles";
+  // Said in every run's output: a faulty run must never pass for a real one.
+  if (faultWriteXor)
+    os << "; FAULT INJECTED: NPU DRAM writes XOR 0x" << std::hex << faultWriteXor << std::dec
+       << " on each burst's first byte";
   return os.str();
 }
 

@@ -29,6 +29,9 @@ struct SocConfig {
   double clockMHz = 1000.0;
   uint32_t quantumCycles = 1000;  // NPU cycles between synchronisations with SystemC
   uint32_t watchdogCycles = 1'000'000;
+  // Fault injection, for seeing a faulty NPU caught (--check, the difftest): XORed into the
+  // first byte the NPU writes of every DRAM write burst. 0 = off, the default.
+  uint32_t faultWriteXor = 0;
 
   double periodNs() const { return 1000.0 / clockMHz; }
   // Applies "key=value" (keys as in the JSON file: dram_latency_cycles, clock_mhz, ...).

@@ -42,6 +42,13 @@
 // Outputs of the other mappings leave as channel tiles (kChannelTiles): each channel
 // tile's rows of a step are one contiguous DMA_STORE.
 //
+// TRANSPOSE_CONV_2D is the stride-1 convolution of its input zero-inserted by the stride
+// (rows and columns stride apart, the zero point between), padded by filter size - 1 -
+// its own padding, with the filter turned by 180 degrees: output pixel o then sums the
+// inputs i with i * stride - pad + f = o, exactly the scatter of the reference. It runs as
+// host im2col (the gather does the zero insertion, layout.h); its useful MACs are the
+// scatter's products, the zero-inserted taps the array computes besides are not.
+//
 // The 16x8 mode (int16 activations, int8 weights; hal::Model::quant16x8) runs the
 // host-gathered mappings (host im2col, output blocks) with 16-bit operands (weights
 // sign-extended at compile time), int64 ACC words and int16 outputs: the same images with
@@ -60,6 +67,7 @@
 #include "ops/conv/conv_args.h"
 #include "ops/conv/conv_common.h"
 #include "ops/conv/conv_params.h"
+#include "ops/conv/transpose_conv_geometry.h"
 
 namespace nncosim::driver::internal {
 namespace {
@@ -144,11 +152,20 @@ struct ConvSetup {
   uint32_t eb() const { return wide ? 2 : 1; }
   int32_t aZp = 0, bZp = 0, outZp = 0, clampMin = 0, clampMax = 0;
   uint64_t usefulMacs = 0;
+  // TRANSPOSE_CONV_2D as a convolution: taps read turned by 180 degrees, the input
+  // zero-inserted by (upH, upW) (g's input size is the input's, its pads the equivalent
+  // convolution's).
+  bool transposed = false;
+  uint32_t upH = 1, upW = 1;
   uint64_t pixels() const { return uint64_t{g.batches} * g.outH * g.outW; }
 };
 
 // Filter element (oc, fy, fx, input channel ic of oc's group) in the operand.
 uint8_t filterAt(const ConvSetup& s, uint32_t oc, uint32_t fy, uint32_t fx, uint32_t ic) {
+  if (s.transposed) {
+    fy = s.fh - 1 - fy;
+    fx = s.fw - 1 - fx;
+  }
   const uint64_t at =
       s.kind == ConvKind::kDepthwise
           ? (uint64_t{fy} * s.fw + fx) * s.g.outC + oc
@@ -233,6 +250,8 @@ TensorLayout inputLayout(const ConvSetup& s, TensorLayout::Kind kind) {
   in.padLeft = static_cast<uint32_t>(g.padLeft);
   in.fill = s.inputFill;
   in.elementBytes = s.eb();
+  in.upsampleH = s.upH;
+  in.upsampleW = s.upW;
   return in;
 }
 
@@ -269,6 +288,9 @@ void storeChannelTiles(uint64_t outBase, uint64_t totalRows, uint64_t px0, uint3
 std::string mappingSuffix(const ConvSetup& s) {
   std::string m = ", filter " + std::to_string(s.fh) + "x" + std::to_string(s.fw);
   if (s.kind == ConvKind::kGrouped) m += ", " + std::to_string(s.g.extra) + " groups";
+  if (s.transposed)
+    m += ", transposed (stride " + std::to_string(s.upH) + "x" + std::to_string(s.upW) +
+         ", input zero-inserted by the host)";
   if (s.g.nchw) m += ", NCHW";
   return m;
 }
@@ -699,14 +721,13 @@ BlockShape bestBlockShape(const ConvSetup& s) {
   return best;
 }
 
-}  // namespace
-
-hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, const OpView& v,
-                                    const LoweringOptions& options) {
+// Everything the mappings share, from the layer's geometry (that of the equivalent
+// convolution for TRANSPOSE_CONV_2D) and its operands.
+hal::Result<ConvSetup> setupConv(const OpView& v, const LoweringOptions& options, ConvKind kind,
+                                 const ops::conv::ConvGeometry& geometry) {
   ConvSetup s;
-  s.kind = kindOf(v.op().type);
-  NNC_ASSIGN_OR_RETURN(auto gr, ops::conv::convGeometry(v.ctx(), s.kind));
-  s.g = gr;
+  s.kind = kind;
+  s.g = geometry;
   const ops::conv::ConvGeometry& g = s.g;
   // The reference's own derivation: the multipliers, shifts and clamps are bit-exact by
   // construction.
@@ -764,6 +785,17 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
   s.clampMin = qp.activationMin;
   s.clampMax = qp.activationMax;
   s.usefulMacs = s.pixels() * g.outC * s.cg.gi * s.taps;
+  return s;
+}
+
+}  // namespace
+
+hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, const OpView& v,
+                                    const LoweringOptions& options) {
+  const ConvKind kind = kindOf(v.op().type);
+  NNC_ASSIGN_OR_RETURN(auto g, ops::conv::convGeometry(v.ctx(), kind));
+  NNC_ASSIGN_OR_RETURN(auto setup, setupConv(v, options, kind, g));
+  const ConvSetup& s = setup;
 
   // Every mapping that applies (or the one asked for), in this order; the cheapest end to
   // end: device cycles plus the host's packing and copies around the step (a
@@ -840,6 +872,80 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
   return std::move(*best);
 }
 
+namespace {
+
+// TRANSPOSE_CONV_2D's equivalent convolution (see the top of this file): stride 1, the
+// input's size, pads filter - 1 - pad (right/bottom whatever makes the output size).
+hal::Result<ops::conv::ConvGeometry> equivalentConv(const ops::conv::TransposeConvGeometry& t) {
+  if (t.padTop > static_cast<int32_t>(t.filterH) - 1 ||
+      t.padLeft > static_cast<int32_t>(t.filterW) - 1)
+    return hal::fail("padding top ", t.padTop, ", left ", t.padLeft, " beyond the filter (",
+                     t.filterH, "x", t.filterW,
+                     " - 1): its equivalent convolution would start inside the input");
+  ops::conv::ConvGeometry g;
+  g.batches = t.batches;
+  g.inH = t.inH;
+  g.inW = t.inW;
+  g.inC = t.inC;
+  g.outH = t.outH;
+  g.outW = t.outW;
+  g.outC = t.outC;
+  g.filterH = t.filterH;
+  g.filterW = t.filterW;
+  g.padTop = static_cast<int32_t>(t.filterH) - 1 - t.padTop;
+  g.padLeft = static_cast<int32_t>(t.filterW) - 1 - t.padLeft;
+  // What the output needs past the upsampled input: (in - 1) * stride + 1 rows.
+  g.padBottom = static_cast<int32_t>(t.outH + t.filterH - 1) - g.padTop -
+                static_cast<int32_t>((t.inH - 1) * static_cast<uint32_t>(t.strideH) + 1);
+  g.padRight = static_cast<int32_t>(t.outW + t.filterW - 1) - g.padLeft -
+               static_cast<int32_t>((t.inW - 1) * static_cast<uint32_t>(t.strideW) + 1);
+  g.activation = t.activation;
+  g.nchw = t.nchw;
+  return g;
+}
+
+}  // namespace
+
+hal::Status transposeConvSupport(const OpView& v) {
+  const OperandType t = v.inShape(0).type;
+  if (!isQuant8(t) && !is16x8(v))
+    return hal::fail("input type ", hal::toString(t),
+                     ": the MAC array is integer (TENSOR_QUANT8_ASYMM[_SIGNED], or "
+                     "TENSOR_QUANT16_SYMM in a 16x8 model)");
+  if (!v.isConstant(1)) return hal::fail("the filter is not a constant");
+  if (!v.isConstant(2)) return hal::fail("the bias is not a constant");
+  NNC_ASSIGN_OR_RETURN(auto tg,
+                       ops::conv::transposeConvGeometry(v.ctx(), &v.outShape(0).dimensions));
+  if (tg.batches == 0) return hal::fail("empty batch: nothing to compute");
+  NNC_TRY(equivalentConv(tg));
+  NNC_TRY(ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2), v.outShape(0),
+                                         tg.activation, tg.outC));
+  const std::vector<uint32_t> want = ops::conv::fromNhwcDims(tg.outputNhwcDims(), tg.nchw);
+  if (v.outShape(0).dimensions != want)
+    return hal::fail("output shape ", ops::toString(v.outShape(0).dimensions),
+                     " differs from the computed ", ops::toString(want));
+  return hal::Status::Ok();
+}
+
+hal::Result<CompiledStep> lowerTransposeConv(const hal::Model& model, uint32_t index,
+                                             const OpView& v, const LoweringOptions& options) {
+  if (options.convMapping != ConvMapping::kAuto && options.convMapping != ConvMapping::kHostIm2col)
+    return hal::fail("TRANSPOSE_CONV_2D: only host im2col applies (its gather zero-inserts)");
+  NNC_ASSIGN_OR_RETURN(auto tg,
+                       ops::conv::transposeConvGeometry(v.ctx(), &v.outShape(0).dimensions));
+  NNC_ASSIGN_OR_RETURN(auto g, equivalentConv(tg));
+  NNC_ASSIGN_OR_RETURN(auto setup, setupConv(v, options, ConvKind::kConv, g));
+  ConvSetup& s = setup;
+  s.transposed = true;
+  s.upH = static_cast<uint32_t>(tg.strideH);
+  s.upW = static_cast<uint32_t>(tg.strideW);
+  // The scatter's products (every input element times its filter window), as the
+  // operation's MAC count: not the zero-inserted taps.
+  s.usefulMacs =
+      uint64_t{tg.batches} * tg.inH * tg.inW * tg.inC * tg.outC * tg.filterH * tg.filterW;
+  return lowerHostIm2col(model, index, v, options, s);
+}
+
 }  // namespace nncosim::driver::internal
 
 namespace nncosim::driver {
@@ -848,6 +954,8 @@ void registerConvLowerings(NpuLoweringTable& t) {
   using T = hal::OperationType;
   for (T type : {T::CONV_2D, T::DEPTHWISE_CONV_2D, T::GROUPED_CONV_2D})
     t.add({type, NpuUnit::kMacArray, &internal::convSupport, &internal::lowerConv});
+  t.add({T::TRANSPOSE_CONV_2D, NpuUnit::kMacArray, &internal::transposeConvSupport,
+         &internal::lowerTransposeConv});
 }
 
 }  // namespace nncosim::driver

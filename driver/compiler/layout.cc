@@ -60,6 +60,8 @@ std::string TensorLayout::describe() const {
       os << "im2col image of " << groups.size() << " group(s), " << im2colTiles() << " tiles of "
          << laneTile << " output pixels, filter " << filterH << "x" << filterW << " (fill "
          << int{fill} << ")" << (sourceNchw ? " from NCHW" : " from NHWC");
+      if (upsampleH > 1 || upsampleW > 1)
+        os << ", input zero-inserted " << upsampleH << "x" << upsampleW;
       break;
     case Kind::kBlockInput:
       os << "output-block windows " << windowH << "x" << windowW << " of " << blockH << "x"
@@ -138,11 +140,16 @@ hal::Result<std::vector<uint8_t>> packTensor(const TensorLayout& l,
           const uint32_t ox = static_cast<uint32_t>(px % l.outWidth);
           uint8_t* lane = image + ((px / L) * depth * L + px % L) * eb;
           for (uint32_t fy = 0; fy < l.filterH; ++fy) {
-            const int64_t iy = int64_t{oy} * l.strideH + int64_t{fy} * l.dilationH - l.padTop;
-            if (iy < 0 || iy >= l.height) continue;
+            // Position in the (upsampled) padded image, then the input row it holds.
+            const int64_t uy = int64_t{oy} * l.strideH + int64_t{fy} * l.dilationH - l.padTop;
+            if (uy < 0 || uy % l.upsampleH != 0) continue;
+            const int64_t iy = uy / l.upsampleH;
+            if (iy >= l.height) continue;
             for (uint32_t fx = 0; fx < l.filterW; ++fx) {
-              const int64_t ix = int64_t{ox} * l.strideW + int64_t{fx} * l.dilationW - l.padLeft;
-              if (ix < 0 || ix >= l.width) continue;
+              const int64_t ux = int64_t{ox} * l.strideW + int64_t{fx} * l.dilationW - l.padLeft;
+              if (ux < 0 || ux % l.upsampleW != 0) continue;
+              const int64_t ix = ux / l.upsampleW;
+              if (ix >= l.width) continue;
               for (uint32_t ic = 0; ic < icCount; ++ic) {
                 const uint64_t t = (uint64_t{ic} * l.filterH + fy) * l.filterW + fx;
                 std::memcpy(lane + t * L * eb,

@@ -38,7 +38,10 @@
 //     group 0: tile 0 [t=0: px0 .. px15][t=1: ...] ... tile 1 ...     group 1: ...
 //
 //   A step's row tiles are then one contiguous DMA (no short rows: the RTL's DMA pays a
-//   bus round trip per row).
+//   bus round trip per row). With upsampleH/upsampleW > 1 (transpose convolutions) the
+//   taps read the input zero-inserted first: row y of the upsampled image is input row
+//   y / upsampleH when upsampleH divides y and `fill` otherwise (the same for columns).
+//   Sizes and pads are then the upsampled image's, height/width the input's.
 // kBlockInput: a depthwise convolution's A operand for "output blocks" (conv_lowering.cc):
 //   per input channel c and batch b, tiles of laneTile blocks (raster order over the
 //   ceil(outH / blockH) x ceil(outW / blockW) blocks of blockH x blockW output pixels), each
@@ -94,6 +97,7 @@ struct TensorLayout {
   uint32_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1, filterH = 1, filterW = 1;
   uint32_t outHeight = 0, outWidth = 0;
   std::vector<std::pair<uint32_t, uint32_t>> groups;  // kIm2col: (icLo, icCount) per A group
+  uint32_t upsampleH = 1, upsampleW = 1;              // kIm2col: zero insertion (see above)
   uint32_t blockH = 1, blockW = 1, windowH = 1, windowW = 1;  // kBlockInput / kBlockOutput
 
   // Bytes per element (kNchwFromNhwc, kMatrixImage, kIm2col, kBlockInput, kChannelTiles,

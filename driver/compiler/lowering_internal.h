@@ -69,6 +69,10 @@ std::string operationName(const hal::Model& model, uint32_t operationIndex);
 hal::Status convSupport(const OpView& v);
 hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, const OpView& v,
                                     const LoweringOptions& options);
+// TRANSPOSE_CONV_2D as the convolution of its zero-inserted input (host im2col).
+hal::Status transposeConvSupport(const OpView& v);
+hal::Result<CompiledStep> lowerTransposeConv(const hal::Model& model, uint32_t index,
+                                             const OpView& v, const LoweringOptions& options);
 hal::Status fullyConnectedSupport(const OpView& v);
 hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t index,
                                               const OpView& v, const LoweringOptions& options);

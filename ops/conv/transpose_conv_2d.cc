@@ -1,12 +1,6 @@
 // TRANSPOSE_CONV_2D: every input pixel scatters input * filter into the output window it
 // maps to (stride apart), then bias, activation (and requantization) per output element.
-// Inputs: 0 input, 1 filter [outC, fH, fW, inC], 2 bias, then either
-//   implicit (9): 3 output shape (TENSOR_INT32 [4]), 4 padding scheme, 5 stride w,
-//                 6 stride h, 7 activation, 8 layout
-//   explicit (11): 3..6 pad left, right, top, bottom, 7 stride w, 8 stride h,
-//                  9 activation, 10 layout
-// Right/bottom paddings may be negative (NNAPI uses that to pick among the output sizes
-// a strided transpose convolution can produce).
+// The inputs and the geometry: transpose_conv_geometry.h.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -15,114 +9,16 @@
 #include "ops/conv/conv_kernels.h"
 #include "ops/conv/conv_ops.h"
 #include "ops/conv/conv_params.h"
+#include "ops/conv/transpose_conv_geometry.h"
 
 namespace nncosim::ops::conv {
 namespace {
 
 using hal::OperandType;
 
-struct TransposeGeometry {
-  uint32_t batches = 0, inH = 0, inW = 0, inC = 0;
-  uint32_t outH = 0, outW = 0, outC = 0;
-  uint32_t filterH = 0, filterW = 0;
-  int32_t strideH = 1, strideW = 1;
-  int32_t padTop = 0, padBottom = 0, padLeft = 0, padRight = 0;
-  int32_t activation = 0;
-  bool nchw = false;
-  std::vector<uint32_t> outputNhwcDims() const { return {batches, outH, outW, outC}; }
-};
-
-bool isExplicit(const OperationContext& ctx) { return ctx.numInputs() == 11; }
-size_t activationIndex(const OperationContext& ctx) { return isExplicit(ctx) ? 9 : 7; }
-size_t layoutIndex(const OperationContext& ctx) { return isExplicit(ctx) ? 10 : 8; }
-
-hal::Result<TransposeGeometry> geometry(const OperationContext& ctx) {
-  NNC_TRY(checkCounts(ctx, {9, 11}, 1));
-  for (size_t i = 3; i < ctx.numInputs(); ++i)
-    if (!ctx.hasInputValue(i)) return hal::fail(inputName(ctx, i), ": has no value");
-  NNC_TRY(checkRank(ctx, 0, 4));
-  NNC_TRY(checkRank(ctx, 1, 4));
-  NNC_TRY(checkRank(ctx, 2, 1));
-
-  TransposeGeometry g;
-  g.nchw = boolScalar(ctx, layoutIndex(ctx));
-  g.activation = intScalar(ctx, activationIndex(ctx));
-  NNC_TRY(checkActivation(g.activation, ctx, activationIndex(ctx)));
-  const Shape& in = ctx.inputShape(0);
-  const Shape& filter = ctx.inputShape(1);
-  const Shape& bias = ctx.inputShape(2);
-  const std::vector<uint32_t> d = toNhwcDims(in.dimensions, g.nchw);
-  g.batches = d[0];
-  g.inH = d[1];
-  g.inW = d[2];
-  g.inC = d[3];
-  g.outC = filter.dim(0);
-  g.filterH = filter.dim(1);
-  g.filterW = filter.dim(2);
-
-  if (isExplicit(ctx)) {
-    g.padLeft = intScalar(ctx, 3);
-    g.padRight = intScalar(ctx, 4);
-    g.padTop = intScalar(ctx, 5);
-    g.padBottom = intScalar(ctx, 6);
-    g.strideW = intScalar(ctx, 7);
-    g.strideH = intScalar(ctx, 8);
-  } else {
-    const Shape& os = ctx.inputShape(3);
-    if (os.rank() != 1 || os.dim(0) != 4)
-      return hal::fail(inputName(ctx, 3),
-                       ": the output shape must be a 1-D tensor of 4 "
-                       "elements, found shape ",
-                       toString(os.dimensions));
-    const int32_t* shape = ctx.input<int32_t>(3);
-    const int32_t scheme = intScalar(ctx, 4);
-    NNC_TRY(checkPaddingScheme(scheme, ctx, 4));
-    g.strideW = intScalar(ctx, 5);
-    g.strideH = intScalar(ctx, 6);
-    if (g.strideW <= 0 || g.strideH <= 0)
-      return hal::fail("strides (w ", g.strideW, ", h ", g.strideH, ") must be > 0");
-    // Only the spatial sizes of the requested shape matter: they fix the padding.
-    const int32_t wantW = g.nchw ? shape[3] : shape[2];
-    const int32_t wantH = g.nchw ? shape[2] : shape[1];
-    explicitPadding(wantW, g.strideW, 1, static_cast<int32_t>(g.filterW), scheme, true, &g.padLeft,
-                    &g.padRight);
-    explicitPadding(wantH, g.strideH, 1, static_cast<int32_t>(g.filterH), scheme, true, &g.padTop,
-                    &g.padBottom);
-  }
-  if (g.padLeft < 0 || g.padTop < 0)
-    return hal::fail("paddings left ", g.padLeft, " and top ", g.padTop, " must be >= 0");
-  if (g.strideW <= 0 || g.strideH <= 0)
-    return hal::fail("strides (w ", g.strideW, ", h ", g.strideH, ") must be > 0");
-
-  if (filter.dim(3) != g.inC)
-    return hal::fail(inputName(ctx, 1), ": filter shape ", toString(filter.dimensions),
-                     " has depth ", filter.dim(3), " but the input has ", g.inC, " channels");
-  if (bias.dim(0) != g.outC)
-    return hal::fail(inputName(ctx, 2), ": bias has ", bias.dim(0), " elements for ", g.outC,
-                     " output channels");
-  if (g.inH == 0 || g.inW == 0 || g.inC == 0 || g.outC == 0 || g.filterH == 0 || g.filterW == 0)
-    return hal::fail("only the batch dimension may be 0: input ", toString(in.dimensions),
-                     ", filter ", toString(filter.dimensions));
-  const int64_t outW =
-      int64_t{g.inW} * g.strideW + g.filterW - g.strideW - g.padLeft - int64_t{g.padRight};
-  const int64_t outH =
-      int64_t{g.inH} * g.strideH + g.filterH - g.strideH - g.padTop - int64_t{g.padBottom};
-  const auto clampH = static_cast<uint32_t>(std::clamp<int64_t>(outH, 0, UINT32_MAX));
-  const auto clampW = static_cast<uint32_t>(std::clamp<int64_t>(outW, 0, UINT32_MAX));
-  NNC_TRY(checkOutputSize(outH, outW, {g.batches, clampH, clampW, g.outC}));
-  g.outW = static_cast<uint32_t>(outW);
-  g.outH = static_cast<uint32_t>(outH);
-  // The scatter accumulates in 64 bits per output element: bound that buffer like outputs.
-  const uint64_t accBytes = uint64_t{g.batches} * g.outH * g.outW * g.outC * sizeof(int64_t);
-  if (accBytes > (uint64_t{1} << 31))
-    return hal::fail("output ", g.batches, "x", g.outH, "x", g.outW, "x", g.outC, " needs a ",
-                     accBytes, "-byte accumulator, more than the 2 GiB limit");
-  return g;
-}
-
 // Scatter: acc[b, y*stride - pad + fy, x*stride - pad + fx, oc] += x * w over inputs.
 template <typename Acc, typename TIn, typename TW>
-std::vector<Acc> scatter(const TransposeGeometry& g, const TIn* in, Acc inZp, const TW* filter,
+std::vector<Acc> scatter(const TransposeConvGeometry& g, const TIn* in, Acc inZp, const TW* filter,
                          Acc wZp) {
   std::vector<Acc> acc(size_t{g.batches} * g.outH * g.outW * g.outC, Acc(0));
   for (uint32_t b = 0; b < g.batches; ++b) {
@@ -152,7 +48,7 @@ std::vector<Acc> scatter(const TransposeGeometry& g, const TIn* in, Acc inZp, co
   return acc;
 }
 
-Status runFloat(OperationContext& ctx, const TransposeGeometry& g) {
+Status runFloat(OperationContext& ctx, const TransposeConvGeometry& g) {
   const std::vector<float> in = loadFloatNhwc(ctx, 0, g.nchw);
   const std::vector<float> filter = loadFloat(ctx, 1);
   const std::vector<float> bias = loadFloat(ctx, 2);
@@ -165,7 +61,7 @@ Status runFloat(OperationContext& ctx, const TransposeGeometry& g) {
 }
 
 template <typename T, typename TW>
-Status runQuant(OperationContext& ctx, const TransposeGeometry& g) {
+Status runQuant(OperationContext& ctx, const TransposeConvGeometry& g) {
   NNC_ASSIGN_OR_RETURN(auto p,
                        makeConvQuantParams(ctx.inputShape(0), ctx.inputShape(1), &ctx.inputShape(2),
                                            ctx.outputShape(0), g.activation, g.outC));
@@ -209,18 +105,18 @@ Status validateTransposeConv2D(const OperationContext& ctx) {
     }
     NNC_TRY(checkInputType(ctx, 2, OperandType::TENSOR_INT32));
   }
-  if (isExplicit(ctx)) {
+  if (isExplicitTransposeConv(ctx)) {
     for (size_t i = 3; i <= 9; ++i) NNC_TRY(checkInputType(ctx, i, OperandType::INT32));
   } else {
     NNC_TRY(checkInputType(ctx, 3, OperandType::TENSOR_INT32));
     for (size_t i = 4; i <= 7; ++i) NNC_TRY(checkInputType(ctx, i, OperandType::INT32));
   }
-  NNC_TRY(checkInputType(ctx, layoutIndex(ctx), OperandType::BOOL));
+  NNC_TRY(checkInputType(ctx, transposeConvLayoutIndex(ctx), OperandType::BOOL));
   NNC_TRY(checkOutputType(ctx, 0, inType));
   NNC_TRY(checkRankIfKnown(ctx, 0, 4));
   NNC_TRY(checkRankIfKnown(ctx, 1, 4));
   NNC_TRY(checkRankIfKnown(ctx, 2, 1));
-  if (!isExplicit(ctx)) NNC_TRY(checkRankIfKnown(ctx, 3, 1));
+  if (!isExplicitTransposeConv(ctx)) NNC_TRY(checkRankIfKnown(ctx, 3, 1));
   if (isQuant8(inType) || wide) {
     const Shape& filter = ctx.inputShape(1);
     const uint32_t channels =
@@ -229,22 +125,22 @@ Status validateTransposeConv2D(const OperationContext& ctx) {
                          makeConvQuantParams(ctx.inputShape(0), filter, &ctx.inputShape(2),
                                              ctx.outputShape(0), quant::kActNone, channels));
   }
-  const size_t act = activationIndex(ctx);
+  const size_t act = transposeConvActivationIndex(ctx);
   if (ctx.hasInputValue(act)) NNC_TRY(checkActivation(intScalar(ctx, act), ctx, act));
-  if (!isExplicit(ctx) && ctx.hasInputValue(4))
+  if (!isExplicitTransposeConv(ctx) && ctx.hasInputValue(4))
     NNC_TRY(checkPaddingScheme(intScalar(ctx, 4), ctx, 4));
   return Status::Ok();
 }
 
 Status prepareTransposeConv2D(OperationContext& ctx) {
-  NNC_ASSIGN_OR_RETURN(auto g, geometry(ctx));
+  NNC_ASSIGN_OR_RETURN(auto g, transposeConvGeometry(ctx));
   Shape out = ctx.outputShape(0);
   out.dimensions = fromNhwcDims(g.outputNhwcDims(), g.nchw);
   return ctx.setOutputShape(0, out);
 }
 
 Status executeTransposeConv2D(OperationContext& ctx) {
-  NNC_ASSIGN_OR_RETURN(auto g, geometry(ctx));
+  NNC_ASSIGN_OR_RETURN(auto g, transposeConvGeometry(ctx));
   if (g.batches == 0) return Status::Ok();
   const bool perChannel = ctx.inputType(1) == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
   switch (ctx.inputType(0)) {

@@ -190,6 +190,19 @@ with tempfile.TemporaryDirectory() as tmp:
         r500 = json.load(open(rep500)) if rc == 0 else {}
         check("run --set clock_mhz=500 reports at 500 MHz", rc == 0 and r500.get("clock_mhz") == 500
               and " at 500 MHz" in out, out[-400:] + err[-300:])
+        # A faulty NPU (every DRAM write burst's first byte XOR 1) is caught: --check names the
+        # differing steps and fails, the SoC line says a fault is injected, and a difftest
+        # over the same faulty SoC counts mismatches; the ISA model refuses the setting.
+        rc, out, err = run("run", "--check", "--set", "fault_write_xor=1")
+        check("run --check catches a faulty NPU", rc == 1 and "MISMATCH step 0 (CONV_2D)" in err
+              and "FAULT INJECTED" in out and "every NPU step bit-exact" not in out,
+              out[-500:] + err[-500:])
+        rc, out, err = run("difftest", "--layers", "6", "--seed", "2", "--set", "fault_write_xor=1")
+        found = re.search(r"mismatches (\d+)", out + err)
+        check("difftest catches a faulty NPU", rc == 1 and found is not None and int(found.group(1)) > 0,
+              out[-500:] + err[-500:])
+        expect("isa refuses fault injection", ["run", "--backend", "isa", "--set", "fault_write_xor=1"], 1,
+               "injects no faults")
         expect("run bad preference", ["run", "--preference", "turbo"], 2, "--preference")
         expect("run bad setting", ["run", "--set", "warp_factor=9"], 1, "unknown key")
         # The array size is the RTL's, fixed when it is built (NNCOSIM_ARRAY_SIZE): refused when

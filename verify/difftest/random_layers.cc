@@ -538,6 +538,169 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
   return L;
 }
 
+// TRANSPOSE_CONV_2D: uint8, int8 or 16x8, per-tensor or per-channel filters [outC, fh,
+// fw, inC], strides 1..3 (the output up to 3x the input), explicit paddings (right and
+// bottom down to 1 - stride, NNAPI's way of picking an output size; top and left below
+// the filter size, as the NPU takes them) or SAME/VALID with the output-shape input.
+RandomLayer randomTransposeConv(Rng& r, const GeneratorOptions& opt) {
+  RandomLayer L;
+  L.type = OperationType::TRANSPOSE_CONV_2D;
+  const bool wide = opt.quant16x8 > 0 && r.coin(opt.quant16x8);
+  const bool isSigned = r.coin();
+  const OperandType t = wide ? kI16 : isSigned ? kS8 : kU8;
+  const QRange q = rangeOf(t);
+  const bool perChannel = r.coin(0.4);
+  const uint32_t maxC = std::max<uint32_t>(1, opt.maxChannels);
+  const uint32_t batches = randomBatch(r, std::max<uint32_t>(1, opt.maxBatch));
+  const uint32_t inC = randomChannels(r, maxC), outC = randomChannels(r, maxC);
+
+  // Geometry: redrawn until the output is not empty.
+  const int32_t maxS = static_cast<int32_t>(std::max<uint32_t>(1, opt.maxSpatial / 2));
+  uint32_t fh = 1, fw = 1, inH = 1, inW = 1;
+  int32_t sh = 1, sw = 1, pl = 0, pr = 0, pt = 0, pb = 0, scheme = ops::conv::kPaddingSame;
+  bool explicitPad = false;
+  int64_t outH = 0, outW = 0;
+  for (int attempt = 0; attempt < 64 && (outH <= 0 || outW <= 0); ++attempt) {
+    fh = static_cast<uint32_t>(r.range(1, 5));
+    fw = static_cast<uint32_t>(r.coin(0.3) ? fh : r.range(1, 5));
+    sh = r.range(1, 3);
+    sw = r.coin(0.7) ? sh : r.range(1, 3);
+    inH = static_cast<uint32_t>(r.range(1, maxS));
+    inW = static_cast<uint32_t>(r.range(1, maxS));
+    explicitPad = r.coin();
+    if (explicitPad) {
+      pt = r.range(0, static_cast<int32_t>(fh) - 1);
+      pl = r.range(0, static_cast<int32_t>(fw) - 1);
+      pb = r.range(1 - sh, static_cast<int32_t>(fh) - 1);
+      pr = r.range(1 - sw, static_cast<int32_t>(fw) - 1);
+    } else {
+      scheme = r.coin() ? ops::conv::kPaddingSame : ops::conv::kPaddingValid;
+      const int32_t wantH = static_cast<int32_t>(inH) * sh, wantW = static_cast<int32_t>(inW) * sw;
+      ops::conv::explicitPadding(wantW, sw, 1, static_cast<int32_t>(fw), scheme, true, &pl, &pr);
+      ops::conv::explicitPadding(wantH, sh, 1, static_cast<int32_t>(fh), scheme, true, &pt, &pb);
+    }
+    outH = int64_t{inH} * sh + fh - sh - pt - pb;
+    outW = int64_t{inW} * sw + fw - sw - pl - pr;
+  }
+  if (outH <= 0 || outW <= 0) {  // a 1x1 stride-1 layer
+    fh = fw = 1;
+    sh = sw = 1;
+    explicitPad = true;
+    pl = pr = pt = pb = 0;
+    outH = inH;
+    outW = inW;
+  }
+  const bool nchw = r.coin(0.3);
+  const int32_t activation = r.range(0, 3);
+
+  const int32_t inZp = wide ? 0 : randomZeroPoint(r, q);
+  std::string inPattern, wPattern, biasKind;
+  const std::vector<int32_t> inValues =
+      randomValues(r, size_t{batches} * inH * inW * inC, q, inZp, &inPattern);
+  const std::vector<uint32_t> filterDims = {outC, fh, fw, inC};
+  const OperandType filterType = perChannel ? kPerChannel : wide ? kW8 : t;
+  const QRange fq = rangeOf(filterType);
+  const int32_t filterZp = perChannel || wide ? 0 : randomZeroPoint(r, fq);
+  const std::vector<int32_t> wValues =
+      randomValues(r, size_t{outC} * fh * fw * inC, fq, filterZp, &wPattern);
+  std::vector<Column> cols(outC);
+  {
+    // The scatter's accumulators, per output element.
+    const uint32_t oh = static_cast<uint32_t>(outH), ow = static_cast<uint32_t>(outW);
+    std::vector<int64_t> acc(size_t{batches} * oh * ow * outC, 0);
+    for (uint32_t n = 0; n < batches; ++n)
+      for (uint32_t y = 0; y < inH; ++y)
+        for (uint32_t x = 0; x < inW; ++x)
+          for (uint32_t ic = 0; ic < inC; ++ic) {
+            const size_t at = nchw ? ((size_t{n} * inC + ic) * inH + y) * inW + x
+                                   : ((size_t{n} * inH + y) * inW + x) * inC + ic;
+            const int64_t xv = int64_t{inValues[at]} - inZp;
+            for (uint32_t oc = 0; oc < outC; ++oc)
+              for (uint32_t fy = 0; fy < fh; ++fy) {
+                const int64_t oy = int64_t{y} * sh - pt + fy;
+                if (oy < 0 || oy >= oh) continue;
+                for (uint32_t fx = 0; fx < fw; ++fx) {
+                  const int64_t ox = int64_t{x} * sw - pl + fx;
+                  if (ox < 0 || ox >= ow) continue;
+                  const int64_t wv =
+                      int64_t{wValues[((size_t{oc} * fh + fy) * fw + fx) * inC + ic]} - filterZp;
+                  acc[((size_t{n} * oh + oy) * ow + ox) * outC + oc] += xv * wv;
+                }
+              }
+          }
+    for (size_t i = 0; i < acc.size(); ++i) cols[i % outC].add(acc[i]);
+    for (Column& c : cols) c.finish();
+  }
+  const float baseScale = static_cast<float>(r.logUniform(1e-3, 0.05));
+  std::vector<float> channelScales;
+  for (uint32_t c = 0; c < outC; ++c) {
+    cols[c].filterScale =
+        perChannel ? static_cast<float>(baseScale * r.logUniform(0.25, 4.0)) : baseScale;
+    channelScales.push_back(cols[c].filterScale);
+  }
+  const std::vector<int32_t> bias = randomBias(r, cols, &biasKind);
+  addBias(cols, bias);
+  const OutputQuant oq = chooseQuant(r, cols, activation, q, wide);
+
+  hal::ModelBuilder b;
+  b.setQuant16x8(wide);
+  const std::vector<uint32_t> inDims = nchw ? std::vector<uint32_t>{batches, inC, inH, inW}
+                                            : std::vector<uint32_t>{batches, inH, inW, inC};
+  const uint32_t input = b.addInput(t, inDims, oq.inScale, inZp);
+  const std::vector<uint8_t> wBytes = toBytes(wValues);
+  uint32_t filter;
+  if (perChannel) {
+    filter = b.addConstant(kPerChannel, filterDims, wBytes.data(), wBytes.size(), 0.0f, 0);
+    b.setChannelQuant(filter, channelScales, 0);
+  } else {
+    filter =
+        b.addConstant(filterType, filterDims, wBytes.data(), wBytes.size(), baseScale, filterZp);
+  }
+  const float biasScale = perChannel ? 0.0f : oq.inScale * baseScale;
+  std::vector<uint32_t> args = {input, filter, b.addConstant(kI32, {outC}, bias, biasScale, 0)};
+  const uint32_t oh = static_cast<uint32_t>(outH), ow = static_cast<uint32_t>(outW);
+  const std::vector<uint32_t> outDims = nchw ? std::vector<uint32_t>{batches, outC, oh, ow}
+                                             : std::vector<uint32_t>{batches, oh, ow, outC};
+  if (explicitPad) {
+    for (int32_t v : {pl, pr, pt, pb}) args.push_back(b.addInt32(v));
+  } else {
+    std::vector<int32_t> shape(outDims.begin(), outDims.end());
+    args.push_back(b.addConstant(kI32, {4}, shape, 0.0f, 0));
+    args.push_back(b.addInt32(scheme));
+  }
+  args.push_back(b.addInt32(sw));
+  args.push_back(b.addInt32(sh));
+  args.push_back(b.addInt32(activation));
+  args.push_back(b.addBool(nchw));
+  b.addOperation(L.type, args, {b.addOutput(t, outDims, oq.outScale, oq.outZp)});
+  L.model = b.build();
+  hal::TensorValue v;
+  v.type = t;
+  v.dimensions = inDims;
+  v.bytes = toBytes(inValues, t);
+  L.inputs.push_back(std::move(v));
+
+  std::ostringstream d;
+  d << "TRANSPOSE_CONV_2D"
+    << (wide       ? " 16x8"
+        : isSigned ? " s8"
+                   : " u8")
+    << (perChannel ? " per-channel" : " per-tensor") << " in " << ops::toString(inDims)
+    << (nchw ? " NCHW" : " NHWC") << " filter " << fh << "x" << fw << " outC " << outC << " stride "
+    << sh << "x" << sw;
+  if (explicitPad)
+    d << " pad explicit t" << pt << " b" << pb << " l" << pl << " r" << pr;
+  else
+    d << " pad " << (scheme == ops::conv::kPaddingSame ? "SAME" : "VALID") << " (t" << pt << " b"
+      << pb << " l" << pl << " r" << pr << ")";
+  d << " out " << ops::toString(outDims) << " act " << activationName(activation) << " | zp in "
+    << inZp << " filter " << filterZp << " out " << oq.outZp << " | scale in " << fmt(oq.inScale)
+    << " filter " << fmt(baseScale) << " out " << fmt(oq.outScale) << " (" << oq.mode << ") | data "
+    << inPattern << " weights " << wPattern << " bias " << biasKind;
+  L.description = d.str();
+  return L;
+}
+
 RandomLayer randomFullyConnected(Rng& r, const GeneratorOptions& opt) {
   RandomLayer L;
   L.type = OperationType::FULLY_CONNECTED;
@@ -906,8 +1069,9 @@ RandomLayer randomQuantizedLstm(Rng& r, const GeneratorOptions& opt) {
 
 const std::vector<hal::OperationType>& randomLayerTypes() {
   static const std::vector<hal::OperationType> kTypes = {
-      OperationType::CONV_2D, OperationType::DEPTHWISE_CONV_2D, OperationType::GROUPED_CONV_2D,
-      OperationType::FULLY_CONNECTED, OperationType::BATCH_MATMUL};
+      OperationType::CONV_2D,         OperationType::DEPTHWISE_CONV_2D,
+      OperationType::GROUPED_CONV_2D, OperationType::FULLY_CONNECTED,
+      OperationType::BATCH_MATMUL,    OperationType::TRANSPOSE_CONV_2D};
   return kTypes;
 }
 
@@ -951,6 +1115,9 @@ RandomLayer randomLayer(uint64_t seed, const GeneratorOptions& options) {
       break;
     case OperationType::FULLY_CONNECTED:
       L = randomFullyConnected(r, options);
+      break;
+    case OperationType::TRANSPOSE_CONV_2D:
+      L = randomTransposeConv(r, options);
       break;
     case OperationType::QUANTIZED_16BIT_LSTM:
       L = randomQuantized16BitLstm(r, options);

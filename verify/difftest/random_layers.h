@@ -2,7 +2,7 @@
 //
 // randomLayer(seed) builds one single-operation hal::Model with random constant weights
 // and bias and a random input: CONV_2D, DEPTHWISE_CONV_2D (depth multipliers too),
-// GROUPED_CONV_2D, FULLY_CONNECTED or BATCH_MATMUL, with random shapes, strides,
+// GROUPED_CONV_2D, FULLY_CONNECTED, BATCH_MATMUL or TRANSPOSE_CONV_2D, with random shapes, strides,
 // explicit and implicit padding, dilation, NHWC and NCHW, zero points, per-tensor and
 // per-channel (TENSOR_QUANT8_SYMM_PER_CHANNEL) filters, uint8 and int8, every fused
 // activation; a share of the convolutions and fully connected layers in the 16x8 mode

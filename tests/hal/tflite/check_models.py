@@ -19,7 +19,7 @@ import tempfile
 NNCOSIM, MODELS, GROUP, BACKENDS, FLOOR = sys.argv[1:6]
 SKIP = 77
 # Operations that must run on the NPU whenever the model has them.
-NPU_OPS = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"}
+NPU_OPS = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "TRANSPOSE_CONV_2D"}
 
 
 def npy_payload(path):
