@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
 #include "tflite_importer.h"
@@ -506,6 +507,85 @@ Status split(OpContext& c) {
   return Status::Ok();
 }
 
+// "[1, 2, 3]", for messages.
+std::string dimsText(const std::vector<uint32_t>& d) {
+  std::string t = "[";
+  for (size_t i = 0; i < d.size(); ++i) t += (i ? ", " : "") + std::to_string(d[i]);
+  return t + "]";
+}
+
+// SPLIT_V: (input, size_splits, axis) -> outputs of the sizes along axis (one size may be
+// -1: the rest). NNAPI's SPLIT cuts equal parts only, so each output is a SLICE at its
+// offset, with the output tensor's shape as the size.
+Status splitV(OpContext& c) {
+  NNC_ASSIGN(o, options<fb::SplitVOptions>(c));
+  if (c.numInputs() != 3 || c.numOutputs() != static_cast<size_t>(o->num_splits()) ||
+      o->num_splits() < 1)
+    return c.fail(c.numInputs(), " inputs and ", c.numOutputs(), " outputs for ", o->num_splits(),
+                  " splits");
+  NNC_ASSIGN(axisValues, c.constInts(2));
+  if (axisValues.size() != 1) return c.fail("axis must hold one value");
+  const int32_t rank = static_cast<int32_t>(rankOf(c, c.inputTensor(0)));
+  const int32_t axis = axisValues[0] < 0 ? axisValues[0] + rank : axisValues[0];
+  if (axis < 0 || axis >= rank) return c.fail("axis ", axisValues[0], " outside rank ", rank);
+  NNC_ASSIGN(in, c.in(0));
+  std::vector<uint32_t> inDims;
+  for (int32_t d = 0; d < rank; ++d)
+    inDims.push_back(static_cast<uint32_t>(dim(c, c.inputTensor(0), d)));
+  uint32_t offset = 0;
+  for (size_t k = 0; k < c.numOutputs(); ++k) {
+    const std::vector<uint32_t> od = c.outputDims(k);
+    bool matches = od.size() == inDims.size();
+    for (size_t d = 0; matches && d < od.size(); ++d)
+      matches = static_cast<int32_t>(d) == axis || od[d] == inDims[d];
+    if (!matches || od[axis] > inDims[axis] - offset)
+      return c.fail("output ", k, " shape ", dimsText(od), " is not a part of input ",
+                    dimsText(inDims), " along axis ", axis, " at offset ", offset);
+    std::vector<int32_t> begin(rank, 0), size(od.begin(), od.end());
+    begin[axis] = static_cast<int32_t>(offset);
+    offset += od[axis];
+    NNC_ASSIGN(y, c.out(k));
+    Importer& im = c.im();
+    im.emit(OperationType::SLICE, {in, im.int32Tensor(begin), im.int32Tensor(size)}, {y});
+  }
+  if (offset != inDims[axis])
+    return c.fail("the outputs cover ", offset, " of the input's ", inDims[axis], " along axis ",
+                  axis);
+  return Status::Ok();
+}
+
+// UNPACK: num outputs, the input cut along axis with that axis dropped: NNAPI's SPLIT
+// into num parts, each RESHAPEd to its output.
+Status unpack(OpContext& c) {
+  NNC_ASSIGN(o, options<fb::UnpackOptions>(c));
+  if (c.numInputs() != 1 || c.numOutputs() != static_cast<size_t>(o->num()) || o->num() < 1)
+    return c.fail(c.numInputs(), " inputs and ", c.numOutputs(), " outputs for num ", o->num());
+  const int32_t rank = static_cast<int32_t>(rankOf(c, c.inputTensor(0)));
+  const int32_t axis = o->axis() < 0 ? o->axis() + rank : o->axis();
+  if (axis < 0 || axis >= rank) return c.fail("axis ", o->axis(), " outside rank ", rank);
+  if (dim(c, c.inputTensor(0), axis) != o->num())
+    return c.fail("num ", o->num(), " but the input has ", dim(c, c.inputTensor(0), axis),
+                  " along axis ", axis);
+  NNC_ASSIGN(in, c.in(0));
+  Importer& im = c.im();
+  std::vector<uint32_t> partDims;
+  for (int32_t d = 0; d < rank; ++d)
+    partDims.push_back(d == axis ? 1u : static_cast<uint32_t>(dim(c, c.inputTensor(0), d)));
+  std::vector<uint32_t> parts, outs;
+  for (size_t k = 0; k < c.numOutputs(); ++k) {
+    NNC_ASSIGN(y, c.out(k));
+    outs.push_back(y);
+    parts.push_back(im.temporary(im.operand(y), partDims));
+  }
+  im.emit(OperationType::SPLIT, {in, im.int32Scalar(axis), im.int32Scalar(o->num())}, parts);
+  for (size_t k = 0; k < outs.size(); ++k) {
+    const std::vector<uint32_t> od = c.outputDims(k);
+    im.emit(OperationType::RESHAPE,
+            {parts[k], im.int32Tensor(std::vector<int32_t>(od.begin(), od.end()))}, {outs[k]});
+  }
+  return Status::Ok();
+}
+
 template <OperationType kType>
 Status argMinMax(OpContext& c) {
   NNC_TRY(c.checkCounts(2, 2, 1));
@@ -701,6 +781,7 @@ const Entry kTable[] = {
     {B::SLICE, &slice},
     {B::GATHER, &gather},
     {B::SPLIT, &split},
+    {B::SPLIT_V, &splitV},
     {B::ARG_MAX, &argMinMax<OperationType::ARGMAX>},
     {B::ARG_MIN, &argMinMax<OperationType::ARGMIN>},
     {B::RESIZE_BILINEAR, &resize<OperationType::RESIZE_BILINEAR, fb::ResizeBilinearOptions>},
@@ -709,6 +790,7 @@ const Entry kTable[] = {
     {B::SPACE_TO_DEPTH, &blockSize<OperationType::SPACE_TO_DEPTH, fb::SpaceToDepthOptions>},
     {B::DEPTH_TO_SPACE, &blockSize<OperationType::DEPTH_TO_SPACE, fb::DepthToSpaceOptions>},
     {B::PACK, &pack},
+    {B::UNPACK, &unpack},
     {B::BATCH_MATMUL, &batchMatMul},
     {B::LEAKY_RELU, &leakyRelu},
     {B::TRANSPOSE_CONV, &transposeConv},

@@ -77,9 +77,10 @@ hal::Result<hal::Model> importBytes(const std::vector<uint8_t>& bytes) {
   return importModel(*f, ImportOptions{64, false});
 }
 
-// Imports, validates and runs with float inputs; returns output 0 as floats.
-std::vector<float> runFloat(const OneOp& spec, const std::vector<std::vector<float>>& inputs,
-                            std::vector<hal::OperationType>* types = nullptr) {
+// Imports, validates and runs with float inputs; returns every output as floats.
+std::vector<std::vector<float>> runFloatOutputs(const OneOp& spec,
+                                                const std::vector<std::vector<float>>& inputs,
+                                                std::vector<hal::OperationType>* types = nullptr) {
   auto m = importBytes(spec.build());
   EXPECT_TRUE(m.ok()) << m.error();
   if (!m.ok()) return {};
@@ -101,10 +102,21 @@ std::vector<float> runFloat(const OneOp& spec, const std::vector<std::vector<flo
   ops::Executor ex(*m);
   auto r = ex.run(in, out);
   EXPECT_TRUE(r.ok()) << r.error();
-  if (!r.ok() || out.empty()) return {};
-  std::vector<float> f(out[0].bytes.size() / 4);
-  std::memcpy(f.data(), out[0].bytes.data(), f.size() * 4);
-  return f;
+  if (!r.ok()) return {};
+  std::vector<std::vector<float>> all;
+  for (const hal::TensorValue& o : out) {
+    std::vector<float> f(o.bytes.size() / 4);
+    std::memcpy(f.data(), o.bytes.data(), f.size() * 4);
+    all.push_back(std::move(f));
+  }
+  return all;
+}
+
+// The same, output 0.
+std::vector<float> runFloat(const OneOp& spec, const std::vector<std::vector<float>>& inputs,
+                            std::vector<hal::OperationType>* types = nullptr) {
+  const std::vector<std::vector<float>> all = runFloatOutputs(spec, inputs, types);
+  return all.empty() ? std::vector<float>{} : all[0];
 }
 
 std::string refusal(const OneOp& spec) {
@@ -233,6 +245,56 @@ TEST(TfliteBuiltins, MeanTransposeAndStridedSlice) {
               {0, 1, 2, 3},
               {4}};
   EXPECT_EQ(runFloat(slice, {iota(6)}), (std::vector<float>{2, 4, 6}));
+}
+
+// UNPACK as SPLIT + RESHAPE per output; SPLIT_V as one SLICE per output (a -1 size too).
+TEST(TfliteBuiltins, UnpackAndSplitV) {
+  OneOp unpack{fb::BuiltinOperator::UNPACK,
+               fb::BuiltinOptions::UnpackOptions,
+               [](auto& b) { return fb::CreateUnpackOptions(b, 3, -1).Union(); },
+               {{{2, 3}}, {{2}}, {{2}}, {{2}}},
+               {0},
+               {1, 2, 3}};
+  std::vector<hal::OperationType> types;
+  EXPECT_EQ(runFloatOutputs(unpack, {iota(6)}, &types),
+            (std::vector<std::vector<float>>{{1, 4}, {2, 5}, {3, 6}}));
+  EXPECT_EQ(types, (std::vector<hal::OperationType>{
+                       hal::OperationType::SPLIT, hal::OperationType::RESHAPE,
+                       hal::OperationType::RESHAPE, hal::OperationType::RESHAPE}));
+  OneOp splitV{fb::BuiltinOperator::SPLIT_V,
+               fb::BuiltinOptions::SplitVOptions,
+               [](auto& b) { return fb::CreateSplitVOptions(b, 2).Union(); },
+               {{{2, 5}},
+                {{2}, bytesOf(std::vector<int32_t>{2, -1}), fb::TensorType::INT32},
+                {{}, bytesOf(std::vector<int32_t>{1}), fb::TensorType::INT32},
+                {{2, 2}},
+                {{2, 3}}},
+               {0, 1, 2},
+               {3, 4}};
+  EXPECT_EQ(runFloatOutputs(splitV, {iota(10)}),
+            (std::vector<std::vector<float>>{{1, 2, 6, 7}, {3, 4, 5, 8, 9, 10}}));
+  OneOp badNum{fb::BuiltinOperator::UNPACK,
+               fb::BuiltinOptions::UnpackOptions,
+               [](auto& b) { return fb::CreateUnpackOptions(b, 2, 0).Union(); },
+               {{{3, 2}}, {{2}}, {{2}}},
+               {0},
+               {1, 2}};
+  EXPECT_NE(refusal(badNum).find("operator 0 (UNPACK): num 2 but the input has 3 along axis 0"),
+            std::string::npos)
+      << refusal(badNum);
+  OneOp badCover{fb::BuiltinOperator::SPLIT_V,
+                 fb::BuiltinOptions::SplitVOptions,
+                 [](auto& b) { return fb::CreateSplitVOptions(b, 2).Union(); },
+                 {{{5}},
+                  {{2}, bytesOf(std::vector<int32_t>{1, 1}), fb::TensorType::INT32},
+                  {{}, bytesOf(std::vector<int32_t>{0}), fb::TensorType::INT32},
+                  {{1}},
+                  {{1}}},
+                 {0, 1, 2},
+                 {3, 4}};
+  EXPECT_NE(refusal(badCover).find("the outputs cover 2 of the input's 5 along axis 0"),
+            std::string::npos)
+      << refusal(badCover);
 }
 
 TEST(TfliteBuiltins, UnmappedOptionsRefusedNamingTheOperator) {
