@@ -126,7 +126,15 @@ hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name,
       return hal::fail(
           "config: this build has no SoC (NNCOSIM_BUILD_HW=OFF) to take settings from");
 #endif
-    b->device_ = std::make_unique<driver::InterpreterDevice>(driver::NpuConfig{}, dramBytes, cost);
+    driver::NpuConfig npu;
+#ifdef NNCOSIM_HAVE_HW
+    npu.inpBytes = cfg.inpBufBytes;
+    npu.wgtBytes = cfg.wgtBufBytes;
+    npu.accBytes = cfg.accBufBytes;
+    npu.outBytes = cfg.outBufBytes;
+    npu.prmBytes = cfg.prmBufBytes;
+#endif
+    b->device_ = std::make_unique<driver::InterpreterDevice>(npu, dramBytes, cost);
     b->dramBytesPerCycle_ = cost.busBytesPerCycle;
     b->driver_ = std::make_unique<driver::NnapiDriver>(b->device_.get(), dopt);
     return b;
@@ -134,6 +142,10 @@ hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name,
 #ifdef NNCOSIM_HAVE_HW
   if (name == "sim") {
     NNC_ASSIGN_OR_RETURN(auto cfg, socConfig(o));
+    if (const auto other = cfg.buffersNotBuilt(); !other.empty())
+      return hal::fail("config ", other.front(),
+                       ": the RTL's buffers are fixed when it is built (the isa backend models "
+                       "other sizes)");
     sim::DeviceOptions devOpt;
     devOpt.wavesPath = o.wavesPath;
     NNC_ASSIGN_OR_RETURN(auto device, sim::Device::open(cfg, devOpt));

@@ -45,10 +45,34 @@ Key builtKey(const char* name, const char* doc, uint32_t SocConfig::*field, uint
              [=](const SocConfig& c) { return static_cast<double>(c.*field); }};
 }
 
+// A buffer capacity: a power of two from 1 KiB up to what the buffer address reaches.
+Key bufferKey(const char* name, const char* doc, uint32_t SocConfig::*field) {
+  return Key{name, doc,
+             [=](SocConfig& c, double v) -> hal::Status {
+               const double hi = static_cast<double>(uint64_t{1} << firmware::kBufAddrBits);
+               const auto u = static_cast<uint64_t>(v);
+               if (v < 1024 || v > hi || static_cast<double>(u) != v || (u & (u - 1)) != 0)
+                 return hal::fail(name, ": ", v, " must be a power of two in [1024, ", hi, "]");
+               c.*field = static_cast<uint32_t>(u);
+               return hal::Status::Ok();
+             },
+             [=](const SocConfig& c) { return static_cast<double>(c.*field); }};
+}
+
 const std::vector<Key>& keys() {
   static const std::vector<Key> k = {
       builtKey("array_rows", "MAC array rows", &SocConfig::arrayRows, firmware::kArrayRows),
       builtKey("array_cols", "MAC array columns", &SocConfig::arrayCols, firmware::kArrayCols),
+      bufferKey("inp_buf_bytes", "INP buffer bytes (isa; sim: the built size)",
+                &SocConfig::inpBufBytes),
+      bufferKey("wgt_buf_bytes", "WGT buffer bytes (isa; sim: the built size)",
+                &SocConfig::wgtBufBytes),
+      bufferKey("acc_buf_bytes", "ACC buffer bytes (isa; sim: the built size)",
+                &SocConfig::accBufBytes),
+      bufferKey("out_buf_bytes", "OUT buffer bytes (isa; sim: the built size)",
+                &SocConfig::outBufBytes),
+      bufferKey("prm_buf_bytes", "PRM buffer bytes (isa; sim: the built size)",
+                &SocConfig::prmBufBytes),
       uintKey("dram_base", "DRAM base address", &SocConfig::dramBase, 0, 1ull << 47),
       uintKey("dram_bytes", "DRAM size in bytes", &SocConfig::dramBytes, 4096, 16ull << 30),
       uintKey("dram_latency_cycles", "DRAM latency (cycles to the first beat)",
@@ -121,12 +145,28 @@ hal::Result<SocConfig> SocConfig::fromFile(const std::string& path) {
   return c;
 }
 
+std::vector<std::string> SocConfig::buffersNotBuilt() const {
+  const std::pair<const char*, std::pair<uint32_t, uint32_t>> all[] = {
+      {"inp_buf_bytes", {inpBufBytes, firmware::kInpBufBytes}},
+      {"wgt_buf_bytes", {wgtBufBytes, firmware::kWgtBufBytes}},
+      {"acc_buf_bytes", {accBufBytes, firmware::kAccBufBytes}},
+      {"out_buf_bytes", {outBufBytes, firmware::kOutBufBytes}},
+      {"prm_buf_bytes", {prmBufBytes, firmware::kPrmBufBytes}}};
+  std::vector<std::string> out;
+  for (const auto& [name, v] : all)
+    if (v.first != v.second)
+      out.push_back(std::string(name) + " " + std::to_string(v.first) + " (built " +
+                    std::to_string(v.second) + ")");
+  return out;
+}
+
 std::string SocConfig::describe() const {
   std::ostringstream os;
   os << "SoC: " << arrayRows << "x" << arrayCols << " MAC array at " << clockMHz << " MHz; DRAM "
      << (dramBytes >> 20) << " MiB, latency " << dramLatencyCycles << " cycles, "
      << dramBytesPerCycle << " B/cycle; quantum " << quantumCycles << " cycles; watchdog "
      << watchdogCycles << " cycles";
+  for (const std::string& b : buffersNotBuilt()) os << "; " << b;
   // Said in every run's output: a faulty run must never pass for a real one.
   if (faultWriteXor)
     os << "; FAULT INJECTED: NPU DRAM writes XOR 0x" << std::hex << faultWriteXor << std::dec

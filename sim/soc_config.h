@@ -16,6 +16,16 @@ struct SocConfig {
   // NPU: the RTL's array, fixed when it is built (set() accepts only this size).
   uint32_t arrayRows = firmware::kArrayRows;
   uint32_t arrayCols = firmware::kArrayCols;
+  // On-chip buffer capacities in bytes. The RTL's are fixed when it is built (the sim
+  // backend refuses others); the isa backend models any power of two up to the buffer
+  // address, so a sweep can vary them without a build.
+  uint32_t inpBufBytes = firmware::kInpBufBytes;
+  uint32_t wgtBufBytes = firmware::kWgtBufBytes;
+  uint32_t accBufBytes = firmware::kAccBufBytes;
+  uint32_t outBufBytes = firmware::kOutBufBytes;
+  uint32_t prmBufBytes = firmware::kPrmBufBytes;
+  // Names and values of the buffer capacities that differ from the built RTL's.
+  std::vector<std::string> buffersNotBuilt() const;
   // DRAM
   uint64_t dramBase = 0x8000'0000ull;
   uint64_t dramBytes = 256ull << 20;

@@ -203,6 +203,14 @@ with tempfile.TemporaryDirectory() as tmp:
               out[-500:] + err[-500:])
         expect("isa refuses fault injection", ["run", "--backend", "isa", "--set", "fault_write_xor=1"], 1,
                "injects no faults")
+        # Buffer sizes: the ISA model takes others (a sweep axis without a build), the RTL
+        # only its own.
+        rc, out, err = run("run", "--backend", "isa", "--set", "inp_buf_bytes=32768", "--set",
+                           "wgt_buf_bytes=16384")
+        check("isa models other buffer sizes", rc == 0 and "inp_buf_bytes 32768 (built" in out
+              and "wgt_buf_bytes 16384" in out, out[-400:] + err[-300:])
+        expect("sim refuses buffer sizes it was not built with",
+               ["run", "--set", "inp_buf_bytes=32768"], 1, "the RTL's buffers are fixed when it is built")
         expect("run bad preference", ["run", "--preference", "turbo"], 2, "--preference")
         expect("run bad setting", ["run", "--set", "warp_factor=9"], 1, "unknown key")
         # The array size is the RTL's, fixed when it is built (NNCOSIM_ARRAY_SIZE): refused when

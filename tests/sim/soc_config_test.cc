@@ -62,5 +62,26 @@ TEST(SocConfig, ArraySizeInAFileIsCheckedAsWell) {
       << c.error();
 }
 
+// Buffer capacities: any power of two the buffer address reaches is a setting (the isa
+// backend models it); the ones that differ from the built RTL's are named, and said in the
+// SoC line.
+TEST(SocConfig, BufferSizesArePowersOfTwoAndNamedWhenNotTheBuiltOnes) {
+  SocConfig c;
+  EXPECT_TRUE(c.buffersNotBuilt().empty());
+  ASSERT_TRUE(c.set("inp_buf_bytes=65536").ok());
+  EXPECT_EQ(c.inpBufBytes, 65536u);
+  ASSERT_EQ(c.buffersNotBuilt().size(), 1u);
+  EXPECT_EQ(c.buffersNotBuilt()[0],
+            "inp_buf_bytes 65536 (built " + std::to_string(firmware::kInpBufBytes) + ")");
+  EXPECT_NE(c.describe().find("inp_buf_bytes 65536"), std::string::npos) << c.describe();
+  for (const char* bad : {"wgt_buf_bytes=3000", "acc_buf_bytes=512", "out_buf_bytes=4194304"}) {
+    const auto st = c.set(bad);
+    ASSERT_FALSE(st.ok()) << bad;
+    EXPECT_NE(st.error().find("must be a power of two in [1024, "), std::string::npos)
+        << st.error();
+  }
+  EXPECT_EQ(c.wgtBufBytes, firmware::kWgtBufBytes);
+}
+
 }  // namespace
 }  // namespace nncosim::sim
