@@ -43,7 +43,8 @@ import struct
 import sys
 
 PADDING_SAME, PADDING_VALID = 1, 2
-FUSED_NONE, FUSED_RELU6 = 0, 3
+FUSED_NONE, FUSED_RELU, FUSED_RELU6 = 0, 1, 3
+ACTIVATIONS = {"none": FUSED_NONE, "relu": FUSED_RELU, "relu6": FUSED_RELU6}
 POOL_THRESHOLD = 1024  # constants above this many bytes go to the pool file
 POOL_ALIGN = 16
 
@@ -276,6 +277,41 @@ def relu6_range(qtype, scale, zero_point):
             min(qtype.qmax, zero_point + round_away(f32(6.0 / f32(scale)))))
 
 
+def activation_range(qtype, act, scale, zero_point):
+    """quant::activationRange of a fused activation ('none', 'relu', 'relu6')."""
+    if act == "relu6":
+        return relu6_range(qtype, scale, zero_point)
+    if act == "relu":
+        return max(qtype.qmin, zero_point), qtype.qmax
+    return qtype.qmin, qtype.qmax
+
+
+def output_quant(qtype, act, pre):
+    """Scale and zero point of a layer's output from its channels' expected
+    pre-activations N(mean, sd^2): ReLU6 covers [0, min(6, max mean + 4.5 sd)], ReLU
+    [0, max mean + 4.5 sd], none the whole [min mean - 4.5 sd, max mean + 4.5 sd] (zero
+    inside it); the 16x8 mode's symmetric type covers the larger end."""
+    upper = max(mu + RELU6_HEADROOM_STD * sd for mu, sd in pre)
+    lower = 0.0 if act != "none" else min(0.0, min(mu - RELU6_HEADROOM_STD * sd for mu, sd in pre))
+    upper = max(upper, 1e-3)
+    if act == "relu6":
+        upper = min(6.0, upper)
+    if qtype.wide:
+        return f32(max(upper, -lower) / qtype.qmax), 0
+    scale = f32((upper - lower) / (qtype.qmax - qtype.qmin))
+    zp = max(qtype.qmin, min(qtype.qmax, qtype.qmin + round_away(-lower / scale)))
+    return scale, zp
+
+
+def output_stats(act, pre):
+    """Per-channel (mean, variance) after the activation."""
+    if act == "relu6":
+        return [clipped_normal_moments(mu, sd, 0.0, 6.0) for mu, sd in pre]
+    if act == "relu":
+        return [clipped_normal_moments(mu, sd, 0.0, 1e30) for mu, sd in pre]
+    return [(mu, sd * sd) for mu, sd in pre]
+
+
 # --- the network ----------------------------------------------------------------------
 
 
@@ -386,8 +422,9 @@ class Builder:
             pre.append((beta, gamma if var > 1e-12 else 0.0))
         return rows, biases, pre
 
-    def conv_like(self, kind, name, out_c, k, stride):
-        """CONV_2D (kind 'conv') or DEPTHWISE_CONV_2D (kind 'dw'), SAME, fused ReLU6."""
+    def conv_like(self, kind, name, out_c, k, stride, act="relu6"):
+        """CONV_2D (kind 'conv') or DEPTHWISE_CONV_2D (kind 'dw'), SAME, with the fused
+        activation act ('relu6', 'relu' or 'none')."""
         q, m = self.q, self.m
         in_c = self.c
         if kind == "conv":
@@ -413,21 +450,24 @@ class Builder:
         b = m.constant("TENSOR_INT32", [out_c], bias_q, struct.pack("<%di" % out_c, *bias_q),
                        name=name + ".bias")
 
-        upper = min(6.0, max(beta + RELU6_HEADROOM_STD * gamma for beta, gamma in pre))
-        if q.wide:  # symmetric: [0, upper] uses the positive half
-            out_scale, out_zp = f32(upper / q.qmax), 0
+        if act == "relu6":  # (MobileNet-v1's own formula, kept bit for bit)
+            upper = min(6.0, max(beta + RELU6_HEADROOM_STD * gamma for beta, gamma in pre))
+            if q.wide:  # symmetric: [0, upper] uses the positive half
+                out_scale, out_zp = f32(upper / q.qmax), 0
+            else:
+                out_scale, out_zp = f32(upper / (q.qmax - q.qmin)), q.qmin
         else:
-            out_scale, out_zp = f32(upper / (q.qmax - q.qmin)), q.qmin
+            out_scale, out_zp = output_quant(q, act, pre)
         oh, ow = -(-self.h // stride), -(-self.w // stride)
         y = m.operand(q.name, [1, oh, ow, out_c], out_scale, out_zp, name=name)
         pad, s = m.int32(PADDING_SAME), m.int32(stride)
+        fused = m.int32(ACTIVATIONS[act])
         if kind == "conv":
-            m.op("CONV_2D", [self.x, w, b, pad, s, s, m.int32(FUSED_RELU6)], [y])
+            m.op("CONV_2D", [self.x, w, b, pad, s, s, fused], [y])
         else:
-            m.op("DEPTHWISE_CONV_2D",
-                 [self.x, w, b, pad, s, s, m.int32(1), m.int32(FUSED_RELU6)], [y])
+            m.op("DEPTHWISE_CONV_2D", [self.x, w, b, pad, s, s, m.int32(1), fused], [y])
 
-        lo, hi = relu6_range(q, out_scale, out_zp)
+        lo, hi = activation_range(q, act, out_scale, out_zp)
         requants = [layer_requantizer(q, *quantize_multiplier(
                         product_multiplier(self.scale, ws, out_scale)), out_zp, lo, hi)
                     for ws in wscales]
@@ -437,11 +477,50 @@ class Builder:
                             "requant": requants, "scale": out_scale, "zp": out_zp,
                             "range": (lo, hi),
                             "macs": oh * ow * out_c * k * k * (in_c if kind == "conv" else 1)})
-        self.stats = [clipped_normal_moments(beta, gamma, 0.0, 6.0) for beta, gamma in pre]
+        self.stats = output_stats(act, pre)
         if k > 1:
             self.rho = max(RHO_FLOOR, RHO_DECAY * self.rho ** stride)
         self.x, self.h, self.w, self.c = y, oh, ow, out_c
         self.scale, self.zp = out_scale, out_zp
+
+    def state(self):
+        """Where the network is (tensor, shape, quantization, statistics): a branch point."""
+        return (self.x, self.h, self.w, self.c, self.scale, self.zp, list(self.stats), self.rho)
+
+    def restore(self, state):
+        (self.x, self.h, self.w, self.c, self.scale, self.zp, stats, self.rho) = state
+        self.stats = list(stats)
+
+    def add(self, name, other, act="none"):
+        """ADD of the current tensor and an earlier one (a residual), fused act. The
+        output range follows the sum's statistics (channels of both taken as independent)."""
+        q, m = self.q, self.m
+        ox, oh, ow, oc, _, _, ostats, orho = other
+        assert (oh, ow, oc) == (self.h, self.w, self.c), name + ": shapes differ"
+        pre = [(ma + mb, math.sqrt(va + vb))
+               for (ma, va), (mb, vb) in zip(self.stats, ostats)]
+        out_scale, out_zp = output_quant(q, act, pre)
+        y = m.operand(q.name, [1, self.h, self.w, self.c], out_scale, out_zp, name=name)
+        m.op("ADD", [ox, self.x, m.int32(ACTIVATIONS[act])], [y])
+        self.layers.append({"kind": "add", "name": name, "in": (self.h, self.w, self.c),
+                            "out": (self.h, self.w, self.c), "macs": 0})
+        self.stats = output_stats(act, pre)
+        self.rho = max(self.rho, orho)
+        self.x, self.scale, self.zp = y, out_scale, out_zp
+
+    def max_pool(self, k, stride):
+        """MAX_POOL_2D kxk, SAME; the output keeps the input's quantization. Statistics:
+        the maximum of k*k correlated taps, about mean + 1.5 sd with 0.4 of the variance
+        (used only to size later layers' ranges)."""
+        q, m = self.q, self.m
+        oh, ow = -(-self.h // stride), -(-self.w // stride)
+        y = m.operand(q.name, [1, oh, ow, self.c], self.scale, self.zp, name="maxpool")
+        m.op("MAX_POOL_2D", [self.x, m.int32(PADDING_SAME), m.int32(stride), m.int32(stride),
+                             m.int32(k), m.int32(k), m.int32(FUSED_NONE)], [y])
+        self.layers.append({"kind": "maxpool", "name": "maxpool", "in": (self.h, self.w, self.c),
+                            "out": (oh, ow, self.c), "macs": 0})
+        self.stats = [(mu + 1.5 * math.sqrt(var), 0.4 * var) for mu, var in self.stats]
+        self.x, self.h, self.w = y, oh, ow
 
     def average_pool(self):
         q, m = self.q, self.m
@@ -605,8 +684,10 @@ def simulate(builder, image, qtype, report):
 # --- main -----------------------------------------------------------------------------
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+def main(build_network=build, doc=__doc__, default_width=1.0):
+    """The command line; gen_mobilenet_v2.py and gen_resnet50.py call it with their own
+    network (a function (args, qtype, image) -> (Builder, output operand))."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-o", "--output", required=True,
                    help="model JSON to write (pool file beside it)")
@@ -614,7 +695,7 @@ def main():
                    help="also write the synthetic image as an inputs file")
     p.add_argument("--seed", type=int, default=1, help="weights and image seed (default 1)")
     p.add_argument("--size", type=int, default=224, help="input height and width (default 224)")
-    p.add_argument("--width-multiplier", type=float, default=1.0,
+    p.add_argument("--width-multiplier", type=float, default=default_width,
                    help="alpha: 1.0, 0.75, 0.5, 0.25 (default 1.0)")
     p.add_argument("--classes", type=int, default=1000, help="output classes (default 1000)")
     p.add_argument("--unsigned", action="store_true",
@@ -640,7 +721,7 @@ def main():
     image = synthetic_image(args.size, args.seed, QType(True) if wide else qtype)
     if wide:
         image = [v * 256 for v in image]
-    builder, probs = build(args, qtype, image)
+    builder, probs = build_network(args, qtype, image)
     out_dir = os.path.dirname(args.output)
     if out_dir:
         os.makedirs(out_dir, exist_ok=True)
@@ -660,6 +741,10 @@ def main():
         print("wrote %s" % args.inputs_out)
 
     if args.stats or args.stats_json:
+        unsupported = sorted({layer["kind"] for layer in builder.layers} - {"conv", "dw", "avgpool", "fc"})
+        if unsupported:
+            p.error("--stats simulates CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D and "
+                    "FULLY_CONNECTED only; this network also has " + ", ".join(unsupported))
         print("simulating (NNAPI integer arithmetic) ...")
         table, codes, logits, probs = simulate(builder, image, qtype, report=True)
         order = sorted(range(len(probs)), key=lambda i: -probs[i])
