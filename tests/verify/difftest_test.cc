@@ -18,6 +18,7 @@ namespace {
 using driver::DriverOptions;
 using driver::InterpreterDevice;
 using driver::NnapiDriver;
+using driver::NpuConfig;
 
 // Byte-level identity of two models: operands, values, operations.
 void expectSameModel(const hal::Model& a, const hal::Model& b, const std::string& what) {
@@ -221,6 +222,23 @@ TEST(Difftest, TransposeConvolutionsRunOnTheNpuBitExact) {
   EXPECT_TRUE(s.ok());
   EXPECT_EQ(s.npuChecked, 300u);
   EXPECT_EQ(s.fallbacks, 0u);
+
+  // Small buffers force k chunks, streamed weights and many phases on the same layers.
+  NpuConfig small;
+  small.inpBytes = 1024;
+  small.wgtBytes = 4096;
+  small.accBytes = 4096;
+  small.outBytes = 1024;
+  small.prmBytes = 1024;
+  InterpreterDevice tiny(small);
+  NnapiDriver npuTiny(&tiny);
+  o.layers = 120;
+  const DifftestSummary t = runDifftest({npuTiny, "isa (small buffers)", ref, "ref"}, o);
+  for (const LayerResult& f : t.failures)
+    ADD_FAILURE() << "small buffers, layer " << f.index << ": " << f.description << "\n"
+                  << f.detail;
+  EXPECT_TRUE(t.ok());
+  EXPECT_GT(t.npuChecked, 100u) << t.fallbacks << " fallbacks";
 }
 
 // A fallback is reported as such, with the reason, and never counts as NPU-checked.
