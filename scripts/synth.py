@@ -3,9 +3,9 @@
 
 One hierarchical synthesis of nnc_npu_top at the build's parameters gives every unit's
 LUTs, flip-flops, DSP48E1s, block RAMs and LUT RAMs (a unit's figures include the modules
-it instantiates), the longest combinational path in cells of each unit (Yosys `ltp`,
-flip-flops and block RAMs cut paths; a submodule instance counts as one cell) and of the
-flattened whole NPU. Checks: no latch anywhere, every buffer bank in block RAM (no
+it instantiates), the longest combinational path in cells of each unit's own logic
+(Yosys `ltp`; flip-flops, block RAMs, DSP48E1s and submodule instances cut paths) and of
+the flattened whole NPU. The mapped netlist stays in --out DIR as mapped.il. Checks: no latch anywhere, every buffer bank in block RAM (no
 flip-flop or LUT RAM array left in its place), every MAC multiplier in a DSP48E1.
 
   scripts/synth.py [--array N] [--out DIR] [--json FILE] [--top MODULE] [--from DIR]
@@ -68,13 +68,20 @@ def sources(sv_dir):
 
 def yosys_script(files, top, work):
     cut = " ".join(f"t:{c} %d" for c in SEQUENTIAL)
+    # Per unit, a submodule instance ends a path like a register: counted as one cell whose
+    # every output depends on every input, instances that feed each other (the top's units
+    # through its buffers) form loops, and ltp on the 16x16 top printed gigabytes of loop
+    # warnings. The top's figure comes from the flattened netlist instead.
+    instance_cut = "t:$paramod* %d t:nnc_* %d t:prim_* %d"
     inc = os.path.join(ROOT, "rtl", "prim")
     return "\n".join([
         f"read_verilog -sv -DSYNTHESIS -I{inc} " + " ".join(files),
         f"synth_xilinx -family xc7 -top {top}",
         f"tee -q -o {work}/stat.json stat -json",
         f"tee -q -o {work}/top_cells.txt dump {top}/t:$paramod*",
-        f"tee -q -o {work}/ltp_units.txt ltp * {cut}",
+        # The mapped netlist, so that paths can be analysed again without a resynthesis.
+        f"write_rtlil {work}/mapped.il",
+        f"tee -q -o {work}/ltp_units.txt ltp * {cut} {instance_cut} {top} %d",
         "flatten",
         f"tee -q -o {work}/ltp_top.txt ltp * {cut}",
         "",
@@ -132,8 +139,11 @@ def resources(counts):
 
 
 def parse_ltp(path):
-    """module -> longest path length in cells."""
+    """module -> longest path length in cells ({} when the file is missing: a run stopped
+    before its path analysis, whose resources still report)."""
     out = {}
+    if not os.path.exists(path):
+        return out
     with open(path) as fh:
         for line in fh:
             m = re.match(r"Longest topological path in (\S+) \(length=(\d+)\)", line.strip())
@@ -278,7 +288,8 @@ def report(args, work, seconds):
         print(f"{name:<26}{r['instances']:>3}{r['luts']:>9,}{r['ffs']:>9,}{r['dsp48e1']:>9}"
               f"{r['ramb36']:>8}{r['ramb18']:>8}{r['lutram']:>8}{r['srl']:>6}{path:>6}")
     print("(a unit's figures include its submodules; x = instances in the NPU; path = longest "
-          "combinational path in cells, a submodule instance counted as one cell)")
+          "combinational path in cells: the top's in the flattened NPU, a unit's in its own "
+          "logic, submodule instances cutting paths like registers; - = not analysed)")
     sys.stdout.flush()
     if not args.out:
         shutil.rmtree(work, ignore_errors=True)
