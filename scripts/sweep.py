@@ -90,7 +90,7 @@ def plot(rows, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-    have_res = any(r.get("luts") not in ("", None) for r in rows)
+    have_res = all(r.get("luts") not in ("", None) for r in rows)  # else by MAC PEs
     groups = {}
     for r in rows:
         groups.setdefault(r["settings"], []).append(r)
