@@ -492,3 +492,39 @@ TEST(Lowering, JobBudgetBelowARowTileIsRefused) {
 
 }  // namespace
 }  // namespace nncosim::driver::test
+
+namespace nncosim::driver::test {
+namespace {
+
+// A uint8 TRANSPOSE_CONV_2D 3x3, stride 1, input [1, 3, 3, 2], with explicit paddings.
+hal::Model transposeConv(int32_t padTop) {
+  hal::ModelBuilder b;
+  const uint32_t in = b.addInput(kU8, {1, 3, 3, 2}, 0.5f, 128);
+  const std::vector<uint8_t> w(2 * 3 * 3 * 2, 130);
+  const uint32_t filter = b.addConstant(kU8, {2, 3, 3, 2}, w.data(), w.size(), 0.5f, 128);
+  const uint32_t bias = b.addConstant(kI32, {2}, std::vector<int32_t>{4, -4}, 0.25f, 0);
+  const uint32_t outH = static_cast<uint32_t>(3 + 3 - 1 - padTop);
+  std::vector<uint32_t> args = {in, filter, bias};
+  for (int32_t v : {0, 0, padTop, 0, 1, 1, 0}) args.push_back(b.addInt32(v));
+  args.push_back(b.addBool(false));
+  b.addOperation(hal::OperationType::TRANSPOSE_CONV_2D, args,
+                 {b.addOutput(kU8, {1, outH, 5, 2}, 1.0f, 128)});
+  return b.build();
+}
+
+// A top padding up to the filter size - 1 runs on the MAC array; one reaching past it
+// (the equivalent convolution would start inside the input) stays on the CPU, saying why.
+TEST(Lowering, TransposeConvPaddingPastTheFilterStaysOnTheCpu) {
+  const Partition inside = partition(transposeConv(2));
+  ASSERT_EQ(inside.operations.size(), 1u);
+  EXPECT_EQ(inside.operations[0].target, Target::kNpu) << inside.operations[0].reason;
+  const Partition past = partition(transposeConv(3));
+  ASSERT_EQ(past.operations.size(), 1u);
+  EXPECT_EQ(past.operations[0].target, Target::kCpu);
+  EXPECT_NE(past.operations[0].reason.find("padding top 3, left 0 beyond the filter (3x3 - 1)"),
+            std::string::npos)
+      << past.operations[0].reason;
+}
+
+}  // namespace
+}  // namespace nncosim::driver::test
