@@ -19,8 +19,9 @@ struct BackendOptions {
   driver::ConvMapping convMapping = driver::ConvMapping::kAuto;  // difftest --mapping
   std::vector<std::string> hostSettings;  // host model key=value (driver/compiler/host_model.h)
   std::string wavesPath;                  // sim only
-  // SoC key=value overrides and file: sim, and isa (its DRAM latency, bandwidth, size and
-  // clock follow them; the array and buffers are the build's on both).
+  // SoC key=value overrides and file: sim, and isa (its DRAM latency, bandwidth, size,
+  // clock and buffer sizes follow them; the array is the build's on both, and sim refuses
+  // buffer sizes other than its RTL's).
   std::vector<std::string> socSettings;
   std::string socConfigFile;
 };
