@@ -110,10 +110,9 @@ ChannelGroups groupsOf(ConvKind kind, const ops::conv::ConvGeometry& g) {
 // Taps fx, fx + step, ... of a filter row share a W phase (stride sw, dilation dw).
 uint32_t tapStepOf(uint32_t sw, uint32_t dw) { return sw / std::gcd(dw, sw); }
 
-}  // namespace
-
-hal::Status convSupport(const OpView& v) {
-  const ConvKind kind = kindOf(v.op().type);
+// What every convolution on the MAC array needs of its operands: an integer input type
+// and a constant filter and bias.
+hal::Status macArrayOperandsSupport(const OpView& v) {
   const OperandType t = v.inShape(0).type;
   if (!isQuant8(t) && !is16x8(v))
     return hal::fail("input type ", hal::toString(t),
@@ -121,16 +120,29 @@ hal::Status convSupport(const OpView& v) {
                      "TENSOR_QUANT16_SYMM in a 16x8 model)");
   if (!v.isConstant(1)) return hal::fail("the filter is not a constant");
   if (!v.isConstant(2)) return hal::fail("the bias is not a constant");
+  return hal::Status::Ok();
+}
+
+// The output operand has the shape the geometry computes (NHWC dims, model layout).
+hal::Status outputShapeSupport(const OpView& v, const std::vector<uint32_t>& nhwc, bool nchw) {
+  const std::vector<uint32_t> want = ops::conv::fromNhwcDims(nhwc, nchw);
+  if (v.outShape(0).dimensions != want)
+    return hal::fail("output shape ", ops::toString(v.outShape(0).dimensions),
+                     " differs from the computed ", ops::toString(want));
+  return hal::Status::Ok();
+}
+
+}  // namespace
+
+hal::Status convSupport(const OpView& v) {
+  const ConvKind kind = kindOf(v.op().type);
+  NNC_TRY(macArrayOperandsSupport(v));
   NNC_ASSIGN_OR_RETURN(auto g, ops::conv::convGeometry(v.ctx(), kind));
   if (g.batches == 0) return hal::fail("empty batch: nothing to compute");
   NNC_ASSIGN_OR_RETURN(auto q,
                        ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2),
                                                       v.outShape(0), g.activation, g.outC));
-  const std::vector<uint32_t> want = ops::conv::fromNhwcDims(g.outputNhwcDims(), g.nchw);
-  if (v.outShape(0).dimensions != want)
-    return hal::fail("output shape ", ops::toString(v.outShape(0).dimensions),
-                     " differs from the computed ", ops::toString(want));
-  return hal::Status::Ok();
+  return outputShapeSupport(v, g.outputNhwcDims(), g.nchw);
 }
 
 namespace {
@@ -907,24 +919,14 @@ hal::Result<ops::conv::ConvGeometry> equivalentConv(const ops::conv::TransposeCo
 }  // namespace
 
 hal::Status transposeConvSupport(const OpView& v) {
-  const OperandType t = v.inShape(0).type;
-  if (!isQuant8(t) && !is16x8(v))
-    return hal::fail("input type ", hal::toString(t),
-                     ": the MAC array is integer (TENSOR_QUANT8_ASYMM[_SIGNED], or "
-                     "TENSOR_QUANT16_SYMM in a 16x8 model)");
-  if (!v.isConstant(1)) return hal::fail("the filter is not a constant");
-  if (!v.isConstant(2)) return hal::fail("the bias is not a constant");
+  NNC_TRY(macArrayOperandsSupport(v));
   NNC_ASSIGN_OR_RETURN(auto tg,
                        ops::conv::transposeConvGeometry(v.ctx(), &v.outShape(0).dimensions));
   if (tg.batches == 0) return hal::fail("empty batch: nothing to compute");
   NNC_TRY(equivalentConv(tg));
   NNC_TRY(ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2), v.outShape(0),
                                          tg.activation, tg.outC));
-  const std::vector<uint32_t> want = ops::conv::fromNhwcDims(tg.outputNhwcDims(), tg.nchw);
-  if (v.outShape(0).dimensions != want)
-    return hal::fail("output shape ", ops::toString(v.outShape(0).dimensions),
-                     " differs from the computed ", ops::toString(want));
-  return hal::Status::Ok();
+  return outputShapeSupport(v, tg.outputNhwcDims(), tg.nchw);
 }
 
 hal::Result<CompiledStep> lowerTransposeConv(const hal::Model& model, uint32_t index,
