@@ -570,6 +570,14 @@ class Builder:
                             "macs": classes * in_c})
         self.x, self.c, self.scale, self.zp = y, classes, out_scale, out_zp
 
+    def classifier(self, classes):
+        """Global AVERAGE_POOL_2D, FULLY_CONNECTED to the classes, then DEQUANTIZE and a
+        float SOFTMAX; the network's output operand (the int16 logits in the 16x8 mode,
+        which has no DEQUANTIZE of TENSOR_QUANT16_SYMM)."""
+        self.average_pool()
+        self.fully_connected(classes)
+        return self.x if self.q.wide else self.float_tail(classes)
+
     def float_tail(self, classes):
         m = self.m
         logits = m.operand("TENSOR_FLOAT32", [1, classes], name="logits.float")
@@ -590,12 +598,7 @@ def build(args, qtype, image):
     for i, (stride, out_c) in enumerate(BLOCKS, 1):
         b.conv_like("dw", "block%d.dw" % i, b.c, 3, stride)
         b.conv_like("conv", "block%d.pw" % i, channels(out_c, args.width_multiplier), 1, 1)
-    b.average_pool()
-    b.fully_connected(args.classes)
-    if qtype.wide:  # no DEQUANTIZE of TENSOR_QUANT16_SYMM: the int16 logits are the output
-        return b, b.x
-    probs = b.float_tail(args.classes)
-    return b, probs
+    return b, b.classifier(args.classes)
 
 
 # --- --stats: the network in NNAPI integer arithmetic ---------------------------------

@@ -57,11 +57,7 @@ def build(args, qtype, image):
                 b.add(name + ".add", shortcut)
     last = make_divisible(LAST_CHANNELS * alpha) if alpha > 1.0 else LAST_CHANNELS
     b.conv_like("conv", "conv_last", last, 1, 1)
-    b.average_pool()
-    b.fully_connected(args.classes)
-    if qtype.wide:  # no DEQUANTIZE of TENSOR_QUANT16_SYMM: the int16 logits are the output
-        return b, b.x
-    return b, b.float_tail(args.classes)
+    return b, b.classifier(args.classes)
 
 
 if __name__ == "__main__":

@@ -48,11 +48,7 @@ def build(args, qtype, image):
             b.conv_like("conv", name + ".b", width(c), 3, stride, act="relu")
             b.conv_like("conv", name + ".c", width(c) * EXPANSION, 1, 1, act="none")
             b.add(name + ".add", shortcut, act="relu")
-    b.average_pool()
-    b.fully_connected(args.classes)
-    if qtype.wide:  # no DEQUANTIZE of TENSOR_QUANT16_SYMM: the int16 logits are the output
-        return b, b.x
-    return b, b.float_tail(args.classes)
+    return b, b.classifier(args.classes)
 
 
 if __name__ == "__main__":
