@@ -323,6 +323,54 @@ uint32_t randomBatch(Rng& r, uint32_t max) {
 
 enum class ConvKind { kConv, kDepthwise, kGrouped };
 
+// A convolution's per-column filter scales (per-channel around a drawn base), bias and
+// output quantization, drawn in this order from the columns' accumulator statistics.
+struct ConvQuant {
+  float baseScale = 0;
+  std::vector<float> channelScales;
+  std::vector<int32_t> bias;
+  OutputQuant out;
+};
+
+ConvQuant drawConvQuant(Rng& r, std::vector<Column>& cols, bool perChannel, int32_t activation,
+                        QRange q, bool wide, std::string* biasKind) {
+  ConvQuant c;
+  c.baseScale = static_cast<float>(r.logUniform(1e-3, 0.05));
+  for (Column& col : cols) {
+    col.filterScale =
+        perChannel ? static_cast<float>(c.baseScale * r.logUniform(0.25, 4.0)) : c.baseScale;
+    c.channelScales.push_back(col.filterScale);
+  }
+  c.bias = randomBias(r, cols, biasKind);
+  addBias(cols, c.bias);
+  c.out = chooseQuant(r, cols, activation, q, wide);
+  return c;
+}
+
+// The input, filter (per-channel along channelDim, or per-tensor) and bias operands of a
+// convolution, in this order: the first three inputs of its operation.
+std::vector<uint32_t> addConvOperands(hal::ModelBuilder& b, OperandType t,
+                                      const std::vector<uint32_t>& inDims, int32_t inZp,
+                                      const std::vector<int32_t>& wValues,
+                                      const std::vector<uint32_t>& filterDims,
+                                      OperandType filterType, int32_t filterZp, bool perChannel,
+                                      uint32_t channelDim, const ConvQuant& cq) {
+  const uint32_t input = b.addInput(t, inDims, cq.out.inScale, inZp);
+  const std::vector<uint8_t> wBytes = toBytes(wValues);
+  uint32_t filter;
+  if (perChannel) {
+    filter = b.addConstant(kPerChannel, filterDims, wBytes.data(), wBytes.size(), 0.0f, 0);
+    b.setChannelQuant(filter, cq.channelScales, channelDim);
+  } else {
+    filter =
+        b.addConstant(filterType, filterDims, wBytes.data(), wBytes.size(), cq.baseScale, filterZp);
+  }
+  // NNAPI: a per-channel filter's bias has scale 0 (each channel's is input * filter[c]).
+  const float biasScale = perChannel ? 0.0f : cq.out.inScale * cq.baseScale;
+  const uint32_t outC = static_cast<uint32_t>(cq.bias.size());
+  return {input, filter, b.addConstant(kI32, {outC}, cq.bias, biasScale, 0)};
+}
+
 RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
   RandomLayer L;
   L.type = kind == ConvKind::kConv        ? OperationType::CONV_2D
@@ -457,35 +505,17 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
           }
     for (Column& c : cols) c.finish();
   }
-  const float baseScale = static_cast<float>(r.logUniform(1e-3, 0.05));
-  std::vector<float> channelScales;
-  for (uint32_t c = 0; c < outC; ++c) {
-    cols[c].filterScale =
-        perChannel ? static_cast<float>(baseScale * r.logUniform(0.25, 4.0)) : baseScale;
-    channelScales.push_back(cols[c].filterScale);
-  }
-  const std::vector<int32_t> bias = randomBias(r, cols, &biasKind);
-  addBias(cols, bias);
-  const OutputQuant oq = chooseQuant(r, cols, activation, q, wide);
+  const ConvQuant cq = drawConvQuant(r, cols, perChannel, activation, q, wide, &biasKind);
+  const OutputQuant& oq = cq.out;
+  const float baseScale = cq.baseScale;
 
   hal::ModelBuilder b;
   b.setQuant16x8(wide);
   const std::vector<uint32_t> inDims = nchw ? std::vector<uint32_t>{batches, inC, inH, inW}
                                             : std::vector<uint32_t>{batches, inH, inW, inC};
-  const uint32_t input = b.addInput(t, inDims, oq.inScale, inZp);
-  const std::vector<uint8_t> wBytes = toBytes(wValues);
-  uint32_t filter;
-  if (perChannel) {
-    filter = b.addConstant(kPerChannel, filterDims, wBytes.data(), wBytes.size(), 0.0f, 0);
-    b.setChannelQuant(filter, channelScales, kind == ConvKind::kDepthwise ? 3 : 0);
-  } else {
-    filter =
-        b.addConstant(filterType, filterDims, wBytes.data(), wBytes.size(), baseScale, filterZp);
-  }
-  // NNAPI: a per-channel filter's bias has scale 0 (each channel's is input * filter[c]).
-  const float biasScale = perChannel ? 0.0f : oq.inScale * baseScale;
-  const uint32_t biasOperand = b.addConstant(kI32, {outC}, bias, biasScale, 0);
-  std::vector<uint32_t> args = {input, filter, biasOperand};
+  std::vector<uint32_t> args =
+      addConvOperands(b, t, inDims, inZp, wValues, filterDims, filterType, filterZp, perChannel,
+                      kind == ConvKind::kDepthwise ? 3 : 0, cq);
   if (explicitPad) {
     for (int32_t v : {pl, pr, pt, pb}) args.push_back(b.addInt32(v));
   } else {
@@ -631,33 +661,16 @@ RandomLayer randomTransposeConv(Rng& r, const GeneratorOptions& opt) {
     for (size_t i = 0; i < acc.size(); ++i) cols[i % outC].add(acc[i]);
     for (Column& c : cols) c.finish();
   }
-  const float baseScale = static_cast<float>(r.logUniform(1e-3, 0.05));
-  std::vector<float> channelScales;
-  for (uint32_t c = 0; c < outC; ++c) {
-    cols[c].filterScale =
-        perChannel ? static_cast<float>(baseScale * r.logUniform(0.25, 4.0)) : baseScale;
-    channelScales.push_back(cols[c].filterScale);
-  }
-  const std::vector<int32_t> bias = randomBias(r, cols, &biasKind);
-  addBias(cols, bias);
-  const OutputQuant oq = chooseQuant(r, cols, activation, q, wide);
+  const ConvQuant cq = drawConvQuant(r, cols, perChannel, activation, q, wide, &biasKind);
+  const OutputQuant& oq = cq.out;
+  const float baseScale = cq.baseScale;
 
   hal::ModelBuilder b;
   b.setQuant16x8(wide);
   const std::vector<uint32_t> inDims = nchw ? std::vector<uint32_t>{batches, inC, inH, inW}
                                             : std::vector<uint32_t>{batches, inH, inW, inC};
-  const uint32_t input = b.addInput(t, inDims, oq.inScale, inZp);
-  const std::vector<uint8_t> wBytes = toBytes(wValues);
-  uint32_t filter;
-  if (perChannel) {
-    filter = b.addConstant(kPerChannel, filterDims, wBytes.data(), wBytes.size(), 0.0f, 0);
-    b.setChannelQuant(filter, channelScales, 0);
-  } else {
-    filter =
-        b.addConstant(filterType, filterDims, wBytes.data(), wBytes.size(), baseScale, filterZp);
-  }
-  const float biasScale = perChannel ? 0.0f : oq.inScale * baseScale;
-  std::vector<uint32_t> args = {input, filter, b.addConstant(kI32, {outC}, bias, biasScale, 0)};
+  std::vector<uint32_t> args = addConvOperands(b, t, inDims, inZp, wValues, filterDims, filterType,
+                                               filterZp, perChannel, 0, cq);
   const uint32_t oh = static_cast<uint32_t>(outH), ow = static_cast<uint32_t>(outW);
   const std::vector<uint32_t> outDims = nchw ? std::vector<uint32_t>{batches, outC, oh, ow}
                                              : std::vector<uint32_t>{batches, oh, ow, outC};
