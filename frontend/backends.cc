@@ -20,6 +20,19 @@ hal::Result<sim::SocConfig> socConfig(const BackendOptions& o) {
   for (const auto& kv : o.socSettings) NNC_TRY(cfg.set(kv));
   return cfg;
 }
+
+// The ISA model's timing for an SoC: its DRAM latency (the cost model's is calibrated
+// against the SoC's default, so it moves by the same amount) and bandwidth. The ISA backend
+// simulates with it, and the compiler of either backend plans with it: a driver is tuned
+// for the memory system of its SoC, so a sweep over DRAM settings sees the plans a driver
+// would choose there, not the default SoC's plans run on slower memory.
+driver::CostModel costModelFor(const sim::SocConfig& cfg) {
+  const sim::SocConfig defaults;
+  driver::CostModel cost;
+  cost.dramLatency = cost.dramLatency + cfg.dramLatencyCycles - defaults.dramLatencyCycles;
+  cost.busBytesPerCycle = cfg.dramBytesPerCycle;
+  return cost;
+}
 #endif
 
 constexpr std::pair<const char*, hal::ExecutionPreference> kPreferences[] = {
@@ -108,15 +121,13 @@ hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name,
     uint64_t dramBytes = 256ull << 20;
 #ifdef NNCOSIM_HAVE_HW
     // The SoC's settings apply to its model as well (a design-space sweep runs on it): DRAM
-    // latency (the cost model's is calibrated against the SoC's default, so it moves by the
-    // same amount), DRAM bandwidth, DRAM size and the clock times are quoted at.
+    // latency and bandwidth (costModelFor), DRAM size and the clock times are quoted at.
     NNC_ASSIGN_OR_RETURN(auto cfg, socConfig(o));
-    const sim::SocConfig defaults;
     if (cfg.faultWriteXor)
       return hal::fail(
           "config fault_write_xor: the ISA model injects no faults (the sim backend does)");
-    cost.dramLatency = cost.dramLatency + cfg.dramLatencyCycles - defaults.dramLatencyCycles;
-    cost.busBytesPerCycle = cfg.dramBytesPerCycle;
+    cost = costModelFor(cfg);
+    dopt.lowering.cost = cost;
     dramBytes = cfg.dramBytes;
     dopt.clockMHz = cfg.clockMHz;
     if (!o.socSettings.empty() || !o.socConfigFile.empty())
@@ -153,6 +164,7 @@ hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name,
     b->dramBytesPerCycle_ = cfg.dramBytesPerCycle;
     b->device_ = std::make_unique<driver::SimNpuDevice>(*device);
     dopt.clockMHz = cfg.clockMHz;
+    dopt.lowering.cost = costModelFor(cfg);
     b->driver_ = std::make_unique<driver::NnapiDriver>(b->device_.get(), dopt);
     return b;
   }

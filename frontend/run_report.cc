@@ -192,6 +192,7 @@ json runReportJson(const RunSummary& r) {
                 {"note", s.note}};
       if (npu) {
         e["cycles"] = s.stats.cycles;
+        e["estimated_cycles"] = s.estimatedCycles;
         e["start_cycle"] = s.startCycle;
         e["utilization"] = utilization(s, r);
         e["dram_read_bytes"] = s.stats.counters.dmaReadBytes;

@@ -215,6 +215,7 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
       s.target = Target::kNpu;
       s.stats = *stats;
       s.note = po.step.report.mapping;
+      s.estimatedCycles = po.step.report.estimatedCycles;
       rep.npuCycles += stats->cycles;
       ++rep.npuSteps;
     } else {

@@ -34,6 +34,9 @@ struct ExecutionReport {
     Target target = Target::kCpu;
     std::string note;         // CPU: the partition reason; NPU: the plan summary
     JobStats stats;           // NPU steps
+    // NPU steps: the compiler's estimate of the step's cycles (its cost model, at the
+    // SoC's DRAM settings), beside what the device counted (0 if it made none).
+    uint64_t estimatedCycles = 0;
     uint64_t macs = 0;        // multiply-accumulates of the operation (its shapes)
     uint64_t wallNanos = 0;   // wall time of the step here (NPU steps: with the simulation)
     uint64_t startCycle = 0;  // NPU cycles before this step (a timeline of the run)

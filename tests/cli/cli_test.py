@@ -211,6 +211,18 @@ with tempfile.TemporaryDirectory() as tmp:
               and "wgt_buf_bytes 16384" in out, out[-400:] + err[-300:])
         expect("sim refuses buffer sizes it was not built with",
                ["run", "--set", "inp_buf_bytes=32768"], 1, "the RTL's buffers are fixed when it is built")
+        # The compiler plans for the SoC's DRAM: on the ISA model (the compiler's own cost
+        # model) every GEMM step's estimate equals what it ran, at slow DRAM as at the default.
+        # Planning with the default SoC's latency would estimate 400-cycle DRAM 2-3x too fast.
+        for lat in ("40", "400"):
+            rep_lat = os.path.join(tmp, f"lat{lat}.json")
+            rc, out, err = run("run", "--backend", "isa", "--set", f"dram_latency_cycles={lat}",
+                               "--report", rep_lat)
+            gemms = [] if rc else [s for s in json.load(open(rep_lat))["steps"]
+                                   if s["where"] == "npu" and s["operation"] != "DENSIFY"]
+            check(f"plans at DRAM latency {lat} estimate what they run", rc == 0 and len(gemms) >= 4
+                  and all(s["estimated_cycles"] == s["cycles"] for s in gemms),
+                  [(s["operation"], s["estimated_cycles"], s["cycles"]) for s in gemms] or err[-300:])
         expect("run bad preference", ["run", "--preference", "turbo"], 2, "--preference")
         expect("run bad setting", ["run", "--set", "warp_factor=9"], 1, "unknown key")
         # The array size is the RTL's, fixed when it is built (NNCOSIM_ARRAY_SIZE): refused when
