@@ -63,6 +63,7 @@ std::string commandLabel(const firmware::Command& c) {
   os << upper(firmware::toString(c.opcode()));
   if (const auto* d = std::get_if<firmware::DmaLoad>(&c.args)) {
     os << " " << upper(firmware::toString(d->bufId)) << " " << dmaBytes(*d) << " B";
+    if (d->fill) os << " fill";
   } else if (const auto* d = std::get_if<firmware::DmaStore>(&c.args)) {
     os << " " << upper(firmware::toString(d->bufId)) << " " << dmaBytes(*d) << " B";
   } else if (const auto* g = std::get_if<firmware::Gemm>(&c.args)) {

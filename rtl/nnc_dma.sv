@@ -1,6 +1,8 @@
 // DMA and memory interface of the NPU: the only AXI4 master.
 //
-// - Load engine (DMA_LOAD, AXI ID 1): DRAM -> on-chip buffer, up to 3-D strided.
+// - Load engine (DMA_LOAD, AXI ID 1): DRAM -> on-chip buffer, up to 3-D strided; with
+//   `fill` (ISA 1.4) it writes a byte pattern into the same rows instead, with no bus access
+//   (zero-point padding on chip), one beat's bytes per cycle.
 // - Store engine (DMA_STORE, AXI ID 1): on-chip buffer -> DRAM, up to 3-D strided.
 // - Fetch client (AXI ID 0): one 32-byte command per request, for the command processor.
 // - Aux client (AXI ID 2): single-beat reads and writes for the densify unit.
@@ -307,10 +309,18 @@ module nnc_dma
   logic             ld_done_d, ld_done_q;
   logic             r_ld;
   logic [BeatBits:0] ld_lo, ld_hi;
+  // A fill walks the rows as a load from DRAM address 0 with zero strides would (each row
+  // from a beat boundary) and writes one beat's bytes per cycle; no burst is issued.
+  logic             ld_fill_d, ld_fill_q;
+  logic [7:0]       ld_fill_value_d, ld_fill_value_q;
+  logic             ld_fill_want;  // a fill beat is ready for the buffer
+  logic             ld_dw_advance;
 
   assign r_ld        = m_axi_rvalid_i && m_axi_rid_i == IdDma;
-  assign ld_ar_req   = ld_state_q == EngRun && !ld_aw_done && !ld_stop_q &&
+  assign ld_ar_req   = ld_state_q == EngRun && !ld_fill_q && !ld_aw_done && !ld_stop_q &&
                        ld_out_q < OutW'(MaxOutstanding);
+  assign ld_fill_want  = ld_state_q == EngRun && ld_fill_q && !ld_dw_done && !ld_stop_q;
+  assign ld_dw_advance = (r_ld && m_axi_rready_o) || (ld_fill_want && bw_ready_i);
   assign ld_ar_addr  = ld_aw_beat;
 
   nnc_dma_walker #(.BusBytes(BusBytes)) u_ld_aw (
@@ -348,7 +358,7 @@ module nnc_dma
     .count2_i       (ld_x_q.count2),
     .row_len_i      (ld_x_q.row_len),
     .start_i        (ld_state_q == EngCheck),
-    .advance_i      (r_ld && m_axi_rready_o),
+    .advance_i      (ld_dw_advance),
     .beats_i        (9'd1),
     .beat_o         (ld_dw_beat),
     .done_o         (ld_dw_done),
@@ -363,16 +373,19 @@ module nnc_dma
   xfer_t ld_cmd_x;
   assign ld_cmd_x = to_xfer(ld_cmd_i);
 
-  // Buffer write for an R beat of the load engine (dropped once the engine has stopped).
-  assign bw_valid_o = r_ld && !ld_stop_q && m_axi_rresp_i == RespOkay;
+  // Buffer write for an R beat of the load engine (dropped once the engine has stopped), or
+  // for a fill beat.
+  assign bw_valid_o = (r_ld && !ld_stop_q && m_axi_rresp_i == RespOkay) || ld_fill_want;
   assign bw_buf_o   = ld_x_q.buf_id;
   assign bw_addr_o  = ld_dw_buf_addr;
-  assign bw_data_o  = m_axi_rdata_i >> (8 * ld_lo);
+  assign bw_data_o  = ld_fill_q ? {BusBytes{ld_fill_value_q}} : m_axi_rdata_i >> (8 * ld_lo);
   assign bw_be_o    = ~({BusBytes{1'b1}} << (ld_hi - ld_lo));
 
   always_comb begin
     ld_state_d = ld_state_q;
     ld_x_d     = ld_x_q;
+    ld_fill_d  = ld_fill_q;
+    ld_fill_value_d = ld_fill_value_q;
     ld_out_d   = ld_out_q;
     ld_stop_d  = ld_stop_q || abort_i;
     ld_err_d   = ld_err_q;
@@ -397,6 +410,14 @@ module nnc_dma
         ld_stop_d = 1'b0;
         if (ld_valid_i) begin
           ld_x_d     = ld_cmd_x;
+          ld_fill_d  = ld_cmd_i[nnc_isa_pkg::DmaLoadFillLsb];
+          ld_fill_value_d =
+              ld_cmd_i[nnc_isa_pkg::DmaLoadFillValueLsb +: nnc_isa_pkg::DmaLoadFillValueWidth];
+          if (ld_cmd_i[nnc_isa_pkg::DmaLoadFillLsb]) begin  // the DRAM fields are ignored
+            ld_x_d.dram_addr    = '0;
+            ld_x_d.dram_stride1 = '0;
+            ld_x_d.dram_stride2 = '0;
+          end
           ld_err_d   = 1'b0;
           ld_code_d  = nnc_isa_pkg::ErrCodeNone;
           ld_eaddr_d = '0;
@@ -418,8 +439,10 @@ module nnc_dma
         end
       end
       EngRun: begin
-        // Finished when every issued burst has returned and no more will be issued.
-        if ((ld_aw_done || ld_stop_q) && ld_out_q == '0 && !ld_ar_gnt) begin
+        // Finished when every issued burst has returned and no more will be issued (a fill:
+        // when its last beat is written).
+        if (ld_fill_q ? (ld_dw_done || ld_stop_q)
+                      : ((ld_aw_done || ld_stop_q) && ld_out_q == '0 && !ld_ar_gnt)) begin
           ld_state_d = EngDone;
         end
       end
@@ -757,6 +780,7 @@ module nnc_dma
   assign rd_bytes_o = (m_axi_rvalid_i && m_axi_rready_o) ? 16'(BusBytes) : 16'd0;
   assign wr_bytes_o = w_fire ? 16'(BusBytes) : 16'd0;
   assign progress_o = (m_axi_rvalid_i && m_axi_rready_o) || w_fire || m_axi_bvalid_i ||
+                      (ld_fill_want && bw_ready_i) ||
                       (m_axi_arvalid_o && m_axi_arready_i) || (m_axi_awvalid_o && m_axi_awready_i);
 
   // =========================================================================================
@@ -774,6 +798,8 @@ module nnc_dma
       fetch_rsp_valid_q <= 1'b0;
       ld_state_q        <= EngIdle;
       ld_x_q            <= '0;
+      ld_fill_q         <= 1'b0;
+      ld_fill_value_q   <= '0;
       ld_out_q          <= '0;
       ld_stop_q         <= 1'b0;
       ld_err_q          <= 1'b0;
@@ -801,6 +827,8 @@ module nnc_dma
       fetch_rsp_valid_q <= fetch_rsp_valid_d;
       ld_state_q        <= ld_state_d;
       ld_x_q            <= ld_x_d;
+      ld_fill_q         <= ld_fill_d;
+      ld_fill_value_q   <= ld_fill_value_d;
       ld_out_q          <= ld_out_d;
       ld_stop_q         <= ld_stop_d;
       ld_err_q          <= ld_err_d;

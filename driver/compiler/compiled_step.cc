@@ -80,7 +80,8 @@ hal::Result<std::vector<firmware::Command>> relocate(const CompiledStep& step,
       return hal::Status::Ok();
     };
     firmware::CommandArgs& args = out[i].args;
-    if (auto* d = std::get_if<firmware::DmaLoad>(&args)) NNC_TRY(fix(d->dramAddr));
+    // A fill's DRAM address is ignored (it reads no DRAM): nothing to rebase.
+    if (auto* d = std::get_if<firmware::DmaLoad>(&args); d && !d->fill) NNC_TRY(fix(d->dramAddr));
     if (auto* d = std::get_if<firmware::DmaStore>(&args)) NNC_TRY(fix(d->dramAddr));
     if (auto* d = std::get_if<firmware::Densify>(&args)) {
       NNC_TRY(fix(d->descAddr));

@@ -38,7 +38,7 @@ EnergyEvents streamEvents(const std::vector<firmware::Command>& stream) {
       const uint64_t bytes =
           uint64_t{d->count0} * d->count1 * d->count2 * elementBytes(d->elemWidth);
       e.sramWrite[index(d->bufId)] += bytes;
-      e.dramBytes += bytes;
+      if (!d->fill) e.dramBytes += bytes;  // a fill writes on chip only
     } else if (const auto* d = std::get_if<firmware::DmaStore>(&c.args)) {
       const uint64_t bytes =
           uint64_t{d->count0} * d->count1 * d->count2 * elementBytes(d->elemWidth);

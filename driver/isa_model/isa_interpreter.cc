@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <type_traits>
 
 #include "driver/isa_model/densify_descriptor.h"
 #include "driver/isa_model/modular_progression.h"
@@ -448,6 +449,17 @@ class Machine {
   bool anyGemm_ = false;
 };
 
+// DMA_LOAD's fill (ISA 1.4) writes its rows on chip; DMA_STORE has none.
+bool isFill(const firmware::DmaLoad& d) { return d.fill; }
+bool isFill(const firmware::DmaStore&) { return false; }
+
+// A fill's beats: each row from a beat boundary (the RTL walks it as a load from address 0).
+uint64_t fillBeats(const firmware::DmaLoad& d) {
+  constexpr uint64_t kBeat = firmware::kAxiDataBytes;
+  const uint64_t rowBytes = uint64_t{d.count0} * widthBytes(d.elemWidth);
+  return (rowBytes + kBeat - 1) / kBeat * d.count1 * d.count2;
+}
+
 template <typename Dma>
 BurstWalk Machine::dmaBursts(const Dma& d) {
   return BurstWalk(d.dramAddr, uint64_t{d.count0} * widthBytes(d.elemWidth), d.count1, d.count2,
@@ -471,6 +483,11 @@ uint64_t Machine::issueTiming(int q, QueueState& s, const Command& c, uint64_t n
   if (std::holds_alternative<firmware::Sync>(c.args)) return now;
   // DMA commands complete when the memory system says so (BusSim::doneAt).
   if (auto* d = std::get_if<firmware::DmaLoad>(&c.args)) {
+    if (d->fill) {  // on chip: no bus, a beat per cycle
+      const uint64_t end = now + cost_.fillOverhead + fillBeats(*d);
+      s.readyAt = end + 1;
+      return end;
+    }
     bus_.start(0, now, dmaBursts(*d));
     return BusSim::kNever;
   }
@@ -654,6 +671,7 @@ Fault Machine::checkDma(const Dma& d, bool load) const {
   const Footprint fp =
       bufFootprint(d.bufAddr, d.count0, d.count1, d.count2, d.bufStride1, d.bufStride2, eb);
   if (Fault f = checkBuffer(d.bufId, fp.lo, fp.hi, what); f.code != ErrCode::kNone) return f;
+  if (isFill(d)) return {};  // no DRAM access
   if (const std::optional<uint64_t> a = firstRowOutsideDram(
           dram_, d.dramAddr, rowBytes, d.count1, d.count2, d.dramStride1, d.dramStride2)) {
     Fault f;
@@ -675,6 +693,17 @@ void Machine::dmaTransfer(const Dma& d, bool load, std::vector<Access>& accesses
   const Footprint fp =
       bufFootprint(d.bufAddr, d.count0, d.count1, d.count2, d.bufStride1, d.bufStride2, eb);
   std::vector<uint8_t>& buf = buffers_[static_cast<size_t>(d.bufId)];
+  if constexpr (std::is_same_v<Dma, firmware::DmaLoad>) {
+    if (d.fill) {  // the pattern into the rows; no DRAM access
+      for (uint32_t z = 0; z < d.count2; ++z)
+        for (uint32_t y = 0; y < d.count1; ++y)
+          std::memset(buf.data() + uint64_t{d.bufAddr} + uint64_t{z} * d.bufStride2 +
+                          uint64_t{y} * d.bufStride1,
+                      d.fillValue, rowBytes);
+      accesses.push_back({static_cast<int>(d.bufId), fp.lo, fp.hi, true});
+      return;
+    }
+  }
   uint64_t dlo = std::numeric_limits<uint64_t>::max(), dhi = 0;
   for (uint32_t z = 0; z < d.count2; ++z)
     for (uint32_t y = 0; y < d.count1; ++y) {
@@ -1071,7 +1100,7 @@ InterpreterResult Machine::run() {
             auto rows = [](uint32_t c0, uint32_t c1, uint32_t c2, firmware::ElemWidth w) {
               return uint64_t{c0} * c1 * c2 * widthBytes(w);
             };
-            if (auto* d = std::get_if<firmware::DmaLoad>(&c.args))
+            if (auto* d = std::get_if<firmware::DmaLoad>(&c.args); d && !d->fill)
               k.dmaReadBytes += rows(d->count0, d->count1, d->count2, d->elemWidth);
             if (auto* d = std::get_if<firmware::DmaStore>(&c.args))
               k.dmaWriteBytes += rows(d->count0, d->count1, d->count2, d->elemWidth);

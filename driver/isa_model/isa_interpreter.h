@@ -98,8 +98,11 @@ struct CostModel {
   uint32_t dramLatency = 41;  // read: address -> first beat; write: last beat -> response
   // DRAM bandwidth, reads and writes sharing it: the SoC's default, a bus beat per cycle.
   uint32_t busBytesPerCycle = firmware::kAxiDataBytes;
-  uint32_t dmaSetup = 3;        // command accepted -> first burst address
-  uint32_t dmaDone = 2;         // last beat / response -> command complete
+  uint32_t dmaSetup = 3;  // command accepted -> first burst address
+  uint32_t dmaDone = 2;   // last beat / response -> command complete
+  // DMA_LOAD with fill (no bus): accepted -> done is this plus one cycle per beat (rows
+  // walked from a beat boundary, ceil(row bytes / bus bytes) beats each).
+  uint32_t fillOverhead = 4;
   uint32_t fetchLatency = 45;   // ring slot requested -> command at the dispatcher
   uint32_t fetchAfterData = 4;  // a fetch queued behind DMA read data: cycles after it
   uint32_t endCycles = 6;       // END dispatched -> job done

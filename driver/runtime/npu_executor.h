@@ -32,8 +32,8 @@ struct ExecutionReport {
     uint32_t operation = 0;
     hal::OperationType type = hal::OperationType::ADD;
     Target target = Target::kCpu;
-    std::string note;         // CPU: the partition reason; NPU: the plan summary
-    JobStats stats;           // NPU steps
+    std::string note;  // CPU: the partition reason; NPU: the plan summary
+    JobStats stats;    // NPU steps
     // NPU steps: the compiler's estimate of the step's cycles (its cost model, at the
     // SoC's DRAM settings), beside what the device counted (0 if it made none).
     uint64_t estimatedCycles = 0;

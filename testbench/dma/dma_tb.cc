@@ -3,7 +3,10 @@
 // random strided DMA_LOAD and DMA_STORE concurrently (plus command fetches) and checks
 // DRAM and all five buffers byte for byte and the bursts on the bus; some iterations
 // instead check an out-of-buffer command (error, nothing moved) or a SLVERR/DECERR
-// (error with the faulting address, nothing written after it).
+// (error with the faulting address, nothing written after it). A quarter of the loads
+// are fills (ISA 1.4): the pattern lands in the rows, no burst goes out (their DRAM fields
+// point anywhere, past the end of DRAM included), and with the buffer always ready a fill
+// takes kFillOverhead cycles plus one per beat.
 #include <algorithm>
 #include <cstdint>
 #include <deque>
@@ -41,8 +44,15 @@ struct Xfer {
   uint32_t dram = 0, s1 = 0, s2 = 0;
   uint32_t baddr = 0, bs1 = 0, bs2 = 0;
   uint32_t c0 = 1, c1 = 1, c2 = 1;
+  bool fill = false;  // DMA_LOAD only
+  uint8_t fillValue = 0;
   uint32_t rowLen() const { return c0 << ew; }
+  // A fill's beats: every row from a beat boundary.
+  uint64_t fillBeats() const { return uint64_t{(rowLen() + kBus - 1) / kBus} * c1 * c2; }
 };
+
+// Accepted -> done of a fill whose buffer takes every beat (CostModel::fillOverhead).
+constexpr uint64_t kFillOverhead = 4;
 
 struct Row {
   uint64_t dram;
@@ -98,6 +108,8 @@ CommandWords encodeXfer(const Xfer& x) {
   d.count0 = x.c0;
   d.count1 = x.c1;
   d.count2 = x.c2;
+  d.fill = x.fill;
+  d.fillValue = x.fillValue;
   firmware::Command c{firmware::Deps{}, d};
   if (x.store) {
     firmware::DmaStore s;
@@ -123,6 +135,7 @@ std::string describe(const Xfer& x) {
      << " eb=" << (1u << x.ew) << " dram=0x" << std::hex << x.dram << " s1=0x" << x.s1 << " s2=0x"
      << x.s2 << " baddr=0x" << x.baddr << " bs1=0x" << x.bs1 << " bs2=0x" << x.bs2 << std::dec
      << " c0=" << x.c0 << " c1=" << x.c1 << " c2=" << x.c2;
+  if (x.fill) os << " fill=0x" << std::hex << int(x.fillValue);
   return os.str();
 }
 
@@ -147,6 +160,8 @@ class DmaHarness {
   std::vector<uint8_t>& buf(Buffer b) { return bufs_[static_cast<int>(b)]; }
   uint64_t cycles() const { return cycle_; }
   void setBufReadyPct(int pct) { bufReadyPct_ = pct; }
+  int bufReadyPct() const { return bufReadyPct_; }
+  uint64_t lastLoadCycles() const { return ldCycles_; }  // accepted -> done of the last load
 
   void queue(const Xfer& x) { (x.store ? stQ_ : ldQ_).push_back(encodeXfer(x)); }
   void fetch(uint32_t addr) { fetchQ_.push_back(addr); }
@@ -213,14 +228,20 @@ class DmaHarness {
     brPending_ = top_->br_valid_o && top_->br_ready_i;
     brAddr_ = top_->br_addr_o;
     brBuf_ = top_->br_buf_o;
-    if (top_->ld_valid_i && top_->ld_ready_o) ldQ_.pop_front();
+    if (top_->ld_valid_i && top_->ld_ready_o) {
+      ldQ_.pop_front();
+      ldAccepted_ = cycle_;
+    }
     if (top_->st_valid_i && top_->st_ready_o) stQ_.pop_front();
     if (top_->fetch_req_valid_i && top_->fetch_req_ready_o) {
       fetchExpect_.push_back(fetchQ_.front());
       fetchQ_.pop_front();
     }
     if (top_->fetch_rsp_valid_o) checkFetch();
-    if (top_->ld_done_o) ldDone_.push_back(doneOf(true));
+    if (top_->ld_done_o) {
+      ldDone_.push_back(doneOf(true));
+      ldCycles_ = cycle_ - ldAccepted_;
+    }
     if (top_->st_done_o) stDone_.push_back(doneOf(false));
 
     top_->clk_i = 1;
@@ -278,6 +299,7 @@ class DmaHarness {
   std::deque<Done> ldDone_, stDone_;
   std::vector<std::string> fetchErrors_;
   uint64_t cycle_ = 0;
+  uint64_t ldAccepted_ = 0, ldCycles_ = 0;
 };
 
 // A random transfer whose buffer footprint fits and whose DRAM span lies in [lo, hi).
@@ -328,7 +350,10 @@ Xfer randomXfer(std::mt19937_64& rng, bool store, Buffer buf, uint64_t lo, uint6
 void applyLoad(const Xfer& x, const std::vector<uint8_t>& dram, std::vector<uint8_t>& buf) {
   for (const Row& r : rowsOf(x)) {
     for (uint32_t i = 0; i < r.len; ++i) {
-      if (r.dram + i < dram.size()) buf[(r.buf + i) % buf.size()] = dram[r.dram + i];
+      if (x.fill)
+        buf[(r.buf + i) % buf.size()] = x.fillValue;
+      else if (r.dram + i < dram.size())
+        buf[(r.buf + i) % buf.size()] = dram[r.dram + i];
     }
   }
 }
@@ -379,7 +404,7 @@ TestbenchResult runDma(const TestbenchOptions& opt) {
     for (auto& v : h.buf(static_cast<Buffer>(b))) v = static_cast<uint8_t>(rng());
     expBuf[b] = h.buf(static_cast<Buffer>(b));
   }
-  uint64_t normal = 0, oobCases = 0, busCases = 0, bytesMoved = 0;
+  uint64_t normal = 0, fills = 0, oobCases = 0, busCases = 0, bytesMoved = 0;
 
   for (uint64_t it = 0; it < iterations && chk.first.size() < 3; ++it) {
     h.mem().setTiming(static_cast<int>(40 + rng() % 61), 1, static_cast<int>(1 + rng() % 12));
@@ -395,6 +420,12 @@ TestbenchResult runDma(const TestbenchOptions& opt) {
       // A load and a store at once (disjoint buffers and DRAM halves), with fetches.
       Xfer l = randomXfer(rng, false, lb, 0, kLoadRegion);
       Xfer s = randomXfer(rng, true, sb, kLoadRegion, kDram);
+      if (rng() % 4 == 0) {
+        l.fill = true;
+        l.fillValue = static_cast<uint8_t>(rng());
+        l.dram = static_cast<uint32_t>(rng());  // ignored: past DRAM's end reads nothing
+        if (rng() % 2) h.setBufReadyPct(100);
+      }
       const std::string ctx = describe(l) + " | " + describe(s);
       h.queue(l);
       h.queue(s);
@@ -416,7 +447,7 @@ TestbenchResult runDma(const TestbenchOptions& opt) {
       for (const AxiBurst& b : h.mem().arLog()) {
         if (b.id == 1) ar.push_back(b);
       }
-      const auto wantAr = burstsOf(l), wantAw = burstsOf(s);
+      const auto wantAr = l.fill ? std::vector<AxiBurst>{} : burstsOf(l), wantAw = burstsOf(s);
       auto same = [](const std::vector<AxiBurst>& a, const std::vector<AxiBurst>& b) {
         if (a.size() != b.size()) return false;
         for (size_t i = 0; i < a.size(); ++i) {
@@ -429,10 +460,23 @@ TestbenchResult runDma(const TestbenchOptions& opt) {
         chk.fail("AW bursts differ from the row split for " + describe(s));
       bytesMoved += uint64_t{l.rowLen()} * l.c1 * l.c2 + uint64_t{s.rowLen()} * s.c1 * s.c2;
       ++normal;
+      if (l.fill) {
+        ++fills;
+        if (h.bufReadyPct() == 100 && h.lastLoadCycles() != kFillOverhead + l.fillBeats()) {
+          std::ostringstream os;
+          os << "fill took " << h.lastLoadCycles() << " cycles, want " << kFillOverhead << " + "
+             << l.fillBeats() << " beats: " << describe(l);
+          chk.fail(os.str());
+        }
+      }
     } else if (kind == 7) {
       // Out of buffer: an error naming the buffer, and nothing moves.
       const bool store = rng() % 2;
       Xfer x = randomXfer(rng, store, lb, store ? kLoadRegion : 0, store ? kDram : kLoadRegion);
+      if (!store && rng() % 3 == 0) {
+        x.fill = true;
+        x.fillValue = static_cast<uint8_t>(rng());
+      }
       const uint32_t size = kBufSize[static_cast<int>(lb)];
       const uint64_t fp = footprintEnd(x) - x.baddr;
       // Push the footprint past the end by 1..64 bytes (the address field wraps at 2^20).
@@ -574,9 +618,9 @@ TestbenchResult runDma(const TestbenchOptions& opt) {
   res.passed = chk.mismatches == 0;
   std::ostringstream os;
   if (res.passed) {
-    os << normal << " concurrent load+store pairs (" << bytesMoved
-       << " bytes) checked byte for byte, " << oobCases << " out-of-buffer and " << busCases
-       << " bus-error cases";
+    os << normal << " concurrent load+store pairs (" << fills << " of the loads fills; "
+       << bytesMoved << " bytes) checked byte for byte, " << oobCases << " out-of-buffer and "
+       << busCases << " bus-error cases";
   } else {
     os << chk.first.front();
     for (size_t i = 1; i < chk.first.size(); ++i) os << "; " << chk.first[i];

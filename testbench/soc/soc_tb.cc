@@ -1,10 +1,12 @@
 // Cosim testbench of the whole SoC: hand-written command streams (through the ISA
 // encoder) run on the Verilated NPU inside the SystemC platform, checked against C++
-// models built on ops/quant: a GEMM with per-channel requantize-and-store, a 3x3
-// convolution tile gathered by strided DMA, three failure cases (a job touching
+// models built on ops/quant: a GEMM with per-channel requantize-and-store, 3x3
+// convolution tiles gathered by strided DMA (VALID, and SAME with its zero-point padding
+// written on chip by DMA_LOAD fills), three failure cases (a job touching
 // unmapped memory, a corrupt command, a job that never finishes) and determinism.
 #include "Vnnc_npu_top.h"  // Verilator before SystemC
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -149,14 +151,19 @@ std::string gemmScenario(sim::Device& dev, std::mt19937& rng, uint64_t* cycles) 
   return "";
 }
 
-// A 3x3 VALID convolution of a channel-major (CHW) int8 input, as GEMM with the weights
-// as A (rows = 16 output channels) and im2col activations as B (columns = 16 output
-// pixels of one row), gathered from DRAM by DMA_LOAD's 3-D strides:
-//   B[t][j], t = (c*3 + ky)*3 + kx, j = ox:  input[c][oy+ky][ox+kx]
-std::string convScenario(sim::Device& dev, std::mt19937& rng, uint64_t* cycles) {
+// A 3x3 convolution of a channel-major (CHW) int8 input, as GEMM with the weights as A
+// (rows = 16 output channels) and im2col activations as B (columns = 16 output pixels of
+// one row), gathered from DRAM by DMA_LOAD's 3-D strides:
+//   B[t][j], t = (c*3 + ky)*3 + kx, j = ox:  input[c][oy+ky-pad][ox+kx-pad]
+// VALID (pad 0): the input is 18 pixels wide. SAME (pad 1): the input is 16 pixels wide and
+// unpadded in DRAM; per output row a DMA_LOAD fill (ISA 1.4) writes the input zero point
+// over the whole B tile, and the loads then write the taps inside the image over it, so
+// the padding is made on chip and the host writes only the image.
+std::string convTile(sim::Device& dev, std::mt19937& rng, uint64_t* cycles, bool same) {
+  const uint32_t pad = same ? 1 : 0;
   const uint32_t Cin = 4 + rng() % 5, H = 3 + rng() % 3,
-                 W = C + 2;  // one output row of 16 pixels per oy
-  const uint32_t Ho = H - 2, K = Cin * 9;
+                 W = C + 2 - 2 * pad;  // one output row of 16 pixels per oy
+  const uint32_t Ho = H + 2 * pad - 2, K = Cin * 9;
   std::uniform_int_distribution<int> i8(-128, 127);
   std::vector<int8_t> in(Cin * H * W), wgt(R * K);  // wgt[t*R + o] (k-major A)
   for (auto& x : in) x = static_cast<int8_t>(i8(rng));
@@ -184,21 +191,49 @@ std::string convScenario(sim::Device& dev, std::mt19937& rng, uint64_t* cycles) 
                               cmd(load(Buffer::kPrm, static_cast<uint32_t>(bufP->address), 0,
                                        static_cast<uint32_t>(prm.size())))};
   for (uint32_t oy = 0; oy < Ho; ++oy) {
-    // For each input channel: 3 (ky) planes x 3 (kx) rows x 16 pixels.
-    for (uint32_t c = 0; c < Cin; ++c) {
-      fw::DmaLoad l;
-      l.bufId = Buffer::kWgt;
-      l.dramAddr = static_cast<uint32_t>(bufIn->address + (c * H + oy) * W);
-      l.count0 = C;
-      l.count1 = 3;
-      l.dramStride1 = 1;
-      l.bufStride1 = C;
-      l.count2 = 3;
-      l.dramStride2 = W;
-      l.bufStride2 = 3 * C;
-      l.bufAddr = c * 9 * C;
-      job.push_back(cmd(l, {false, false, false, c + 1 == Cin}));
+    std::vector<fw::DmaLoad> loads;
+    if (same) {
+      fw::DmaLoad f;  // the whole B tile: K rows of C bytes
+      f.bufId = Buffer::kWgt;
+      f.fill = true;
+      f.fillValue = static_cast<uint8_t>(static_cast<int8_t>(inZp));
+      f.count0 = K * C;
+      loads.push_back(f);
+      // The input rows oy + ky - 1 inside the image; per kx, the lanes whose column
+      // ox + kx - 1 is inside: kx = 0 skips lane 0, kx = 2 the last lane.
+      const uint32_t ky0 = oy == 0 ? 1 : 0, ky1 = std::min<uint32_t>(3, H + 1 - oy);
+      for (uint32_t c = 0; c < Cin; ++c)
+        for (uint32_t kx = 0; kx < 3; ++kx) {
+          fw::DmaLoad l;
+          l.bufId = Buffer::kWgt;
+          const uint32_t lane0 = kx == 0 ? 1 : 0, x0 = lane0 + kx - 1;
+          l.dramAddr = static_cast<uint32_t>(bufIn->address + (c * H + oy + ky0 - 1) * W + x0);
+          l.count0 = kx == 1 ? C : C - 1;
+          l.count1 = ky1 - ky0;
+          l.dramStride1 = W;
+          l.bufStride1 = 3 * C;
+          l.bufAddr = ((c * 3 + ky0) * 3 + kx) * C + lane0;
+          loads.push_back(l);
+        }
+    } else {
+      // For each input channel: 3 (ky) planes x 3 (kx) rows x 16 pixels.
+      for (uint32_t c = 0; c < Cin; ++c) {
+        fw::DmaLoad l;
+        l.bufId = Buffer::kWgt;
+        l.dramAddr = static_cast<uint32_t>(bufIn->address + (c * H + oy) * W);
+        l.count0 = C;
+        l.count1 = 3;
+        l.dramStride1 = 1;
+        l.bufStride1 = C;
+        l.count2 = 3;
+        l.dramStride2 = W;
+        l.bufStride2 = 3 * C;
+        l.bufAddr = c * 9 * C;
+        loads.push_back(l);
+      }
     }
+    for (size_t i = 0; i < loads.size(); ++i)
+      job.push_back(cmd(loads[i], {false, false, false, i + 1 == loads.size()}));
     fw::Gemm g;
     g.aSigned = g.bSigned = true;
     g.m = R;
@@ -238,24 +273,33 @@ std::string convScenario(sim::Device& dev, std::mt19937& rng, uint64_t* cycles) 
   for (uint32_t oy = 0; oy < Ho; ++oy)
     for (uint32_t o = 0; o < R; ++o)
       for (uint32_t ox = 0; ox < C; ++ox) {
-        int32_t acc = 0;
+        int32_t acc = 0;  // taps in the padding add (zp - zp) * w = 0: skipped
         for (uint32_t c = 0; c < Cin; ++c)
           for (uint32_t ky = 0; ky < 3; ++ky)
             for (uint32_t kx = 0; kx < 3; ++kx) {
+              const int64_t y = int64_t{oy} + ky - pad, x = int64_t{ox} + kx - pad;
+              if (y < 0 || y >= H || x < 0 || x >= W) continue;
               const uint32_t t = (c * 3 + ky) * 3 + kx;
-              acc += wgt[t * R + o] * (in[(c * H + oy + ky) * W + ox + kx] - inZp);
+              acc += wgt[t * R + o] * (in[(c * H + y) * W + x] - inZp);
             }
         const int32_t y = ops::quant::clamp(
             ops::quant::multiplyByQuantizedMultiplier(acc, m.multiplier, m.shift), -128, 127);
         const int8_t got = out[oy * R * C + o * C + ox];
         if (got != y) {
           std::ostringstream os;
-          os << "conv oy=" << oy << " o=" << o << " ox=" << ox << ": " << int(got) << ", expected "
-             << y;
+          os << (same ? "SAME" : "VALID") << " conv oy=" << oy << " o=" << o << " ox=" << ox << ": "
+             << int(got) << ", expected " << y;
           return os.str();
         }
       }
   return "";
+}
+
+std::string convScenario(sim::Device& dev, std::mt19937& rng, uint64_t* cycles) {
+  return convTile(dev, rng, cycles, false);
+}
+std::string convSameScenario(sim::Device& dev, std::mt19937& rng, uint64_t* cycles) {
+  return convTile(dev, rng, cycles, true);
 }
 
 // A DMA_STORE into memory outside every mapped window: bus error, faulting address
@@ -345,11 +389,9 @@ TestbenchResult run(const TestbenchOptions& opt) {
     res.summary = dev.error();
     return res;
   }
-  const std::vector<Scenario> scenarios = {{"gemm", gemmScenario},
-                                           {"conv", convScenario},
-                                           {"unmapped", unmappedScenario},
-                                           {"corrupt", corruptScenario},
-                                           {"watchdog", watchdogScenario}};
+  const std::vector<Scenario> scenarios = {
+      {"gemm", gemmScenario},         {"conv", convScenario},       {"conv-same", convSameScenario},
+      {"unmapped", unmappedScenario}, {"corrupt", corruptScenario}, {"watchdog", watchdogScenario}};
   const uint64_t rounds = opt.iterations ? opt.iterations : 3;
   std::mt19937 rng(static_cast<uint32_t>(opt.seed));
   std::vector<uint64_t> firstRoundCycles;
@@ -389,7 +431,8 @@ TestbenchResult run(const TestbenchOptions& opt) {
   res.passed = res.mismatches == 0;
   if (res.passed)
     res.summary = std::to_string(res.iterations) +
-                  " jobs (GEMM, conv tile, unmapped store, corrupt command, watchdog) "
+                  " jobs (GEMM, conv tiles VALID and SAME with on-chip padding, unmapped store, "
+                  "corrupt command, watchdog) "
                   "correct and deterministic; " +
                   (*dev)->config().describe();
   return res;

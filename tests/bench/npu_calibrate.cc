@@ -205,6 +205,25 @@ std::vector<Case> cases() {
                      c.push_back(Command{{}, load(x.src + i * 256, Buffer::kInp, i * 256, 256)});
                    return only(c);
                  }});
+  // Fills (ISA 1.4): on chip, a beat per cycle, no bus; beside a load they share the
+  // engine, not the bus.
+  for (uint32_t row : {16u, 100u, 4096u})
+    v.push_back({"1 fill 8 rows x " + std::to_string(row) + " B", [=](const Ctx&) {
+                   firmware::DmaLoad f = load(0, Buffer::kInp, 5, row, 8, 0, row + 7);
+                   f.fill = true;
+                   f.fillValue = 0x80;
+                   return only({Command{{}, f}});
+                 }});
+  v.push_back({"16 fills 64 B, then a load 4096 B", [=](const Ctx& x) {
+                 std::vector<Command> c;
+                 for (uint32_t i = 0; i < 16; ++i) {
+                   firmware::DmaLoad f = load(0, Buffer::kWgt, i * 64, 64);
+                   f.fill = true;
+                   c.push_back(Command{{}, f});
+                 }
+                 c.push_back(Command{{}, load(x.src, Buffer::kInp, 0, 4096)});
+                 return only(c);
+               }});
   for (uint32_t row : {16u, 64u, 256u})
     for (uint32_t off : {0u, 3u})
       v.push_back(

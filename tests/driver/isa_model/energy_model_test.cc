@@ -47,6 +47,12 @@ TEST(EnergyModel, StreamEventsCountEachCommandsFootprint) {
   EXPECT_EQ(e.sramRead[size_t(Buffer::kPrm)], cols * 4 + cols * 5);
   EXPECT_EQ(e.sramWrite[size_t(Buffer::kOut)], 16 * cols);
   EXPECT_EQ(e.sramRead[size_t(Buffer::kOut)], 256u);
+  // A fill (ISA 1.4) writes its buffer and reads no DRAM.
+  firmware::DmaLoad fill = load;
+  fill.fill = true;
+  const EnergyEvents f = streamEvents({command(fill)});
+  EXPECT_EQ(f.dramBytes, 0u);
+  EXPECT_EQ(f.sramWrite[size_t(Buffer::kInp)], 128u);
 }
 
 TEST(EnergyModel, EnergyIsTheEventsTimesTheirEnergies) {

@@ -379,6 +379,46 @@ TEST(IsaInterpreter, FootprintsBeyondABufferAreDmaOob) {
   EXPECT_EQ(r.errInfo, static_cast<uint32_t>(Buffer::kAcc));
 }
 
+// ISA 1.4: a fill writes its pattern into the rows, reads no DRAM (its DRAM fields are
+// ignored, even outside DRAM), costs a cycle per beat beyond a fixed overhead, and keeps
+// the footprint check.
+TEST(IsaInterpreter, FillWritesThePatternAndNoDram) {
+  DramModel dram(kBase, 4096);
+  IsaInterpreter npu(array16(), dram);
+  auto& inp = npu.buffer(Buffer::kInp);
+  std::fill(inp.begin(), inp.begin() + 512, uint8_t{0x11});
+  firmware::DmaLoad f;
+  f.bufId = Buffer::kInp;
+  f.fill = true;
+  f.fillValue = 0x9C;
+  f.dramAddr = 0xFFFF'FFF0u;  // outside DRAM: a load would be a bus error
+  f.bufAddr = 3;
+  f.count0 = 20;  // 20 bytes, 2 beats per row
+  f.count1 = 3;
+  f.bufStride1 = 50;
+  f.count2 = 2;
+  f.bufStride2 = 200;
+  InterpreterResult r = npu.run({cmd(f), end()});
+  ASSERT_TRUE(r.clean()) << r.describe();
+  for (uint32_t a = 0; a < 512; ++a) {
+    const uint32_t rel = a - 3, z = rel / 200, y = (rel % 200) / 50, x = rel % 50;
+    const bool inRow = a >= 3 && z < 2 && y < 3 && x < 20 && rel % 200 < 150;
+    EXPECT_EQ(inp[a], inRow ? 0x9C : 0x11) << a;
+  }
+  // Against a job of one SYNC: the same command fetches, no other DRAM byte. A beat per
+  // cycle: half the planes, 6 beats fewer.
+  const InterpreterResult bare = npu.run({cmd(firmware::Sync{firmware::Queue::kLoad}), end()});
+  ASSERT_TRUE(bare.clean()) << bare.describe();
+  EXPECT_EQ(r.counters.dmaReadBytes, bare.counters.dmaReadBytes);
+  firmware::DmaLoad half = f;
+  half.count2 = 1;
+  EXPECT_EQ(r.counters.cycles - npu.run({cmd(half), end()}).counters.cycles, 6u);
+  f.bufAddr = static_cast<uint32_t>(array16().inpBytes - 300);  // the last row passes the end
+  r = npu.run({cmd(f), end()});
+  EXPECT_EQ(r.error, firmware::ErrCode::kDmaOob);
+  EXPECT_EQ(r.errInfo, static_cast<uint32_t>(Buffer::kInp));
+}
+
 TEST(IsaInterpreter, DramOutsideTheModelIsABusError) {
   DramModel dram(kBase, 4096);
   IsaInterpreter npu(array16(), dram);
