@@ -8,7 +8,6 @@
 #include <map>
 #include <optional>
 #include <sstream>
-#include <type_traits>
 
 #include "driver/isa_model/densify_descriptor.h"
 #include "driver/isa_model/modular_progression.h"
@@ -449,9 +448,12 @@ class Machine {
   bool anyGemm_ = false;
 };
 
-// DMA_LOAD's fill (ISA 1.4) writes its rows on chip; DMA_STORE has none.
-bool isFill(const firmware::DmaLoad& d) { return d.fill; }
-bool isFill(const firmware::DmaStore&) { return false; }
+// The byte a DMA_LOAD fill (ISA 1.4) writes into its rows on chip; none for a plain load
+// and for DMA_STORE.
+std::optional<uint8_t> fillOf(const firmware::DmaLoad& d) {
+  return d.fill ? std::optional<uint8_t>(static_cast<uint8_t>(d.fillValue)) : std::nullopt;
+}
+std::optional<uint8_t> fillOf(const firmware::DmaStore&) { return std::nullopt; }
 
 // A fill's beats: each row from a beat boundary (the RTL walks it as a load from address 0).
 uint64_t fillBeats(const firmware::DmaLoad& d) {
@@ -671,7 +673,7 @@ Fault Machine::checkDma(const Dma& d, bool load) const {
   const Footprint fp =
       bufFootprint(d.bufAddr, d.count0, d.count1, d.count2, d.bufStride1, d.bufStride2, eb);
   if (Fault f = checkBuffer(d.bufId, fp.lo, fp.hi, what); f.code != ErrCode::kNone) return f;
-  if (isFill(d)) return {};  // no DRAM access
+  if (fillOf(d)) return {};  // no DRAM access
   if (const std::optional<uint64_t> a = firstRowOutsideDram(
           dram_, d.dramAddr, rowBytes, d.count1, d.count2, d.dramStride1, d.dramStride2)) {
     Fault f;
@@ -693,16 +695,14 @@ void Machine::dmaTransfer(const Dma& d, bool load, std::vector<Access>& accesses
   const Footprint fp =
       bufFootprint(d.bufAddr, d.count0, d.count1, d.count2, d.bufStride1, d.bufStride2, eb);
   std::vector<uint8_t>& buf = buffers_[static_cast<size_t>(d.bufId)];
-  if constexpr (std::is_same_v<Dma, firmware::DmaLoad>) {
-    if (d.fill) {  // the pattern into the rows; no DRAM access
-      for (uint32_t z = 0; z < d.count2; ++z)
-        for (uint32_t y = 0; y < d.count1; ++y)
-          std::memset(buf.data() + uint64_t{d.bufAddr} + uint64_t{z} * d.bufStride2 +
-                          uint64_t{y} * d.bufStride1,
-                      d.fillValue, rowBytes);
-      accesses.push_back({static_cast<int>(d.bufId), fp.lo, fp.hi, true});
-      return;
-    }
+  if (const std::optional<uint8_t> fill = fillOf(d)) {  // the pattern into the rows, no DRAM
+    for (uint32_t z = 0; z < d.count2; ++z)
+      for (uint32_t y = 0; y < d.count1; ++y)
+        std::memset(buf.data() + uint64_t{d.bufAddr} + uint64_t{z} * d.bufStride2 +
+                        uint64_t{y} * d.bufStride1,
+                    *fill, rowBytes);
+    accesses.push_back({static_cast<int>(d.bufId), fp.lo, fp.hi, true});
+    return;
   }
   uint64_t dlo = std::numeric_limits<uint64_t>::max(), dhi = 0;
   for (uint32_t z = 0; z < d.count2; ++z)
