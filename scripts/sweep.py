@@ -4,7 +4,7 @@
   scripts/sweep.py MODEL [--inputs FILE] [--set KEY=V1,V2,...]... [--build DIR]...
                    [--backend isa|sim] [--check-every N] [--shard K/N] [--csv OUT.csv]
                    [--synth FILE.json]... [--plot OUT.png]
-  scripts/sweep.py --merge A.csv B.csv ... --csv ALL.csv [--plot OUT.png]
+  scripts/sweep.py --merge A.csv B.csv ... --csv ALL.csv [--synth FILE.json]... [--plot OUT.png]
 
 The grid is the product of every --set list (keys of `nncosim run --set`: dram_latency_cycles,
 dram_bytes_per_cycle, clock_mhz, inp_buf_bytes and the other buffer sizes, ...; MODEL "-" is
@@ -19,7 +19,9 @@ also runs every N-th point of the whole grid (the same points whatever the shard
 simulated SoC and records its cycles and the model's error beside the model's (a point
 whose buffer sizes the RTL was not built with exists only in the ISA model: "not built"). A row's
 resources are those of its build's array size from `scripts/synth.py --json` files
-(--synth, one per size), blank when none is given. Columns: see CSV_COLUMNS.
+(--synth, one per size), blank when none is given; --merge with --synth sets them anew on
+every row of its array size (synthesis of a large array may finish long after its sweep:
+a CSV gets its resources without running the points again). Columns: see CSV_COLUMNS.
 """
 
 import argparse
@@ -75,13 +77,24 @@ def run_point(nncosim, model, inputs, backend, settings):
 
 
 def resources_of(synth_files):
+    """Whole-NPU resources by array size from `synth.py --json` files."""
     out = {}
     for path in synth_files:
-        r = json.load(open(path))
-        top = r["units"][0]
-        out[int(r["array"].split("x")[0])] = {
-            "luts": top["luts"], "ffs": top["ffs"], "dsp48e1": top["dsp48e1"],
-            "bram36": top["bram36_equiv"]}
+        try:
+            r = json.load(open(path))
+            top, array = r["units"][0], int(r["array"].split("x")[0])
+            figures = {"luts": top["luts"], "ffs": top["ffs"], "dsp48e1": top["dsp48e1"],
+                       "bram36": top["bram36_equiv"]}
+        except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError) as e:
+            fail(f"--synth {path}: not a synth.py --json file ({type(e).__name__}: {e})")
+        # A unit's figures (synth.py --top MODULE) are not the NPU's.
+        if r.get("top") != "nnc_npu_top":
+            fail(f"--synth {path}: synthesis of {r.get('top')}, not of nnc_npu_top")
+        if r.get("problems"):
+            fail(f"--synth {path}: synthesis failed its checks: {'; '.join(map(str, r['problems']))}")
+        if array in out:
+            fail(f"--synth {path}: a second file for the {array}x{array} array")
+        out[array] = figures
     return out
 
 
@@ -157,6 +170,9 @@ def main():
         points = [r["point"] for r in rows]
         if len(set(points)) != len(points):
             fail("--merge: the files repeat grid points (the same shard twice?)")
+        resources = resources_of(args.synth)
+        for r in rows:
+            r.update(resources.get(int(r["array"]), {}))
         write_csv(rows, args.csv)
         if args.plot:
             plot(rows, args.plot)

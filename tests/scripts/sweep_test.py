@@ -3,6 +3,7 @@
 SoC settings (more DRAM latency, more cycles), SoC-checked points with the model's error,
 and shards that merge into the whole grid. Usage: sweep_test.py SWEEP_PY BUILD_DIR"""
 import csv
+import json
 import os
 import subprocess
 import sys
@@ -59,6 +60,32 @@ with tempfile.TemporaryDirectory() as tmp:
     check("shards merge into the whole grid", p.returncode == 0 and
           [(x["point"], x["npu_cycles"], x["sim_npu_cycles"]) for x in rows(merged)] ==
           [(x["point"], x["npu_cycles"], x["sim_npu_cycles"]) for x in r], p.stderr[-300:])
+    # Resources attached afterwards: --merge with --synth sets them on the rows of that size.
+    synth16 = os.path.join(tmp, "synth16.json")
+    with open(synth16, "w") as fh:
+        json.dump({"top": "nnc_npu_top", "array": "16x16", "problems": [], "units": [
+            {"unit": "nnc_npu_top", "luts": 111, "ffs": 222, "dsp48e1": 333, "bram36_equiv": 44.5}]}, fh)
+    withres = os.path.join(tmp, "withres.csv")
+    p = subprocess.run([sys.executable, SWEEP, "--merge", full, "--synth", synth16, "--csv", withres],
+                       capture_output=True, text=True)
+    wr = rows(withres) if p.returncode == 0 else []
+    check("--merge --synth sets the resources of every row", p.returncode == 0 and len(wr) == len(r) and all(
+        (x["luts"], x["ffs"], x["dsp48e1"], x["bram36"]) == ("111", "222", "333", "44.5") and
+        x["npu_cycles"] == y["npu_cycles"] for x, y in zip(wr, r)), p.stderr[-300:] + str(wr)[:300])
+    unit = os.path.join(tmp, "unit.json")
+    with open(unit, "w") as fh:
+        json.dump({"top": "nnc_mac_array", "array": "16x16", "problems": [], "units": [
+            {"unit": "nnc_mac_array", "luts": 1, "ffs": 2, "dsp48e1": 3, "bram36_equiv": 0}]}, fh)
+    p = subprocess.run([sys.executable, SWEEP, "--merge", full, "--synth", unit, "--csv", withres],
+                       capture_output=True, text=True)
+    check("a unit's synthesis is not taken for the NPU's",
+          p.returncode == 1 and "nnc_mac_array, not of nnc_npu_top" in p.stderr, p.stderr)
+    with open(unit, "w") as fh:
+        fh.write("{ not json")
+    p = subprocess.run([sys.executable, SWEEP, "--merge", full, "--synth", unit, "--csv", withres],
+                       capture_output=True, text=True)
+    check("a malformed --synth file is named", p.returncode == 1 and unit in p.stderr
+          and "Traceback" not in p.stderr, p.stderr)
     p = subprocess.run([sys.executable, SWEEP, "--merge", parts[0], parts[0], "--csv", merged],
                        capture_output=True, text=True)
     check("a shard merged twice is refused", p.returncode == 1 and "repeat grid points" in p.stderr, p.stderr)
