@@ -270,28 +270,35 @@ module nnc_densify
   logic [31:0]       lk_data;
   logic [1:0]        lk_resp;
 
+  // Only for a read this cycle (the reader ignores the lookup fields otherwise).
   always_comb begin
-    rd_straddle = OfsW'(rq_addr[BeatBits-1:0]) + (OfsW'(1) << rq_size) > OfsW'(BusBytes);
-    rd_lvl      = rq_kind == RdScanSeg || rq_kind == RdScanIdx ? scan_l_q[2:0] : lvl_q;
-    unique case (rq_kind)
-      RdDesc: begin
-        rd_stream = '0;
-        rd_end    = word_q < 7'd8 ? 35'(desc_q) + 35'd16
-                                  : 35'(desc_q) + 35'd32 + 35'({levels_q[3:0], 5'd0});
-      end
-      RdVal: begin
-        rd_stream = SidW'(1);
-        rd_end    = 35'(val_addr_q) + (35'(val_cnt_q) << esize_q);
-      end
-      RdScanSeg, RdSegLo, RdSegHi: begin
-        rd_stream = SidW'(2 + 32'(rd_lvl));
-        rd_end    = 35'(seg_addr_q[rd_lvl]) + {1'b0, seg_cnt_q[rd_lvl], 2'd0};
-      end
-      default: begin  // indices
-        rd_stream = SidW'(2 + MaxLevels + 32'(rd_lvl));
-        rd_end    = 35'(idx_addr_q[rd_lvl]) + {1'b0, idx_cnt_q[rd_lvl], 2'd0};
-      end
-    endcase
+    rd_straddle = 1'b0;
+    rd_lvl      = '0;
+    rd_stream   = '0;
+    rd_end      = '0;
+    if (rq_valid) begin
+      rd_straddle = OfsW'(rq_addr[BeatBits-1:0]) + (OfsW'(1) << rq_size) > OfsW'(BusBytes);
+      rd_lvl      = rq_kind == RdScanSeg || rq_kind == RdScanIdx ? scan_l_q[2:0] : lvl_q;
+      unique case (rq_kind)
+        RdDesc: begin
+          rd_stream = '0;
+          rd_end    = word_q < 7'd8 ? 35'(desc_q) + 35'd16
+                                    : 35'(desc_q) + 35'd32 + 35'({levels_q[3:0], 5'd0});
+        end
+        RdVal: begin
+          rd_stream = SidW'(1);
+          rd_end    = 35'(val_addr_q) + (35'(val_cnt_q) << esize_q);
+        end
+        RdScanSeg, RdSegLo, RdSegHi: begin
+          rd_stream = SidW'(2 + 32'(rd_lvl));
+          rd_end    = 35'(seg_addr_q[rd_lvl]) + {1'b0, seg_cnt_q[rd_lvl], 2'd0};
+        end
+        default: begin  // indices
+          rd_stream = SidW'(2 + MaxLevels + 32'(rd_lvl));
+          rd_end    = 35'(idx_addr_q[rd_lvl]) + {1'b0, idx_cnt_q[rd_lvl], 2'd0};
+        end
+      endcase
+    end
   end
   assign lk_valid = rq_valid && !rd_straddle;
 
@@ -331,17 +338,23 @@ module nnc_densify
   logic [BusBytes-1:0] fill_strb;
   logic [31:0]         wr_addr;
   logic                wr_straddle;
+  // Each value is computed only in the state that uses it (StFill, StWrite): the unit is idle
+  // most of the time, and Verilator evaluates this block on every cycle.
   always_comb begin
     logic [1:0] emask;
     logic [1:0] lane;
     logic [32:0] a;
-    emask     = esize_q == nnc_pkg::Elem8 ? 2'd0 : (esize_q == nnc_pkg::Elem16 ? 2'd1 : 2'd3);
-    fill_end  = {1'b0, out_addr_q} + {1'b0, out_bytes_q};
-    fill_data = '0;
-    fill_strb = '0;
-    lane      = '0;
-    a         = '0;
-    if (state_q == StFill) begin  // evaluated only while filling
+    emask       = '0;
+    fill_end    = '0;
+    fill_data   = '0;
+    fill_strb   = '0;
+    lane        = '0;
+    a           = '0;
+    wr_addr     = '0;
+    wr_straddle = 1'b0;
+    if (state_q == StFill) begin
+      emask    = esize_q == nnc_pkg::Elem8 ? 2'd0 : (esize_q == nnc_pkg::Elem16 ? 2'd1 : 2'd3);
+      fill_end = {1'b0, out_addr_q} + {1'b0, out_bytes_q};
       for (int unsigned i = 0; i < BusBytes; i++) begin
         lane                = (2'(i) - out_addr_q[1:0]) & emask;
         fill_data[8*i +: 8] = fill_q[8*lane +: 8];
@@ -349,8 +362,10 @@ module nnc_densify
         fill_strb[i]        = a >= {1'b0, out_addr_q} && a < fill_end;
       end
     end
-    wr_addr     = out_addr_q + (off_q << esize_q);
-    wr_straddle = OfsW'(wr_addr[BeatBits-1:0]) + (OfsW'(1) << esize_q) > OfsW'(BusBytes);
+    if (state_q == StWrite) begin
+      wr_addr     = out_addr_q + (off_q << esize_q);
+      wr_straddle = OfsW'(wr_addr[BeatBits-1:0]) + (OfsW'(1) << esize_q) > OfsW'(BusBytes);
+    end
   end
 
   // --- Main FSM -------------------------------------------------------------------------------
@@ -363,16 +378,24 @@ module nnc_densify
   logic [32:0] npos_plus1;
   logic [2:0]  scan_l3;        // the level being scanned (scan_l < levels)
   logic [6:0]  last_word;      // last descriptor word of this operation
+  // The walk's and the scan's arithmetic (three multiplies), skipped while idle.
   always_comb begin
     lvl_up      = lvl_q - 3'd1;
     lvl_dn      = lvl_q + 3'd1;
-    parent      = lvl_q == 3'd0 ? 32'd0 : pos_q[lvl_up];
-    dense_first = parent * dim_q[lvl_q];
-    coord_off   = {32'd0, partial_q[lvl_q]} + {32'd0, coord_q} * {32'd0, weight_q[32*lvl_q +: 32]};
     scan_l3     = scan_l_q[2:0];
-    npos_next   = {32'd0, npos_q} * {32'd0, dim_q[scan_l3[2:0]]};
-    npos_plus1  = {1'b0, npos_q} + 33'd1;
     last_word   = 7'(7'd7 + {levels_q[3:0], 3'd0});
+    parent      = '0;
+    dense_first = '0;
+    coord_off   = '0;
+    npos_next   = '0;
+    npos_plus1  = '0;
+    if (state_q != StIdle) begin
+      parent      = lvl_q == 3'd0 ? 32'd0 : pos_q[lvl_up];
+      dense_first = parent * dim_q[lvl_q];
+      coord_off   = {32'd0, partial_q[lvl_q]} + {32'd0, coord_q} * {32'd0, weight_q[32*lvl_q +: 32]};
+      npos_next   = {32'd0, npos_q} * {32'd0, dim_q[scan_l3[2:0]]};
+      npos_plus1  = {1'b0, npos_q} + 33'd1;
+    end
   end
 
   always_comb begin

@@ -85,20 +85,28 @@ module nnc_densify_reader #(
   logic [BusBits-1:0] lk_line;
   beat_t            lk_head, lk_next;  // the looked-up stream's window
 
-  assign lk_beat     = BeatW'(lk_addr_i[31:BeatBits]);
-  assign lk_end_beat = BeatW'((36'(lk_end_i) + 36'(BusBytes) - 36'd1) >> BeatBits);
-  assign lk_head     = head_q[BeatW*32'(lk_stream_i) +: BeatW];
-  assign lk_next     = next_q[BeatW*32'(lk_stream_i) +: BeatW];
-  assign lk_slot     = SlotW'(lk_beat);
-  assign lk_hit_o    = lk_valid_i && valid_q[{lk_stream_i, lk_slot}] &&
-                       tag_q[lk_stream_i][lk_slot] == lk_beat;
-  assign lk_resp_o   = resp_q[lk_stream_i][lk_slot];
+  // Evaluated only for a lookup: the unit is idle most of the time, and Verilator evaluates
+  // this block on every cycle.
   always_comb begin
     logic [31:0] raw;
-    lk_line   = '0;
-    raw       = '0;
-    lk_data_o = '0;
-    if (lk_valid_i) begin  // evaluated only for a lookup
+    lk_beat     = '0;
+    lk_end_beat = '0;
+    lk_head     = '0;
+    lk_next     = '0;
+    lk_slot     = '0;
+    lk_hit_o    = 1'b0;
+    lk_resp_o   = '0;
+    lk_line     = '0;
+    raw         = '0;
+    lk_data_o   = '0;
+    if (lk_valid_i) begin
+      lk_beat     = BeatW'(lk_addr_i[31:BeatBits]);
+      lk_end_beat = BeatW'((36'(lk_end_i) + 36'(BusBytes) - 36'd1) >> BeatBits);
+      lk_head     = head_q[BeatW*32'(lk_stream_i) +: BeatW];
+      lk_next     = next_q[BeatW*32'(lk_stream_i) +: BeatW];
+      lk_slot     = SlotW'(lk_beat);
+      lk_hit_o    = valid_q[{lk_stream_i, lk_slot}] && tag_q[lk_stream_i][lk_slot] == lk_beat;
+      lk_resp_o   = resp_q[lk_stream_i][lk_slot];
       lk_line = data_q[lk_stream_i][lk_slot];
       raw     = 32'(lk_line >> (8 * lk_addr_i[BeatBits-1:0]));
       unique case (lk_size_i)
@@ -144,7 +152,8 @@ module nnc_densify_reader #(
         end
       end
     end
-    is_next = next_q[BeatW*32'(is_sid) +: BeatW];
+    is_next = '0;
+    if (found) is_next = next_q[BeatW*32'(is_sid) +: BeatW];
     is_slot = SlotW'(is_next);
   end
 

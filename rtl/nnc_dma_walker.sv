@@ -51,54 +51,54 @@ module nnc_dma_walker #(
     logic        done;        // every row walked
   } walk_t;
 
-  walk_t       w_q, w_d;
+  walk_t       w_q;
   logic [31:0] row_last_byte, row_last_beat;
+  logic [31:0] next_row_dram, next_plane_dram;  // the first byte of the next row, plane
+
+  assign next_row_dram   = w_q.row_dram + dram_stride1_i;
+  assign next_plane_dram = w_q.plane_dram + dram_stride2_i;
 
   assign row_last_byte = w_q.row_dram + 32'(row_len_i) - 32'd1;
   assign row_last_beat = {row_last_byte[31:BeatBits], BeatBits'(0)};
 
   // The next position: the transfer's first beat (start), the beat beats_i on, or the first
-  // beat of the next row (or done) when that passes the row's end. Evaluated only when the
-  // walker moves.
-  always_comb begin
-    w_d = w_q;
-    if (start_i) begin
-      w_d.plane_dram = dram_addr_i;
-      w_d.row_dram   = dram_addr_i;
-      w_d.plane_buf  = buf_addr_i;
-      w_d.row_buf    = buf_addr_i;
-      w_d.y          = '0;
-      w_d.z          = '0;
-      w_d.beat       = {dram_addr_i[31:BeatBits], BeatBits'(0)};
-      w_d.done       = 1'b0;
-    end else if (advance_i) begin
-      if (w_q.beat + (32'(9'(beats_i - 9'd1)) << BeatBits) == row_last_beat) begin
-        if (w_q.y + 16'd1 < count1_i) begin
-          w_d.y        = w_q.y + 16'd1;
-          w_d.row_dram = w_q.row_dram + dram_stride1_i;
-          w_d.row_buf  = w_q.row_buf + buf_stride1_i;
-        end else if (w_q.z + 12'd1 < count2_i) begin
-          w_d.y          = '0;
-          w_d.z          = w_q.z + 12'd1;
-          w_d.plane_dram = w_q.plane_dram + dram_stride2_i;
-          w_d.plane_buf  = w_q.plane_buf + buf_stride2_i;
-          w_d.row_dram   = w_q.plane_dram + dram_stride2_i;
-          w_d.row_buf    = w_q.plane_buf + buf_stride2_i;
-        end else begin
-          w_d.done = 1'b1;
-        end
-        w_d.beat = {w_d.row_dram[31:BeatBits], BeatBits'(0)};
-      end else begin
-        w_d.beat = w_q.beat + (32'(beats_i) << BeatBits);
-      end
-    end
-  end
-
+  // beat of the next row (or done) when that passes the row's end. Written in the clocked
+  // process, only when the walker moves: a hold default (w_d = w_q) would copy the whole
+  // position on every cycle of the simulation, and most cycles a walker stands still.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       w_q <= '0;
-    end else begin
-      w_q <= w_d;
+    end else if (start_i) begin
+      w_q.plane_dram <= dram_addr_i;
+      w_q.row_dram   <= dram_addr_i;
+      w_q.plane_buf  <= buf_addr_i;
+      w_q.row_buf    <= buf_addr_i;
+      w_q.y          <= '0;
+      w_q.z          <= '0;
+      w_q.beat       <= {dram_addr_i[31:BeatBits], BeatBits'(0)};
+      w_q.done       <= 1'b0;
+    end else if (advance_i) begin
+      if (w_q.beat + (32'(9'(beats_i - 9'd1)) << BeatBits) == row_last_beat) begin
+        if (w_q.y + 16'd1 < count1_i) begin
+          w_q.y        <= w_q.y + 16'd1;
+          w_q.row_dram <= next_row_dram;
+          w_q.row_buf  <= w_q.row_buf + buf_stride1_i;
+          w_q.beat     <= {next_row_dram[31:BeatBits], BeatBits'(0)};
+        end else if (w_q.z + 12'd1 < count2_i) begin
+          w_q.y          <= '0;
+          w_q.z          <= w_q.z + 12'd1;
+          w_q.plane_dram <= next_plane_dram;
+          w_q.plane_buf  <= w_q.plane_buf + buf_stride2_i;
+          w_q.row_dram   <= next_plane_dram;
+          w_q.row_buf    <= w_q.plane_buf + buf_stride2_i;
+          w_q.beat       <= {next_plane_dram[31:BeatBits], BeatBits'(0)};
+        end else begin
+          w_q.done <= 1'b1;
+          w_q.beat <= {w_q.row_dram[31:BeatBits], BeatBits'(0)};
+        end
+      end else begin
+        w_q.beat <= w_q.beat + (32'(beats_i) << BeatBits);
+      end
     end
   end
 
