@@ -44,7 +44,7 @@ SEQUENTIAL = sorted(FFS | {BRAM36, BRAM18, DSP} | {"LDCE", "LDPE"} | SRLS | LUTR
 # Units reported, by module name (parameterised copies are named $paramod\NAME\...).
 UNITS = ["nnc_npu_top", "nnc_regfile", "nnc_cmd_proc", "nnc_dma", "nnc_dma_walker",
          "nnc_compute", "nnc_mac_array", "nnc_requant", "nnc_densify", "nnc_densify_reader",
-         "prim_fifo_sync", "nnc_buffer", "prim_ram_1r1w_be"]
+         "prim_fifo_sync", "nnc_buffer", "prim_ram_1r1w_be", "nnc_eltwise", "nnc_mbqm"]
 
 
 def base_name(module):
@@ -102,8 +102,18 @@ def load_stat(path):
 
 
 def own_counts(stat):
-    """module -> {cell type: count} of its own cells (submodule instances included)."""
-    return {name: dict(m.get("num_cells_by_type", {})) for name, m in stat["modules"].items()}
+    """module -> {cell type: count} of its own cells (submodule instances included). An
+    instance of a module without parameters has the module's name without the leading
+    backslash as its cell type: it is renamed to the module's key, so that it expands."""
+    modules = stat["modules"]
+    out = {}
+    for name, m in modules.items():
+        cells = {}
+        for cell, n in m.get("num_cells_by_type", {}).items():
+            key = "\\" + cell if cell not in modules and "\\" + cell in modules else cell
+            cells[key] = cells.get(key, 0) + n
+        out[name] = cells
+    return out
 
 
 def totals(module, own, memo):

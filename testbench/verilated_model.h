@@ -33,6 +33,9 @@ class VerilatedModel {
   Top* operator->() { return top_.get(); }
   const Top* operator->() const { return top_.get(); }
   Top& operator*() { return *top_; }
+  // The model's context: fatalOnError(false) makes an RTL assertion a reported error
+  // (gotError()) instead of an abort.
+  VerilatedContext& context() { return ctx_; }
   // Dumps the current values (when tracing) and advances time by one half cycle.
   void dumpAndAdvance() {
     if (trace_) trace_->dump(ctx_.time());

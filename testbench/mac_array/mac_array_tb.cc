@@ -14,6 +14,7 @@
 #include "Vnnc_mac_array.h"
 #include "firmware/isa_generated.h"
 #include "testbench/testbench.h"
+#include "testbench/wide_port.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
@@ -24,25 +25,6 @@ constexpr int kRows = firmware::kArrayRows,
               kCols = firmware::kArrayCols;  // nnc_mac_array's defaults
 constexpr int kAccWidth = 48;                // nnc_pkg::AccWidth
 
-template <typename Wide>
-void putBits(Wide& w, unsigned lsb, unsigned width, uint64_t v) {
-  for (unsigned i = 0; i < width;) {
-    const unsigned bit = lsb + i, word = bit / 32, off = bit % 32;
-    const unsigned n = std::min(width - i, 32 - off);
-    const uint32_t mask = (n == 32 ? ~0u : ((1u << n) - 1)) << off;
-    w[word] = (w[word] & ~mask) | ((static_cast<uint32_t>(v >> i) << off) & mask);
-    i += n;
-  }
-}
-template <typename Wide>
-uint64_t getBits(const Wide& w, unsigned lsb, unsigned width) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < width; ++i) {
-    const unsigned bit = lsb + i;
-    v |= static_cast<uint64_t>((w[bit / 32] >> (bit % 32)) & 1u) << i;
-  }
-  return v;
-}
 int64_t signExtend(uint64_t v, unsigned bits) {
   const uint64_t m = uint64_t{1} << (bits - 1);
   return static_cast<int64_t>((v ^ m) - m);

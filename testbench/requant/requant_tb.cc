@@ -21,6 +21,7 @@
 #include "firmware/isa_generated.h"
 #include "ops/quant/fixed_point.h"
 #include "testbench/testbench.h"
+#include "testbench/wide_port.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
@@ -34,27 +35,6 @@ constexpr int kOutTypes = 5;
 const char* kOutTypeName[] = {"u8", "i8", "i16", "i32", "u16"};
 const int64_t kTypeMin[] = {0, -128, -32768, INT32_MIN, 0};
 const int64_t kTypeMax[] = {255, 127, 32767, INT32_MAX, 65535};
-
-// Writes `width` bits of v at bit `lsb` of a Verilator wide port (array of 32-bit words).
-template <typename Wide>
-void putBits(Wide& w, unsigned lsb, unsigned width, uint64_t v) {
-  for (unsigned i = 0; i < width;) {
-    const unsigned bit = lsb + i, word = bit / 32, off = bit % 32;
-    const unsigned n = std::min(width - i, 32 - off);
-    const uint32_t mask = (n == 32 ? ~0u : ((1u << n) - 1)) << off;
-    w[word] = (w[word] & ~mask) | ((static_cast<uint32_t>(v >> i) << off) & mask);
-    i += n;
-  }
-}
-template <typename Wide>
-uint64_t getBits(const Wide& w, unsigned lsb, unsigned width) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < width; ++i) {
-    const unsigned bit = lsb + i;
-    v |= static_cast<uint64_t>((w[bit / 32] >> (bit % 32)) & 1u) << i;
-  }
-  return v;
-}
 
 struct Lane {
   int64_t acc;  // in int32 mode only bits 31:0 count
