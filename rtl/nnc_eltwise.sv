@@ -118,27 +118,6 @@ module nnc_eltwise
     end
   end
 
-  // Zero point, activation clamp (the reference tests the lower bound first), type clamp.
-  /* verilator lint_off UNUSEDSIGNAL */  // typed's top bit: the clamp result fits 32 bits
-  function automatic logic signed [31:0] finish(logic signed [31:0] r, logic [31:0] zp,
-                                                logic [31:0] act_min, logic [31:0] act_max,
-                                                logic [2:0] out_type);
-    logic signed [32:0] with_zp, act_clamped, lo, hi, tmin, tmax, typed;
-    with_zp     = 33'(r) + 33'(signed'(zp));
-    lo          = 33'(signed'(act_min));
-    hi          = 33'(signed'(act_max));
-    act_clamped = with_zp < lo ? lo : (with_zp > hi ? hi : with_zp);
-    unique case (out_type)
-      nnc_pkg::OutU8:   begin tmin = 33'sd0;      tmax = 33'sd255;   end
-      nnc_pkg::OutI8:   begin tmin = -33'sd128;   tmax = 33'sd127;   end
-      nnc_pkg::OutI16:  begin tmin = -33'sd32768; tmax = 33'sd32767; end
-      nnc_pkg::OutU16:  begin tmin = 33'sd0;      tmax = 33'sd65535; end
-      default: begin tmin = 33'(signed'(32'sh8000_0000)); tmax = 33'sd2147483647; end
-    endcase
-    typed  = act_clamped < tmin ? tmin : (act_clamped > tmax ? tmax : act_clamped);
-    finish = typed[31:0];
-  endfunction
-  /* verilator lint_on UNUSEDSIGNAL */
 
   // --- Lanes ------------------------------------------------------------------------------
   for (genvar l = 0; l < Lanes; l++) begin : g_lane
@@ -150,7 +129,8 @@ module nnc_eltwise
     // Stages written from the output back to the input (rtl/README.md, simulation speed).
     always_ff @(posedge clk_i) begin
       if (en && valid_q[Stages-1]) begin
-        out_q <= finish(r, cfg_s6.zp, cfg_s6.act_min, cfg_s6.act_max, cfg_s6.out_type);
+        out_q <= nnc_pkg::clamp_out(r, cfg_s6.zp, cfg_s6.act_min, cfg_s6.act_max,
+                                    cfg_s6.out_type);
       end
       if (en && valid_q[2] && cfg_s2.mul) prod3_q <= prod2_q;
       if (en && valid_q[1] && cfg_s1.mul) prod2_q <= prod1_q;

@@ -35,30 +35,12 @@ module nnc_mbqm (
   // Output: the rounded result.
   logic signed [31:0] y_q;
 
-  /* verilator lint_off UNUSEDSIGNAL */  // quot's top bit provably repeats bit 31
-  // round(prod / 2^31) with the reference's nudge and truncating division, then the rounding
-  // divide by 2^right.
-  function automatic logic signed [31:0] rounded_high(logic signed [63:0] prod, logic sat,
-                                                      logic [5:0] right);
-    logic signed [63:0] nudged;
-    logic signed [32:0] quot;
-    logic signed [31:0] high, shifted;
-    logic [31:0]        mask, remainder, threshold;
-    nudged = prod + (prod[63] ? (64'sd1 - (64'sd1 <<< 30)) : (64'sd1 <<< 30));
-    // Arithmetic shift floors; a negative value with a remainder rounds back toward zero.
-    quot      = nudged[63:31] + {32'd0, nudged[63] && (nudged[30:0] != '0)};
-    high      = sat ? 32'sh7fff_ffff : quot[31:0];
-    mask      = 32'((33'd1 << right) - 33'd1);
-    remainder = high & mask;
-    threshold = (mask >> 1) + {31'd0, high[31]};
-    shifted   = high >>> right;
-    rounded_high = shifted + {31'd0, remainder > threshold};
-  endfunction
-  /* verilator lint_on UNUSEDSIGNAL */
 
   // Stages written from the output back to the input (rtl/README.md, simulation speed).
   always_ff @(posedge clk_i) begin
-    if (en_i && valid_q[1]) y_q <= rounded_high(b_prod_q, b_sat_q, b_right_q);
+    if (en_i && valid_q[1]) begin
+      y_q <= nnc_pkg::rounding_shift(nnc_pkg::high_half(b_prod_q, b_sat_q), b_right_q);
+    end
     if (en_i && valid_q[0]) begin
       // A sign-extended int32 times an int32: exact in 64 bits.
       b_prod_q  <= 64'(a_x_q) * 64'(a_mult_q);

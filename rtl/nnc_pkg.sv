@@ -22,6 +22,58 @@ package nnc_pkg;
     OutU16 = 3'd4
   } out_type_e;
 
+  // The fixed-point steps of multiplyByQuantizedMultiplier (ops/quant/fixed_point.h) that the
+  // requant unit and nnc_mbqm share. high_half: round(prod / 2^31) with the reference's
+  // nudge and truncating division (SRDHM after the product; sat: both operands were
+  // INT32_MIN, the one overflow, which saturates).
+  /* verilator lint_off UNUSEDSIGNAL */  // quot's top bit provably repeats bit 31
+  function automatic logic signed [31:0] high_half(logic signed [63:0] prod, logic sat);
+    logic signed [63:0] nudged;
+    logic signed [32:0] quot;
+    nudged = prod + (prod[63] ? (64'sd1 - (64'sd1 <<< 30)) : (64'sd1 <<< 30));
+    // Arithmetic shift floors; a negative value with a remainder rounds back toward zero.
+    quot      = nudged[63:31] + {32'd0, nudged[63] && (nudged[30:0] != '0)};
+    high_half = sat ? 32'sh7fff_ffff : quot[31:0];
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  // RDBPOT: x / 2^right rounded to nearest, ties away from zero (right 0..31).
+  function automatic logic signed [31:0] rounding_shift(logic signed [31:0] x, logic [5:0] right);
+    logic [31:0]        mask, remainder, threshold;
+    logic signed [31:0] shifted;  // its own statement: in a mixed expression >>> would be logical
+    mask           = 32'((33'd1 << right) - 33'd1);
+    remainder      = x & mask;
+    threshold      = (mask >> 1) + {31'd0, x[31]};
+    shifted        = x >>> right;
+    rounding_shift = shifted + {31'd0, remainder > threshold};
+  endfunction
+
+  // The last step of the requant and elementwise units: the output zero point (added in 33
+  // bits: the reference's int32 addition agrees wherever it does not overflow), the fused
+  // activation clamp (the reference's clamp tests the lower bound first, so an empty range
+  // behaves as there) and saturation to the output type (out_type: an out_type_e). Called in
+  // a clocked process under the output stage's load, so an idle unit does not evaluate it.
+  /* verilator lint_off UNUSEDSIGNAL */  // typed's top bit: the clamped value fits 32 bits
+  function automatic logic signed [31:0] clamp_out(logic signed [31:0] r, logic [31:0] zp,
+                                                   logic [31:0] act_min, logic [31:0] act_max,
+                                                   logic [2:0] out_type);
+    logic signed [32:0] with_zp, act_clamped, lo, hi, tmin, tmax, typed;
+    with_zp     = 33'(r) + 33'(signed'(zp));
+    lo          = 33'(signed'(act_min));
+    hi          = 33'(signed'(act_max));
+    act_clamped = with_zp < lo ? lo : (with_zp > hi ? hi : with_zp);
+    unique case (out_type)  // qualified names: Yosys 0.23 resolves no others here
+      nnc_pkg::OutU8:  begin tmin = 33'sd0;      tmax = 33'sd255;   end
+      nnc_pkg::OutI8:  begin tmin = -33'sd128;   tmax = 33'sd127;   end
+      nnc_pkg::OutI16: begin tmin = -33'sd32768; tmax = 33'sd32767; end
+      nnc_pkg::OutU16: begin tmin = 33'sd0;      tmax = 33'sd65535; end
+      default: begin tmin = 33'(signed'(32'sh8000_0000)); tmax = 33'sd2147483647; end
+    endcase
+    typed     = act_clamped < tmin ? tmin : (act_clamped > tmax ? tmax : act_clamped);
+    clamp_out = typed[31:0];
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
   // --- Densify unit -------------------------------------------------------------------------
   localparam int unsigned DensifyMaxRank = 8;   // levels, block levels included
   // Descriptor layout in 32-bit words (docs/rtl-datapath.md): an 8-word header (4 used, 4

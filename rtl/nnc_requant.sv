@@ -154,52 +154,11 @@ module nnc_requant
     else       stage2_right = shift[5] ? 6'(-shift[5:0]) : 6'd0;
   endfunction
 
-  // The two functions below keep the low 32 bits of a 33-bit intermediate that provably fits.
-  /* verilator lint_off UNUSEDSIGNAL */
-  // Stage 3 -> 4: round(prod / 2^31) with the reference's nudge and truncating division.
-  function automatic logic signed [31:0] high_half(logic signed [63:0] prod, logic sat);
-    logic signed [63:0] nudged;
-    logic signed [32:0] quot;
-    nudged = prod + (prod[63] ? (64'sd1 - (64'sd1 <<< 30)) : (64'sd1 <<< 30));
-    // Arithmetic shift floors; a negative value with a remainder rounds back toward zero.
-    quot   = nudged[63:31] + {32'd0, nudged[63] && (nudged[30:0] != '0)};
-    // Only the low 32 bits of the 33-bit quotient are kept; they provably fit (the one
-    // overflow, INT32_MIN * INT32_MIN, is overridden).
-    high_half = sat ? 32'sh7fff_ffff : quot[31:0];
-  endfunction
-
-  // Stage 4 -> output: rounding divide by 2^right, zero point, clamps.
-  function automatic logic signed [31:0] finish(logic signed [31:0] high, logic [5:0] right,
-                                                logic [31:0] zp, logic [31:0] act_min,
-                                                logic [31:0] act_max, logic [2:0] out_type);
-    logic [31:0]        mask, remainder, threshold;
-    logic signed [31:0] shifted, rounded;
-    logic signed [32:0] with_zp, act_clamped, lo, hi, tmin, tmax, typed;
-    mask      = 32'((33'd1 << right) - 33'd1);
-    remainder = high & mask;
-    threshold = (mask >> 1) + {31'd0, high[31]};
-    shifted   = high >>> right;
-    rounded   = shifted + {31'd0, remainder > threshold};
-
-    with_zp = 33'(rounded) + 33'(signed'(zp));
-    lo      = 33'(signed'(act_min));
-    hi      = 33'(signed'(act_max));
-    // The reference's clamp tests the lower bound first.
-    act_clamped = with_zp < lo ? lo : (with_zp > hi ? hi : with_zp);
-    unique case (out_type)
-      nnc_pkg::OutU8:   begin tmin = 33'sd0;      tmax = 33'sd255;   end
-      nnc_pkg::OutI8:   begin tmin = -33'sd128;   tmax = 33'sd127;   end
-      nnc_pkg::OutI16:  begin tmin = -33'sd32768; tmax = 33'sd32767; end
-      nnc_pkg::OutU16:  begin tmin = 33'sd0;      tmax = 33'sd65535; end
-      default: begin tmin = 33'(signed'(32'sh8000_0000)); tmax = 33'sd2147483647; end
-    endcase
-    typed = act_clamped < tmin ? tmin : (act_clamped > tmax ? tmax : act_clamped);
-    // The clamp result fits 32 bits.
-    finish = typed[31:0];
-  endfunction
-
   // Stage 3 -> 4 (int64): the product rounded to nearest (ties up) and shifted right by
   // total (1..46), both in 64-bit two's complement; the low 32 bits are the result.
+  // (Stage 3 -> 4 (int32) and 4 -> output are nnc_pkg's high_half, rounding_shift and
+  // clamp_out, shared with nnc_mbqm and the elementwise unit.)
+  /* verilator lint_off UNUSEDSIGNAL */  // the shift's high bits
   function automatic logic signed [31:0] round_shift(logic signed [63:0] prod, logic [5:0] total);
     logic signed [63:0] rounded, shifted;
     rounded = prod + (64'sd1 <<< (total - 6'd1));
@@ -236,12 +195,12 @@ module nnc_requant
     // them every cycle, idle or not).
     always_ff @(posedge clk_i) begin
       if (load_out) begin
-        out_q <= finish(s4_high_q, s4_right_q, cfg_s4.zp, cfg_s4.act_min, cfg_s4.act_max,
-                        cfg_s4.out_type);
+        out_q <= nnc_pkg::clamp_out(nnc_pkg::rounding_shift(s4_high_q, s4_right_q), cfg_s4.zp,
+                                    cfg_s4.act_min, cfg_s4.act_max, cfg_s4.out_type);
       end
       if (load[3]) begin
         s4_high_q  <= cfg_s3.acc64 ? round_shift(s3_prod_q, s3_right_q)
-                                     : high_half(s3_prod_q, s3_sat_q);
+                                     : nnc_pkg::high_half(s3_prod_q, s3_sat_q);
         s4_right_q <= cfg_s3.acc64 ? 6'd0 : s3_right_q;  // int64: already rounded
       end
       if (load[2]) begin
