@@ -189,7 +189,10 @@ module nnc_compute
     logic       acc64;
   } tile_t;
 
-  tile_t            tiles_q [TileFifo];
+  tile_t            st1_tile;  // the tile at the first drain stage
+  // Plain-vector elements: Yosys 0.23 reads an unpacked array of a module's own
+  // packed-struct type as a single element (the others silently lost).
+  logic [$bits(st1_tile)-1:0] tiles_q [TileFifo];
   logic [TPtrW-1:0] t_wr_q, t_st1_q, t_rd_q;  // push / first drain stage / pop
   logic [TPtrW:0]   t_cnt_q;
 
@@ -273,7 +276,6 @@ module nnc_compute
   logic [Cols*64-1:0]    d1_row_q;       // the array's sums, packed as the ACC row
   baddr_t                d1_addr_q;
   logic [Cols*8-1:0]     d1_be_q;
-  tile_t                 st1_tile;
   logic                  st1_write;
   baddr_t                st1_addr;
   logic                  tile_done;

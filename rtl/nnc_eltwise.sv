@@ -78,7 +78,7 @@ module nnc_eltwise
   } op_cfg_t;
 
   op_cfg_t cfg_in;
-  op_cfg_t cfg_q [Stages];
+  logic [$bits(cfg_in)-1:0] cfg_q [Stages];  // plain vectors, as in nnc_requant (Yosys)
   always_comb begin
     cfg_in.mul       = in_mul_i;
     cfg_in.out_mult  = in_out_mult_i;

@@ -96,7 +96,9 @@ module nnc_requant
 
   // Parameters need no reset: they are only used under a valid bit.
   op_cfg_t cfg_in;
-  op_cfg_t cfg_q [Stages];
+  // Elements are plain vectors: Yosys 0.23 reads an unpacked array of a module's own
+  // packed-struct type as a single element (the others silently lost).
+  logic [$bits(cfg_in)-1:0] cfg_q [Stages];
   always_comb begin
     cfg_in.acc64    = in_acc64_i;
     cfg_in.zp       = in_zp_i;

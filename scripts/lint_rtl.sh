@@ -22,4 +22,15 @@ for f in rtl/*.sv rtl/prim/*.sv; do
     echo "lint FAILED: $m"; echo "$out"; failed=1
   fi
 done
+# Yosys 0.23 reads an unpacked array whose elements are a module's own packed-struct type as
+# a single element, silently (the synthesized netlist loses the other entries): such arrays
+# must have plain-vector elements (logic [$bits(x)-1:0] a [N]).
+for f in rtl/*.sv rtl/prim/*.sv; do
+  for t in $(sed -n 's/^ *} *\([a-z_0-9]*_t\) *;.*/\1/p' "$f"); do
+    if hits=$(grep -n -E "^ *$t +[a-z_0-9]+ *\[" "$f"); then
+      echo "lint FAILED: $f: an unpacked array of the packed struct $t (Yosys drops its entries):"
+      echo "$hits"; failed=1
+    fi
+  done
+done
 exit $failed
