@@ -18,6 +18,9 @@
 #include <vector>
 
 #include "Vnnc_requant.h"
+#ifdef NNC_HAVE_YOSYS_REQUANT
+#include "Vnnc_requant_yosys.h"
+#endif
 #include "firmware/isa_generated.h"
 #include "ops/quant/fixed_point.h"
 #include "testbench/testbench.h"
@@ -236,6 +239,8 @@ class Generator {
   std::mt19937_64 rng_;
 };
 
+// Dut: the Verilated RTL, or the same unit as Yosys reads it (requant_yosys).
+template <typename Dut>
 TestbenchResult run(const TestbenchOptions& opt) {
   TestbenchResult res;
   res.seed = opt.seed;
@@ -245,7 +250,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
   auto ctx = std::make_unique<VerilatedContext>();
   ctx->fatalOnError(false);
   if (!opt.wavesPath.empty()) ctx->traceEverOn(true);
-  auto dut = std::make_unique<Vnnc_requant>(ctx.get(), "requant");
+  auto dut = std::make_unique<Dut>(ctx.get(), "requant");
   std::unique_ptr<VerilatedFstC> fst;
   if (!opt.wavesPath.empty()) {
     fst = std::make_unique<VerilatedFstC>();
@@ -372,9 +377,22 @@ TestbenchResult run(const TestbenchOptions& opt) {
 TestbenchRegistrar reg{TestbenchDef{
     "requant",
     "requant unit vs ops/quant fixed point, bit for bit (iterations = lane results)",
-    &run,
+    &run<Vnnc_requant>,
     20000,
 }};
+
+#ifdef NNC_HAVE_YOSYS_REQUANT
+// The same checks on the unit as Yosys 0.23 elaborates it (rtl/CMakeLists.txt: read, proc,
+// flatten, opt, memory, written back as Verilog and Verilated): what synthesis starts from
+// must compute what the RTL does. It caught Yosys reading the parameter pipeline (an
+// unpacked array of a packed struct) as one element.
+TestbenchRegistrar regYosys{TestbenchDef{
+    "requant_yosys",
+    "requant unit as Yosys reads it (its elaborated netlist, Verilated) vs ops/quant, bit for bit",
+    &run<Vnnc_requant_yosys>,
+    20000,
+}};
+#endif
 
 }  // namespace
 }  // namespace nncosim::testbench
