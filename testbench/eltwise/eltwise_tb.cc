@@ -18,6 +18,7 @@
 #include "Vnnc_eltwise.h"
 #include "firmware/isa_generated.h"
 #include "ops/quant/fixed_point.h"
+#include "testbench/out_type.h"
 #include "testbench/testbench.h"
 #include "testbench/verilated_model.h"
 #include "testbench/wide_port.h"
@@ -26,12 +27,6 @@ namespace nncosim::testbench {
 namespace {
 
 constexpr int kLanes = firmware::kArrayCols;  // nnc_eltwise's default Lanes
-
-enum OutType : int { kOutU8 = 0, kOutI8 = 1, kOutI16 = 2, kOutI32 = 3, kOutU16 = 4 };  // out_type_e
-constexpr int kOutTypes = 5;
-const char* kOutTypeName[] = {"u8", "i8", "i16", "i32", "u16"};
-const int64_t kTypeMin[] = {0, -128, -32768, INT32_MIN, 0};
-const int64_t kTypeMax[] = {255, 127, 32767, INT32_MAX, 65535};
 
 enum Op : int { kAdd, kSub, kMul };
 const char* kOpName[] = {"ADD", "SUB", "MUL"};
@@ -70,8 +65,7 @@ int32_t model(const Beat& b, int lane) {
   const int32_t r = q::multiplyByQuantizedMultiplier(s, b.outMult, b.outShift);
   int64_t v = int64_t{r} + b.zp;
   v = v < b.actMin ? b.actMin : (v > b.actMax ? b.actMax : v);  // fixed_point.h's clamp order
-  v = v < kTypeMin[b.outType] ? kTypeMin[b.outType]
-                              : (v > kTypeMax[b.outType] ? kTypeMax[b.outType] : v);
+  v = saturateToType(v, b.outType);
   return static_cast<int32_t>(v);
 }
 

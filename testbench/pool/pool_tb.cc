@@ -16,6 +16,7 @@
 
 #include "Vnnc_pool.h"
 #include "firmware/isa_generated.h"
+#include "testbench/out_type.h"
 #include "testbench/testbench.h"
 #include "testbench/verilated_model.h"
 #include "testbench/wide_port.h"
@@ -24,11 +25,6 @@ namespace nncosim::testbench {
 namespace {
 
 constexpr int kLanes = firmware::kArrayCols;  // nnc_pool's default Lanes
-
-enum OutType : int { kOutU8 = 0, kOutI8 = 1, kOutI16 = 2, kOutI32 = 3, kOutU16 = 4 };  // out_type_e
-const char* kTypeName[] = {"u8", "i8", "i16", "i32", "u16"};
-const int64_t kTypeMin[] = {0, -128, -32768, INT32_MIN, 0};
-const int64_t kTypeMax[] = {255, 127, 32767, INT32_MAX, 65535};
 
 // The reciprocal of a window size: ceil(2^(32+l) / count), l = ceil(log2(count)).
 struct Reciprocal {
@@ -67,7 +63,7 @@ int32_t model(const Window& w, int lane) {
     r = sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
   }
   r = r < w.actMin ? w.actMin : (r > w.actMax ? w.actMax : r);
-  r = r < kTypeMin[w.type] ? kTypeMin[w.type] : (r > kTypeMax[w.type] ? kTypeMax[w.type] : r);
+  r = saturateToType(r, w.type);
   return static_cast<int32_t>(r);
 }
 
@@ -238,7 +234,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
             if (firstMismatches.size() < 4) {
               std::ostringstream m;
               m << "window " << received << " lane " << l << " " << (w.max ? "MAX" : "AVG") << " "
-                << kTypeName[w.type] << " of " << w.v[l].size() << " values (first " << w.v[l][0]
+                << kOutTypeName[w.type] << " of " << w.v[l].size() << " values (first " << w.v[l][0]
                 << ") act=[" << w.actMin << "," << w.actMax << "] -> got " << got << ", want "
                 << want;
               firstMismatches.push_back(m.str());

@@ -23,6 +23,7 @@
 #endif
 #include "firmware/isa_generated.h"
 #include "ops/quant/fixed_point.h"
+#include "testbench/out_type.h"
 #include "testbench/testbench.h"
 #include "testbench/wide_port.h"
 #include "verilated.h"
@@ -32,12 +33,6 @@ namespace nncosim::testbench {
 namespace {
 
 constexpr int kLanes = firmware::kArrayCols;  // nnc_requant's default Lanes
-
-enum OutType : int { kOutU8 = 0, kOutI8 = 1, kOutI16 = 2, kOutI32 = 3, kOutU16 = 4 };  // out_type_e
-constexpr int kOutTypes = 5;
-const char* kOutTypeName[] = {"u8", "i8", "i16", "i32", "u16"};
-const int64_t kTypeMin[] = {0, -128, -32768, INT32_MIN, 0};
-const int64_t kTypeMax[] = {255, 127, 32767, INT32_MAX, 65535};
 
 struct Lane {
   int64_t acc;  // in int32 mode only bits 31:0 count
@@ -66,8 +61,7 @@ int32_t model(const Lane& l, const Beat& b) {
   }
   int64_t y = static_cast<int64_t>(scaled) + b.zp;
   y = y < b.actMin ? b.actMin : (y > b.actMax ? b.actMax : y);  // fixed_point.h's clamp order
-  y = y < kTypeMin[b.outType] ? kTypeMin[b.outType]
-                              : (y > kTypeMax[b.outType] ? kTypeMax[b.outType] : y);
+  y = saturateToType(y, b.outType);
   return static_cast<int32_t>(y);
 }
 
