@@ -19,6 +19,7 @@
 #include "firmware/isa_generated.h"
 #include "ops/quant/fixed_point.h"
 #include "testbench/out_type.h"
+#include "testbench/stream_flow.h"
 #include "testbench/testbench.h"
 #include "testbench/verilated_model.h"
 #include "testbench/wide_port.h"
@@ -211,7 +212,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
   };
 
   Generator gen(opt.seed);
-  std::mt19937_64 flow(opt.seed ^ 0xe17e15eULL);
+  StreamFlow flow(opt.seed ^ 0xe17e15eULL, beats);
   dut->clk_i = 0;
   dut->rst_ni = 0;
   dut->in_valid_i = 0;
@@ -222,15 +223,13 @@ TestbenchResult run(const TestbenchOptions& opt) {
   dut->rst_ni = 1;
 
   std::deque<Beat> inFlight;
-  std::vector<std::string> firstMismatches;
+  MismatchLog firstMismatches;
   uint64_t sent = 0, received = 0, checked = 0, unclamped = 0, perOp[3] = {0, 0, 0};
   Beat next = gen.beat();
   const uint64_t maxCycles = beats * 8 + 1000;
   while (received < beats && res.cycles < maxCycles) {
     // Quarters: back to back, random input gaps, random output stalls, both.
-    const int phase = static_cast<int>((sent * 4) / (beats + 1));
-    const bool valid = sent < beats && (phase == 0 || phase == 2 || flow() % 4 != 0);
-    const bool ready = phase < 2 || flow() % 3 != 0;
+    const auto [valid, ready] = flow.next(sent);
     dut->in_valid_i = valid;
     dut->out_ready_i = ready;
     for (int l = 0; l < kLanes; ++l) {
@@ -256,7 +255,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
     if (dut->out_valid_o && ready) {
       if (inFlight.empty()) {
         ++res.mismatches;
-        if (firstMismatches.size() < 4) firstMismatches.push_back("output beat with no input");
+        firstMismatches.add("output beat with no input");
       } else {
         const Beat& b = inFlight.front();
         for (int l = 0; l < kLanes; ++l) {
@@ -270,7 +269,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
           unclamped += want > lo && want < hi;
           if (got != want) {
             ++res.mismatches;
-            if (firstMismatches.size() < 4) {
+            if (firstMismatches.wants()) {
               std::ostringstream m;
               m << "beat " << received << " lane " << l << " " << kOpName[b.op] << " "
                 << kOutTypeName[b.inType] << ": a=" << b.a[l] << " (zp " << b.aZp
@@ -279,7 +278,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
                 << b.bShift << " out_mult=" << b.outMult << "/" << b.outShift << " zp=" << b.zp
                 << " act=[" << b.actMin << "," << b.actMax << "] " << kOutTypeName[b.outType]
                 << " -> got " << got << ", want " << want;
-              firstMismatches.push_back(m.str());
+              firstMismatches.add(m.str());
             }
           }
         }
@@ -315,7 +314,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
       << res.cycles << " cycles)";
   } else {
     s << res.mismatches << " mismatches";
-    for (const auto& m : firstMismatches) s << "; " << m;
+    firstMismatches.appendTo(s);
   }
   res.summary = s.str();
   if (opt.verbose) VL_PRINTF("eltwise: %s\n", res.summary.c_str());

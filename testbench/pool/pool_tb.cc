@@ -17,6 +17,7 @@
 #include "Vnnc_pool.h"
 #include "firmware/isa_generated.h"
 #include "testbench/out_type.h"
+#include "testbench/stream_flow.h"
 #include "testbench/testbench.h"
 #include "testbench/verilated_model.h"
 #include "testbench/wide_port.h"
@@ -177,7 +178,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
   Generator gen(opt.seed);
   uint64_t recipChecked = 0;
   const uint64_t recipWrong = checkReciprocals(gen, 20000, recipChecked);
-  std::mt19937_64 flow(opt.seed ^ 0x9001ULL);
+  StreamFlow flow(opt.seed ^ 0x9001ULL, windows);
   dut->clk_i = 0;
   dut->rst_ni = 0;
   dut->in_valid_i = 0;
@@ -188,16 +189,14 @@ TestbenchResult run(const TestbenchOptions& opt) {
   dut->rst_ni = 1;
 
   std::deque<Window> inFlight;
-  std::vector<std::string> firstMismatches;
+  MismatchLog firstMismatches;
   uint64_t sent = 0, received = 0, checked = 0, unclamped = 0, maxChecked = 0, values = 0;
   Window next = gen.window();
   size_t pos = 0;  // the next value of `next` to send
   uint64_t maxCycles = 1000;
   while (received < windows) {
     if (res.cycles > maxCycles + values * 4) break;
-    const int phase = static_cast<int>((sent * 4) / (windows + 1));
-    const bool valid = sent < windows && (phase == 0 || phase == 2 || flow() % 4 != 0);
-    const bool ready = phase < 2 || flow() % 3 != 0;
+    const auto [valid, ready] = flow.next(sent);
     const size_t count = next.v[0].size();
     dut->in_valid_i = valid;
     dut->out_ready_i = ready;
@@ -218,7 +217,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
     if (dut->out_valid_o && ready) {
       if (inFlight.empty()) {
         ++res.mismatches;
-        if (firstMismatches.size() < 4) firstMismatches.push_back("output with no window");
+        firstMismatches.add("output with no window");
       } else {
         const Window& w = inFlight.front();
         for (int l = 0; l < kLanes; ++l) {
@@ -231,13 +230,13 @@ TestbenchResult run(const TestbenchOptions& opt) {
           unclamped += want > lo && want < hi;
           if (got != want) {
             ++res.mismatches;
-            if (firstMismatches.size() < 4) {
+            if (firstMismatches.wants()) {
               std::ostringstream m;
               m << "window " << received << " lane " << l << " " << (w.max ? "MAX" : "AVG") << " "
                 << kOutTypeName[w.type] << " of " << w.v[l].size() << " values (first " << w.v[l][0]
                 << ") act=[" << w.actMin << "," << w.actMax << "] -> got " << got << ", want "
                 << want;
-              firstMismatches.push_back(m.str());
+              firstMismatches.add(m.str());
             }
           }
         }
@@ -280,7 +279,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
       << " cycles); " << recipChecked << " reciprocal quotients exact";
   } else {
     s << res.mismatches << " mismatches";
-    for (const auto& m : firstMismatches) s << "; " << m;
+    firstMismatches.appendTo(s);
   }
   res.summary = s.str();
   if (opt.verbose) VL_PRINTF("pool: %s\n", res.summary.c_str());

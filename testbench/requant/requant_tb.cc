@@ -24,6 +24,7 @@
 #include "firmware/isa_generated.h"
 #include "ops/quant/fixed_point.h"
 #include "testbench/out_type.h"
+#include "testbench/stream_flow.h"
 #include "testbench/testbench.h"
 #include "testbench/wide_port.h"
 #include "verilated.h"
@@ -267,7 +268,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
   };
 
   Generator gen(opt.seed);
-  std::mt19937_64 flow(opt.seed ^ 0x5eedf10dULL);
+  StreamFlow flow(opt.seed ^ 0x5eedf10dULL, beats);
   dut->clk_i = 0;
   dut->rst_ni = 0;
   dut->in_valid_i = 0;
@@ -278,15 +279,13 @@ TestbenchResult run(const TestbenchOptions& opt) {
   dut->rst_ni = 1;
 
   std::deque<Beat> inFlight;
-  std::vector<std::string> firstMismatches;
+  MismatchLog firstMismatches;
   uint64_t sent = 0, received = 0, checked = 0, checked64 = 0;
   Beat next = gen.beat();
   // Phases of flow control: free running, then random stalls on either side.
   const uint64_t maxCycles = beats * 8 + 1000;
   while (received < beats && res.cycles < maxCycles) {
-    const int phase = static_cast<int>((sent * 4) / (beats + 1));
-    const bool valid = sent < beats && (phase == 0 || phase == 2 || flow() % 4 != 0);
-    const bool ready = phase < 2 || flow() % 3 != 0;
+    const auto [valid, ready] = flow.next(sent);
     dut->in_valid_i = valid;
     dut->out_ready_i = ready;
     for (int l = 0; l < kLanes; ++l) {
@@ -306,7 +305,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
     if (dut->out_valid_o && ready) {
       if (inFlight.empty()) {
         ++res.mismatches;
-        if (firstMismatches.size() < 4) firstMismatches.push_back("output beat with no input");
+        firstMismatches.add("output beat with no input");
       } else {
         const Beat& b = inFlight.front();
         for (int l = 0; l < kLanes; ++l) {
@@ -316,7 +315,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
           checked64 += b.acc64;
           if (got != want) {
             ++res.mismatches;
-            if (firstMismatches.size() < 4) {
+            if (firstMismatches.wants()) {
               const Lane& ln = b.lane[l];
               std::ostringstream m;
               m << "beat " << received << " lane " << l << ": acc=" << ln.acc
@@ -324,7 +323,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
                 << " shift=" << ln.shift << " zp=" << b.zp << " act=[" << b.actMin << ","
                 << b.actMax << "] " << kOutTypeName[b.outType] << " -> got " << got << ", want "
                 << want;
-              firstMismatches.push_back(m.str());
+              firstMismatches.add(m.str());
             }
           }
         }
@@ -361,7 +360,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
       << " lanes, " << res.cycles << " cycles)";
   } else {
     s << res.mismatches << " mismatches";
-    for (const auto& m : firstMismatches) s << "; " << m;
+    firstMismatches.appendTo(s);
   }
   res.summary = s.str();
   if (opt.verbose) VL_PRINTF("requant: %s\n", res.summary.c_str());
