@@ -21,7 +21,8 @@ module nnc_window_seq
   input  logic             clk_i,
   input  logic             rst_ni,
 
-  // One GEMM's window, taken when start_i && idle_o.
+  // One GEMM's window, taken when start_i && idle_o (idle: no window, or the current one's
+  // last read taken in this cycle).
   input  logic             start_i,
   input  logic [AddrW-1:0] base_i,
   input  logic [CntW-1:0]  m_i,            // vectors per block, 1..Rows
@@ -54,7 +55,8 @@ module nnc_window_seq
   logic [11:0]      tap_stride_q;
 
   logic fire, block_done, last_block;
-  assign idle_o     = !active_q;
+  // Idle also in the cycle the last read is taken, so back-to-back windows read without a gap.
+  assign idle_o     = !active_q || (block_done && last_block);
   assign rd_valid_o = active_q;
   assign rd_addr_o  = addr_q;
   assign rd_first_o = lane_q == '0;

@@ -154,11 +154,13 @@ TestbenchResult run(const TestbenchOptions& opt) {
     size_t got = 0;
     const uint64_t limit = res.cycles + 8 + 4 * want.size();
     while (got < want.size() && res.cycles < limit) {
-      dut->start_i = heldStart;
-      if (heldStart) drive(dut, other);
       dut->rd_ready_i = !stalls || stall() % 3 != 0;
+      // A start with the last read is taken (back to back); before it, it must be ignored.
+      const bool hold = heldStart && !(got + 1 == want.size() && dut->rd_ready_i);
+      dut->start_i = hold;
+      if (hold) drive(dut, other);
       dut->eval();
-      ignoredStarts += heldStart && dut->rd_valid_o;
+      ignoredStarts += hold && dut->rd_valid_o;
       if (dut->rd_valid_o && dut->rd_ready_i) {
         const Request r{dut->rd_addr_o, static_cast<bool>(dut->rd_first_o),
                         static_cast<bool>(dut->rd_last_o), dut->rd_beats_o};
