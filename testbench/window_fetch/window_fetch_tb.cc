@@ -10,7 +10,8 @@
 //    stream at one per cycle after the first block's fill, across window boundaries;
 //  - random windows (int8 and int16; m, vec, taps, k, strides as in `window_seq`), the
 //    output stalled one cycle in three in half of them, random gaps between starts.
-// Every beat is checked in order, and the unit must end empty.
+// Every beat is checked in order, and the unit must end empty. `window_fetch_yosys` runs the
+// same on the unit as Yosys 0.23 elaborates it (with its sequencer and transposer).
 #include <cstdint>
 #include <deque>
 #include <random>
@@ -19,6 +20,9 @@
 #include <vector>
 
 #include "Vnnc_window_fetch.h"
+#ifdef NNC_HAVE_YOSYS_WINDOW_FETCH
+#include "Vnnc_window_fetch_yosys.h"
+#endif
 #include "firmware/isa_generated.h"
 #include "testbench/stream_flow.h"
 #include "testbench/testbench.h"
@@ -99,6 +103,8 @@ class Generator {
   std::mt19937_64 rng_;
 };
 
+// Dut: the Verilated RTL, or the same unit as Yosys reads it (window_fetch_yosys).
+template <typename Dut>
 class Harness {
  public:
   Harness(const TestbenchOptions& opt, const Inp& inp) : dut_(opt.wavesPath), inp_(inp) {
@@ -208,17 +214,18 @@ class Harness {
     dut_.dumpAndAdvance();
     ++cycles;
   }
-  VerilatedModel<Vnnc_window_fetch> dut_;
+  VerilatedModel<Dut> dut_;
   const Inp& inp_;
 };
 
+template <typename Dut>
 TestbenchResult run(const TestbenchOptions& opt) {
   TestbenchResult res;
   res.seed = opt.seed;
   const uint64_t windows = opt.iterations ? opt.iterations : 4000;
   Generator gen(opt.seed);
   const Inp inp(gen.rng());
-  Harness h(opt, inp);
+  Harness<Dut> h(opt, inp);
   std::ostringstream s;
   bool ok = true;
 
@@ -278,9 +285,19 @@ TestbenchRegistrar reg{TestbenchDef{
     "window_fetch",
     "window mode's A operand (sequencer, bank credit, transposer) vs A gathered from a model "
     "of INP, with stalls (iterations = random windows)",
-    &run,
+    &run<Vnnc_window_fetch>,
     600,
 }};
+
+#ifdef NNC_HAVE_YOSYS_WINDOW_FETCH
+TestbenchRegistrar regYosys{TestbenchDef{
+    "window_fetch_yosys",
+    "window fetch as Yosys reads it (its elaborated netlist, with the sequencer and transposer, "
+    "Verilated) vs A gathered from a model of INP (iterations = random windows)",
+    &run<Vnnc_window_fetch_yosys>,
+    600,
+}};
+#endif
 
 }  // namespace
 }  // namespace nncosim::testbench
