@@ -41,6 +41,16 @@ class VerilatedModel {
     if (trace_) trace_->dump(ctx_.time());
     ctx_.timeInc(1);
   }
+  // One clock cycle of a top with a clk_i input: the rising edge, then the falling edge,
+  // each evaluated and dumped.
+  void cycle() {
+    top_->clk_i = 1;
+    top_->eval();
+    dumpAndAdvance();
+    top_->clk_i = 0;
+    top_->eval();
+    dumpAndAdvance();
+  }
 
  private:
   VerilatedContext ctx_;

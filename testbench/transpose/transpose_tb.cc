@@ -197,12 +197,7 @@ class Harness {
 
  private:
   void tick() {
-    dut_->clk_i = 1;
-    dut_->eval();
-    dut_.dumpAndAdvance();
-    dut_->clk_i = 0;
-    dut_->eval();
-    dut_.dumpAndAdvance();
+    dut_.cycle();
     ++cycles;
   }
   VerilatedModel<Dut> dut_;

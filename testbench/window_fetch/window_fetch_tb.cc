@@ -27,19 +27,14 @@
 #include "testbench/stream_flow.h"
 #include "testbench/testbench.h"
 #include "testbench/verilated_model.h"
+#include "testbench/window.h"
 #include "testbench/wide_port.h"
 
 namespace nncosim::testbench {
 namespace {
 
 constexpr uint32_t kRows = firmware::kArrayRows;
-constexpr uint32_t kAddrMask = (1u << firmware::kBufAddrBits) - 1;
 constexpr uint32_t kInpBytes = firmware::kInpBufBytes;
-
-struct Window {
-  bool wide;
-  uint32_t base, m, vec, taps, k, laneStride, tapStride, tileStride;
-};
 
 class Inp {
  public:
@@ -59,11 +54,8 @@ std::vector<std::vector<uint16_t>> beatsOf(const Window& w, const Inp& inp) {
   for (uint32_t t = 0; t < w.k; ++t) {
     const uint32_t j = t / w.vec, c = t % w.vec;
     for (uint32_t i = 0; i < w.m; ++i) {
-      const uint64_t a =
-          (uint64_t{w.base} + uint64_t{i} * w.laneStride + uint64_t{j % w.taps} * w.tapStride +
-           uint64_t{j / w.taps} * w.tileStride) &
-          kAddrMask;
-      const uint64_t e = a + uint64_t{c} * eb;  // within one read: no wrap at the field width
+      const uint64_t e = uint64_t{windowVectorAddress(w, i, j)} +
+                         uint64_t{c} * eb;  // within one read: no wrap at the field width
       beats[t][i] = w.wide ? static_cast<uint16_t>(inp.at(e) | (inp.at(e + 1) << 8)) : inp.at(e);
     }
   }
@@ -84,16 +76,16 @@ class Generator {
   Window random() {
     Window w;
     w.wide = pick(2);
-    w.base = static_cast<uint32_t>(rng_()) & kAddrMask;
+    w.base = static_cast<uint32_t>(rng_()) & kWindowAddrMask;
     w.m = pick(2) ? kRows : 1 + static_cast<uint32_t>(pick(kRows));
     w.vec = pick(2) ? kRows : 1 + static_cast<uint32_t>(pick(kRows));
     w.taps = pick(2) ? 3 : 1 + static_cast<uint32_t>(pick(9));
     w.k = pick(2) ? w.vec * w.taps * (1 + static_cast<uint32_t>(pick(3)))
                   : 1 + static_cast<uint32_t>(pick(300));
     w.laneStride = pick(2) ? w.vec * (w.wide ? 2 : 1) * (1 + static_cast<uint32_t>(pick(2)))
-                           : static_cast<uint32_t>(rng_()) & kAddrMask;
+                           : static_cast<uint32_t>(rng_()) & kWindowAddrMask;
     w.tapStride = static_cast<uint32_t>(rng_()) & 0xfffu;
-    w.tileStride = static_cast<uint32_t>(rng_()) & kAddrMask;
+    w.tileStride = static_cast<uint32_t>(rng_()) & kWindowAddrMask;
     return w;
   }
   uint64_t pick(uint64_t n) { return rng_() % n; }
@@ -196,22 +188,10 @@ class Harness {
  private:
   void drive(const Window& w) {
     dut_->wide_i = w.wide;
-    dut_->base_i = w.base;
-    dut_->m_i = static_cast<uint8_t>(w.m);
-    dut_->vec_i = static_cast<uint8_t>(w.vec);
-    dut_->taps_i = static_cast<uint8_t>(w.taps);
-    dut_->k_i = static_cast<uint16_t>(w.k);
-    dut_->lane_stride_i = w.laneStride;
-    dut_->tap_stride_i = static_cast<uint16_t>(w.tapStride);
-    dut_->tile_stride_i = w.tileStride;
+    driveWindow(dut_, w);
   }
   void tick() {
-    dut_->clk_i = 1;
-    dut_->eval();
-    dut_.dumpAndAdvance();
-    dut_->clk_i = 0;
-    dut_->eval();
-    dut_.dumpAndAdvance();
+    dut_.cycle();
     ++cycles;
   }
   VerilatedModel<Dut> dut_;

@@ -19,16 +19,12 @@
 #include "testbench/stream_flow.h"
 #include "testbench/testbench.h"
 #include "testbench/verilated_model.h"
+#include "testbench/window.h"
 
 namespace nncosim::testbench {
 namespace {
 
 constexpr uint32_t kRows = firmware::kArrayRows;
-constexpr uint32_t kAddrMask = (1u << firmware::kBufAddrBits) - 1;
-
-struct Window {
-  uint32_t base, m, vec, taps, k, laneStride, tapStride, tileStride;
-};
 
 struct Request {
   uint32_t addr;
@@ -45,9 +41,7 @@ std::vector<Request> expected(const Window& w) {
   for (uint32_t j = 0; j < blocks; ++j) {
     const uint32_t beats = j + 1 == blocks ? w.k - j * w.vec : w.vec;
     for (uint32_t i = 0; i < w.m; ++i) {
-      const uint64_t a = uint64_t{w.base} + uint64_t{i} * w.laneStride +
-                         uint64_t{j % w.taps} * w.tapStride + uint64_t{j / w.taps} * w.tileStride;
-      out.push_back({static_cast<uint32_t>(a) & kAddrMask, i == 0, i + 1 == w.m, beats});
+      out.push_back({windowVectorAddress(w, i, j), i == 0, i + 1 == w.m, beats});
     }
   }
   return out;
@@ -65,7 +59,7 @@ class Generator {
   explicit Generator(uint64_t seed) : rng_(seed) {}
   Window window() {
     Window w;
-    w.base = static_cast<uint32_t>(rng_()) & kAddrMask;
+    w.base = static_cast<uint32_t>(rng_()) & kWindowAddrMask;
     w.m = pick(2) ? kRows : 1 + static_cast<uint32_t>(pick(kRows));
     w.vec = pick(2) ? kRows : 1 + static_cast<uint32_t>(pick(kRows));
     switch (pick(4)) {
@@ -82,9 +76,9 @@ class Generator {
                   : 1 + static_cast<uint32_t>(pick(600));
     if (w.k > 600) w.k = 1 + w.k % 600;
     w.laneStride = pick(2) ? w.vec * (1 + static_cast<uint32_t>(pick(2)))
-                           : static_cast<uint32_t>(rng_()) & kAddrMask;
+                           : static_cast<uint32_t>(rng_()) & kWindowAddrMask;
     w.tapStride = static_cast<uint32_t>(rng_()) & 0xfffu;
-    w.tileStride = static_cast<uint32_t>(rng_()) & kAddrMask;
+    w.tileStride = static_cast<uint32_t>(rng_()) & kWindowAddrMask;
     return w;
   }
   uint64_t pick(uint64_t n) { return rng_() % n; }
@@ -93,18 +87,6 @@ class Generator {
   std::mt19937_64 rng_;
 };
 
-template <typename Top>
-void drive(Top& dut, const Window& w) {
-  dut->base_i = w.base;
-  dut->m_i = static_cast<uint8_t>(w.m);
-  dut->vec_i = static_cast<uint8_t>(w.vec);
-  dut->taps_i = static_cast<uint8_t>(w.taps);
-  dut->k_i = static_cast<uint16_t>(w.k);
-  dut->lane_stride_i = w.laneStride;
-  dut->tap_stride_i = static_cast<uint16_t>(w.tapStride);
-  dut->tile_stride_i = w.tileStride;
-}
-
 TestbenchResult run(const TestbenchOptions& opt) {
   TestbenchResult res;
   res.seed = opt.seed;
@@ -112,12 +94,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
   VerilatedModel<Vnnc_window_seq> dut(opt.wavesPath);
   dut.context().fatalOnError(false);
   auto tick = [&]() {
-    dut->clk_i = 1;
-    dut->eval();
-    dut.dumpAndAdvance();
-    dut->clk_i = 0;
-    dut->eval();
-    dut.dumpAndAdvance();
+    dut.cycle();
     ++res.cycles;
   };
   dut->clk_i = 0;
@@ -139,7 +116,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
     const std::vector<Request> want = expected(w);
     for (const Request& r : want) wrapped += r.addr < w.base;
     // Start: one cycle with start_i high while idle.
-    drive(dut, w);
+    driveWindow(dut, w);
     dut->start_i = 1;
     dut->rd_ready_i = 0;
     dut->eval();
@@ -158,7 +135,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
       // A start with the last read is taken (back to back); before it, it must be ignored.
       const bool hold = heldStart && !(got + 1 == want.size() && dut->rd_ready_i);
       dut->start_i = hold;
-      if (hold) drive(dut, other);
+      if (hold) driveWindow(dut, other);
       dut->eval();
       ignoredStarts += hold && dut->rd_valid_o;
       if (dut->rd_valid_o && dut->rd_ready_i) {
@@ -202,7 +179,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
   if (!legalAssertion) {
     Window bad = gen.window();
     bad.m = 0;
-    drive(dut, bad);
+    driveWindow(dut, bad);
     dut->start_i = 1;
     dut->eval();
     tick();
