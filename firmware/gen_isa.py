@@ -124,6 +124,48 @@ class Field:
         return self.name.endswith("addr") or "stride" in self.name
 
 
+class Constraint:
+    """A rule between fields, checked after the field ranges. Kinds:
+    {"le": [a, b]}: a <= b; {"zero_unless": [a, g]}: a == 0 while bool g is clear;
+    {"eq_product": [a, [b, ...]]}: a == b * ...; "when": g (optional) gates le and
+    eq_product on bool g. The error names field a (its bit offset)."""
+
+    def __init__(self, d, by_name, where):
+        def field(n):
+            if n not in by_name:
+                raise SpecError(f"{where}: constraint names unknown field {n}")
+            return by_name[n]
+        kinds = [k for k in ("le", "zero_unless", "eq_product") if k in d]
+        if len(kinds) != 1:
+            raise SpecError(f"{where}: a constraint has exactly one of le, zero_unless, eq_product")
+        self.kind = kinds[0]
+        self.doc = d.get("doc", "")
+        self.when = field(d["when"]) if "when" in d else None
+        args = d[self.kind]
+        self.a = field(args[0])
+        if self.kind == "eq_product":
+            self.factors = [field(n) for n in args[1]]
+            if any(f.kind not in ("uint",) for f in [self.a] + self.factors):
+                raise SpecError(f"{where}: eq_product takes unsigned fields")
+            if sum(f.width for f in self.factors) > 40:
+                raise SpecError(f"{where}: eq_product's factors exceed the 40-bit check")
+        else:
+            self.b = field(args[1])
+        if self.kind == "zero_unless" and (self.b.kind != "bool" or self.when):
+            raise SpecError(f"{where}: zero_unless takes a bool gate and no when")
+        if self.when is not None and self.when.kind != "bool":
+            raise SpecError(f"{where}: when takes a bool field")
+
+    def text(self):
+        if self.kind == "le":
+            t = f"{self.a.name} <= {self.b.name}"
+        elif self.kind == "zero_unless":
+            return f"{self.a.name} = 0 unless {self.b.name}"
+        else:
+            t = f"{self.a.name} = {' * '.join(f.name for f in self.factors)}"
+        return t + (f" when {self.when.name}" if self.when else "")
+
+
 class Command:
     def __init__(self, d, spec):
         self.opcode = d["opcode"]
@@ -157,11 +199,8 @@ class Command:
                     b = e
                 else:
                     b += 1
-        self.constraints = []
         by_name = {f.name: f for f in self.all}
-        for c in d.get("constraints", []):
-            a, b = c["le"]
-            self.constraints.append((by_name[a], by_name[b], c.get("doc", "")))
+        self.constraints = [Constraint(c, by_name, self.opcode) for c in d.get("constraints", [])]
         self.cpp = pascal(self.opcode)
         if self.queue.startswith("$"):
             self.queue_field = by_name[self.queue[1:]]
@@ -690,11 +729,24 @@ def gen_cpp_source(s):
             for f in c.forbidden(s, c.queue):
                 w(f"      if ({cpp_extract(f)} != 0)")
                 w(f'        return bad(ErrCode::kBadField, {f.bit}, "{c.opcode}: {f.name} is not allowed in the {c.queue} queue");')
-        for a, b, _ in c.constraints:
-            va = cpp_signed(a, cpp_extract(a)) if a.kind == "sint" else f"static_cast<int64_t>({cpp_extract(a)})"
-            vb = cpp_signed(b, cpp_extract(b)) if b.kind == "sint" else f"static_cast<int64_t>({cpp_extract(b)})"
-            w(f"      if ({va} > {vb})")
-            w(f'        return bad(ErrCode::kBadField, {a.bit}, "{c.opcode}: field {a.name} = " + std::to_string({va}) + " must be <= {b.name} = " + std::to_string({vb}));')
+        def cpp_value(f):
+            return cpp_signed(f, cpp_extract(f)) if f.kind == "sint" else f"static_cast<int64_t>({cpp_extract(f)})"
+        for k in c.constraints:
+            a = k.a
+            va = cpp_value(a)
+            gate = f"{cpp_extract(k.when)} != 0 && " if k.when else ""
+            if k.kind == "le":
+                vb = cpp_value(k.b)
+                w(f"      if ({gate}{va} > {vb})")
+                w(f'        return bad(ErrCode::kBadField, {a.bit}, "{c.opcode}: field {a.name} = " + std::to_string({va}) + " must be <= {k.b.name} = " + std::to_string({vb}));')
+            elif k.kind == "zero_unless":
+                w(f"      if ({cpp_extract(k.b)} == 0 && {va} != 0)")
+                w(f'        return bad(ErrCode::kBadField, {a.bit}, "{c.opcode}: field {a.name} = " + std::to_string({va}) + " must be 0 without {k.b.name}");')
+            else:
+                prod = " * ".join(cpp_value(f) for f in k.factors)
+                names = " * ".join(f.name for f in k.factors)
+                w(f"      if ({gate}{va} != {prod})")
+                w(f'        return bad(ErrCode::kBadField, {a.bit}, "{c.opcode}: field {a.name} = " + std::to_string({va}) + " must equal {names} = " + std::to_string({prod}));')
         w("      return CheckResult{};")
         w("    }")
     w("    default:")
@@ -778,11 +830,26 @@ def gen_cpp_source(s):
     w("std::string disassemble(const Command& c) {")
     w("  std::ostringstream os;")
     w("  os << toString(c.opcode());")
-    w("  for (const FieldValue& f : fieldValues(c)) {")
+    w("  const std::vector<FieldValue> values = fieldValues(c);")
+    w("  auto valueOf = [&](const std::string& n) {")
+    w("    for (const FieldValue& f : values)")
+    w("      if (n == f.name) return f.value;")
+    w("    return int64_t{0};")
+    w("  };")
+    w("  for (const FieldValue& f : values) {")
     w('    const std::string name = f.name;')
     w('    if (name == "opcode") continue;')
     flag_names = " || ".join(f'name == "{f.name}"' for f in hdr[1:])
     w(f"    if (({flag_names}) && f.value == 0) continue;")
+    # Fields that must be zero while their gate is clear (zero_unless) say nothing then.
+    for c in s.commands:
+        gates = {}
+        for k in c.constraints:
+            if k.kind == "zero_unless":
+                gates.setdefault(k.b.name, []).append(k.a.name)
+        for gate, names in gates.items():
+            cond = " || ".join(f'name == "{n}"' for n in names)
+            w(f'    if (c.opcode() == Opcode::k{c.cpp} && ({cond}) && valueOf("{gate}") == 0) continue;')
     w('    os << " " << name << "=";')
     w("    bool done = false;")
     w("    const OpcodeInfo* info = findOpcode(c.opcode());")
@@ -1017,10 +1084,22 @@ def gen_sv_pkg(s):
         else:
             for f in c.forbidden(s, c.queue):
                 checks.append((sv_slice(f), f.bit))
-        for a, b, _ in c.constraints:
+        for k in c.constraints:
+            a = k.a
             va = f"$signed({sv_slice(a)})" if a.kind == "sint" else sv_slice(a)
-            vb = f"$signed({sv_slice(b)})" if b.kind == "sint" else sv_slice(b)
-            checks.append((f"{va} > {vb}", a.bit))
+            gate = f"{sv_slice(k.when)} && " if k.when else ""
+            if k.kind == "le":
+                vb = f"$signed({sv_slice(k.b)})" if k.b.kind == "sint" else sv_slice(k.b)
+                if a.width != k.b.width and "sint" not in (a.kind, k.b.kind):
+                    wd = max(a.width, k.b.width)  # lint: compare at one width
+                    va, vb = f"{wd}'({va})", f"{wd}'({vb})"
+                checks.append((f"{gate}{va} > {vb}", a.bit))
+            elif k.kind == "zero_unless":
+                checks.append((f"!{sv_slice(k.b)} && {va} != '0", a.bit))
+            else:
+                # 40-bit products: no factor list of the spec overflows them.
+                prod = " * ".join(f"40'({sv_slice(f)})" for f in k.factors)
+                checks.append((f"{gate}40'({va}) != {prod}", a.bit))
         first = True
         for cond, bit in checks:
             kw = "if" if first else "end else if"
@@ -1179,9 +1258,9 @@ def gen_doc_tables(s):
             else:
                 rng = f"{f.min}..{f.max}"
             w(f"| `{f.name}` | {f.word} | [{f.lsb + f.width - 1}:{f.lsb}] | {f.kind} | {rng} | {f.doc} |")
-        for a, b, d in c.constraints:
+        for k in c.constraints:
             w("")
-            w(f"Constraint: `{a.name} <= {b.name}` ({d}).")
+            w(f"Constraint: `{k.text()}` ({k.doc}).")
         w("")
     w("### Registers (AXI4-Lite, 32-bit)")
     w("")

@@ -4,7 +4,11 @@
 // GEMM: streams k beats from INP and WGT (one line each per cycle) into the MAC array (a WGT
 // line is C bytes with wgt8, int16 activations times 8-bit weights, else C * operand bytes); the
 // array's drained rows go to ACC through a two-stage read-add-write (accumulate) or a plain
-// write. ACC ports are C*8 bytes wide so a row moves in one access in both element sizes:
+// write. In window mode (ISA 1.5) the A beats come from nnc_window_fetch, which reads pixel
+// vectors through INP's read port and transposes them; each beat's WGT line is read when its
+// A beat is there. A window GEMM is accepted while the one ahead of it still streams, as soon
+// as the fetch has issued that one's reads, so back-to-back window GEMMs pay the transposer's
+// first fill once. ACC ports are C*8 bytes wide so a row moves in one access in both element sizes:
 //
 //   int32 row (acc64 = 0):  | lane 0 | lane 1 | ... | lane C-1 |  (unused, bytes off)  |
 //                             4 bytes each, C*4 bytes under the byte enables
@@ -139,15 +143,26 @@ module nnc_compute
   endfunction
 
   always_comb begin
-    logic [39:0] eb, wb, ob;
+    logic [39:0] eb, wb, ob, inp_end;
     c_oob     = 1'b0;
+    inp_end   = '0;
     c_oob_buf = nnc_isa_pkg::BufferInp;
     eb        = c_g.mode == nnc_isa_pkg::GemmModeInt16 ? 40'd2 : 40'd1;
     wb        = c_g.wgt8 ? 40'd1 : eb;  // the decode check rejected wgt8 with mode int8
     ob        = 40'd1 << c_r.out_width;
     unique case (c_op)
       nnc_isa_pkg::OpcodeGemm: begin
-        if (over(40'(c_g.inp_addr) + 40'(c_g.k) * 40'(Rows) * eb, InpBytes)) begin
+        // A window reads m pixel vectors per block; its furthest byte is the last lane's vector
+        // of the last inner tap of the last tile (the decode check guarantees m, taps,
+        // tiles >= 1 and k = vec * taps * tiles).
+        if (c_g.window) begin
+          inp_end = 40'(c_g.inp_addr) + 40'(8'(c_g.m - 8'd1)) * 40'(c_g.lane_stride) +
+                    40'(7'(c_g.taps - 7'd1)) * 40'(c_g.tap_stride) +
+                    40'(12'(c_g.tiles - 12'd1)) * 40'(c_g.tile_stride) + 40'(c_g.vec) * eb;
+        end else begin
+          inp_end = 40'(c_g.inp_addr) + 40'(c_g.k) * 40'(Rows) * eb;
+        end
+        if (over(inp_end, InpBytes)) begin
           c_oob = 1'b1;
           c_oob_buf = nnc_isa_pkg::BufferInp;
         end else if (over(40'(c_g.wgt_addr) + 40'(c_g.k) * 40'(Cols) * wb, WgtBytes)) begin
@@ -196,13 +211,38 @@ module nnc_compute
   logic [TPtrW-1:0] t_wr_q, t_st1_q, t_rd_q;  // push / first drain stage / pop
   logic [TPtrW:0]   t_cnt_q;
 
-  // Streaming state of the GEMM being read out of INP/WGT
-  logic              s_active_q;
-  logic [15:0]       s_left_q;
-  baddr_t            s_inp_q, s_wgt_q;
-  logic              s_wide_q, s_wgt_wide_q, s_asg_q, s_bsg_q;  // 16-bit activations / weights
-  logic signed [16:0] s_azp_q, s_bzp_q;
-  logic [15:0]       s_mn_q;
+  // A GEMM's operand stream: what its beats carry and where its next lines are.
+  typedef struct packed {
+    logic               win;       // A from the window fetch (else k-major from INP)
+    logic               wide;      // 16-bit activations
+    logic               wgt_wide;  // 16-bit weights (int16 mode without wgt8)
+    logic               asg;
+    logic               bsg;
+    logic signed [16:0] azp;
+    logic signed [16:0] bzp;
+    logic [15:0]        left;      // beats still to issue
+    baddr_t             inp;
+    baddr_t             wgt;
+    logic [15:0]        mn;
+  } stream_t;
+  // What a beat carries beside its lanes, kept from its read to its push (the stream may
+  // have moved on to the next GEMM by then).
+  typedef struct packed {
+    logic               win;
+    logic               wide;
+    logic               wgt_wide;
+    logic               asg;
+    logic               bsg;
+    logic signed [16:0] azp;
+    logic signed [16:0] bzp;
+  } beat_attr_t;
+
+  // The GEMM streaming now (s_q), and a window GEMM accepted behind it (nx_q, its fetch
+  // already reading).
+  logic              s_active_q, nx_valid_q;
+  stream_t           s_q, nx_q, c_stream;
+  beat_attr_t        p_q;           // the beat read last cycle
+  logic [Rows*16-1:0] p_act_q;      // its window lanes
 
   // Operand FIFO (buffer read data -> MAC array)
   // The lanes last (lowest bits), so they sit word-aligned in the simulator's storage.
@@ -222,10 +262,20 @@ module nnc_compute
   logic [OPtrW:0]   of_cnt_q;
   logic             g_pend_q;      // INP/WGT read issued last cycle
   logic             g_pend_last_q;
-  logic             g_issue, g_last, mac_in_fire;
+  logic             g_room, g_issue, g_last, g_head_done, mac_in_fire;
 
-  assign g_issue = s_active_q && (32'(of_cnt_q) + 32'(g_pend_q) < OpFifo);
-  assign g_last  = s_left_q == 16'd1;
+  // Window fetch
+  logic               f_start, f_idle, f_inp_re, f_valid, f_ready, f_empty;
+  baddr_t             f_inp_raddr;
+  logic [Rows*16-1:0] f_act;
+
+  // A beat issues when the FIFO has room for its data (and, in window mode, its A beat is
+  // there); its WGT line (and k-major INP line) is read in the same cycle.
+  assign g_room      = 32'(of_cnt_q) + 32'(g_pend_q) < OpFifo;
+  assign g_issue     = s_active_q && g_room && (!s_q.win || f_valid);
+  assign g_last      = s_q.left == 16'd1;
+  assign g_head_done = g_issue && g_last;
+  assign f_ready     = s_active_q && s_q.win && g_room;
 
   // MAC array
   logic                         mac_in_ready, mac_out_valid, mac_out_last, mac_idle;
@@ -259,17 +309,34 @@ module nnc_compute
 
   assign mac_in_fire = of_cnt_q != '0 && mac_in_ready;
 
-  // Unpacks one INP/WGT line into lanes (int8 lanes in bits 7:0).
-  function automatic logic [Rows*16-1:0] unpack_act(logic [Rows*16-1:0] line, logic wide);
-    for (int unsigned r = 0; r < Rows; r++) begin
-      unpack_act[16*r +: 16] = wide ? line[16*r +: 16] : {8'd0, line[8*r +: 8]};
-    end
-  endfunction
-  function automatic logic [Cols*16-1:0] unpack_wgt(logic [Cols*16-1:0] line, logic wide);
-    for (int unsigned c = 0; c < Cols; c++) begin
-      unpack_wgt[16*c +: 16] = wide ? line[16*c +: 16] : {8'd0, line[8*c +: 8]};
-    end
-  endfunction
+  // The window fetch (GEMM window mode): its reads use INP's port whenever it has any; a
+  // k-major GEMM is accepted only when nothing streams ahead of it, so the two never meet.
+  assign f_start = cmd_fire && c_is_gemm && !c_oob && c_g.window;
+  nnc_window_fetch #(
+    .Rows (Rows),
+    .AddrW(BAddrW)
+  ) u_window_fetch (
+    .clk_i,
+    .rst_ni,
+    .start_i       (f_start),
+    .wide_i        (c_g.mode == nnc_isa_pkg::GemmModeInt16),
+    .base_i        (c_g.inp_addr),
+    .m_i           ($clog2(Rows + 1)'(c_g.m)),
+    .vec_i         ($clog2(Rows + 1)'(c_g.vec)),
+    .taps_i        (c_g.taps),
+    .k_i           (c_g.k),
+    .lane_stride_i (c_g.lane_stride),
+    .tap_stride_i  (c_g.tap_stride),
+    .tile_stride_i (c_g.tile_stride),
+    .idle_o        (f_idle),
+    .inp_re_o      (f_inp_re),
+    .inp_raddr_o   (f_inp_raddr),
+    .inp_rdata_i,
+    .out_valid_o   (f_valid),
+    .out_ready_i   (f_ready),
+    .out_act_o     (f_act),
+    .empty_o       (f_empty)
+  );
 
   // Drain: stage 1 takes a row from the array (and reads ACC to accumulate), stage 2 writes.
   logic                  d1_valid_q, d1_last_q, d1_write_q, d1_accum_q, d1_acc64_q;
@@ -484,9 +551,11 @@ module nnc_compute
 
   assign all_idle    = t_cnt_q == '0 && !s_active_q && rq_state_q == RqIdle && !ds_active_q &&
                        !err_pend_q;
+  // A k-major GEMM waits until nothing streams; a window GEMM until the fetch has issued the
+  // reads of the (window) GEMM ahead of it, with the next-stream slot free.
   assign cmd_ready_o = (c_is_gemm && !c_oob)
-      ? (!s_active_q && 32'(t_cnt_q) < TileFifo && rq_state_q == RqIdle && !ds_active_q &&
-         !err_pend_q)
+      ? ((c_g.window ? f_idle && !nx_valid_q && (!s_active_q || s_q.win) : !s_active_q) &&
+         32'(t_cnt_q) < TileFifo && rq_state_q == RqIdle && !ds_active_q && !err_pend_q)
       : all_idle;
   assign ds_complete = ds_active_q && ds_finished_q && wr_out_q == '0;
 
@@ -522,10 +591,10 @@ module nnc_compute
   // Buffer ports
   // =========================================================================================
   always_comb begin
-    inp_re_o    = g_issue;
-    inp_raddr_o = s_inp_q;
+    inp_re_o    = (g_issue && !s_q.win) || f_inp_re;
+    inp_raddr_o = f_inp_re ? f_inp_raddr : s_q.inp;
     wgt_re_o    = g_issue;
-    wgt_raddr_o = s_wgt_q;
+    wgt_raddr_o = s_q.wgt;
     // ACC reads: the drain's accumulate reads, or the requant stream (never both).
     acc_re_o    = (mac_out_valid && st1_write && st1_tile.accumulate) || rq_issue;
     acc_raddr_o = rq_issue ? rq_q.acc_addr +
@@ -566,16 +635,10 @@ module nnc_compute
       t_rd_q         <= '0;
       t_cnt_q        <= '0;
       s_active_q     <= 1'b0;
-      s_left_q       <= '0;
-      s_inp_q        <= '0;
-      s_wgt_q        <= '0;
-      s_wide_q       <= 1'b0;
-      s_wgt_wide_q   <= 1'b0;
-      s_asg_q        <= 1'b0;
-      s_bsg_q        <= 1'b0;
-      s_azp_q        <= '0;
-      s_bzp_q        <= '0;
-      s_mn_q         <= '0;
+      nx_valid_q     <= 1'b0;
+      s_q            <= '0;
+      nx_q           <= '0;
+      p_q            <= '0;
       g_pend_q       <= 1'b0;
       g_pend_last_q  <= 1'b0;
       d1_valid_q     <= 1'b0;
@@ -615,20 +678,7 @@ module nnc_compute
           err_buf_q  <= c_oob_buf;
         end else begin
           unique case (c_op)
-            nnc_isa_pkg::OpcodeGemm: begin
-              s_active_q <= 1'b1;
-              s_left_q   <= c_g.k;
-              s_inp_q    <= c_g.inp_addr;
-              s_wgt_q    <= c_g.wgt_addr;
-              s_wide_q   <= c_g.mode == nnc_isa_pkg::GemmModeInt16;
-              s_wgt_wide_q <= c_g.mode == nnc_isa_pkg::GemmModeInt16 && !c_g.wgt8;
-              s_asg_q    <= c_g.a_signed;
-              s_bsg_q    <= c_g.b_signed;
-              s_azp_q    <= 17'(c_g.a_zp);
-              s_bzp_q    <= 17'(c_g.b_zp);
-              s_mn_q     <= 16'(c_g.m) * 16'(c_g.n);
-              t_wr_q     <= t_wr_q + 1'b1;
-            end
+            nnc_isa_pkg::OpcodeGemm: t_wr_q <= t_wr_q + 1'b1;
             nnc_isa_pkg::OpcodeRequantStore: begin
               rq_state_q   <= RqParam;
               rq_q         <= c_r;
@@ -650,10 +700,35 @@ module nnc_compute
 
       // --- GEMM streaming ---
       if (g_issue) begin
-        s_left_q <= s_left_q - 16'd1;
-        s_inp_q  <= s_inp_q + BAddrW'(s_wide_q ? 2 * Rows : Rows);
-        s_wgt_q  <= s_wgt_q + BAddrW'(s_wgt_wide_q ? 2 * Cols : Cols);
-        if (g_last) s_active_q <= 1'b0;
+        s_q.left <= s_q.left - 16'd1;
+        s_q.inp  <= s_q.inp + BAddrW'(s_q.wide ? 2 * Rows : Rows);
+        s_q.wgt  <= s_q.wgt + BAddrW'(s_q.wgt_wide ? 2 * Cols : Cols);
+        p_q.win      <= s_q.win;
+        p_q.wide     <= s_q.wide;
+        p_q.wgt_wide <= s_q.wgt_wide;
+        p_q.asg      <= s_q.asg;
+        p_q.bsg      <= s_q.bsg;
+        p_q.azp      <= s_q.azp;
+        p_q.bzp      <= s_q.bzp;
+      end
+      // The head's last beat: the GEMM behind it (if any) streams next.
+      if (g_head_done) begin
+        if (nx_valid_q) begin
+          s_q        <= nx_q;
+          nx_valid_q <= 1'b0;
+        end else begin
+          s_active_q <= 1'b0;
+        end
+      end
+      // An accepted GEMM streams at once when nothing else does (cmd_ready_o: nx is free).
+      if (cmd_fire && c_is_gemm && !c_oob) begin
+        if (!s_active_q || g_head_done) begin
+          s_q        <= c_stream;
+          s_active_q <= 1'b1;
+        end else begin
+          nx_q       <= c_stream;
+          nx_valid_q <= 1'b1;
+        end
       end
       g_pend_q      <= g_issue;
       g_pend_last_q <= g_issue && g_last;
@@ -726,6 +801,27 @@ module nnc_compute
     end
   end
 
+  // The accepted GEMM's stream.
+  always_comb begin
+    c_stream.win      = c_g.window;
+    c_stream.wide     = c_g.mode == nnc_isa_pkg::GemmModeInt16;
+    c_stream.wgt_wide = c_g.mode == nnc_isa_pkg::GemmModeInt16 && !c_g.wgt8;
+    c_stream.asg      = c_g.a_signed;
+    c_stream.bsg      = c_g.b_signed;
+    c_stream.azp      = 17'(c_g.a_zp);
+    c_stream.bzp      = 17'(c_g.b_zp);
+    c_stream.left     = c_g.k;
+    c_stream.inp      = c_g.inp_addr;
+    c_stream.wgt      = c_g.wgt_addr;
+    c_stream.mn       = 16'(c_g.m) * 16'(c_g.n);
+  end
+
+  // A window beat's lanes, taken from the fetch with its WGT read (no reset: guarded by
+  // p_q.win).
+  always_ff @(posedge clk_i) begin
+    if (g_issue && s_q.win) p_act_q <= f_act;
+  end
+
   // Tile storage without reset (guarded by the counters).
   tile_t c_tile;
   always_comb begin
@@ -740,16 +836,32 @@ module nnc_compute
   end
 
   // Operand FIFO: a beat enters the cycle after its INP/WGT read, leaves into the array.
+  logic [Rows*16-1:0] inp_lanes;
+  logic [Cols*16-1:0] wgt_lanes;
+  nnc_unpack_lanes #(
+    .Lanes(Rows)
+  ) u_unpack_inp (
+    .line_i  (inp_rdata_i),
+    .wide_i  (p_q.wide),
+    .lanes_o (inp_lanes)
+  );
+  nnc_unpack_lanes #(
+    .Lanes(Cols)
+  ) u_unpack_wgt (
+    .line_i  (wgt_rdata_i),
+    .wide_i  (p_q.wgt_wide),
+    .lanes_o (wgt_lanes)
+  );
   always_comb begin
-    of_in.act      = unpack_act(inp_rdata_i, s_wide_q);
-    of_in.wgt      = unpack_wgt(wgt_rdata_i, s_wgt_wide_q);
+    of_in.act      = p_q.win ? p_act_q : inp_lanes;
+    of_in.wgt      = wgt_lanes;
     of_in.last     = g_pend_last_q;
-    of_in.act_wide = s_wide_q;
-    of_in.wgt_wide = s_wgt_wide_q;
-    of_in.asg      = s_asg_q;
-    of_in.bsg      = s_bsg_q;
-    of_in.azp      = s_azp_q;
-    of_in.bzp      = s_bzp_q;
+    of_in.act_wide = p_q.wide;
+    of_in.wgt_wide = p_q.wgt_wide;
+    of_in.asg      = p_q.asg;
+    of_in.bsg      = p_q.bsg;
+    of_in.azp      = p_q.azp;
+    of_in.bzp      = p_q.bzp;
   end
   prim_fifo_sync #(
     .Width ($bits(of_in)),
@@ -786,16 +898,16 @@ module nnc_compute
   // =========================================================================================
   // Events
   // =========================================================================================
-  assign macs_o          = g_issue ? s_mn_q : 16'd0;
+  assign macs_o          = g_issue ? s_q.mn : 16'd0;
   assign densify_busy_o  = ds_busy;
   assign densify_stall_o = ds_busy && ((ds_wr_valid && !ds_wr_ready) || ds_rd_stall);
-  assign progress_o      = cmd_fire || g_issue || mac_in_fire || mac_out_valid || rq_issue ||
+  assign progress_o      = cmd_fire || g_issue || f_inp_re || mac_in_fire || mac_out_valid || rq_issue ||
                            rq_out_valid || (aux_req_valid_o && aux_req_ready_i) ||
                            aux_rrsp_valid_i || aux_brsp_valid_i || ds_busy;
 
   // Outputs that only matter in some configurations.
   logic unused_compute;
-  assign unused_compute = ^{ds_written, mac_idle};
+  assign unused_compute = ^{ds_written, mac_idle, f_empty};
   // Each command struct view is read only for its own fields (header, reserved bits unused).
   logic unused_cmd_views;
   assign unused_cmd_views = ^{c_g, c_d, rq_q};
@@ -812,6 +924,10 @@ module nnc_compute
         ("nnc_compute: stray requant row"))
       `PRIM_ASSERT_I(OneCompletion_A, !(tile_done && (rq_last_write || ds_complete)),
         ("nnc_compute: two completions"))
+      `PRIM_ASSERT_I(OneInpReader_A, !(f_inp_re && g_issue && !s_q.win),
+        ("nnc_compute: window fetch and k-major GEMM read INP in one cycle"))
+      `PRIM_ASSERT_I(NextIsWindow_A, !(nx_valid_q && !(s_active_q && s_q.win && nx_q.win)),
+        ("nnc_compute: a GEMM waits behind one that is not a window GEMM"))
     end
   end
 

@@ -104,11 +104,16 @@ module nnc_transpose
     end
   end
 
-  // Beat k of the bank being read: element k of each written lane, zero elsewhere.
+  // Beat k of the bank being read: element k of each written lane, zero elsewhere (and all
+  // zero while no bank is full: the lane multiplexers are then not evaluated, which keeps
+  // an idle transposer cheap to simulate).
   always_comb begin
-    for (int unsigned r = 0; r < Lanes; r++) begin
-      out_beat_o[r*ElemW +: ElemW] = written_q[rbank_q][r]
-          ? vec_q[rbase + EntryW'(r)][rbeat_q*ElemW +: ElemW] : '0;
+    out_beat_o = '0;
+    if (out_valid_o) begin
+      for (int unsigned r = 0; r < Lanes; r++) begin
+        out_beat_o[r*ElemW +: ElemW] = written_q[rbank_q][r]
+            ? vec_q[rbase + EntryW'(r)][rbeat_q*ElemW +: ElemW] : '0;
+      end
     end
   end
 

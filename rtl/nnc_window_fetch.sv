@@ -4,8 +4,8 @@
 // A(i, t) in lane i (docs/driver.md, "Plan: activations resident in device DRAM"):
 //   A(i, t) = INP[base + i*lane_stride + (j % taps)*tap_stride + (j / taps)*tile_stride
 //                 + c*eb],  j = t / vec, c = t % vec
-// int8 elements leave in bits 7:0 of their 16-bit lane (as nnc_compute's unpack_act does),
-// lanes i >= m as zero.
+// int8 elements leave in bits 7:0 of their 16-bit lane (nnc_unpack_lanes, as for nnc_compute's
+// k-major operands), lanes i >= m as zero.
 //
 // Bank credit: a block's first vector is read only when fewer than two blocks are in the
 // transposer, or when the older of two leaves with this cycle's beat (its bank is free by
@@ -13,7 +13,8 @@
 // window may start as soon as the previous one's reads are issued: its blocks queue behind
 // the previous one's beats, so back-to-back GEMMs pay the first block's fill once.
 //
-// Verified by `nncosim testbench window_fetch`; not in nnc_compute yet (no command uses it).
+// Verified on its own by `nncosim testbench window_fetch`; nnc_compute runs window-mode GEMMs
+// (ISA 1.5) through it.
 `include "prim_assert.svh"
 
 module nnc_window_fetch
@@ -117,11 +118,13 @@ module nnc_window_fetch
   // --- transposer ------------------------------------------------------------------------
   // A read's data, the cycle after it, as Rows 16-bit elements.
   logic [Rows*16-1:0] vec;
-  always_comb begin
-    for (int unsigned c = 0; c < Rows; c++) begin
-      vec[16*c +: 16] = pend_wide_q ? inp_rdata_i[16*c +: 16] : {8'd0, inp_rdata_i[8*c +: 8]};
-    end
-  end
+  nnc_unpack_lanes #(
+    .Lanes(Rows)
+  ) u_unpack (
+    .line_i  (inp_rdata_i),
+    .wide_i  (pend_wide_q),
+    .lanes_o (vec)
+  );
 
   nnc_transpose #(
     .Lanes(Rows),

@@ -402,7 +402,10 @@ class Machine {
   // Issue-time timing: whether queue q's unit accepts `c` at `now`, and the command's
   // completion time (advancing the unit's state).
   bool unitAccepts(int q, const QueueState& s, const Command& c, uint64_t now) const;
-  uint64_t issueTiming(int q, QueueState& s, const Command& c, uint64_t now);
+  uint64_t issueTiming(int q, QueueState& s, size_t index, uint64_t now);
+  // A window GEMM's beats (ISA 1.5): its blocks' vector reads and beats; the time its
+  // last beat issues.
+  uint64_t windowBeats(const firmware::Gemm& g, uint64_t now);
   // DENSIFY's duration from its descriptor (the metadata is a constant of the model).
   uint64_t densifyCycles(const firmware::Densify& d) const;
   // A DMA command's bursts (BurstWalk), for the memory system.
@@ -446,6 +449,13 @@ class Machine {
   BusSim bus_{config_, cost_};
   uint64_t lastBeat_ = 0;
   bool anyGemm_ = false;
+  // The window fetch: its next free read cycle, the last beats of the two newest blocks
+  // (a block's first read waits for the older one's bank), and when the last window's reads
+  // were all issued. nextIsWindow_[i]: the next compute command after command i is a
+  // window GEMM (which the unit accepts while command i still streams).
+  uint64_t fetchFree_ = 0, windowReadsDone_ = 0;
+  std::array<uint64_t, 2> blockEnd_{};
+  std::vector<bool> nextIsWindow_;
 };
 
 // The byte a DMA_LOAD fill (ISA 1.4) writes into its rows on chip; none for a plain load
@@ -481,7 +491,26 @@ bool Machine::unitAccepts(int q, const QueueState& s, const Command& c, uint64_t
   return s.inflight.empty();  // REQUANT_STORE, DENSIFY: after every earlier compute command
 }
 
-uint64_t Machine::issueTiming(int q, QueueState& s, const Command& c, uint64_t now) {
+uint64_t Machine::windowBeats(const firmware::Gemm& g, uint64_t now) {
+  uint64_t rd = std::max(now + cost_.windowRead, fetchFree_);
+  uint64_t prevBeat = anyGemm_ ? lastBeat_ : 0, lastRead = rd;
+  const uint64_t blocks = uint64_t{g.taps} * g.tiles;
+  for (uint64_t j = 0; j < blocks; ++j) {
+    rd = std::max(rd, blockEnd_[0]);  // the older open block's bank, free as it leaves
+    lastRead = rd + g.m - 1;
+    const uint64_t first =
+        std::max(lastRead + cost_.windowFill, anyGemm_ || j ? prevBeat + 1 : uint64_t{0});
+    prevBeat = first + g.vec - 1;
+    blockEnd_ = {blockEnd_[1], prevBeat};
+    rd = lastRead + 1;
+  }
+  fetchFree_ = rd;
+  windowReadsDone_ = lastRead;
+  return prevBeat;
+}
+
+uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) {
+  const Command& c = stream_[index];
   if (std::holds_alternative<firmware::Sync>(c.args)) return now;
   // DMA commands complete when the memory system says so (BusSim::doneAt).
   if (auto* d = std::get_if<firmware::DmaLoad>(&c.args)) {
@@ -498,11 +527,16 @@ uint64_t Machine::issueTiming(int q, QueueState& s, const Command& c, uint64_t n
     return BusSim::kNever;
   }
   if (auto* g = std::get_if<firmware::Gemm>(&c.args)) {
-    uint64_t last = now + cost_.gemmIssue + g->k - 1;
-    if (anyGemm_) last = std::max(last, lastBeat_ + cost_.gemmSpacing);
+    const uint64_t prevLast = lastBeat_;
+    uint64_t last = g->window ? windowBeats(*g, now) : now + cost_.gemmIssue + g->k - 1;
+    if (anyGemm_) last = std::max(last, prevLast + cost_.gemmSpacing);
     lastBeat_ = last;
     anyGemm_ = true;
-    s.readyAt = last + 1;
+    // A window GEMM behind a window GEMM is accepted once this one's reads are issued and
+    // the one ahead of it has streamed (the unit holds two streams); anything else once
+    // this one has streamed.
+    s.readyAt =
+        g->window && nextIsWindow_[index] ? std::max(windowReadsDone_, prevLast + 1) : last + 1;
     return last + cost_.gemmDrain;
   }
   uint64_t d = 1;
@@ -634,7 +668,13 @@ struct GemmFootprint {
 GemmFootprint gemmFootprint(const firmware::Gemm& g, uint32_t R, uint32_t C) {
   const uint32_t eb = g.mode == firmware::GemmMode::kInt16 ? 2 : 1;
   const uint32_t wb = g.wgt8 ? 1 : eb;  // decode rejected wgt8 with mode int8
-  return {uint64_t{g.inpAddr} + uint64_t{g.k} * R * eb,
+  // A window's furthest pixel vector: the last lane's, of the last inner tap of the last
+  // tile (decode guarantees m, taps, tiles >= 1 with window).
+  auto minus1 = [](uint32_t v) { return uint64_t{v ? v - 1 : 0}; };
+  const uint64_t windowHi = uint64_t{g.inpAddr} + minus1(g.m) * g.laneStride +
+                            minus1(g.taps) * g.tapStride + minus1(g.tiles) * g.tileStride +
+                            uint64_t{g.vec} * eb;
+  return {g.window ? windowHi : uint64_t{g.inpAddr} + uint64_t{g.k} * R * eb,
           uint64_t{g.wgtAddr} + uint64_t{g.k} * C * wb,
           uint64_t{g.accAddr} + uint64_t{g.m} * C * accElemBytes(g.acc64)};
 }
@@ -753,8 +793,15 @@ void Machine::gemm(const firmware::Gemm& g, std::vector<Access>& accesses) {
   int64_t sum[firmware::kArrayRows][firmware::kArrayCols] = {};
   for (uint32_t t = 0; t < g.k; ++t) {
     int64_t a[firmware::kArrayRows], b[firmware::kArrayCols];
-    for (uint32_t i = 0; i < g.m; ++i)
-      a[i] = readElem(inp + (size_t{t} * R + i) * eb, eb, g.aSigned) - int64_t{g.aZp};
+    // Element (i, t): k-major, or in window mode element c of pixel vector (i, j).
+    const uint32_t j = g.window ? t / g.vec : 0, c = g.window ? t % g.vec : 0;
+    const size_t windowOffset = size_t{j % std::max(g.taps, 1u)} * g.tapStride +
+                                size_t{j / std::max(g.taps, 1u)} * g.tileStride + size_t{c} * eb;
+    for (uint32_t i = 0; i < g.m; ++i) {
+      const size_t offset =
+          g.window ? size_t{i} * g.laneStride + windowOffset : (size_t{t} * R + i) * eb;
+      a[i] = readElem(inp + offset, eb, g.aSigned) - int64_t{g.aZp};
+    }
     for (uint32_t j = 0; j < g.n; ++j)
       b[j] = readElem(wgt + (size_t{t} * C + j) * wb, wb, g.bSigned) - int64_t{g.bZp};
     for (uint32_t i = 0; i < g.m; ++i)
@@ -1020,6 +1067,15 @@ InterpreterResult Machine::run() {
   uint64_t nextRequest = 0;
   uint64_t endAt = 0;  // a dispatched END's completion (jobs end there)
   bool endPending = false;
+  nextIsWindow_.assign(n, false);
+  for (size_t i = n, next = n; i-- > 0;) {
+    nextIsWindow_[i] = next < n;
+    const Command& c = stream_[i];
+    if (firmware::queueOf(c) == firmware::QueueOf::kCompute) {
+      const auto* g = std::get_if<firmware::Gemm>(&c.args);
+      next = g && g->window ? i : n;
+    }
+  }
   auto fail = [&](size_t command, const Fault& f) {
     result_.completed = false;
     result_.error = f.code;
@@ -1217,7 +1273,7 @@ InterpreterResult Machine::run() {
         InFlight f;
         f.command = s.pending.front();
         f.epoch = clocks_[q];
-        f.end = issueTiming(q, s, c, now);
+        f.end = issueTiming(q, s, s.pending.front(), now);
         s.pending.pop_front();
         s.inflight.push_back(f);
         bus_.advanceTo(now);  // a DMA command that moves nothing completes at once

@@ -85,6 +85,9 @@ class DramModel {
 //    accepted after the last beat, but its own last beat comes at least `gemmSpacing`
 //    (max(R, C)) cycles after the previous one's; results are in ACC (the command
 //    completes) `gemmDrain` cycles after the last beat; at most `gemmTiles` in flight.
+//    A window GEMM's beats come from the window fetch (`windowRead`, `windowFill`: per
+//    block of m vector reads, vec beats); a window GEMM behind one is accepted once the
+//    reads of the one ahead are issued and the one before that has streamed.
 //  - REQUANT_STORE and DENSIFY start only once every earlier compute command completed;
 //    REQUANT_STORE takes rows + `requantOverhead` cycles, and nothing overlaps it.
 //    DENSIFY's duration follows its descriptor (array lengths, positions per level, stored
@@ -109,7 +112,13 @@ struct CostModel {
   uint32_t gemmIssue = 1;       // GEMM accepted -> first beat
   // Min cycles between consecutive GEMMs' last beats: the MAC array's max(R, C).
   uint32_t gemmSpacing = std::max(firmware::kArrayRows, firmware::kArrayCols);
-  uint32_t gemmDrain = 35;        // last beat -> results in ACC
+  uint32_t gemmDrain = 35;  // last beat -> results in ACC
+  // Window GEMMs (ISA 1.5): the fetch reads a block's m pixel vectors one per cycle from
+  // `windowRead` after acceptance (or after the previous window's reads), a block's beats
+  // issue from `windowFill` after its last read, one per cycle, in order; a block's first
+  // read waits for the bank of the block two before it.
+  uint32_t windowRead = 1;
+  uint32_t windowFill = 2;
   uint32_t requantOverhead = 13;  // REQUANT_STORE: rows + this
   // DENSIFY (rtl/nnc_densify.sv; Machine::densifyCycles has the model):
   uint32_t densifyRefill = 4;       // a prefetched beat's round trip beyond dramLatency

@@ -82,6 +82,25 @@ firmware::Gemm gemm(uint32_t k, bool acc = false, uint32_t accAddr = 0, uint32_t
   return g;
 }
 
+// A window GEMM (ISA 1.5): m lanes of `vec`-element pixel vectors `laneStride` apart, taps
+// adjacent vectors (a filter row at dilation 1) over `tiles` channel tiles 4 KiB apart.
+firmware::Gemm windowGemm(uint32_t m, uint32_t vec, uint32_t taps, uint32_t tiles,
+                          uint32_t laneStride, uint32_t accAddr = 0) {
+  firmware::Gemm g;
+  g.m = m;
+  g.n = 16;
+  g.window = true;
+  g.vec = vec;
+  g.taps = taps;
+  g.tiles = tiles;
+  g.k = vec * taps * tiles;
+  g.laneStride = laneStride;
+  g.tapStride = vec;
+  g.tileStride = 4096;
+  g.accAddr = accAddr;
+  return g;
+}
+
 firmware::RequantStore requant(uint32_t rows, uint32_t accAddr = 0, uint32_t outAddr = 0) {
   firmware::RequantStore r;
   r.rows = rows;
@@ -246,6 +265,47 @@ std::vector<Case> cases() {
                        c.push_back(Command{{}, gemm(k, false, (i % 8) * 1024)});
                      return only(c);
                    }});
+  // Window GEMMs: full tiles, a short vector (input-bound), few lanes, stride-2 lanes, and
+  // back-to-back runs (the fetch reads the next window while the current one streams).
+  struct WindowShape {
+    uint32_t m, vec, taps, tiles, laneStride;
+  };
+  for (const WindowShape& w :
+       {WindowShape{16, 16, 1, 1, 16}, WindowShape{16, 16, 3, 1, 16}, WindowShape{16, 16, 3, 4, 16},
+        WindowShape{16, 16, 1, 16, 16}, WindowShape{16, 8, 3, 2, 8}, WindowShape{8, 16, 3, 2, 16},
+        WindowShape{16, 16, 3, 2, 32}, WindowShape{16, 4, 1, 8, 4}})
+    for (int n : {1, 8})
+      v.push_back(
+          {std::to_string(n) + " window GEMM m=" + std::to_string(w.m) +
+               " vec=" + std::to_string(w.vec) + " taps=" + std::to_string(w.taps) +
+               " tiles=" + std::to_string(w.tiles) + (w.laneStride > w.vec ? " stride 2" : ""),
+           [=](const Ctx&) {
+             std::vector<Command> c;
+             for (int i = 0; i < n; ++i)
+               c.push_back(Command{
+                   {}, windowGemm(w.m, w.vec, w.taps, w.tiles, w.laneStride, (i % 8) * 1024)});
+             return only(c);
+           }});
+  v.push_back({"window, k-major, window GEMM k=48 x4", [=](const Ctx&) {
+                 std::vector<Command> c;
+                 for (int i = 0; i < 4; ++i) {
+                   c.push_back(Command{{}, windowGemm(16, 16, 3, 1, 16, 0)});
+                   c.push_back(Command{{}, gemm(48, false, 1024)});
+                 }
+                 return only(c);
+               }});
+  v.push_back({"8x (3 window GEMM k=96 ; REQUANT rows=16)", [=](const Ctx&) {
+                 std::vector<Command> c;
+                 for (int i = 0; i < 8; ++i) {
+                   for (int r = 0; r < 3; ++r) {
+                     firmware::Gemm g = windowGemm(16, 16, 3, 2, 16, 0);
+                     g.accumulate = r > 0;
+                     c.push_back(Command{{}, g});
+                   }
+                   c.push_back(Command{{}, requant(16)});
+                 }
+                 return only(c);
+               }});
   for (uint32_t rows : {1u, 16u, 64u, 256u})
     v.push_back({"1 REQUANT rows=" + std::to_string(rows), [=](const Ctx&) {
                    return only({Command{{}, requant(rows)}});

@@ -32,6 +32,39 @@ int64_t randomIn(std::mt19937_64& rng, int64_t lo, int64_t hi) {
   }
 }
 
+// GEMM window mode's rules (ISA 1.5) hold for almost no independent draw: a window field
+// set (or `fixed`, a field a test pinned, is one) turns the window on, and then
+// k = vec * taps * tiles with each factor at least 1 (the factors other than `fixed`
+// shrunk to 1 when the product leaves k's range); without a window its fields are zero.
+void repairWindow(Command& c, const std::string& fixed = "") {
+  auto* g = std::get_if<Gemm>(&c.args);
+  if (g == nullptr) return;
+  const bool anySet =
+      g->vec || g->taps || g->tiles || g->laneStride || g->tapStride || g->tileStride;
+  const std::map<std::string, uint32_t> windowFields{{"vec", g->vec},
+                                                     {"taps", g->taps},
+                                                     {"tiles", g->tiles},
+                                                     {"lane_stride", g->laneStride},
+                                                     {"tap_stride", g->tapStride},
+                                                     {"tile_stride", g->tileStride}};
+  if (fixed == "window") {
+  } else if (auto it = windowFields.find(fixed); it != windowFields.end()) {
+    g->window = it->second != 0;  // a pinned zero is always valid without a window
+  } else if (fixed != "k") {
+    g->window = anySet && g->vec % 2;  // about half of the draws
+  }
+  if (!g->window) {
+    g->vec = g->taps = g->tiles = g->laneStride = g->tapStride = g->tileStride = 0;
+    return;
+  }
+  for (auto [name, v] : {std::pair{"vec", &g->vec}, {"taps", &g->taps}, {"tiles", &g->tiles}})
+    if (*v == 0 && fixed != name) *v = 1;
+  if (fixed == "k") return;
+  for (auto [name, v] : {std::pair{"tiles", &g->tiles}, {"taps", &g->taps}, {"vec", &g->vec}})
+    if (uint64_t{g->vec} * g->taps * g->tiles > 0xFFFF && fixed != name) *v = 1;
+  g->k = g->vec * g->taps * g->tiles;
+}
+
 // A random valid command of opcode `op` (fields drawn in range, retried until the
 // cross-field rules hold).
 Command randomCommand(std::mt19937_64& rng, const OpcodeInfo& info) {
@@ -47,6 +80,7 @@ Command randomCommand(std::mt19937_64& rng, const OpcodeInfo& info) {
       }
       EXPECT_TRUE(setField(c, f.name, v).ok());
     }
+    repairWindow(c);
     if (validate(c).ok()) return c;
   }
   ADD_FAILURE() << "could not draw a valid " << info.name;
@@ -103,6 +137,7 @@ TEST(Isa, EveryFieldAtItsLimits) {
         for (int attempt = 0; attempt < 200 && !tested; ++attempt) {
           Command c = randomCommand(rng, info);
           ASSERT_TRUE(setField(c, f.name, v).ok());
+          repairWindow(c, f.name);
           if (!validate(c).ok()) continue;
           tested = true;
           auto d = decode(encode(c));
@@ -208,7 +243,8 @@ TEST(Isa, DisassemblyIsReadable) {
   EXPECT_EQ(
       disassemble(c),
       "gemm pop_prev=1 mode=int8 a_signed=1 b_signed=0 accumulate=0 m=16 n=8 "
-      "inp_addr=0x00000100 wgt_addr=0x00000000 acc_addr=0x00000000 k=1024 acc64=0 wgt8=0 a_zp=-3 "
+      "inp_addr=0x00000100 wgt_addr=0x00000000 acc_addr=0x00000000 k=1024 acc64=0 wgt8=0 window=0 "
+      "a_zp=-3 "
       "b_zp=0");
   // m is limited to the array's rows (the build's, NNCOSIM_ARRAY_SIZE).
   const std::string over = std::to_string(firmware::kArrayRows + 1);
@@ -237,7 +273,7 @@ TEST(Isa, Acc64FieldPositions) {
   auto dg = decode(w);
   ASSERT_TRUE(dg.ok()) << dg.error();
   EXPECT_TRUE(std::get<Gemm>(dg->args).acc64);
-  w[4] |= 1u << 18;  // still reserved (bit 17 is 1.2's wgt8)
+  w[4] |= 1u << 24;  // 1.5's vec without window: a bad field (bit 17 is 1.2's wgt8)
   EXPECT_FALSE(decode(w).ok());
 
   RequantStore r;
@@ -274,7 +310,7 @@ TEST(Isa, Wgt8FieldPositionAndConstraint) {
   ASSERT_TRUE(dg.ok()) << dg.error();
   EXPECT_TRUE(std::get<Gemm>(dg->args).wgt8);
   EXPECT_NE(disassemble(*dg).find("wgt8=1"), std::string::npos) << disassemble(*dg);
-  w[4] |= 1u << 18;
+  w[4] |= 1u << 18;  // 1.5's window bit with no vector, tap or tile: a bad field
   EXPECT_FALSE(decode(w).ok());
 
   g.mode = GemmMode::kInt8;
@@ -284,6 +320,59 @@ TEST(Isa, Wgt8FieldPositionAndConstraint) {
   auto chk = check(encode(Command{Deps{}, g}));
   EXPECT_EQ(chk.code, ErrCode::kBadField);
   EXPECT_EQ(chk.bit, 4 * 32 + 17);
+}
+
+// ISA 1.5 added GEMM window mode in bits 1.4 reserved: with window = 0 every field of it is
+// zero, so each 1.4 encoding keeps its meaning; with it, k = vec * taps * tiles.
+TEST(Isa, WindowFieldPositionsAndConstraints) {
+  EXPECT_GE(kIsaVersionMinor, 5u);
+  Gemm g;
+  g.m = 16;
+  g.n = 16;
+  g.window = true;
+  g.vec = 16;
+  g.taps = 3;
+  g.tiles = 2;
+  g.k = 96;
+  g.laneStride = 0x40;
+  g.tapStride = 0x20;
+  g.tileStride = 0x12345;
+  CommandWords w = encode(Command{Deps{}, g});
+  EXPECT_EQ(w[4], 96u | 1u << 18 | 16u << 19 | 3u << 25);
+  EXPECT_EQ(w[6], 0x40u | 0x20u << 20);
+  EXPECT_EQ(w[7], 0x12345u | 2u << 20);
+  auto d = decode(w);
+  ASSERT_TRUE(d.ok()) << d.error();
+  EXPECT_EQ(std::get<Gemm>(d->args), g);
+  EXPECT_NE(disassemble(w).find("window=1 vec=16 taps=3"), std::string::npos) << disassemble(w);
+
+  auto expectBad = [](const Gemm& bad, const char* field, int bit) {
+    const CommandWords bw = encode(Command{Deps{}, bad});
+    const CheckResult r = check(bw);
+    EXPECT_EQ(r.code, ErrCode::kBadField) << field;
+    EXPECT_EQ(r.bit, bit) << field << ": " << r.message;
+    EXPECT_NE(r.message.find(field), std::string::npos) << r.message;
+    auto s = validate(Command{Deps{}, bad});
+    ASSERT_FALSE(s.ok()) << field;
+    EXPECT_NE(s.error().find(field), std::string::npos) << s.error();
+  };
+  Gemm bad = g;
+  bad.k = 95;  // not whole blocks
+  expectBad(bad, "k", 4 * 32);
+  bad = g;
+  bad.tiles = 0;
+  bad.k = 0x10;
+  expectBad(bad, "window", 4 * 32 + 18);
+  bad = Gemm{};
+  bad.tapStride = 1;  // a window field without window
+  expectBad(bad, "tap_stride", 6 * 32 + 20);
+  bad = Gemm{};
+  bad.vec = 1;
+  expectBad(bad, "vec", 4 * 32 + 19);
+  bad = g;
+  bad.vec = kArrayRows + 1;  // beyond the array's rows
+  bad.k = bad.vec * 6;
+  expectBad(bad, "vec", 4 * 32 + 19);
 }
 
 TEST(Isa, ForbiddenDependencyFlags) {
@@ -339,7 +428,7 @@ TEST(IsaRegisters, IdSpellsNnc1) {
 // ISA 1.3: the CONFIG registers report every hardware number the compiler and the ISA model
 // plan with, each in its own bits of a register past the counters.
 TEST(IsaRegisters, ConfigReportsTheHardwareContract) {
-  EXPECT_EQ(kIsaVersion, (1u << 16) | 4u);  // 1.4 (DMA_LOAD fill) keeps 1.3's registers
+  EXPECT_EQ(kIsaVersion, (1u << 16) | 5u);  // 1.4 (fill) and 1.5 (window) keep 1.3's registers
   std::map<uint32_t, uint32_t> used;        // offset -> mask bits taken
   std::set<std::string> reported;
   for (const reg::ConfigReport& c : reg::kConfigReports) {

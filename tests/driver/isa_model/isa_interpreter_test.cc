@@ -379,6 +379,81 @@ TEST(IsaInterpreter, FootprintsBeyondABufferAreDmaOob) {
   EXPECT_EQ(r.errInfo, static_cast<uint32_t>(Buffer::kAcc));
 }
 
+// ISA 1.5 window mode: a 3x3 convolution (stride 1, 32 input channels in two channel tiles
+// stored apart, one output row of 16 pixels) as three accumulating window GEMMs, one per
+// filter row, equals the convolution computed directly; the footprint check covers the
+// furthest vector exactly, and k must be vec * taps * tiles.
+TEST(IsaInterpreter, WindowGemmsAreTheConvolutionTheyDescribe) {
+  DramModel dram(kBase, 4096);
+  IsaInterpreter npu(array16(), dram);
+  std::mt19937 rng(5);
+  constexpr uint32_t W = 18, Ct = 16, tiles = 2, N = 16;           // input width, tile channels
+  constexpr uint32_t rowBytes = W * Ct, tileBytes = 3 * rowBytes;  // 3 input rows per tile
+  auto& inp = npu.buffer(Buffer::kInp);
+  auto& wgt = npu.buffer(Buffer::kWgt);
+  // INP: tile q, input row y, pixel x, channel c at q*tileBytes + y*rowBytes + x*Ct + c.
+  for (uint32_t i = 0; i < tiles * tileBytes; ++i) inp[i] = static_cast<uint8_t>(rng());
+  // WGT per filter row fy: k = (tile, tap, channel) rows of N weights.
+  const uint32_t k = Ct * 3 * tiles;
+  for (uint32_t i = 0; i < 3 * k * 16; ++i) wgt[i] = static_cast<uint8_t>(rng());
+  std::vector<Command> s;
+  for (uint32_t fy = 0; fy < 3; ++fy) {
+    firmware::Gemm g;
+    g.m = 16;
+    g.n = N;
+    g.aSigned = true;
+    g.bSigned = true;
+    g.aZp = 5;
+    g.accumulate = fy > 0;
+    g.window = true;
+    g.vec = Ct;
+    g.taps = 3;
+    g.tiles = tiles;
+    g.k = k;
+    g.inpAddr = fy * rowBytes;
+    g.laneStride = Ct;
+    g.tapStride = Ct;
+    g.tileStride = tileBytes;
+    g.wgtAddr = fy * k * 16;
+    s.push_back(cmd(g));
+  }
+  s.push_back(end());
+  InterpreterResult r = npu.run(s);
+  ASSERT_TRUE(r.clean()) << r.describe();
+  for (uint32_t ox = 0; ox < 16; ++ox)
+    for (uint32_t j = 0; j < N; ++j) {
+      int64_t acc = 0;
+      for (uint32_t fy = 0; fy < 3; ++fy)
+        for (uint32_t q = 0; q < tiles; ++q)
+          for (uint32_t fx = 0; fx < 3; ++fx)
+            for (uint32_t c = 0; c < Ct; ++c) {
+              const int64_t a =
+                  static_cast<int8_t>(inp[q * tileBytes + fy * rowBytes + (ox + fx) * Ct + c]);
+              const uint32_t t = (q * 3 + fx) * Ct + c;  // the weights' (tile, tap, channel)
+              acc += (a - 5) * static_cast<int8_t>(wgt[fy * k * 16 + t * 16 + j]);
+            }
+      const auto* p = &npu.buffer(Buffer::kAcc)[(ox * 16 + j) * 4];
+      const int32_t got =
+          static_cast<int32_t>(p[0] | p[1] << 8 | p[2] << 16 | static_cast<uint32_t>(p[3]) << 24);
+      ASSERT_EQ(got, static_cast<int32_t>(acc)) << "pixel " << ox << " channel " << j;
+    }
+  EXPECT_EQ(r.counters.macs, uint64_t{3} * 16 * N * k);
+
+  // The furthest byte: (m-1)*lane_stride + (taps-1)*tap_stride + (tiles-1)*tile_stride + vec.
+  firmware::Gemm g = std::get<firmware::Gemm>(s[0].args);
+  const uint32_t span = 15 * Ct + 2 * Ct + (tiles - 1) * tileBytes + Ct;
+  g.inpAddr = static_cast<uint32_t>(array16().inpBytes) - span;
+  EXPECT_TRUE(npu.run({cmd(g), end()}).clean());
+  ++g.inpAddr;
+  r = npu.run({cmd(g), end()});
+  EXPECT_EQ(r.error, firmware::ErrCode::kDmaOob);
+  EXPECT_EQ(r.errInfo, static_cast<uint32_t>(Buffer::kInp));
+  g.inpAddr = 0;
+  g.k = k - 1;
+  r = npu.run({cmd(g), end()});
+  EXPECT_EQ(r.error, firmware::ErrCode::kBadField);
+}
+
 // ISA 1.4: a fill writes its pattern into the rows, reads no DRAM (its DRAM fields are
 // ignored, even outside DRAM), costs a cycle per beat beyond a fixed overhead, and keeps
 // the footprint check.

@@ -1,0 +1,227 @@
+// The whole NPU (rtl/nnc_npu_top.sv) as a driver sees it, for the npu_top, npu_window and
+// bench_gemm testbenches: a Verilated top with a C++ AXI memory model, AXI4-Lite register
+// accesses, the command ring and the interrupt; and the small helpers their cases share
+// (memory accessors, command builders, the failure record and the summary).
+#pragma once
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "Vnnc_npu_top.h"
+#include "firmware/isa_generated.h"
+#include "firmware/job.h"
+#include "testbench/dma/axi_mem_model.h"
+#include "testbench/testbench.h"
+#include "testbench/verilated_model.h"
+
+namespace nncosim::testbench::npu {
+
+using namespace nncosim::firmware;
+
+constexpr unsigned kBus = kAxiDataBytes;
+constexpr uint32_t kR = kArrayRows, kC = kArrayCols;
+constexpr uint32_t log2Of(uint32_t v) { return v > 1 ? 1 + log2Of(v / 2) : 0; }
+constexpr uint32_t kRingBase = 0x1000;
+
+class Npu {
+ public:
+  Npu(const TestbenchOptions& opt, size_t dramBytes, uint64_t seed)
+      : top_(opt.wavesPath), mem_(dramBytes, kBus, seed) {
+    top_->rst_ni = 0;
+    top_->clk_i = 0;
+    top_->eval();
+    for (int i = 0; i < 3; ++i) step();
+    top_->rst_ni = 1;
+  }
+
+  AxiMemModel& mem() { return mem_; }
+  Vnnc_npu_top& top() { return *top_; }
+  uint64_t cycle() const { return cycle_; }
+
+  // One cycle. Nothing in the design uses the falling edge, so the inputs for the cycle are
+  // applied together with it and evaluated once.
+  void step() {
+    top_->clk_i = 0;
+    mem_.drive(*top_);
+    top_->s_axil_awvalid_i = awPending_;
+    top_->s_axil_awaddr_i = liteAddr_;
+    top_->s_axil_wvalid_i = wPending_;
+    top_->s_axil_wdata_i = liteData_;
+    top_->s_axil_wstrb_i = 0xF;
+    top_->s_axil_bready_i = 1;
+    top_->s_axil_arvalid_i = arPending_;
+    top_->s_axil_araddr_i = liteAddr_;
+    top_->s_axil_rready_i = 1;
+    top_->eval();
+    top_.dumpAndAdvance();
+    mem_.sample(*top_);
+    if (awPending_ && top_->s_axil_awready_o) awPending_ = false;
+    if (wPending_ && top_->s_axil_wready_o) wPending_ = false;
+    if (bWait_ && top_->s_axil_bvalid_o) {
+      bWait_ = false;
+      liteResp_ = top_->s_axil_bresp_o;
+    }
+    if (arPending_ && top_->s_axil_arready_o) arPending_ = false;
+    if (rWait_ && top_->s_axil_rvalid_o) {
+      rWait_ = false;
+      liteData_ = top_->s_axil_rdata_o;
+      liteResp_ = top_->s_axil_rresp_o;
+    }
+    top_->clk_i = 1;
+    top_->eval();
+    top_.dumpAndAdvance();
+    ++cycle_;
+  }
+
+  // AXI4-Lite register accesses (blocking).
+  void write(uint32_t addr, uint32_t value) {
+    liteAddr_ = addr;
+    liteData_ = value;
+    awPending_ = wPending_ = bWait_ = true;
+    while (bWait_) step();
+  }
+  uint32_t read(uint32_t addr) {
+    liteAddr_ = addr;
+    arPending_ = rWait_ = true;
+    while (rWait_) step();
+    return liteData_;
+  }
+  uint32_t lastResp() const { return liteResp_; }
+
+  void setupRing(uint32_t slots, uint32_t watchdog) {
+    slots_ = slots;
+    tail_ = 0;
+    write(reg::kRingBase, kRingBase);
+    write(reg::kRingSize, slots);
+    write(reg::kWatchdog, watchdog);
+    write(reg::kCtrl, reg::kCtrlIrqEn);
+  }
+  // Writes commands at the tail (the ring must have room), then TAIL and the doorbell.
+  hal::Status submit(const std::vector<Command>& cmds) {
+    auto enc = encodeStream(cmds);
+    NNC_TRY(enc);
+    return submitWords(*enc);
+  }
+  hal::Status submitWords(const std::vector<CommandWords>& words) {
+    const std::vector<uint8_t> bytes = toBytes(words);
+    for (size_t i = 0; i < words.size(); ++i) {
+      const uint64_t a = ringSlotAddress(kRingBase, tail_);
+      std::copy(bytes.begin() + static_cast<long>(i * kCommandBytes),
+                bytes.begin() + static_cast<long>((i + 1) * kCommandBytes),
+                mem_.mem().begin() + static_cast<long>(a));
+      tail_ = (tail_ + 1) % slots_;
+    }
+    write(reg::kRingTail, tail_);
+    write(reg::kDoorbell, 1);
+    return hal::Status::Ok();
+  }
+  uint32_t slotAddress(uint32_t slot) const {
+    return static_cast<uint32_t>(ringSlotAddress(kRingBase, slot));
+  }
+  uint32_t tail() const { return tail_; }
+  uint32_t slots() const { return slots_; }
+  // Steps until the interrupt line rises; false on timeout.
+  bool waitIrq(uint64_t maxCycles) {
+    const uint64_t end = cycle_ + maxCycles;
+    while (!top_->irq_o) {
+      if (cycle_ >= end) return false;
+      step();
+    }
+    return true;
+  }
+  void softReset() {
+    write(reg::kCtrl, reg::kCtrlSoftReset | reg::kCtrlIrqEn);
+    for (int i = 0; i < 1000 && !(read(reg::kStatus) & reg::kStatusIdle); ++i) step();
+    write(reg::kIrqStatus, reg::kIrqStatusDone | reg::kIrqStatusError);
+    tail_ = 0;
+    write(reg::kRingTail, 0);
+  }
+
+ private:
+  VerilatedModel<Vnnc_npu_top> top_;
+  AxiMemModel mem_;
+  uint64_t cycle_ = 0;
+  bool awPending_ = false, wPending_ = false, bWait_ = false, arPending_ = false, rWait_ = false;
+  uint32_t liteAddr_ = 0, liteData_ = 0, liteResp_ = 0;
+  uint32_t slots_ = 1, tail_ = 0;
+};
+
+struct Failures {
+  void fail(const std::string& s) {
+    ++count;
+    if (first.size() < 3) first.push_back(s);
+  }
+  uint64_t count = 0;
+  std::vector<std::string> first;
+};
+
+inline void put32(std::vector<uint8_t>& m, uint64_t a, uint32_t v) {
+  for (int b = 0; b < 4; ++b) m[a + b] = static_cast<uint8_t>(v >> (8 * b));
+}
+inline void putN(std::vector<uint8_t>& m, uint64_t a, int64_t v, int bytes) {
+  for (int b = 0; b < bytes; ++b)
+    m[a + b] = static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * b));
+}
+inline int64_t getN(const std::vector<uint8_t>& m, uint64_t a, int bytes, bool isSigned) {
+  uint64_t v = 0;
+  for (int b = 0; b < bytes; ++b) v |= uint64_t{m[a + b]} << (8 * b);
+  if (isSigned && bytes < 8) {
+    const uint64_t s = uint64_t{1} << (8 * bytes - 1);
+    return static_cast<int64_t>(v ^ s) - static_cast<int64_t>(s);
+  }
+  return static_cast<int64_t>(v);
+}
+
+inline DmaLoad load(Buffer buf, ElemWidth ew, uint32_t dram, uint32_t s1, uint32_t s2,
+                    uint32_t baddr, uint32_t bs1, uint32_t bs2, uint32_t c0, uint32_t c1,
+                    uint32_t c2) {
+  DmaLoad l;
+  l.bufId = buf;
+  l.elemWidth = ew;
+  l.dramAddr = dram;
+  l.dramStride1 = s1;
+  l.dramStride2 = s2;
+  l.bufAddr = baddr;
+  l.bufStride1 = bs1;
+  l.bufStride2 = bs2;
+  l.count0 = c0;
+  l.count1 = c1;
+  l.count2 = c2;
+  return l;
+}
+inline Command cmd(CommandArgs a, bool popPrev = false, bool popNext = false, bool pushPrev = false,
+                   bool pushNext = false) {
+  Command c{Deps{}, a};
+  c.deps.popPrev = popPrev;
+  c.deps.popNext = popNext;
+  c.deps.pushPrev = pushPrev;
+  c.deps.pushNext = pushNext;
+  return c;
+}
+
+inline std::string errText(Npu& npu) {
+  std::ostringstream os;
+  os << "STATUS=0x" << std::hex << npu.read(reg::kStatus) << " ERR_CODE=" << std::dec
+     << npu.read(reg::kErrCode) << " ERR_ADDR=0x" << std::hex << npu.read(reg::kErrAddr)
+     << " ERR_INFO=0x" << npu.read(reg::kErrInfo);
+  return os.str();
+}
+
+inline TestbenchResult finish(TestbenchResult res, const Failures& f,
+                              const std::string& okSummary) {
+  res.mismatches = f.count;
+  res.passed = f.count == 0;
+  if (res.passed) {
+    res.summary = okSummary;
+  } else {
+    std::ostringstream os;
+    os << f.first.front();
+    for (size_t i = 1; i < f.first.size(); ++i) os << "; " << f.first[i];
+    res.summary = os.str();
+  }
+  return res;
+}
+
+}  // namespace nncosim::testbench::npu
