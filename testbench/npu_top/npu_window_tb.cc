@@ -138,6 +138,15 @@ ChainGemm randomWindow(std::mt19937_64& rng, uint32_t M, uint32_t N, bool atEnd)
   g.vec = static_cast<uint32_t>(rng() % 2 ? kR : rnd(1, kR));
   g.taps = static_cast<uint32_t>(rnd(1, rng() % 4 ? 3 : 9));
   g.tiles = static_cast<uint32_t>(rnd(1, rng() % 4 ? 2 : 6));
+  // B (k x C weights of up to 2 bytes) within the WGT image, whatever the array size.
+  while (uint64_t{g.vec} * g.taps * g.tiles * kC * 2 > kWgtImageBytes) {
+    if (g.tiles > 1)
+      --g.tiles;
+    else if (g.taps > 1)
+      --g.taps;
+    else
+      g.vec = (g.vec + 1) / 2;
+  }
   g.k = g.vec * g.taps * g.tiles;
   const uint32_t vb = g.vec * eb;  // a pixel vector's bytes
   for (;;) {
