@@ -47,6 +47,7 @@ constexpr std::pair<const char*, driver::ConvMapping> kMappings[] = {
     {"dma-im2col", driver::ConvMapping::kDmaIm2col},
     {"shifted-windows", driver::ConvMapping::kShiftedWindows},
     {"output-blocks", driver::ConvMapping::kOutputBlocks},
+    {"window", driver::ConvMapping::kWindow},
 };
 
 }  // namespace

@@ -40,10 +40,14 @@ struct StepBuffer {
 };
 
 // A model operand (main subgraph index) bound to a device buffer through a layout.
+// `resident` (set by compileModel): an input the NPU step that produced it left in device
+// DRAM in this very layout, at the same place (the runtime writes nothing); an output
+// that stays there for NPU consumers only (the runtime reads nothing back).
 struct Binding {
   uint32_t operand = 0;
   size_t buffer = 0;
   TensorLayout layout;
+  bool resident = false;
 };
 
 // What the plan looks like, for run reports (docs/driver.md explains the fields).

@@ -604,6 +604,221 @@ hal::Result<CompiledStep> lowerHostIm2col(const hal::Model& model, uint32_t inde
 }
 
 // ---------------------------------------------------------------------------------------
+// Windows: A formed on the NPU from pixel vectors (ISA 1.5 GEMM window mode).
+
+// What the window mapping reads as its input: the channel tiles its producer stored
+// (channelTilesOut of a layer whose output is this input), so an NPU producer's buffer
+// serves as it is.
+TensorLayout windowInputLayout(const ConvSetup& s) {
+  const ops::conv::ConvGeometry& g = s.g;
+  TensorLayout l;
+  l.kind = TensorLayout::Kind::kChannelTiles;
+  l.matrices = 1;
+  l.lanes = g.batches * g.inH * g.inW;
+  l.channels = g.inC;
+  l.laneTile = s.C;
+  l.sourceNchw = g.nchw;
+  l.batches = g.batches;
+  l.height = g.inH;
+  l.width = g.inW;
+  l.elementBytes = s.eb();
+  return l;
+}
+
+// A pointwise layer (1x1, stride 1, no padding): its lanes may run across output rows.
+bool isPointwise(const ConvSetup& s) {
+  return s.fh == 1 && s.fw == 1 && s.sh == 1 && s.sw == 1 && s.g.padTop == 0 && s.g.padLeft == 0 &&
+         s.g.outH == s.g.inH && s.g.outW == s.g.inW;
+}
+
+// Whether the window mapping applies: a row tile's input span (R lanes) fits the engine's
+// piece of depth * R elements, the taps fit GEMM's window fields, a 16-bit input's zero
+// point is 0 (fills write bytes), and one input channel tile's taps fit an INP slot.
+bool windowApplies(const ConvSetup& s, const NpuConfig& npu) {
+  if (s.transposed) return false;
+  const uint32_t R = s.R, C = s.C, eb = s.eb();
+  const uint32_t spanR = isPointwise(s) ? R : (R - 1) * s.sw + (s.fw - 1) * s.dw + 1;
+  const uint64_t inTiles = (s.g.inC + C - 1) / C;
+  const uint64_t unitBytes = uint64_t{s.fh} * s.fw * C * R * eb;
+  return spanR <= s.fw * R && uint64_t{s.dw} * C * eb <= 4095 && s.fw <= 127 &&
+         inTiles * s.fh <= 4095 && !(s.wide && s.inputFill != 0) &&
+         unitBytes <= ((npu.inpBytes / 2) & ~63u);
+}
+
+hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, const OpView& v,
+                                      const LoweringOptions& options, const ConvSetup& s) {
+  const ops::conv::ConvGeometry& g = s.g;
+  const uint32_t R = s.R, C = s.C, eb = s.eb();
+  if (!windowApplies(s, options.npu)) return hal::fail("window: does not apply");
+  const bool pointwise = isPointwise(s);
+  // Input channel tiles per output channel tile (its group's channels, tile-aligned).
+  const uint32_t inTiles = (g.inC + C - 1) / C;
+  std::vector<uint32_t> uLo(s.Q), uHi(s.Q), tileGroup(s.Q), tileDepth(s.Q), groupU;
+  const uint32_t kUnit = s.fh * s.fw * C;
+  for (uint32_t q = 0; q < s.Q; ++q) {
+    uLo[q] = s.tileIcLo[q] / C;
+    uHi[q] = (s.tileIcLo[q] + s.tileIcCount[q] + C - 1) / C;
+    tileDepth[q] = (uHi[q] - uLo[q]) * kUnit;
+    const bool same = q > 0 && uLo[q] == uLo[q - 1] && uHi[q] == uHi[q - 1];
+    if (!same) groupU.push_back(uLo[q]);
+    tileGroup[q] = static_cast<uint32_t>(groupU.size() - 1);
+  }
+  if (uint64_t{inTiles} * s.fh > 4095) return hal::fail("window: more than 4095 outer taps");
+  // Weights per channel tile: rows (u, fy, fx, c), columns the tile's output channels; the
+  // filter zero point wherever a column does not read that input channel.
+  std::vector<uint64_t> wOffset(s.Q + 1, 0);
+  for (uint32_t q = 0; q < s.Q; ++q) wOffset[q + 1] = wOffset[q] + uint64_t{tileDepth[q]} * C;
+  std::vector<uint8_t> weights(wOffset[s.Q], s.filterFill);
+  for (uint32_t q = 0; q < s.Q; ++q)
+    for (uint32_t u = uLo[q]; u < uHi[q]; ++u)
+      for (uint32_t fy = 0; fy < s.fh; ++fy)
+        for (uint32_t fx = 0; fx < s.fw; ++fx)
+          for (uint32_t c = 0; c < C; ++c) {
+            const uint32_t ic = u * C + c;
+            const uint64_t t = ((uint64_t{u - uLo[q]} * s.fh + fy) * s.fw + fx) * C + c;
+            for (uint32_t j = 0; j < C; ++j) {
+              const uint32_t oc = q * C + j;
+              if (oc >= g.outC || ic >= g.inC) break;
+              const uint32_t first = s.cg.firstInput(oc);
+              if (ic < first || ic >= first + s.cg.gi) continue;
+              weights[wOffset[q] + t * C + j] = filterAt(s, oc, fy, fx, ic);
+            }
+          }
+
+  const TensorLayout in = windowInputLayout(s), outLayout = channelTilesOut(s);
+  StepBuilder sb(model, index);
+  NNC_ASSIGN_OR_RETURN(auto inBuf, sb.bindInput(v.inOperand(0), in, "input (channel tiles)"));
+  const size_t wBuf = sb.addConstant("weights", std::move(weights));
+  const size_t pBuf =
+      sb.addConstant("requant parameters", prmImage(g.outC, C, s.bias.data(), s.mult, s.shift));
+  const size_t oBuf = sb.bindOutput(v.outOperand(0), outLayout,
+                                    outLayout.deviceBytes(s.pixels() * g.outC * eb), "output");
+  NNC_TRY(sb.layout());
+  const uint64_t inBase = sb.address(inBuf), outBase = sb.address(oBuf);
+  const uint64_t inPixels = uint64_t{g.batches} * g.inH * g.inW, vb = uint64_t{C} * eb;
+  const uint64_t tileBytes = inPixels * vb;  // one input channel tile in DRAM
+  const uint32_t perRow = (g.outW + R - 1) / R;
+  const uint64_t totalRows = s.pixels();
+
+  // Row tile p: its first output pixel (raster order) and its lanes.
+  auto firstPixel = [=](uint32_t p) -> uint64_t {
+    return pointwise ? uint64_t{p} * R : uint64_t{p / perRow} * g.outW + uint64_t{p % perRow} * R;
+  };
+  GemmProblem prob;
+  prob.weightImage = sb.address(wBuf);
+  prob.rowTiles = static_cast<uint32_t>(pointwise ? (totalRows + R - 1) / R
+                                                  : uint64_t{g.batches} * g.outH * perRow);
+  prob.rowsOf = [=](uint32_t p) {
+    return static_cast<uint32_t>(pointwise ? std::min<uint64_t>(R, totalRows - uint64_t{p} * R)
+                                           : std::min(R, g.outW - (p % perRow) * R));
+  };
+  auto rowsOf = prob.rowsOf;
+  // The span (pixel vectors) of row tile p's input along its row, and its INP row pitch.
+  auto spanOf = [=](uint32_t p) {
+    return pointwise ? R : (rowsOf(p) - 1) * s.sw + (s.fw - 1) * s.dw + 1;
+  };
+  const std::vector<uint32_t> groupFirstU = groupU;
+  prob.loadA = [=](const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>& out) {
+    for (const APiece& a : pieces) {
+      const uint32_t u0 = groupFirstU[a.g] + a.k0 / kUnit, nu = (a.k1 - a.k0) / kUnit;
+      const uint32_t m = rowsOf(a.p);
+      auto dma = [&](bool fill, uint64_t dram, uint32_t buf, uint64_t rowBytes, uint32_t rows,
+                     uint64_t dramStride1, uint32_t bufStride1, uint32_t bufStride2) {
+        firmware::DmaLoad d;
+        d.bufId = firmware::Buffer::kInp;
+        d.elemWidth = firmware::ElemWidth::kW8;
+        d.fill = fill;
+        d.fillValue = fill ? s.inputFill : 0;
+        d.dramAddr = fill ? 0 : static_cast<uint32_t>(dram);
+        d.bufAddr = buf;
+        d.count0 = static_cast<uint32_t>(rowBytes);
+        d.count1 = rows;
+        d.dramStride1 = fill ? 0 : static_cast<uint32_t>(dramStride1);
+        d.bufStride1 = bufStride1;
+        d.count2 = nu;
+        d.dramStride2 = fill ? 0 : static_cast<uint32_t>(tileBytes);
+        d.bufStride2 = bufStride2;
+        out.push_back(d);
+      };
+      if (pointwise) {
+        // Tile u's m vectors are adjacent in DRAM; in INP tiles are R vectors apart.
+        dma(false, inBase + u0 * tileBytes + uint64_t{a.p} * R * vb, a.inpAddr, m * vb, 1, 0, 0,
+            static_cast<uint32_t>(R * vb));
+        continue;
+      }
+      const uint32_t row = a.p / perRow, b = row / g.outH, oy = row % g.outH;
+      const int64_t ix0 = int64_t{a.p % perRow} * R * s.sw - g.padLeft;
+      const uint32_t span = spanOf(a.p), pitch = static_cast<uint32_t>(span * vb);
+      const int64_t xa = std::max<int64_t>(0, ix0),
+                    xb = std::min<int64_t>(g.inW, ix0 + int64_t{span});
+      // Filter rows inside the image: a contiguous range [fa, fb).
+      uint32_t fa = s.fh, fb = s.fh;
+      for (uint32_t fy = 0; fy < s.fh; ++fy) {
+        const int64_t iy = int64_t{oy} * s.sh + int64_t{fy} * s.dh - g.padTop;
+        if (iy >= 0 && iy < g.inH) {
+          if (fa == s.fh) fa = fy;
+          fb = fy + 1;
+        }
+      }
+      const uint32_t tilePitch = s.fh * pitch;
+      if (fa == s.fh || xa >= xb) {  // the whole window in the padding
+        dma(true, 0, a.inpAddr, pitch, s.fh, 0, pitch, tilePitch);
+        continue;
+      }
+      const int64_t iyA = int64_t{oy} * s.sh + int64_t{fa} * s.dh - g.padTop;
+      dma(false, inBase + u0 * tileBytes + ((uint64_t{b} * g.inH + iyA) * g.inW + xa) * vb,
+          a.inpAddr + fa * pitch + static_cast<uint32_t>((xa - ix0) * vb),
+          static_cast<uint64_t>(xb - xa) * vb, fb - fa, uint64_t{s.dh} * g.inW * vb, pitch,
+          tilePitch);
+      if (xa > ix0)
+        dma(true, 0, a.inpAddr + fa * pitch, static_cast<uint64_t>(xa - ix0) * vb, fb - fa, 0,
+            pitch, tilePitch);
+      if (ix0 + span > xb)
+        dma(true, 0, a.inpAddr + fa * pitch + static_cast<uint32_t>((xb - ix0) * vb),
+            static_cast<uint64_t>(ix0 + span - xb) * vb, fb - fa, 0, pitch, tilePitch);
+      if (fa > 0) dma(true, 0, a.inpAddr, pitch, fa, 0, pitch, tilePitch);
+      if (fb < s.fh) dma(true, 0, a.inpAddr + fb * pitch, pitch, s.fh - fb, 0, pitch, tilePitch);
+    }
+  };
+  prob.gemms = [=](uint32_t p, uint32_t, uint32_t k0, uint32_t k1, uint32_t inpAddr,
+                   uint32_t wgtAddr, const firmware::Gemm& proto,
+                   std::vector<firmware::Gemm>& out) {
+    firmware::Gemm gm = proto;
+    gm.inpAddr = inpAddr;
+    gm.wgtAddr = wgtAddr;
+    gm.k = k1 - k0;
+    gm.window = true;
+    gm.vec = C;
+    gm.taps = s.fw;
+    gm.tiles = (k1 - k0) / (s.fw * C);
+    gm.laneStride = static_cast<uint32_t>((pointwise ? 1 : s.sw) * vb);
+    gm.tapStride = s.fw > 1 ? static_cast<uint32_t>(s.dw * vb) : 0;
+    gm.tileStride = static_cast<uint32_t>((pointwise ? R : spanOf(p)) * vb);
+    out.push_back(gm);
+  };
+  prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows,
+                      uint32_t outAddr, std::vector<firmware::DmaStore>& out) {
+    storeChannelTiles(outBase, totalRows, firstPixel(p0), rows, q0, q1, C, outAddr, out, eb);
+  };
+  GemmSpec spec = baseSpec(s);
+  spec.tileDepth = tileDepth;
+  spec.tileGroup = tileGroup;
+  spec.kUnit = kUnit;
+  spec.prmImage = sb.address(pBuf);
+  spec.problems.push_back(std::move(prob));
+  std::string mapping = std::string(
+                            "window GEMM (ISA 1.5, A formed on the NPU from channel "
+                            "tiles") +
+                        (pointwise ? ", pointwise)" : ", a row tile per output row)") +
+                        mappingSuffix(s);
+  if (s.kind == ConvKind::kDepthwise)
+    mapping += ", block-diagonal depthwise tiles (" + std::to_string(std::min(C, g.outC)) +
+               " channels per GEMM)";
+  if (s.wide) mapping += ", 16x8 (int16 x int8, acc64)";
+  return finish(model, sb, spec, options, mapping);
+}
+
+// ---------------------------------------------------------------------------------------
 // Output blocks (depthwise: one input channel per group).
 
 struct BlockShape {
@@ -833,6 +1048,9 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
     consider(M::kDmaIm2col,
              [&](const LoweringOptions& o) { return lowerGathered(model, index, v, o, s, false); });
   }
+  if (windowApplies(s, options.npu))
+    consider(M::kWindow,
+             [&](const LoweringOptions& o) { return lowerWindow(model, index, v, o, s); });
   if (!s.wide && shiftedPlan(s, options).applies)
     consider(M::kShiftedWindows,
              [&](const LoweringOptions& o) { return lowerGathered(model, index, v, o, s, true); });

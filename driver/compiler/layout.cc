@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <sstream>
+#include <tuple>
 
 namespace nncosim::driver {
 
@@ -33,6 +34,18 @@ uint64_t TensorLayout::deviceBytes(uint64_t operandBytes) const {
       return uint64_t{channels} * batches * blocksPerImage() * laneTile * elementBytes;
   }
   return operandBytes;
+}
+
+bool TensorLayout::operator==(const TensorLayout& o) const {
+  auto fields = [](const TensorLayout& l) {
+    return std::tie(l.kind, l.batches, l.height, l.width, l.channels, l.sourceNchw, l.padTop,
+                    l.padLeft, l.paddedHeight, l.paddedWidth, l.phases, l.phaseWidth, l.fill,
+                    l.matrices, l.lanes, l.depth, l.laneTile, l.lanesMajor, l.strideH, l.strideW,
+                    l.dilationH, l.dilationW, l.filterH, l.filterW, l.outHeight, l.outWidth,
+                    l.groups, l.upsampleH, l.upsampleW, l.blockH, l.blockW, l.windowH, l.windowW,
+                    l.elementBytes);
+  };
+  return fields(*this) == fields(o);
 }
 
 std::string TensorLayout::describe() const {
@@ -199,7 +212,31 @@ hal::Result<std::vector<uint8_t>> packTensor(const TensorLayout& l,
         }
       return dst;
     }
-    case TensorLayout::Kind::kChannelTiles:
+    case TensorLayout::Kind::kChannelTiles: {
+      // The inverse of unpackTensor's: channel c of row r of matrix m to [m][c / L][r][c % L].
+      const uint64_t L = l.laneTile, rows = l.lanes, tiles = (l.channels + L - 1) / L;
+      const uint64_t eb = l.elementBytes;
+      const uint64_t n = uint64_t{l.matrices} * rows * l.channels * eb;
+      if (src.size() != n) return hal::fail("channel tiles: ", src.size(), " bytes, expected ", n);
+      if (l.sourceNchw && uint64_t{l.batches} * l.height * l.width != rows * l.matrices)
+        return hal::fail("channel tiles: NCHW dimensions disagree with the rows");
+      std::vector<uint8_t> dst(l.deviceBytes(n), 0);
+      for (uint64_t m = 0; m < l.matrices; ++m)
+        for (uint64_t c = 0; c < l.channels; ++c) {
+          uint8_t* to = dst.data() + (((m * tiles + c / L) * rows) * L + c % L) * eb;
+          for (uint64_t r = 0; r < rows; ++r) {
+            uint64_t from;
+            if (l.sourceNchw) {
+              const uint64_t hw = uint64_t{l.height} * l.width, px = m * rows + r;
+              from = ((px / hw) * l.channels + c) * hw + px % hw;
+            } else {
+              from = (m * rows + r) * l.channels + c;
+            }
+            std::memcpy(to + r * L * eb, &src[from * eb], eb);
+          }
+        }
+      return dst;
+    }
     case TensorLayout::Kind::kBlockOutput:
       return hal::fail(l.describe(), " is an output layout");
     case TensorLayout::Kind::kMatrixImage: {

@@ -47,10 +47,14 @@
 //   ceil(outH / blockH) x ceil(outW / blockW) blocks of blockH x blockW output pixels), each
 //   tile windowH x windowW rows of laneTile bytes: row (v, u), lane i = the input at
 //   (by*blockH*sh + v - padTop, bx*blockW*sw + u - padLeft) of block i = (by, bx).
-// kChannelTiles (output): per matrix, per tile of laneTile channels, rows x laneTile bytes
+// kChannelTiles: per matrix, per tile of laneTile channels, rows x laneTile bytes
 //   (row r, channel c at [c / L][r][c % L]); the operand is [matrix][row][channel], or
 //   NCHW [batches][channels][height][width] with rows = batches*height*width when
-//   sourceNchw. A step stores each channel tile's rows as one contiguous run.
+//   sourceNchw. A step stores each channel tile's rows as one contiguous run. As an input
+//   it is the window mapping's (conv_lowering.cc): pixel vectors of a channel tile, the
+//   channels past the last (in its last tile) zero when the host packs them, whatever a
+//   producer's REQUANT_STORE left when it stays on the device (their weights are the
+//   filter zero point, so they add exactly 0).
 // kBlockOutput (output): per output channel and batch, per block (raster order) its
 //   laneTile positions (dy, dx) of blockH x blockW output pixels: the ACC order of the
 //   output-blocks mapping; operand NHWC (or NCHW when sourceNchw).
@@ -124,6 +128,10 @@ struct TensorLayout {
   // Bytes of the device buffer.
   uint64_t deviceBytes(uint64_t operandBytes) const;
   std::string describe() const;
+  // The same device bytes for the same operand: every field equal. A consumer whose input
+  // layout equals its producer's output layout reads the producer's buffer as it is.
+  bool operator==(const TensorLayout& o) const;
+  bool operator!=(const TensorLayout& o) const { return !(*this == o); }
 };
 
 // Operand bytes -> device bytes (size deviceBytes()).

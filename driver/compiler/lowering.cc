@@ -176,20 +176,26 @@ hal::Result<CompiledStep> lowerOperation(const hal::Model& model, uint32_t opera
     return hal::fail(internal::operationName(model, operationIndex), ": ", step.error());
   step->report.operation = internal::operationName(model, operationIndex);
   step->report.preference = options.preference;
-  step->report.hostBytes = hostTraffic(model, *step);
+  step->report.hostBytes = hostTraffic(model, *step, options.deviceLayouts);
   step->report.hostNanos = options.host.passNanos(step->report.hostBytes);
   return step;
 }
 
-HostBytes hostTraffic(const hal::Model& model, const CompiledStep& step) {
+HostBytes hostTraffic(const hal::Model& model, const CompiledStep& step,
+                      const DeviceLayouts* onDevice) {
   HostBytes h;
   for (const Binding& b : step.inputs) {
+    if (b.resident) continue;
+    if (onDevice)
+      if (auto it = onDevice->find(b.operand); it != onDevice->end() && it->second == b.layout)
+        continue;
     const uint64_t operandBytes = ops::Shape::of(model.main.operands.at(b.operand)).bytes();
     (b.layout.kind == TensorLayout::Kind::kRaw ? h.copiedIn : h.packed) +=
         b.layout.deviceBytes(operandBytes);
     h.sourceBytes += operandBytes;
   }
   for (const Binding& b : step.outputs) {
+    if (b.resident) continue;
     const uint64_t deviceBytes = step.buffers.at(b.buffer).bytes;
     if (b.layout.kind == TensorLayout::Kind::kRaw) {
       h.copiedOut += deviceBytes;
@@ -206,13 +212,13 @@ double estimatedEnergyPj(const hal::Model& model, const CompiledStep& step,
                          const LoweringOptions& options) {
   EnergyEvents e = streamEvents(step.commands);
   e.cycles = step.report.estimatedCycles;
-  e.hostDramBytes = hostTraffic(model, step).dramBytes();
+  e.hostDramBytes = hostTraffic(model, step, options.deviceLayouts).dramBytes();
   return options.energy.energy(e).total();
 }
 
 double hostCycles(const hal::Model& model, const CompiledStep& step,
                   const LoweringOptions& options) {
-  const double hostNanos = options.host.passNanos(hostTraffic(model, step));
+  const double hostNanos = options.host.passNanos(hostTraffic(model, step, options.deviceLayouts));
   return hostNanos * options.deviceClockMHz / 1000.0;
 }
 

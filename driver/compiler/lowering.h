@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <vector>
 
 #include "driver/compiler/compiled_step.h"
@@ -36,7 +37,18 @@
 namespace nncosim::driver {
 
 // How convolutions map onto the array (conv_lowering.cc); kAuto keeps the fastest.
-enum class ConvMapping { kAuto, kHostIm2col, kDmaIm2col, kShiftedWindows, kOutputBlocks };
+enum class ConvMapping {
+  kAuto,
+  kHostIm2col,
+  kDmaIm2col,
+  kShiftedWindows,
+  kOutputBlocks,
+  kWindow  // ISA 1.5 window GEMMs over channel tiles
+};
+
+// Operands that earlier NPU steps leave in device DRAM, with their layouts (compileModel):
+// an input bound through the same layout costs the host nothing.
+using DeviceLayouts = std::map<uint32_t, TensorLayout>;
 
 struct LoweringOptions {
   NpuConfig npu;
@@ -61,11 +73,15 @@ struct LoweringOptions {
   // (endToEndCycles) so far. A candidate whose device cycles plus host cycles pass it
   // cannot win, so its estimates stop there (cycleLimitFor, emitGemmFor's cycleLimit).
   double costLimit = std::numeric_limits<double>::infinity();
+  // Set by compileModel: what earlier NPU steps leave on the device (null: nothing).
+  const DeviceLayouts* deviceLayouts = nullptr;
 };
 
 // The host's bytes around one step (its bindings' packing, copies and unpacking, and a
-// hybrid step's results), as the runtime will move them.
-HostBytes hostTraffic(const hal::Model& model, const CompiledStep& step);
+// hybrid step's results), as the runtime will move them: nothing for resident bindings,
+// nor for an input that `onDevice` holds in the binding's layout.
+HostBytes hostTraffic(const hal::Model& model, const CompiledStep& step,
+                      const DeviceLayouts* onDevice = nullptr);
 // The step's host passes at the device clock (its bindings only: known before its commands).
 double hostCycles(const hal::Model& model, const CompiledStep& step,
                   const LoweringOptions& options);

@@ -1,6 +1,7 @@
 #include "driver/compiler/model_plan.h"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "hal/profile.h"
@@ -59,6 +60,57 @@ std::string ModelPlan::describe() const {
   return os.str();
 }
 
+namespace {
+
+// Marks the bindings through which tensors stay in device DRAM between NPU steps: an NPU
+// step's input whose producer is an NPU step with an output binding of the same layout
+// (the consumer reads the producer's buffer), and a producer's output whose every reader is
+// such a consumer and which is no model output (the host never reads it back). Returns the
+// consumer buffers and the producer buffers they are, as (operation, buffer) pairs, and
+// brings the steps' host books up to date.
+std::map<std::pair<size_t, size_t>, std::pair<size_t, size_t>> markResident(const hal::Model& model,
+                                                                            ModelPlan& plan) {
+  std::map<uint32_t, std::pair<size_t, size_t>> producer;  // operand -> (op, output binding)
+  for (size_t k = 0; k < plan.operations.size(); ++k) {
+    const PlannedOperation& o = plan.operations[k];
+    if (o.placement.target != Target::kNpu || o.step.epilogue) continue;
+    for (size_t i = 0; i < o.step.outputs.size(); ++i) producer[o.step.outputs[i].operand] = {k, i};
+  }
+  std::map<std::pair<size_t, size_t>, std::pair<size_t, size_t>> aliases;
+  std::map<uint32_t, uint32_t> residentReads;  // operand -> resident input bindings
+  for (size_t k = 0; k < plan.operations.size(); ++k) {
+    PlannedOperation& o = plan.operations[k];
+    if (o.placement.target != Target::kNpu) continue;
+    for (Binding& b : o.step.inputs) {
+      auto it = producer.find(b.operand);
+      if (it == producer.end() || it->second.first >= k) continue;
+      const Binding& out = plan.operations[it->second.first].step.outputs[it->second.second];
+      if (out.layout != b.layout) continue;
+      b.resident = true;
+      aliases[{k, b.buffer}] = {it->second.first, out.buffer};
+      ++residentReads[b.operand];
+    }
+  }
+  // Every read of the operand: main-subgraph operation inputs and model outputs.
+  std::map<uint32_t, uint32_t> reads;
+  for (const hal::Operation& op : model.main.operations)
+    for (uint32_t in : op.inputs) ++reads[in];
+  for (uint32_t out : model.main.outputIndexes) reads[out] += 1000;  // the host reads it
+  for (const auto& [operand, at] : producer) {
+    const auto r = residentReads.find(operand);
+    if (r == residentReads.end() || r->second != reads[operand]) continue;
+    plan.operations[at.first].step.outputs[at.second].resident = true;
+  }
+  for (PlannedOperation& o : plan.operations) {
+    if (o.placement.target != Target::kNpu) continue;
+    o.step.report.hostBytes = hostTraffic(model, o.step);
+    o.step.report.hostNanos = plan.options.host.passNanos(o.step.report.hostBytes);
+  }
+  return aliases;
+}
+
+}  // namespace
+
 hal::Result<ModelPlan> compileModel(const hal::Model& model, const LoweringOptions& options) {
   hal::profile::Scope timed("compile");
   ModelPlan plan;
@@ -68,15 +120,21 @@ hal::Result<ModelPlan> compileModel(const hal::Model& model, const LoweringOptio
   std::vector<DramRequest> requests;
   std::vector<std::pair<size_t, size_t>> owner;  // (operation, buffer) per request
   uint32_t npuIndex = 0;
+  // What the NPU steps lowered so far leave in device DRAM: a later step that binds such an
+  // operand through the same layout reads it there (its mapping is chosen knowing that).
+  DeviceLayouts onDevice;
   for (const OperationPlacement& placement : part.operations) {
     PlannedOperation po;
     po.placement = placement;
     if (placement.target == Target::kNpu) {
       LoweringOptions lo = options;
       lo.tag = placement.operation + 1;
+      lo.deviceLayouts = &onDevice;
       auto step = lowerOperation(model, placement.operation, shapes, lo);
       if (step.ok()) {
         po.step = std::move(*step);
+        if (!po.step.epilogue)
+          for (const Binding& b : po.step.outputs) onDevice[b.operand] = b.layout;
       } else {
         po.placement.target = Target::kCpu;
         po.placement.engine = ops::Placement::kReferenceOnly;
@@ -85,18 +143,40 @@ hal::Result<ModelPlan> compileModel(const hal::Model& model, const LoweringOptio
     }
     plan.operations.push_back(std::move(po));
   }
+  const std::map<std::pair<size_t, size_t>, std::pair<size_t, size_t>> aliases =
+      markResident(model, plan);
   // Lifetimes: constants for the whole plan, the rest for their step only.
   uint32_t steps = 0;
   for (const PlannedOperation& o : plan.operations) steps += o.placement.target == Target::kNpu;
+  // A resident output lives until its last consumer, whose input buffer is the same bytes.
+  std::map<std::pair<size_t, size_t>, std::pair<uint32_t, uint64_t>> extent;  // last, bytes
+  {
+    std::vector<uint32_t> npuIndexOf(plan.operations.size(), 0);
+    uint32_t i = 0;
+    for (size_t k = 0; k < plan.operations.size(); ++k)
+      if (plan.operations[k].placement.target == Target::kNpu) npuIndexOf[k] = i++;
+    for (const auto& [consumer, producer] : aliases) {
+      auto& e = extent[producer];
+      e.first = std::max(e.first, npuIndexOf[consumer.first]);
+      e.second =
+          std::max({e.second, plan.operations[consumer.first].step.buffers[consumer.second].bytes,
+                    plan.operations[producer.first].step.buffers[producer.second].bytes});
+    }
+  }
   for (size_t k = 0; k < plan.operations.size(); ++k) {
     PlannedOperation& o = plan.operations[k];
     if (o.placement.target != Target::kNpu) continue;
     o.arenaOffset.assign(o.step.buffers.size(), 0);
     for (size_t b = 0; b < o.step.buffers.size(); ++b) {
+      if (aliases.count({k, b})) continue;  // placed with its producer's buffer
       const StepBuffer& sb = o.step.buffers[b];
       DramRequest r;
       r.bytes = sb.bytes;
-      if (sb.role == BufferRole::kConstant) {
+      if (auto it = extent.find({k, b}); it != extent.end()) {
+        r.bytes = it->second.second;
+        r.first = npuIndex;
+        r.last = it->second.first;
+      } else if (sb.role == BufferRole::kConstant) {
         r.first = 0;
         r.last = steps ? steps - 1 : 0;
         plan.constantBytes +=
@@ -113,6 +193,9 @@ hal::Result<ModelPlan> compileModel(const hal::Model& model, const LoweringOptio
   const DramPlan dp = planDram(requests);
   for (size_t i = 0; i < owner.size(); ++i)
     plan.operations[owner[i].first].arenaOffset[owner[i].second] = dp.offsets[i];
+  for (const auto& [consumer, producer] : aliases)
+    plan.operations[consumer.first].arenaOffset[consumer.second] =
+        plan.operations[producer.first].arenaOffset[producer.second];
   plan.arenaBytes = dp.arenaBytes;
   plan.requestedBytes = dp.requestedBytes;
   return plan;

@@ -5,7 +5,10 @@
 // Device memory: every step's constants (weights, parameters, descriptors) live for the
 // whole plan; inputs, outputs and scratch of a step live only while it runs (the host
 // reads outputs back and writes the next step's inputs in that step's layout), so those
-// regions are shared between steps. planDram() places all of them in one arena.
+// regions are shared between steps. A tensor that an NPU step writes in the very layout
+// a later NPU step reads (Binding::resident) is one buffer that lives from its producer
+// to its last consumer: the host neither reads it back nor writes it again. planDram()
+// places all of them in one arena.
 #pragma once
 
 #include <cstdint>

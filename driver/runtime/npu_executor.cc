@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "driver/compiler/model_stats.h"
@@ -125,6 +127,33 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
             .count());
   };
+  auto placementOf = [&](const PlannedOperation& po) {
+    std::vector<uint64_t> placement;
+    for (uint64_t off : po.arenaOffset) placement.push_back(arena_ + off);
+    return placement;
+  };
+  // Operands an NPU step left in device DRAM only (resident outputs, not read back): the
+  // step and output binding that hold each.
+  std::map<uint32_t, std::pair<size_t, size_t>> deviceOnly;
+  // A host reader needs one after all: read it back, on the reader's books.
+  auto materialize = [&](uint32_t o, HostWork& host) -> hal::Status {
+    auto it = deviceOnly.find(o);
+    if (it == deviceOnly.end()) return hal::Status::Ok();
+    const PlannedOperation& producer = plan_.operations.at(it->second.first);
+    const Binding& b = producer.step.outputs.at(it->second.second);
+    const auto t0 = std::chrono::steady_clock::now();
+    NNC_ASSIGN_OR_RETURN(auto value, readOutput(device_, producer.step, placementOf(producer), b));
+    ops::RuntimeOperand& r = operands[o];
+    if (value.size() != r.storage.size())
+      return hal::fail("operand ", o, ": ", value.size(), " bytes on the device, expected ",
+                       r.storage.size());
+    std::copy(value.begin(), value.end(), r.storage.begin());
+    host.bytes.unpacked += value.size();
+    host.bytes.sourceBytes += producer.step.buffers.at(b.buffer).bytes;
+    host.passNanos += nanosSince(t0);
+    deviceOnly.erase(it);
+    return hal::Status::Ok();
+  };
   for (size_t k = 0; k < g.operations.size(); ++k) {
     const hal::Operation& op = g.operations[k];
     const ops::OperationDef* def = ops::operationTable().find(op.type);
@@ -132,7 +161,17 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
                               std::string(hal::toString(op.type)) +
                               (op.origin.empty() ? "" : ", " + op.origin) + ")";
     if (!def) return hal::fail(where, ": not implemented");
+    const PlannedOperation& po = plan_.operations.at(k);
+    // Inputs this operation's NPU step reads where their producer left them.
+    std::set<uint32_t> residentIn;
+    if (po.placement.target == Target::kNpu)
+      for (const Binding& b : po.step.inputs)
+        if (b.resident) residentIn.insert(b.operand);
+    HostWork readBack;  // device-only inputs a host reader needs
     for (size_t j = 0; j < op.inputs.size(); ++j) {
+      if (!residentIn.count(op.inputs[j]))
+        if (hal::Status st = materialize(op.inputs[j], readBack); !st.ok())
+          return hal::fail(where, ": input ", j, ": ", st.error());
       const ops::RuntimeOperand& r = operands[op.inputs[j]];
       if (!r.omitted && !r.hasValue()) return hal::fail(where, ": input ", j, " has no value");
     }
@@ -143,8 +182,8 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
     if (hal::Status st = ops::checkOmittedInputs(ctx, operands, op); !st.ok())
       return hal::fail(where, ": ", st.error());
 
-    const PlannedOperation& po = plan_.operations.at(k);
     ExecutionReport::Step s;
+    s.host += readBack;
     s.operation = static_cast<uint32_t>(k);
     s.type = op.type;
     s.macs = ops::macCount(model_, g, op);
@@ -160,18 +199,27 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
         if (operands[o].shape.dimensions != compiled[o].dimensions) onNpu = false;
       if (!onNpu) s.note = "shapes differ from the compiled plan";
     }
+    if (!onNpu)
+      for (uint32_t o : residentIn)
+        if (hal::Status st = materialize(o, s.host); !st.ok())
+          return hal::fail(where, ": ", st.error());
     if (onNpu) {
       std::vector<std::vector<uint8_t>> in;
       for (const Binding& b : po.step.inputs) {
         const ops::RuntimeOperand& r = operands[b.operand];
-        in.emplace_back(r.data, r.data + r.shape.bytes());
+        if (b.resident)
+          in.emplace_back();
+        else
+          in.emplace_back(r.data, r.data + r.shape.bytes());
       }
       std::vector<const std::vector<uint8_t>*> inPtr;
-      for (const auto& v : in) inPtr.push_back(&v);
-      std::vector<uint64_t> placement;
-      for (uint64_t off : po.arenaOffset) placement.push_back(arena_ + off);
+      for (size_t i = 0; i < in.size(); ++i)
+        inPtr.push_back(po.step.inputs[i].resident ? nullptr : &in[i]);
+      const std::vector<uint64_t> placement = placementOf(po);
       std::vector<std::vector<uint8_t>> out, results;
-      auto stats = runPlaced(device_, po.step, placement, false, inPtr, out, results, &s.host);
+      // A cross-check reads resident outputs back to compare them (off the books).
+      auto stats =
+          runPlaced(device_, po.step, placement, false, inPtr, out, results, &s.host, crossCheck_);
       if (!stats.ok()) return hal::fail(where, ": ", stats.error());
       if (po.step.epilogue) {
         // Hybrid step: the host finishes the operation into its outputs from the NPU's
@@ -206,7 +254,13 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
         if (!s.mismatch.empty()) ++rep.mismatches;
       }
       for (size_t i = 0; i < po.step.outputs.size(); ++i) {
-        ops::RuntimeOperand& r = operands[po.step.outputs[i].operand];
+        const uint32_t o = po.step.outputs[i].operand;
+        ops::RuntimeOperand& r = operands[o];
+        if (po.step.outputs[i].resident && out[i].empty()) {
+          deviceOnly[o] = {k, i};  // stays for the NPU steps that read it
+          continue;
+        }
+        deviceOnly.erase(o);
         if (out[i].size() != r.storage.size())
           return hal::fail(where, ": NPU output ", i, " has ", out[i].size(), " bytes, expected ",
                            r.storage.size());

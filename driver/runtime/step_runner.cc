@@ -11,7 +11,8 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
                                 const std::vector<uint64_t>& placement, bool uploadConstants,
                                 const std::vector<const std::vector<uint8_t>*>& inputs,
                                 std::vector<std::vector<uint8_t>>& outputs,
-                                std::vector<std::vector<uint8_t>>& results, HostWork* host) {
+                                std::vector<std::vector<uint8_t>>& results, HostWork* host,
+                                bool readResident) {
   using Clock = std::chrono::steady_clock;
   HostWork work;
   auto since = [](Clock::time_point t0) {
@@ -33,6 +34,8 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
                      " bindings");
   for (size_t i = 0; i < step.inputs.size(); ++i) {
     const Binding& bnd = step.inputs[i];
+    if (bnd.resident) continue;  // where its producer left it
+    if (!inputs[i]) return hal::fail(step.report.operation, " input ", i, ": no value");
     auto packed = packTensor(bnd.layout, *inputs[i]);
     if (!packed.ok()) return hal::fail(step.report.operation, " input ", i, ": ", packed.error());
     if (packed->size() > step.buffers[bnd.buffer].bytes)
@@ -64,6 +67,15 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
   outputs.clear();
   for (const Binding& bnd : step.outputs) {
     const StepBuffer& buf = step.buffers[bnd.buffer];
+    if (bnd.resident) {
+      // Stays for the NPU steps that read it; a cross-check's read is not the run's work.
+      std::vector<uint8_t> value;
+      if (readResident) {
+        NNC_ASSIGN_OR_RETURN(value, readOutput(device, step, placement, bnd));
+      }
+      outputs.push_back(std::move(value));
+      continue;
+    }
     std::vector<uint8_t> raw(buf.bytes);
     NNC_TRY(device.read(placement[bnd.buffer], raw.data(), raw.size()));
     NNC_ASSIGN_OR_RETURN(auto unpacked, unpackTensor(bnd.layout, raw, buf.bytes));
@@ -85,6 +97,15 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
   work.passNanos += since(t0);
   if (host) *host += work;
   return stats;
+}
+
+hal::Result<std::vector<uint8_t>> readOutput(NpuDevice& device, const CompiledStep& step,
+                                             const std::vector<uint64_t>& placement,
+                                             const Binding& b) {
+  const StepBuffer& buf = step.buffers.at(b.buffer);
+  std::vector<uint8_t> raw(buf.bytes);
+  NNC_TRY(device.read(placement.at(b.buffer), raw.data(), raw.size()));
+  return unpackTensor(b.layout, raw, buf.bytes);
 }
 
 hal::Result<JobStats> runStep(NpuDevice& device, const CompiledStep& step,

@@ -23,6 +23,9 @@ hal::Result<JobStats> runStep(NpuDevice& device, const CompiledStep& step,
 // Allocates nothing: uploads the step's constants (when `uploadConstants`) and `inputs`
 // at `placement` (one address per step buffer), runs, reads `outputs` (the output
 // bindings, model layout) and `results` (a hybrid step's epilogue buffers, raw).
+// Resident bindings (Binding::resident) move nothing: their input is already in place
+// (its entry in `inputs` is not read), their output stays on the device (an empty entry
+// in `outputs`) unless `readResident` (a cross-check reads it back; off the books).
 // `host` (optional) adds what the host did: the bytes it packed, copied and unpacked and
 // the time those passes took here.
 hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
@@ -30,6 +33,12 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
                                 const std::vector<const std::vector<uint8_t>*>& inputs,
                                 std::vector<std::vector<uint8_t>>& outputs,
                                 std::vector<std::vector<uint8_t>>& results,
-                                HostWork* host = nullptr);
+                                HostWork* host = nullptr, bool readResident = true);
+
+// Reads output binding `b` of `step` (placed at `placement`) back and unpacks it into the
+// model layout: a resident output that a host reader needs after all.
+hal::Result<std::vector<uint8_t>> readOutput(NpuDevice& device, const CompiledStep& step,
+                                             const std::vector<uint64_t>& placement,
+                                             const Binding& b);
 
 }  // namespace nncosim::driver

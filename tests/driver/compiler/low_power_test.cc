@@ -29,8 +29,9 @@ TEST(LowPower, TheAutomaticMappingIsTheCheapestByThePreferencesCost) {
       auto best = lowerOperation(layer.model, 0, declaredShapes(layer.model), o);
       if (!best.ok()) continue;  // not NPU-eligible
       const double bestCost = cost(layer.model, *best, o);
-      for (ConvMapping m : {ConvMapping::kHostIm2col, ConvMapping::kDmaIm2col,
-                            ConvMapping::kShiftedWindows, ConvMapping::kOutputBlocks}) {
+      for (ConvMapping m :
+           {ConvMapping::kHostIm2col, ConvMapping::kDmaIm2col, ConvMapping::kShiftedWindows,
+            ConvMapping::kOutputBlocks, ConvMapping::kWindow}) {
         LoweringOptions f = o;
         f.convMapping = m;
         auto forced = lowerOperation(layer.model, 0, declaredShapes(layer.model), f);

@@ -376,12 +376,13 @@ TEST(Lowering, RandomBatchMatmulIsBitExact) { runMany("BATCH_MATMUL", 400, 15, r
 // every preference and with short jobs.
 TEST(Lowering, RandomConvolutionsAreBitExactOnEveryMapping) {
   const ConvMapping mappings[] = {ConvMapping::kHostIm2col, ConvMapping::kDmaIm2col,
-                                  ConvMapping::kShiftedWindows, ConvMapping::kOutputBlocks};
-  const char* names[] = {"host im2col", "DMA im2col", "shifted windows", "output blocks"};
+                                  ConvMapping::kShiftedWindows, ConvMapping::kOutputBlocks,
+                                  ConvMapping::kWindow};
+  const char* names[] = {"host im2col", "DMA im2col", "shifted windows", "output blocks", "window"};
   const hal::ExecutionPreference prefs[] = {hal::ExecutionPreference::FAST_SINGLE_ANSWER,
                                             hal::ExecutionPreference::SUSTAINED_SPEED,
                                             hal::ExecutionPreference::LOW_POWER};
-  for (int m = 0; m < 4; ++m) {
+  for (int m = 0; m < 5; ++m) {
     Rng r(31 + m);
     int applied = 0;
     for (int i = 0; i < 240; ++i) {
@@ -411,7 +412,8 @@ TEST(Lowering, RandomConvolutionsAreBitExactOnEveryMapping) {
 // a tie, with the same commands and estimate.
 TEST(Lowering, TheMappingSearchPicksTheCheapestMapping) {
   const ConvMapping mappings[] = {ConvMapping::kHostIm2col, ConvMapping::kDmaIm2col,
-                                  ConvMapping::kShiftedWindows, ConvMapping::kOutputBlocks};
+                                  ConvMapping::kShiftedWindows, ConvMapping::kOutputBlocks,
+                                  ConvMapping::kWindow};
   const hal::ExecutionPreference prefs[] = {hal::ExecutionPreference::FAST_SINGLE_ANSWER,
                                             hal::ExecutionPreference::SUSTAINED_SPEED,
                                             hal::ExecutionPreference::LOW_POWER};
