@@ -1,0 +1,402 @@
+// Depthwise unit: one row tile of a depthwise convolution per start, every PE computing its
+// own channel (issue 13's DWCONV; docs/rtl-datapath.md §7). For lanes i < m (output pixels
+// of one output row) and channels j < Cols:
+//
+//   acc(i, j) = sum over fy < fh, fx < fw of
+//               (INP[inp_addr + fy*row_stride + (i*sw + fx*dw)*Cols + j] - a_zp) *
+//               (WGT[wgt_addr + (fy*fw + fx)*Cols + j] - b_zp)
+//
+// INP holds, per filter row, the span of pixel vectors (Cols int8 channels each, side by
+// side: the window mapping's piece, a channel tile) the row tile reads, span = (m-1)*sw +
+// (fw-1)*dw + 1. Unlike the MAC array's outer product, each PE takes its own activation:
+// lane i's vector is entry i*sw of a line buffer holding the filter row's span, shifted by
+// dw entries after each tap, so a beat (one tap for all m x Cols PEs) needs no operand
+// beyond that buffer and one weight vector.
+//
+// Flow: the unit reads a filter row's span into one of two line buffers (VecPerRead vectors
+// per INP read) while the taps of the other run, one beat per cycle (a WGT read of the
+// tap's weight vector in the cycle before), so a 3x3 stride-1 tile takes max(9 reads, 3
+// taps) cycles per filter row. A tile's sums move to one of two result banks at its last
+// beat and drain one row per cycle (rows 0..m-1) while the next tile accumulates. A start
+// is taken once the current tile's reads are all issued.
+//
+// int8 operands; the sums are int32 (they wrap modulo 2^32 as ACC does).
+`include "prim_assert.svh"
+
+module nnc_dwconv
+#(
+  parameter int unsigned Rows    = nnc_isa_pkg::ArrayRows,
+  parameter int unsigned Cols    = nnc_isa_pkg::ArrayCols,
+  parameter int unsigned AddrW   = nnc_isa_pkg::BufAddrBits,
+  parameter int unsigned MaxTaps = 7,   // fh, fw <= MaxTaps; sw, dw in 1..2
+  localparam int unsigned SpanMax    = (Rows - 1) * 2 + (MaxTaps - 1) * 2 + 1,
+  localparam int unsigned VecPerRead = (Rows * 2) / Cols,
+  localparam int unsigned CntW       = $clog2(Rows + 1),
+  localparam int unsigned TapW       = $clog2(MaxTaps + 1),
+  localparam int unsigned RowIdxW    = Rows > 1 ? $clog2(Rows) : 1
+) (
+  input  logic                    clk_i,
+  input  logic                    rst_ni,
+
+  // One row tile, taken when start_i && idle_o.
+  input  logic                    start_i,
+  input  logic [AddrW-1:0]        inp_addr_i,
+  input  logic [AddrW-1:0]        row_stride_i,
+  input  logic [AddrW-1:0]        wgt_addr_i,
+  input  logic [CntW-1:0]         m_i,          // 1..Rows
+  input  logic [TapW-1:0]         fh_i,         // 1..MaxTaps
+  input  logic [TapW-1:0]         fw_i,         // 1..MaxTaps
+  input  logic [1:0]              sw_i,         // 1..2
+  input  logic [1:0]              dw_i,         // 1..2
+  input  logic                    a_signed_i,
+  input  logic                    b_signed_i,
+  input  logic signed [16:0]      a_zp_i,
+  input  logic signed [16:0]      b_zp_i,
+  output logic                    idle_o,       // the last tile's reads are issued
+
+  // INP (Rows*2 bytes per read) and WGT (Cols*2 bytes per read; the first Cols bytes are
+  // used) read ports, one-cycle latency.
+  output logic                    inp_re_o,
+  output logic [AddrW-1:0]        inp_raddr_o,
+  input  logic [Rows*16-1:0]      inp_rdata_i,
+  output logic                    wgt_re_o,
+  output logic [AddrW-1:0]        wgt_raddr_o,
+  input  logic [Cols*16-1:0]      wgt_rdata_i,
+
+  // Results: rows 0..m-1 of each tile in order, one per cycle.
+  output logic                    out_valid_o,
+  input  logic                    out_ready_i,
+  output logic [RowIdxW-1:0]      out_row_o,
+  output logic                    out_last_o,
+  output logic [Cols*32-1:0]      out_acc_o,    // channel j in bits 32j+31:32j
+
+  output logic                    busy_o        // a tile is read, computed or drained
+);
+
+  localparam int unsigned VecW  = Cols * 8;
+  localparam int unsigned LineW = SpanMax * VecW;
+  localparam int unsigned SpanW = $clog2(SpanMax + 1);
+  localparam int unsigned ReadsMax = (SpanMax + VecPerRead - 1) / VecPerRead;
+  localparam int unsigned ReadW = $clog2(ReadsMax + 1);
+
+  // What a filter row's taps need, kept with the row from its load to its last tap (the
+  // load side may start the next tile while the compute side finishes this one).
+  typedef struct packed {
+    logic [CntW-1:0]   m;
+    logic [TapW-1:0]   fw;
+    logic [1:0]        sw;
+    logic [1:0]        dw;
+    logic              asg;
+    logic              bsg;
+    logic signed [16:0] azp;
+    logic signed [16:0] bzp;
+    logic [AddrW-1:0]  wgt;     // the row's first weight vector
+    logic              first;   // the tile's first filter row
+    logic              last;    // the tile's last filter row
+  } row_t;
+
+  // --- Load side: a tile's filter rows, one INP read at a time --------------------------
+  logic              ld_active_q;
+  logic [TapW-1:0]   ld_fy_q, ld_fh_q;
+  logic [ReadW-1:0]  ld_read_q, ld_reads_q;   // reads issued for the row / reads per row
+  logic [AddrW-1:0]  ld_addr_q, ld_row_q, ld_stride_q;
+  row_t              ld_meta_q;               // the tile's fields (first/last set per row)
+  logic              ld_buf_q;                // the buffer the row loads into
+  logic [1:0]        full_q;                  // buffer b holds a whole row
+  logic [1:0]        loading_q;               // buffer b is being loaded
+  // Two of each, not arrays: Yosys 0.23 reads an unpacked array of a packed struct as one
+  // element.
+  row_t              meta0_q, meta1_q, ld_row_meta;
+  logic [LineW-1:0]  line0_q, line1_q;
+
+  logic              ld_go, ld_last_read;
+  assign ld_go        = ld_active_q && !full_q[ld_buf_q] &&
+                        !(loading_q[ld_buf_q] && ld_read_q == '0);
+  assign ld_last_read = ld_read_q + 1'b1 == ld_reads_q;
+  assign idle_o       = !ld_active_q || (ld_go && ld_last_read && ld_fy_q + 1'b1 == ld_fh_q);
+  assign inp_re_o     = ld_go;
+  assign inp_raddr_o  = ld_addr_q;
+
+  // A read's data, the cycle after it: its buffer and first entry.
+  logic              pend_q, pend_last_q, pend_buf_q;
+  logic [SpanW-1:0]  pend_entry_q;
+
+  // --- Compute side: taps of the full buffer, one beat per cycle ------------------------
+  logic              cp_buf_q;                // the buffer whose taps run next
+  logic [TapW-1:0]   cp_fx_q;
+  row_t              cp_meta;
+  logic              issue, issue_last_tap, issue_close;
+  logic [1:0]        banks_q;                 // result banks holding undrained tiles
+  logic              bank_frees;              // a bank's last row leaves this cycle
+
+  assign cp_meta        = cp_buf_q ? meta1_q : meta0_q;
+  assign issue_last_tap = cp_fx_q + 1'b1 == cp_meta.fw;
+  assign issue_close    = issue_last_tap && cp_meta.last;
+  // A tile's last beat needs a result bank (counting the close the PEs take this cycle).
+  logic [1:0] banks_next;
+  assign banks_next     = banks_q + 2'(take_q && take_close_q) - 2'(bank_frees);
+  assign issue          = full_q[cp_buf_q] && (!issue_close || banks_next < 2'd2);
+  assign wgt_re_o       = issue;
+  assign wgt_raddr_o    = cp_meta.wgt + AddrW'(32'(cp_fx_q) * Cols);
+
+  // The beat issued last cycle: its lanes (entry i*sw of the buffer), taken by the PEs now.
+  logic              take_q, take_first_q, take_close_q;
+  logic [CntW-1:0]   take_m_q;
+  logic              take_asg_q, take_bsg_q;
+  logic signed [16:0] take_azp_q, take_bzp_q;
+  logic [Rows*VecW-1:0] act_q;                // lane i's vector in bits VecW*i +: VecW
+
+  function automatic logic signed [17:0] to_operand(logic [7:0] x, logic is_signed,
+                                                    logic signed [16:0] zp);
+    logic signed [17:0] v;
+    v = is_signed ? 18'(signed'(x)) : {10'd0, x};
+    to_operand = v - 18'(zp);
+  endfunction
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ld_active_q  <= 1'b0;
+      ld_fy_q      <= '0;
+      ld_fh_q      <= '0;
+      ld_read_q    <= '0;
+      ld_reads_q   <= '0;
+      ld_addr_q    <= '0;
+      ld_row_q     <= '0;
+      ld_stride_q  <= '0;
+      ld_meta_q    <= '0;
+      ld_buf_q     <= 1'b0;
+      full_q       <= '0;
+      loading_q    <= '0;
+      meta0_q      <= '0;
+      meta1_q      <= '0;
+      pend_q       <= 1'b0;
+      pend_last_q  <= 1'b0;
+      pend_buf_q   <= 1'b0;
+      pend_entry_q <= '0;
+      cp_buf_q     <= 1'b0;
+      cp_fx_q      <= '0;
+      take_q       <= 1'b0;
+      take_first_q <= 1'b0;
+      take_close_q <= 1'b0;
+      take_m_q     <= '0;
+      take_asg_q   <= 1'b0;
+      take_bsg_q   <= 1'b0;
+      take_azp_q   <= '0;
+      take_bzp_q   <= '0;
+    end else begin
+      // --- load: a read per cycle into the row's buffer
+      pend_q <= ld_go;
+      if (ld_go) begin
+        pend_last_q  <= ld_last_read;
+        pend_buf_q   <= ld_buf_q;
+        pend_entry_q <= SpanW'(32'(ld_read_q) * VecPerRead);
+        loading_q[ld_buf_q] <= 1'b1;
+        if (ld_read_q == '0 && !ld_buf_q) meta0_q <= ld_row_meta;
+        if (ld_read_q == '0 && ld_buf_q) meta1_q <= ld_row_meta;
+        if (ld_last_read) begin
+          ld_read_q <= '0;
+          ld_buf_q  <= !ld_buf_q;
+          ld_fy_q   <= ld_fy_q + 1'b1;
+          ld_row_q  <= ld_row_q + ld_stride_q;
+          ld_addr_q <= ld_row_q + ld_stride_q;
+          if (ld_fy_q + 1'b1 == ld_fh_q) ld_active_q <= 1'b0;
+        end else begin
+          ld_read_q <= ld_read_q + 1'b1;
+          ld_addr_q <= ld_addr_q + AddrW'(Rows * 2);
+        end
+      end
+      if (pend_q && pend_last_q) begin
+        full_q[pend_buf_q]    <= 1'b1;
+        loading_q[pend_buf_q] <= 1'b0;
+      end
+      // A new tile: its fields, its first row at the next buffer in turn.
+      if (start_i && idle_o) begin
+        logic [SpanW-1:0] span;
+        span = SpanW'((32'(m_i) - 1) * 32'(sw_i) + (32'(fw_i) - 1) * 32'(dw_i) + 1);
+        ld_active_q     <= 1'b1;
+        ld_fy_q         <= '0;
+        ld_fh_q         <= fh_i;
+        ld_read_q       <= '0;
+        ld_reads_q      <= ReadW'((32'(span) + VecPerRead - 1) / VecPerRead);
+        ld_addr_q       <= inp_addr_i;
+        ld_row_q        <= inp_addr_i;
+        ld_stride_q     <= row_stride_i;
+        ld_meta_q.m     <= m_i;
+        ld_meta_q.fw    <= fw_i;
+        ld_meta_q.sw    <= sw_i;
+        ld_meta_q.dw    <= dw_i;
+        ld_meta_q.asg   <= a_signed_i;
+        ld_meta_q.bsg   <= b_signed_i;
+        ld_meta_q.azp   <= a_zp_i;
+        ld_meta_q.bzp   <= b_zp_i;
+        ld_meta_q.wgt   <= wgt_addr_i;
+        ld_meta_q.first <= 1'b0;
+        ld_meta_q.last  <= 1'b0;
+      end
+
+      // --- compute: the taps of the full buffer
+      take_q <= issue;
+      if (issue) begin
+        take_first_q <= cp_fx_q == '0 && cp_meta.first;
+        take_close_q <= issue_close;
+        take_m_q     <= cp_meta.m;
+        take_asg_q   <= cp_meta.asg;
+        take_bsg_q   <= cp_meta.bsg;
+        take_azp_q   <= cp_meta.azp;
+        take_bzp_q   <= cp_meta.bzp;
+        if (issue_last_tap) begin
+          cp_fx_q          <= '0;
+          full_q[cp_buf_q] <= 1'b0;
+          cp_buf_q         <= !cp_buf_q;
+        end else begin
+          cp_fx_q <= cp_fx_q + 1'b1;
+        end
+      end
+    end
+  end
+
+  // The row's fields as its buffer keeps them: its weight vectors, first and last flags.
+  always_comb begin
+    ld_row_meta       = ld_meta_q;
+    ld_row_meta.wgt   = ld_meta_q.wgt + AddrW'(32'(ld_fy_q) * 32'(ld_meta_q.fw) * Cols);
+    ld_row_meta.first = ld_fy_q == '0;
+    ld_row_meta.last  = ld_fy_q + 1'b1 == ld_fh_q;
+  end
+
+  // The line buffers: a read's vectors into their entries; the computed buffer shifts by
+  // dw entries after each tap, so lane i always reads entry i*sw. Loading and computing
+  // never share a buffer. No reset: entries are read only after their row was loaded.
+  logic [LineW-1:0] cp_line;
+  assign cp_line = cp_buf_q ? line1_q : line0_q;
+  always_ff @(posedge clk_i) begin
+    if (pend_q && !pend_buf_q)
+      line0_q[32'(pend_entry_q) * VecW +: VecPerRead * VecW] <= inp_rdata_i[VecPerRead * VecW - 1:0];
+    if (pend_q && pend_buf_q)
+      line1_q[32'(pend_entry_q) * VecW +: VecPerRead * VecW] <= inp_rdata_i[VecPerRead * VecW - 1:0];
+    if (issue && !cp_buf_q) line0_q <= line0_q >> (32'(cp_meta.dw) * VecW);
+    if (issue && cp_buf_q) line1_q <= line1_q >> (32'(cp_meta.dw) * VecW);
+  end
+
+  // The beat's lanes: entry i*sw of the buffer (no reset: read only under take_q).
+  logic [Rows*VecW-1:0] lanes_sw2;
+  always_comb begin
+    for (int unsigned i = 0; i < Rows; i++) lanes_sw2[i*VecW +: VecW] = cp_line[2*i*VecW +: VecW];
+  end
+  always_ff @(posedge clk_i) begin
+    if (issue) act_q <= cp_meta.sw == 2'd2 ? lanes_sw2 : cp_line[Rows*VecW-1:0];
+  end
+
+  // --- PE grid: acc(i, j) += act(i, j) * w(j) -------------------------------------------
+  // Operands with the zero points off, sign-extended to 64 bits so each PE's product is
+  // one multiply for Verilator (as in nnc_mac_array; synthesis keeps the low 32 bits of an
+  // 18 x 18 product). Computed only in a cycle the PEs take a beat.
+  logic signed [63:0] act_x [Rows][Cols];
+  logic signed [63:0] wgt_x [Cols];
+  always_comb begin
+    for (int unsigned i = 0; i < Rows; i++) begin
+      for (int unsigned j = 0; j < Cols; j++) act_x[i][j] = '0;
+    end
+    for (int unsigned j = 0; j < Cols; j++) wgt_x[j] = '0;
+    if (take_q) begin
+      for (int unsigned i = 0; i < Rows; i++) begin
+        for (int unsigned j = 0; j < Cols; j++) begin
+          act_x[i][j] = 64'(to_operand(act_q[i*VecW + 8*j +: 8], take_asg_q, take_azp_q));
+        end
+      end
+      for (int unsigned j = 0; j < Cols; j++) begin
+        wgt_x[j] = 64'(to_operand(wgt_rdata_i[8*j +: 8], take_bsg_q, take_bzp_q));
+      end
+    end
+  end
+
+  logic [31:0] acc_q  [Rows][Cols];
+  logic [31:0] res0_q [Rows][Cols];
+  logic [31:0] res1_q [Rows][Cols];
+  logic        wr_bank_q, rd_bank_q;
+  logic [CntW-1:0] res_m_q [2];
+
+  always_ff @(posedge clk_i) begin
+    if (take_q) begin
+      for (int unsigned i = 0; i < Rows; i++) begin
+        for (int unsigned j = 0; j < Cols; j++) begin
+          acc_q[i][j] <= (take_first_q ? 32'd0 : acc_q[i][j]) +
+                         32'(act_x[i][j] * wgt_x[j]);
+        end
+      end
+    end
+    if (take_q && take_close_q && !wr_bank_q) begin
+      for (int unsigned i = 0; i < Rows; i++) begin
+        for (int unsigned j = 0; j < Cols; j++) begin
+          res0_q[i][j] <= (take_first_q ? 32'd0 : acc_q[i][j]) +
+                          32'(act_x[i][j] * wgt_x[j]);
+        end
+      end
+    end
+    if (take_q && take_close_q && wr_bank_q) begin
+      for (int unsigned i = 0; i < Rows; i++) begin
+        for (int unsigned j = 0; j < Cols; j++) begin
+          res1_q[i][j] <= (take_first_q ? 32'd0 : acc_q[i][j]) +
+                          32'(act_x[i][j] * wgt_x[j]);
+        end
+      end
+    end
+  end
+
+  // --- Drain: rows 0..m-1 of the oldest bank ---------------------------------------------
+  logic [RowIdxW-1:0] drow_q;
+  logic               bank_close;
+  assign bank_close  = take_q && take_close_q;
+  assign out_valid_o = banks_q != 2'd0;
+  assign out_row_o   = drow_q;
+  assign out_last_o  = 32'(drow_q) + 1 == 32'(res_m_q[rd_bank_q]);
+  assign bank_frees  = out_valid_o && out_ready_i && out_last_o;
+
+  always_comb begin
+    out_acc_o = '0;
+    for (int unsigned i = 0; i < Rows; i++) begin
+      if (RowIdxW'(i) == drow_q) begin
+        for (int unsigned j = 0; j < Cols; j++) begin
+          out_acc_o[32*j +: 32] = rd_bank_q ? res1_q[i][j] : res0_q[i][j];
+        end
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      banks_q    <= '0;
+      wr_bank_q  <= 1'b0;
+      rd_bank_q  <= 1'b0;
+      drow_q     <= '0;
+      res_m_q[0] <= '0;
+      res_m_q[1] <= '0;
+    end else begin
+      banks_q <= banks_q + 2'(bank_close) - 2'(bank_frees);
+      if (bank_close) begin
+        res_m_q[wr_bank_q] <= take_m_q;
+        wr_bank_q          <= !wr_bank_q;
+      end
+      if (out_valid_o && out_ready_i) begin
+        if (out_last_o) begin
+          drow_q    <= '0;
+          rd_bank_q <= !rd_bank_q;
+        end else begin
+          drow_q <= drow_q + 1'b1;
+        end
+      end
+    end
+  end
+
+  assign busy_o = ld_active_q || full_q != '0 || loading_q != '0 || pend_q || take_q ||
+                  banks_q != '0;
+
+  `PRIM_ASSERT(StartInRange_A, (start_i && idle_o) |->
+               (m_i >= CntW'(1) && 32'(m_i) <= Rows && fh_i >= TapW'(1) && fw_i >= TapW'(1) &&
+                32'(fh_i) <= MaxTaps && 32'(fw_i) <= MaxTaps && sw_i >= 2'd1 && sw_i <= 2'd2 &&
+                dw_i >= 2'd1 && dw_i <= 2'd2), clk_i, rst_ni,
+               ("nnc_dwconv: m, fh, fw, sw or dw out of range"))
+
+  logic unused_dwconv;
+  assign unused_dwconv = ^{inp_rdata_i, wgt_rdata_i[Cols*16-1:Cols*8]};
+
+endmodule

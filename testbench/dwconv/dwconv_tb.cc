@@ -1,0 +1,336 @@
+// Testbench `dwconv`: the depthwise unit (rtl/nnc_dwconv.sv) against the depthwise formula
+// computed here over models of INP and WGT (one-cycle read latency, reads at any byte
+// address, wrapping at the buffer's size):
+//   acc(i, j) = sum over fy < fh, fx < fw of
+//               (INP[inp_addr + fy*row_stride + (i*sw + fx*dw)*C + j] - a_zp) *
+//               (WGT[wgt_addr + (fy*fw + fx)*C + j] - b_zp)      (int32, wrapping)
+// for lanes i < m and channels j < C, rows drained in order. Two parts:
+//  - free flow: 64 back-to-back 3x3 stride-1 tiles of 16 lanes, then 64 of stride 2, each
+//    started as soon as the unit takes it, the output always ready: cycles against the
+//    bound of the unit's reads (a filter row's span, two vectors per read);
+//  - random tiles (m 1..R, filters 1..7 x 1..7 with 3x3 favoured, strides and dilations 1
+//    or 2, signed and unsigned operands, zero points), the output stalled one cycle in
+//    three in half of them, random gaps between starts; a start with an out-of-range field
+//    at the end must fail the unit's assertion.
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "Vnnc_dwconv.h"
+#include "firmware/isa_generated.h"
+#include "testbench/stream_flow.h"
+#include "testbench/testbench.h"
+#include "testbench/verilated_model.h"
+#include "testbench/wide_port.h"
+
+namespace nncosim::testbench {
+namespace {
+
+constexpr uint32_t kRows = firmware::kArrayRows, kCols = firmware::kArrayCols;
+constexpr uint32_t kInpBytes = firmware::kInpBufBytes, kWgtBytes = firmware::kWgtBufBytes;
+constexpr uint32_t kMaxTaps = 7;
+
+class Buffer {
+ public:
+  Buffer(std::mt19937_64& rng, uint32_t size) : bytes_(size) {
+    for (auto& b : bytes_) b = static_cast<uint8_t>(rng());
+  }
+  uint8_t at(uint64_t addr) const { return bytes_[addr % bytes_.size()]; }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
+struct Tile {
+  uint32_t inpAddr = 0, rowStride = 0, wgtAddr = 0, m = kRows, fh = 3, fw = 3, sw = 1, dw = 1;
+  bool aSigned = true, bSigned = true;
+  int32_t aZp = 0, bZp = 0;
+  uint32_t span() const { return (m - 1) * sw + (fw - 1) * dw + 1; }
+};
+
+// The tile's sums: row i, channel j in rows[i][j].
+std::vector<std::vector<uint32_t>> sumsOf(const Tile& t, const Buffer& inp, const Buffer& wgt) {
+  std::vector<std::vector<uint32_t>> rows(t.m, std::vector<uint32_t>(kCols, 0));
+  auto value = [](uint8_t b, bool isSigned) {
+    return isSigned ? int64_t{static_cast<int8_t>(b)} : int64_t{b};
+  };
+  for (uint32_t i = 0; i < t.m; ++i)
+    for (uint32_t j = 0; j < kCols; ++j) {
+      int64_t s = 0;
+      for (uint32_t fy = 0; fy < t.fh; ++fy)
+        for (uint32_t fx = 0; fx < t.fw; ++fx) {
+          const uint64_t a = uint64_t{t.inpAddr} + uint64_t{fy} * t.rowStride +
+                             (uint64_t{i} * t.sw + uint64_t{fx} * t.dw) * kCols + j;
+          const uint64_t w = uint64_t{t.wgtAddr} + (uint64_t{fy} * t.fw + fx) * kCols + j;
+          s += (value(inp.at(a), t.aSigned) - t.aZp) * (value(wgt.at(w), t.bSigned) - t.bZp);
+        }
+      rows[i][j] = static_cast<uint32_t>(static_cast<uint64_t>(s));
+    }
+  return rows;
+}
+
+class Generator {
+ public:
+  explicit Generator(uint64_t seed) : rng_(seed) {}
+  Tile full(uint32_t stride) {
+    Tile t = random();
+    t.m = kRows;
+    t.fh = t.fw = 3;
+    t.sw = stride;
+    t.dw = 1;
+    return t;
+  }
+  Tile random() {
+    Tile t;
+    t.m = pick(2) ? kRows : 1 + static_cast<uint32_t>(pick(kRows));
+    t.fh = pick(2) ? 3 : 1 + static_cast<uint32_t>(pick(kMaxTaps));
+    t.fw = pick(2) ? 3 : 1 + static_cast<uint32_t>(pick(kMaxTaps));
+    t.sw = 1 + static_cast<uint32_t>(pick(2));
+    t.dw = pick(4) ? 1 : 2;
+    t.aSigned = pick(2);
+    t.bSigned = pick(2);
+    t.aZp = pick(2) ? 0 : static_cast<int32_t>(pick(511)) - 255;
+    t.bZp = pick(2) ? 0 : static_cast<int32_t>(pick(511)) - 255;
+    t.inpAddr = static_cast<uint32_t>(pick(kInpBytes));
+    t.rowStride = pick(2) ? t.span() * kCols : static_cast<uint32_t>(pick(kInpBytes));
+    t.wgtAddr = static_cast<uint32_t>(pick(kWgtBytes));
+    return t;
+  }
+  uint64_t pick(uint64_t n) { return rng_() % n; }
+  std::mt19937_64& rng() { return rng_; }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+class Harness {
+ public:
+  Harness(const TestbenchOptions& opt, const Buffer& inp, const Buffer& wgt)
+      : dut_(opt.wavesPath), inp_(inp), wgt_(wgt) {
+    dut_.context().fatalOnError(false);
+    dut_->clk_i = 0;
+    dut_->rst_ni = 0;
+    dut_->start_i = 0;
+    dut_->out_ready_i = 0;
+    dut_->eval();
+    tick();
+    tick();
+    dut_->rst_ni = 1;
+  }
+
+  // Runs `tiles` through the unit; stalls: output ready low one cycle in three where a
+  // tile's flag says so; gaps: idle cycles before a start. False on a timeout.
+  bool stream(const std::vector<Tile>& tiles, const std::vector<bool>& stalls, bool gaps,
+              std::mt19937_64& rng) {
+    std::deque<std::vector<uint32_t>> want;  // rows expected, in order
+    std::deque<size_t> owner;
+    size_t next = 0;
+    uint64_t rowsLeft = 0;
+    for (const Tile& t : tiles) rowsLeft += t.m;
+    uint64_t work = 0;
+    for (const Tile& t : tiles) work += uint64_t{t.fh} * (t.span() + t.fw) + t.m;
+    const uint64_t limit = cycles + 200 + 4 * work;
+    int gap = 0;
+    while (rowsLeft > 0) {
+      if (cycles > limit) return false;
+      const bool offer = next < tiles.size() && gap == 0;
+      dut_->start_i = offer;
+      if (offer) drive(tiles[next]);
+      const size_t current = owner.empty() ? next : owner.front();
+      dut_->out_ready_i = !(current < stalls.size() && stalls[current]) || rng() % 3 != 0;
+      dut_->eval();
+      if (offer && dut_->idle_o) {
+        for (auto& r : sumsOf(tiles[next], inp_, wgt_)) {
+          want.push_back(std::move(r));
+          owner.push_back(next);
+        }
+        ++next;
+        gap = gaps ? static_cast<int>(rng() % 4) : 0;
+      } else if (gap > 0) {
+        --gap;
+      }
+      if (dut_->out_valid_o && dut_->out_ready_i) {
+        if (want.empty()) {
+          ++mismatches;
+          log.add("a row with none expected");
+        } else {
+          const Tile& t = tiles[owner.front()];
+          const uint32_t row =
+              t.m - static_cast<uint32_t>(std::count(owner.begin(), owner.end(), owner.front()));
+          if (dut_->out_row_o != row || bool(dut_->out_last_o) != (row + 1 == t.m)) {
+            ++mismatches;
+            log.add("tile " + std::to_string(owner.front()) + ": row " +
+                    std::to_string(dut_->out_row_o) + " (last " + std::to_string(dut_->out_last_o) +
+                    "), want " + std::to_string(row));
+          }
+          for (uint32_t j = 0; j < kCols; ++j) {
+            const auto got = static_cast<uint32_t>(getBits(dut_->out_acc_o, j * 32, 32));
+            ++sumsChecked;
+            if (got != want.front()[j]) {
+              ++mismatches;
+              if (log.wants()) {
+                std::ostringstream m;
+                m << "tile " << owner.front() << " (m " << t.m << ", " << t.fh << "x" << t.fw
+                  << ", stride " << t.sw << ", dilation " << t.dw << ", zp " << t.aZp << "/"
+                  << t.bZp << ") row " << row << " channel " << j << ": got "
+                  << static_cast<int32_t>(got) << ", want "
+                  << static_cast<int32_t>(want.front()[j]);
+                log.add(m.str());
+              }
+            }
+          }
+          want.pop_front();
+          owner.pop_front();
+          --rowsLeft;
+          ++rows;
+        }
+      }
+      const bool ri = dut_->inp_re_o, rw = dut_->wgt_re_o;
+      const uint32_t ai = dut_->inp_raddr_o, aw = dut_->wgt_raddr_o;
+      tick();
+      for (uint32_t b = 0; b < 2 * kRows; ++b)
+        putBits(dut_->inp_rdata_i, b * 8, 8, ri ? inp_.at(uint64_t{ai} + b) : 0);
+      for (uint32_t b = 0; b < 2 * kCols; ++b)
+        putBits(dut_->wgt_rdata_i, b * 8, 8, rw ? wgt_.at(uint64_t{aw} + b) : 0);
+      inpReads += ri;
+      wgtReads += rw;
+    }
+    dut_->start_i = 0;
+    dut_->out_ready_i = 0;
+    dut_->eval();
+    return true;
+  }
+  // A start with `t`'s fields (out of range ones too) while idle.
+  void startOnly(const Tile& t) {
+    dut_->start_i = 1;
+    drive(t);
+    dut_->eval();
+    tick();
+    dut_->start_i = 0;
+    for (int i = 0; i < 4; ++i) tick();
+  }
+  bool busy() { return dut_->busy_o; }
+  bool assertionFailed() { return dut_.context().gotError(); }
+
+  uint64_t cycles = 0, mismatches = 0, sumsChecked = 0, rows = 0, inpReads = 0, wgtReads = 0;
+  MismatchLog log;
+
+ private:
+  void drive(const Tile& t) {
+    dut_->inp_addr_i = t.inpAddr;
+    dut_->row_stride_i = t.rowStride;
+    dut_->wgt_addr_i = t.wgtAddr;
+    dut_->m_i = t.m;
+    dut_->fh_i = t.fh;
+    dut_->fw_i = t.fw;
+    dut_->sw_i = t.sw;
+    dut_->dw_i = t.dw;
+    dut_->a_signed_i = t.aSigned;
+    dut_->b_signed_i = t.bSigned;
+    dut_->a_zp_i = static_cast<uint32_t>(t.aZp) & 0x1ffffu;
+    dut_->b_zp_i = static_cast<uint32_t>(t.bZp) & 0x1ffffu;
+  }
+  void tick() {
+    dut_.cycle();
+    ++cycles;
+  }
+  VerilatedModel<Vnnc_dwconv> dut_;
+  const Buffer& inp_;
+  const Buffer& wgt_;
+};
+
+TestbenchResult run(const TestbenchOptions& opt) {
+  TestbenchResult res;
+  res.seed = opt.seed;
+  const uint64_t tiles = opt.iterations ? opt.iterations : 3000;
+  Generator gen(opt.seed);
+  const Buffer inp(gen.rng(), kInpBytes), wgt(gen.rng(), kWgtBytes);
+  Harness h(opt, inp, wgt);
+  std::ostringstream s;
+  bool ok = true;
+
+  // Free flow: per filter row, the span's reads (2 vectors each) or the taps, whichever is
+  // longer; the fill of the first row and the last tile's drain once.
+  constexpr int kFree = 64;
+  uint64_t freeCycles[2] = {0, 0}, freeBound[2] = {0, 0};
+  for (uint32_t stride : {1u, 2u}) {
+    std::vector<Tile> free;
+    for (int i = 0; i < kFree; ++i) free.push_back(gen.full(stride));
+    const uint64_t start = h.cycles;
+    ok &= h.stream(free, {}, false, gen.rng());
+    const Tile& t = free[0];
+    const uint64_t reads = (t.span() + 1) / 2;
+    freeCycles[stride - 1] = h.cycles - start;
+    freeBound[stride - 1] =
+        uint64_t{kFree} * t.fh * std::max<uint64_t>(reads, t.fw) + reads + t.m + 4;
+    if (freeCycles[stride - 1] > freeBound[stride - 1]) {
+      ++h.mismatches;
+      s << "stride " << stride << " free flow took " << freeCycles[stride - 1]
+        << " cycles (at most " << freeBound[stride - 1] << "); ";
+    }
+  }
+
+  std::vector<Tile> random;
+  std::vector<bool> stalls;
+  for (uint64_t i = 0; i < tiles; ++i) {
+    random.push_back(gen.random());
+    stalls.push_back(gen.pick(2));
+  }
+  ok &= h.stream(random, stalls, true, gen.rng());
+  if (!ok) {
+    ++h.mismatches;
+    s << "timeout after " << h.rows << " rows; ";
+  }
+  if (ok && h.busy()) {
+    ++h.mismatches;
+    s << "busy at the end; ";
+  }
+  if (h.assertionFailed()) {
+    ++h.mismatches;
+    s << "RTL assertion failed during valid tiles; ";
+  }
+  // An out-of-range start (a filter row of no taps) must fail the assertion.
+  Tile bad = gen.random();
+  bad.fw = 0;  // a filter of no taps
+  h.startOnly(bad);
+  const bool caught = h.assertionFailed();
+  if (!caught) {
+    ++h.mismatches;
+    s << "a start with fw = 0 passed the range assertion; ";
+  }
+
+  res.cycles = h.cycles;
+  res.iterations = tiles;
+  res.mismatches = h.mismatches;
+  res.passed = res.mismatches == 0;
+  if (res.passed) {
+    s << 2 * kFree + tiles << " row tiles, " << h.rows << " rows exact (" << h.sumsChecked
+      << " sums, " << h.inpReads << " INP reads, " << h.wgtReads
+      << " WGT reads); free flow 3x3 m=" << kRows << ": " << kFree << " tiles in " << freeCycles[0]
+      << " cycles at stride 1 (bound " << freeBound[0] << "), " << freeCycles[1]
+      << " at stride 2 (bound " << freeBound[1]
+      << "); a filter of no taps fails the range assertion; " << h.cycles << " cycles";
+  } else {
+    s << res.mismatches << " mismatches (" << h.rows << " rows, " << h.sumsChecked
+      << " sums checked)";
+    h.log.appendTo(s);
+  }
+  res.summary = s.str();
+  if (opt.verbose) VL_PRINTF("dwconv: %s\n", res.summary.c_str());
+  return res;
+}
+
+TestbenchRegistrar reg{TestbenchDef{
+    "dwconv",
+    "depthwise unit (line buffers, per-PE activations, result banks) vs the depthwise formula "
+    "over models of INP and WGT, with stalls (iterations = random row tiles)",
+    &run,
+    600,
+}};
+
+}  // namespace
+}  // namespace nncosim::testbench
