@@ -123,7 +123,8 @@ module nnc_compute
   nnc_isa_pkg::gemm_t          c_g;
   nnc_isa_pkg::requant_store_t c_r;
   nnc_isa_pkg::densify_t       c_d;
-  logic           c_is_gemm, c_oob;
+  nnc_isa_pkg::dwconv_t        c_w;
+  logic           c_is_gemm, c_is_dw, c_oob;
   nnc_isa_pkg::buffer_e        c_oob_buf;
 
   // Views of the command (no casts: Yosys's SV reader has no typedef casts).
@@ -131,7 +132,9 @@ module nnc_compute
   assign c_g       = cmd_i;
   assign c_r       = cmd_i;
   assign c_d       = cmd_i;
+  assign c_w       = cmd_i;
   assign c_is_gemm = c_op == nnc_isa_pkg::OpcodeGemm;
+  assign c_is_dw   = c_op == nnc_isa_pkg::OpcodeDwconv;
 
   function automatic logic over(logic [39:0] end_byte, int unsigned size);
     over = end_byte > 40'(size);
@@ -174,6 +177,23 @@ module nnc_compute
           c_oob_buf = nnc_isa_pkg::BufferAcc;
         end
       end
+      nnc_isa_pkg::OpcodeDwconv: begin
+        // The last filter row's span of pixel vectors (C int8 channels each).
+        inp_end = 40'(c_w.inp_addr) + 40'(3'(c_w.fh - 3'd1)) * 40'(c_w.row_stride) +
+                  (40'(8'(c_w.m - 8'd1)) * 40'(c_w.sw) + 40'(3'(c_w.fw - 3'd1)) * 40'(c_w.dw) +
+                   40'd1) * 40'(Cols);
+        if (over(inp_end, InpBytes)) begin
+          c_oob = 1'b1;
+          c_oob_buf = nnc_isa_pkg::BufferInp;
+        end else if (over(40'(c_w.wgt_addr) + 40'(c_w.fh) * 40'(c_w.fw) * 40'(Cols), WgtBytes)) begin
+          c_oob = 1'b1;
+          c_oob_buf = nnc_isa_pkg::BufferWgt;
+        end else if (over(40'(c_w.acc_addr) + (40'(8'(c_w.m - 8'd1)) * 40'(Cols) +
+                          40'(c_w.n)) * 40'd4, AccBytes)) begin
+          c_oob = 1'b1;
+          c_oob_buf = nnc_isa_pkg::BufferAcc;
+        end
+      end
       nnc_isa_pkg::OpcodeRequantStore: begin
         if (over(40'(c_r.acc_addr) + 40'(c_r.rows) * 40'(Cols) * acc_elem_bytes(c_r.acc64),
                  AccBytes)) begin
@@ -210,6 +230,7 @@ module nnc_compute
   logic [$bits(st1_tile)-1:0] tiles_q [TileFifo];
   logic [TPtrW-1:0] t_wr_q, t_st1_q, t_rd_q;  // push / first drain stage / pop
   logic [TPtrW:0]   t_cnt_q;
+  logic             tile_dw_q;  // the tiles in flight are DWCONV tiles (else GEMM tiles)
 
   // A GEMM's operand stream: what its beats carry and where its next lines are.
   typedef struct packed {
@@ -309,6 +330,69 @@ module nnc_compute
 
   assign mac_in_fire = of_cnt_q != '0 && mac_in_ready;
 
+  // Depthwise unit (DWCONV, ISA 1.6): its own INP/WGT reads and PEs; its rows drain to ACC
+  // through the same stages as the array's. A DWCONV is accepted only while no GEMM tile is
+  // in flight and a GEMM only while no DWCONV tile is, so the two never share a port or a
+  // drain cycle, and tiles drain in command order.
+  logic               dw_start, dw_idle, dw_busy, dw_inp_re, dw_wgt_re;
+  baddr_t             dw_inp_raddr, dw_wgt_raddr;
+  logic               dw_out_valid, dw_out_last;
+  logic [RowIdxW-1:0] dw_out_row;
+  logic [Cols*32-1:0] dw_out_acc;
+  assign dw_start = cmd_fire && c_is_dw && !c_oob;
+  nnc_dwconv #(
+    .Rows (Rows),
+    .Cols (Cols),
+    .AddrW(BAddrW)
+  ) u_dwconv (
+    .clk_i,
+    .rst_ni,
+    .start_i      (dw_start),
+    .inp_addr_i   (c_w.inp_addr),
+    .row_stride_i (c_w.row_stride),
+    .wgt_addr_i   (c_w.wgt_addr),
+    .m_i          ($clog2(Rows + 1)'(c_w.m)),
+    .fh_i         (c_w.fh),
+    .fw_i         (c_w.fw),
+    .sw_i         (c_w.sw),
+    .dw_i         (c_w.dw),
+    .a_signed_i   (c_w.a_signed),
+    .b_signed_i   (c_w.b_signed),
+    .a_zp_i       (17'(c_w.a_zp)),
+    .b_zp_i       (17'(c_w.b_zp)),
+    .idle_o       (dw_idle),
+    .inp_re_o     (dw_inp_re),
+    .inp_raddr_o  (dw_inp_raddr),
+    .inp_rdata_i,
+    .wgt_re_o     (dw_wgt_re),
+    .wgt_raddr_o  (dw_wgt_raddr),
+    .wgt_rdata_i,
+    .out_valid_o  (dw_out_valid),
+    .out_ready_i  (1'b1),
+    .out_row_o    (dw_out_row),
+    .out_last_o   (dw_out_last),
+    .out_acc_o    (dw_out_acc),
+    .busy_o       (dw_busy)
+  );
+
+  // The drain's source: the array's rows, or the depthwise unit's (int32 sums
+  // sign-extended to the array's width).
+  logic                              dr_valid, dr_last;
+  logic [RowIdxW-1:0]                dr_row;
+  logic [Cols*nnc_pkg::AccWidth-1:0] dr_acc;
+  assign dr_valid = mac_out_valid || dw_out_valid;
+  assign dr_last  = dw_out_valid ? dw_out_last : mac_out_last;
+  assign dr_row   = dw_out_valid ? dw_out_row : mac_out_row;
+  always_comb begin
+    dr_acc = mac_out_acc;
+    if (dw_out_valid) begin
+      for (int unsigned c = 0; c < Cols; c++) begin
+        dr_acc[nnc_pkg::AccWidth*c +: nnc_pkg::AccWidth] =
+            nnc_pkg::AccWidth'(signed'(dw_out_acc[32*c +: 32]));
+      end
+    end
+  end
+
   // The window fetch (GEMM window mode): its reads use INP's port whenever it has any; a
   // k-major GEMM is accepted only when nothing streams ahead of it, so the two never meet.
   assign f_start = cmd_fire && c_is_gemm && !c_oob && c_g.window;
@@ -348,9 +432,9 @@ module nnc_compute
   logic                  tile_done;
 
   assign st1_tile  = tiles_q[t_st1_q];
-  assign st1_write = 8'(mac_out_row) < st1_tile.m;
+  assign st1_write = 8'(dr_row) < st1_tile.m;
   assign st1_addr  = st1_tile.acc_addr +
-                     BAddrW'((32'(mac_out_row) * Cols) << (st1_tile.acc64 ? 3 : 2));
+                     BAddrW'((32'(dr_row) * Cols) << (st1_tile.acc64 ? 3 : 2));
   assign tile_done = d1_valid_q && d1_last_q;
 
   // Byte enables of lanes c < n of a row in the element size.
@@ -550,13 +634,24 @@ module nnc_compute
   logic ds_complete;
 
   assign all_idle    = t_cnt_q == '0 && !s_active_q && rq_state_q == RqIdle && !ds_active_q &&
-                       !err_pend_q;
+                       !err_pend_q && !dw_busy;
   // A k-major GEMM waits until nothing streams; a window GEMM until the fetch has issued the
-  // reads of the (window) GEMM ahead of it, with the next-stream slot free.
-  assign cmd_ready_o = (c_is_gemm && !c_oob)
-      ? ((c_g.window ? f_idle && !nx_valid_q && (!s_active_q || s_q.win) : !s_active_q) &&
-         32'(t_cnt_q) < TileFifo && rq_state_q == RqIdle && !ds_active_q && !err_pend_q)
-      : all_idle;
+  // reads of the (window) GEMM ahead of it, with the next-stream slot free; either only
+  // while no DWCONV tile is in flight. A DWCONV waits until the depthwise unit has issued
+  // the reads of the one ahead of it, and while no GEMM tile is in flight.
+  logic tiles_ok;  // the unit's other work allows a tile
+  assign tiles_ok    = 32'(t_cnt_q) < TileFifo && rq_state_q == RqIdle && !ds_active_q &&
+                       !err_pend_q;
+  always_comb begin
+    if (c_is_gemm && !c_oob) begin
+      cmd_ready_o = (c_g.window ? f_idle && !nx_valid_q && (!s_active_q || s_q.win) : !s_active_q) &&
+                    (t_cnt_q == '0 || !tile_dw_q) && !dw_busy && tiles_ok;
+    end else if (c_is_dw && !c_oob) begin
+      cmd_ready_o = dw_idle && (t_cnt_q == '0 || tile_dw_q) && tiles_ok;
+    end else begin
+      cmd_ready_o = all_idle;
+    end
+  end
   assign ds_complete = ds_active_q && ds_finished_q && wr_out_q == '0;
 
   always_comb begin
@@ -591,12 +686,12 @@ module nnc_compute
   // Buffer ports
   // =========================================================================================
   always_comb begin
-    inp_re_o    = (g_issue && !s_q.win) || f_inp_re;
-    inp_raddr_o = f_inp_re ? f_inp_raddr : s_q.inp;
-    wgt_re_o    = g_issue;
-    wgt_raddr_o = s_q.wgt;
+    inp_re_o    = (g_issue && !s_q.win) || f_inp_re || dw_inp_re;
+    inp_raddr_o = f_inp_re ? f_inp_raddr : dw_inp_re ? dw_inp_raddr : s_q.inp;
+    wgt_re_o    = g_issue || dw_wgt_re;
+    wgt_raddr_o = dw_wgt_re ? dw_wgt_raddr : s_q.wgt;
     // ACC reads: the drain's accumulate reads, or the requant stream (never both).
-    acc_re_o    = (mac_out_valid && st1_write && st1_tile.accumulate) || rq_issue;
+    acc_re_o    = (dr_valid && st1_write && st1_tile.accumulate) || rq_issue;
     acc_raddr_o = rq_issue ? rq_q.acc_addr +
                              BAddrW'((32'(rq_issued_q) * Cols) << (rq_q.acc64 ? 3 : 2))
                            : st1_addr;
@@ -625,8 +720,9 @@ module nnc_compute
   // =========================================================================================
   // State
   // =========================================================================================
-  logic cmd_fire;
-  assign cmd_fire = cmd_valid_i && cmd_ready_o;
+  logic cmd_fire, tile_push;
+  assign cmd_fire  = cmd_valid_i && cmd_ready_o;
+  assign tile_push = cmd_fire && (c_is_gemm || c_is_dw) && !c_oob;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -634,6 +730,7 @@ module nnc_compute
       t_st1_q        <= '0;
       t_rd_q         <= '0;
       t_cnt_q        <= '0;
+      tile_dw_q      <= 1'b0;
       s_active_q     <= 1'b0;
       nx_valid_q     <= 1'b0;
       s_q            <= '0;
@@ -678,7 +775,7 @@ module nnc_compute
           err_buf_q  <= c_oob_buf;
         end else begin
           unique case (c_op)
-            nnc_isa_pkg::OpcodeGemm: t_wr_q <= t_wr_q + 1'b1;
+            nnc_isa_pkg::OpcodeGemm, nnc_isa_pkg::OpcodeDwconv: t_wr_q <= t_wr_q + 1'b1;
             nnc_isa_pkg::OpcodeRequantStore: begin
               rq_state_q   <= RqParam;
               rq_q         <= c_r;
@@ -734,19 +831,20 @@ module nnc_compute
       g_pend_last_q <= g_issue && g_last;
 
       // --- drain ---
-      d1_valid_q <= mac_out_valid;
-      if (mac_out_valid) begin
-        d1_last_q  <= mac_out_last;
+      d1_valid_q <= dr_valid;
+      if (dr_valid) begin
+        d1_last_q  <= dr_last;
         d1_write_q <= st1_write;
         d1_accum_q <= st1_tile.accumulate;
         d1_acc64_q <= st1_tile.acc64;
         d1_addr_q  <= st1_addr;
         d1_be_q    <= lane_be(st1_tile.n, st1_tile.acc64);
-        d1_row_q   <= pack_sums(mac_out_acc, st1_tile.acc64);
-        if (mac_out_last) t_st1_q <= t_st1_q + 1'b1;
+        d1_row_q   <= pack_sums(dr_acc, st1_tile.acc64);
+        if (dr_last) t_st1_q <= t_st1_q + 1'b1;
       end
       if (tile_done) t_rd_q <= t_rd_q + 1'b1;
-      t_cnt_q <= t_cnt_q + (TPtrW+1)'(cmd_fire && c_is_gemm && !c_oob) - (TPtrW+1)'(tile_done);
+      t_cnt_q <= t_cnt_q + (TPtrW+1)'(tile_push) - (TPtrW+1)'(tile_done);
+      if (tile_push) tile_dw_q <= c_is_dw;
 
       // --- requant ---
       if (rq_state_q == RqParam) begin
@@ -825,14 +923,14 @@ module nnc_compute
   // Tile storage without reset (guarded by the counters).
   tile_t c_tile;
   always_comb begin
-    c_tile.acc_addr   = c_g.acc_addr;
-    c_tile.m          = c_g.m;
-    c_tile.n          = c_g.n;
-    c_tile.accumulate = c_g.accumulate;
-    c_tile.acc64      = c_g.acc64;
+    c_tile.acc_addr   = c_is_dw ? c_w.acc_addr : c_g.acc_addr;
+    c_tile.m          = c_is_dw ? c_w.m : c_g.m;
+    c_tile.n          = c_is_dw ? c_w.n : c_g.n;
+    c_tile.accumulate = c_is_dw ? c_w.accumulate : c_g.accumulate;
+    c_tile.acc64      = c_is_dw ? 1'b0 : c_g.acc64;
   end
   always_ff @(posedge clk_i) begin
-    if (cmd_fire && c_is_gemm && !c_oob) tiles_q[t_wr_q] <= c_tile;
+    if (tile_push) tiles_q[t_wr_q] <= c_tile;
   end
 
   // Operand FIFO: a beat enters the cycle after its INP/WGT read, leaves into the array.
@@ -898,10 +996,13 @@ module nnc_compute
   // =========================================================================================
   // Events
   // =========================================================================================
-  assign macs_o          = g_issue ? s_q.mn : 16'd0;
+  // A DWCONV's MACs are counted when it is accepted (m*n*fh*fw, at most 12,544).
+  assign macs_o          = g_issue ? s_q.mn
+                         : dw_start ? 16'(16'(c_w.m) * 16'(c_w.n) * 16'(c_w.fh) * 16'(c_w.fw))
+                         : 16'd0;
   assign densify_busy_o  = ds_busy;
   assign densify_stall_o = ds_busy && ((ds_wr_valid && !ds_wr_ready) || ds_rd_stall);
-  assign progress_o      = cmd_fire || g_issue || f_inp_re || mac_in_fire || mac_out_valid || rq_issue ||
+  assign progress_o      = cmd_fire || g_issue || f_inp_re || dw_busy || mac_in_fire || mac_out_valid || rq_issue ||
                            rq_out_valid || (aux_req_valid_o && aux_req_ready_i) ||
                            aux_rrsp_valid_i || aux_brsp_valid_i || ds_busy;
 
@@ -910,7 +1011,7 @@ module nnc_compute
   assign unused_compute = ^{ds_written, mac_idle, f_empty};
   // Each command struct view is read only for its own fields (header, reserved bits unused).
   logic unused_cmd_views;
-  assign unused_cmd_views = ^{c_g, c_d, rq_q};
+  assign unused_cmd_views = ^{c_g, c_d, c_w, rq_q};
 
   // =========================================================================================
   // Assertions
@@ -918,7 +1019,9 @@ module nnc_compute
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
     end else begin
-      `PRIM_ASSERT_I(DrainWithTile_A, !(mac_out_valid && t_cnt_q == '0),
+      `PRIM_ASSERT_I(OneDrainSource_A, !(mac_out_valid && dw_out_valid),
+        ("nnc_compute: the array and the depthwise unit drain in one cycle"))
+      `PRIM_ASSERT_I(DrainWithTile_A, !(dr_valid && t_cnt_q == '0),
         ("nnc_compute: drained row with no tile"))
       `PRIM_ASSERT_I(RequantRowExpected_A, !(rq_out_valid && rq_state_q != RqStream),
         ("nnc_compute: stray requant row"))

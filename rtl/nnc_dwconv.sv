@@ -142,9 +142,9 @@ module nnc_dwconv
   // The beat issued last cycle: its lanes (entry i*sw of the buffer), taken by the PEs now.
   logic              take_q, take_first_q, take_close_q;
   logic [CntW-1:0]   take_m_q;
-  logic              take_asg_q, take_bsg_q;
-  logic signed [16:0] take_azp_q, take_bzp_q;
-  logic [Rows*VecW-1:0] act_q;                // lane i's vector in bits VecW*i +: VecW
+  logic              take_bsg_q;
+  logic signed [16:0] take_bzp_q;
+  logic [Rows*Cols*18-1:0] act_q;             // PE (i, j)'s operand in bits 18*(i*Cols + j)
 
   function automatic logic signed [17:0] to_operand(logic [7:0] x, logic is_signed,
                                                     logic signed [16:0] zp);
@@ -179,9 +179,7 @@ module nnc_dwconv
       take_first_q <= 1'b0;
       take_close_q <= 1'b0;
       take_m_q     <= '0;
-      take_asg_q   <= 1'b0;
       take_bsg_q   <= 1'b0;
-      take_azp_q   <= '0;
       take_bzp_q   <= '0;
     end else begin
       // --- load: a read per cycle into the row's buffer
@@ -240,9 +238,7 @@ module nnc_dwconv
         take_first_q <= cp_fx_q == '0 && cp_meta.first;
         take_close_q <= issue_close;
         take_m_q     <= cp_meta.m;
-        take_asg_q   <= cp_meta.asg;
         take_bsg_q   <= cp_meta.bsg;
-        take_azp_q   <= cp_meta.azp;
         take_bzp_q   <= cp_meta.bzp;
         if (issue_last_tap) begin
           cp_fx_q          <= '0;
@@ -277,34 +273,35 @@ module nnc_dwconv
     if (issue && cp_buf_q) line1_q <= line1_q >> (32'(cp_meta.dw) * VecW);
   end
 
-  // The beat's lanes: entry i*sw of the buffer (no reset: read only under take_q).
-  logic [Rows*VecW-1:0] lanes_sw2;
+  // The beat's operands: lane i is entry i*sw of the buffer, its zero point off (computed
+  // only in an issuing cycle; no reset: read only under take_q).
+  logic [Rows*Cols*18-1:0] act_d;
   always_comb begin
-    for (int unsigned i = 0; i < Rows; i++) lanes_sw2[i*VecW +: VecW] = cp_line[2*i*VecW +: VecW];
+    act_d = '0;
+    if (issue) begin
+      for (int unsigned i = 0; i < Rows; i++) begin
+        for (int unsigned j = 0; j < Cols; j++) begin
+          act_d[18*(i*Cols + j) +: 18] = to_operand(
+              cp_meta.sw == 2'd2 ? cp_line[2*i*VecW + 8*j +: 8] : cp_line[i*VecW + 8*j +: 8],
+              cp_meta.asg, cp_meta.azp);
+        end
+      end
+    end
   end
   always_ff @(posedge clk_i) begin
-    if (issue) act_q <= cp_meta.sw == 2'd2 ? lanes_sw2 : cp_line[Rows*VecW-1:0];
+    if (issue) act_q <= act_d;
   end
 
   // --- PE grid: acc(i, j) += act(i, j) * w(j) -------------------------------------------
-  // Operands with the zero points off, sign-extended to 64 bits so each PE's product is
-  // one multiply for Verilator (as in nnc_mac_array; synthesis keeps the low 32 bits of an
-  // 18 x 18 product). Computed only in a cycle the PEs take a beat.
-  logic signed [63:0] act_x [Rows][Cols];
-  logic signed [63:0] wgt_x [Cols];
+  // 18-bit operands sign-extended to 64 bits in the product: one multiply per PE in the
+  // simulator (as in nnc_mac_array) and one 18 x 18 DSP in synthesis, which keeps the low
+  // 32 bits.
+  logic signed [17:0] wgt_x [Cols];
   always_comb begin
-    for (int unsigned i = 0; i < Rows; i++) begin
-      for (int unsigned j = 0; j < Cols; j++) act_x[i][j] = '0;
-    end
     for (int unsigned j = 0; j < Cols; j++) wgt_x[j] = '0;
     if (take_q) begin
-      for (int unsigned i = 0; i < Rows; i++) begin
-        for (int unsigned j = 0; j < Cols; j++) begin
-          act_x[i][j] = 64'(to_operand(act_q[i*VecW + 8*j +: 8], take_asg_q, take_azp_q));
-        end
-      end
       for (int unsigned j = 0; j < Cols; j++) begin
-        wgt_x[j] = 64'(to_operand(wgt_rdata_i[8*j +: 8], take_bsg_q, take_bzp_q));
+        wgt_x[j] = to_operand(wgt_rdata_i[8*j +: 8], take_bsg_q, take_bzp_q);
       end
     end
   end
@@ -320,7 +317,7 @@ module nnc_dwconv
       for (int unsigned i = 0; i < Rows; i++) begin
         for (int unsigned j = 0; j < Cols; j++) begin
           acc_q[i][j] <= (take_first_q ? 32'd0 : acc_q[i][j]) +
-                         32'(act_x[i][j] * wgt_x[j]);
+                         32'(64'(signed'(act_q[18*(i*Cols + j) +: 18])) * 64'(wgt_x[j]));
         end
       end
     end
@@ -328,7 +325,7 @@ module nnc_dwconv
       for (int unsigned i = 0; i < Rows; i++) begin
         for (int unsigned j = 0; j < Cols; j++) begin
           res0_q[i][j] <= (take_first_q ? 32'd0 : acc_q[i][j]) +
-                          32'(act_x[i][j] * wgt_x[j]);
+                          32'(64'(signed'(act_q[18*(i*Cols + j) +: 18])) * 64'(wgt_x[j]));
         end
       end
     end
@@ -336,7 +333,7 @@ module nnc_dwconv
       for (int unsigned i = 0; i < Rows; i++) begin
         for (int unsigned j = 0; j < Cols; j++) begin
           res1_q[i][j] <= (take_first_q ? 32'd0 : acc_q[i][j]) +
-                          32'(act_x[i][j] * wgt_x[j]);
+                          32'(64'(signed'(act_q[18*(i*Cols + j) +: 18])) * 64'(wgt_x[j]));
         end
       end
     end

@@ -53,6 +53,14 @@ EnergyEvents streamEvents(const std::vector<firmware::Command>& stream) {
       const uint64_t accBytes = uint64_t{g->m} * g->n * (g->acc64 ? 8 : 4);
       if (g->accumulate) e.sramRead[acc] += accBytes;
       e.sramWrite[acc] += accBytes;
+    } else if (const auto* w = std::get_if<firmware::Dwconv>(&c.args)) {
+      const uint64_t span = uint64_t{w->m - 1} * w->sw + uint64_t{w->fw - 1} * w->dw + 1;
+      e.macs8 += uint64_t{w->m} * w->n * w->fh * w->fw;
+      e.sramRead[inp] += span * firmware::kArrayCols * w->fh;
+      e.sramRead[wgt] += uint64_t{w->fh} * w->fw * firmware::kArrayCols;
+      const uint64_t accBytes = uint64_t{w->m} * w->n * 4;
+      if (w->accumulate) e.sramRead[acc] += accBytes;
+      e.sramWrite[acc] += accBytes;
     } else if (const auto* q = std::get_if<firmware::RequantStore>(&c.args)) {
       const uint64_t cols = firmware::kArrayCols;
       e.sramRead[acc] += uint64_t{q->rows} * cols * (q->acc64 ? 8 : 4);

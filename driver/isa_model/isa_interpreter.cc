@@ -419,12 +419,17 @@ class Machine {
   template <typename Dma>
   Fault checkDma(const Dma& d, bool load) const;
   Fault checkGemm(const firmware::Gemm& g) const;
+  Fault checkDwconv(const firmware::Dwconv& w) const;
   Fault checkRequant(const firmware::RequantStore& r) const;
   // Executes a command's effect (after check()); fills `accesses`.
   Fault execute(const Command& c, std::vector<Access>& accesses);
   template <typename Dma>
   void dmaTransfer(const Dma& d, bool load, std::vector<Access>& accesses);
   void gemm(const firmware::Gemm& g, std::vector<Access>& accesses);
+  void dwconv(const firmware::Dwconv& w, std::vector<Access>& accesses);
+  // A DWCONV's timing on the depthwise unit: its filter rows' reads and taps; the time its
+  // results are in ACC.
+  uint64_t dwconvTiming(const firmware::Dwconv& w, uint64_t now, uint64_t& readsDone);
   void requant(const firmware::RequantStore& r, std::vector<Access>& accesses);
   Fault densify(const firmware::Densify& d, std::vector<Access>& accesses);
   Fault checkBuffer(Buffer b, uint64_t lo, uint64_t hi, const char* what) const;
@@ -455,6 +460,11 @@ class Machine {
   // window GEMM (which the unit accepts while command i still streams).
   uint64_t fetchFree_ = 0, windowReadsDone_ = 0;
   std::array<uint64_t, 2> blockEnd_{};
+  // The depthwise unit: its next free read cycle, the cycle each line buffer's taps end,
+  // the next free tap cycle and drain cycle, and the buffer the next filter row loads.
+  uint64_t dwReadFree_ = 0, dwTapFree_ = 0, dwDrainFree_ = 0;
+  std::array<uint64_t, 2> dwBufFree_{};
+  int dwBuf_ = 0;
   std::vector<bool> nextIsWindow_;
 };
 
@@ -482,12 +492,16 @@ bool Machine::unitAccepts(int q, const QueueState& s, const Command& c, uint64_t
   if (now < s.readyAt) return false;
   if (std::holds_alternative<firmware::Sync>(c.args)) return s.inflight.empty();
   if (q != kComputeQ) return s.inflight.empty();  // one DMA command per engine
-  if (std::holds_alternative<firmware::Gemm>(c.args)) {
+  // GEMMs and DWCONVs overlap with their own kind only (the array and the depthwise unit
+  // share the drain to ACC), up to gemmTiles tiles in flight.
+  auto tilesOfKind = [&](auto kind) {
     if (s.inflight.size() >= config_.gemmTiles) return false;
     for (const InFlight& f : s.inflight)
-      if (!std::holds_alternative<firmware::Gemm>(stream_[f.command].args)) return false;
+      if (!std::holds_alternative<decltype(kind)>(stream_[f.command].args)) return false;
     return true;
-  }
+  };
+  if (std::holds_alternative<firmware::Gemm>(c.args)) return tilesOfKind(firmware::Gemm{});
+  if (std::holds_alternative<firmware::Dwconv>(c.args)) return tilesOfKind(firmware::Dwconv{});
   return s.inflight.empty();  // REQUANT_STORE, DENSIFY: after every earlier compute command
 }
 
@@ -507,6 +521,29 @@ uint64_t Machine::windowBeats(const firmware::Gemm& g, uint64_t now) {
   fetchFree_ = rd;
   windowReadsDone_ = lastRead;
   return prevBeat;
+}
+
+uint64_t Machine::dwconvTiming(const firmware::Dwconv& w, uint64_t now, uint64_t& readsDone) {
+  const uint64_t span = uint64_t{w.m - 1} * w.sw + uint64_t{w.fw - 1} * w.dw + 1;
+  const uint64_t perRead = std::max<uint64_t>(1, 2 * config_.rows / config_.cols);
+  const uint64_t reads = (span + perRead - 1) / perRead;
+  uint64_t rd = std::max(now + cost_.dwRead, dwReadFree_), lastTap = now;
+  for (uint32_t fy = 0; fy < w.fh; ++fy) {
+    rd = std::max(rd, dwBufFree_[dwBuf_]);  // the buffer's previous row has run its taps
+    const uint64_t lastRead = rd + reads - 1;
+    const uint64_t firstTap = std::max(lastRead + cost_.dwFill, dwTapFree_);
+    lastTap = firstTap + w.fw - 1;
+    dwTapFree_ = lastTap + 1;
+    dwBufFree_[dwBuf_] = lastTap + 1;
+    dwBuf_ ^= 1;
+    readsDone = lastRead;
+    rd = lastRead + 1;
+  }
+  dwReadFree_ = rd;
+  // The sums close with the last tap and drain a row per cycle into ACC.
+  const uint64_t drain = std::max(lastTap + cost_.dwClose, dwDrainFree_);
+  dwDrainFree_ = drain + w.m;
+  return drain + w.m - 1 + cost_.dwDone;
 }
 
 uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) {
@@ -538,6 +575,12 @@ uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) 
     s.readyAt =
         g->window && nextIsWindow_[index] ? std::max(windowReadsDone_, prevLast + 1) : last + 1;
     return last + cost_.gemmDrain;
+  }
+  if (auto* w = std::get_if<firmware::Dwconv>(&c.args)) {
+    uint64_t readsDone = now;
+    const uint64_t done = dwconvTiming(*w, now, readsDone);
+    s.readyAt = readsDone + cost_.dwAccept;  // the unit takes the next start then
+    return done;
   }
   uint64_t d = 1;
   if (auto* r = std::get_if<firmware::RequantStore>(&c.args))
@@ -699,6 +742,7 @@ Fault Machine::check(const Command& c) const {
   if (auto* d = std::get_if<firmware::DmaLoad>(&c.args)) return checkDma(*d, true);
   if (auto* d = std::get_if<firmware::DmaStore>(&c.args)) return checkDma(*d, false);
   if (auto* g = std::get_if<firmware::Gemm>(&c.args)) return checkGemm(*g);
+  if (auto* w = std::get_if<firmware::Dwconv>(&c.args)) return checkDwconv(*w);
   if (auto* r = std::get_if<firmware::RequantStore>(&c.args)) return checkRequant(*r);
   return {};  // DENSIFY (densify()), SYNC
 }
@@ -826,6 +870,55 @@ void Machine::gemm(const firmware::Gemm& g, std::vector<Access>& accesses) {
   accesses.push_back({0, g.inpAddr, fp.inpHi, false});
   accesses.push_back({1, g.wgtAddr, fp.wgtHi, false});
   accesses.push_back({2, g.accAddr, fp.accHi, true});  // accumulate reads too; a write covers it
+}
+
+// DWCONV's footprints: the last filter row's span of pixel vectors in INP, fh*fw weight
+// vectors in WGT, m rows of C int32 in ACC (docs/isa.md).
+struct DwconvFootprint {
+  uint64_t inpHi, wgtHi, accHi;
+};
+DwconvFootprint dwconvFootprint(const firmware::Dwconv& w, uint32_t C) {
+  auto minus1 = [](uint32_t v) { return uint64_t{v ? v - 1 : 0}; };
+  const uint64_t span = minus1(w.m) * w.sw + minus1(w.fw) * w.dw + 1;
+  return {uint64_t{w.inpAddr} + minus1(w.fh) * w.rowStride + span * C,
+          uint64_t{w.wgtAddr} + uint64_t{w.fh} * w.fw * C,
+          uint64_t{w.accAddr} + (minus1(w.m) * C + w.n) * 4};
+}
+
+Fault Machine::checkDwconv(const firmware::Dwconv& w) const {
+  const DwconvFootprint fp = dwconvFootprint(w, config_.cols);
+  if (Fault f = checkBuffer(Buffer::kInp, w.inpAddr, fp.inpHi, "DWCONV"); f.code != ErrCode::kNone)
+    return f;
+  if (Fault f = checkBuffer(Buffer::kWgt, w.wgtAddr, fp.wgtHi, "DWCONV"); f.code != ErrCode::kNone)
+    return f;
+  return checkBuffer(Buffer::kAcc, w.accAddr, fp.accHi, "DWCONV");
+}
+
+void Machine::dwconv(const firmware::Dwconv& w, std::vector<Access>& accesses) {
+  const uint32_t C = config_.cols;
+  const DwconvFootprint fp = dwconvFootprint(w, C);
+  const uint8_t* inp = buffers_[0].data() + w.inpAddr;
+  const uint8_t* wgt = buffers_[1].data() + w.wgtAddr;
+  uint8_t* acc = buffers_[2].data() + w.accAddr;
+  for (uint32_t i = 0; i < w.m; ++i)
+    for (uint32_t j = 0; j < w.n; ++j) {
+      int64_t sum = 0;
+      for (uint32_t fy = 0; fy < w.fh; ++fy)
+        for (uint32_t fx = 0; fx < w.fw; ++fx) {
+          const size_t a =
+              size_t{fy} * w.rowStride + (size_t{i} * w.sw + size_t{fx} * w.dw) * C + j;
+          const size_t b = (size_t{fy} * w.fw + fx) * C + j;
+          sum += (readElem(inp + a, 1, w.aSigned) - int64_t{w.aZp}) *
+                 (readElem(wgt + b, 1, w.bSigned) - int64_t{w.bZp});
+        }
+      uint8_t* p = acc + (size_t{i} * C + j) * 4;
+      const int64_t base = w.accumulate ? readI32(p) : 0;
+      writeI32(p, static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(base + sum))));
+    }
+  result_.counters.macs += uint64_t{w.m} * w.n * w.fh * w.fw;
+  accesses.push_back({0, w.inpAddr, fp.inpHi, false});
+  accesses.push_back({1, w.wgtAddr, fp.wgtHi, false});
+  accesses.push_back({2, w.accAddr, fp.accHi, true});
 }
 
 Fault Machine::checkRequant(const firmware::RequantStore& r) const {
@@ -1014,6 +1107,7 @@ Fault Machine::execute(const Command& c, std::vector<Access>& accesses) {
   if (auto* d = std::get_if<firmware::DmaLoad>(&c.args)) dmaTransfer(*d, true, accesses);
   if (auto* d = std::get_if<firmware::DmaStore>(&c.args)) dmaTransfer(*d, false, accesses);
   if (auto* g = std::get_if<firmware::Gemm>(&c.args)) gemm(*g, accesses);
+  if (auto* w = std::get_if<firmware::Dwconv>(&c.args)) dwconv(*w, accesses);
   if (auto* r = std::get_if<firmware::RequantStore>(&c.args)) requant(*r, accesses);
   if (auto* d = std::get_if<firmware::Densify>(&c.args)) return densify(*d, accesses);
   return {};
@@ -1153,6 +1247,8 @@ InterpreterResult Machine::run() {
             f.effectDone = true;
             if (auto* g = std::get_if<firmware::Gemm>(&c.args))
               k.macs += uint64_t{g->m} * g->n * g->k;
+            if (auto* w = std::get_if<firmware::Dwconv>(&c.args))
+              k.macs += uint64_t{w->m} * w->n * w->fh * w->fw;
             auto rows = [](uint32_t c0, uint32_t c1, uint32_t c2, firmware::ElemWidth w) {
               return uint64_t{c0} * c1 * c2 * widthBytes(w);
             };

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -222,6 +223,86 @@ inline TestbenchResult finish(TestbenchResult res, const Failures& f,
     res.summary = os.str();
   }
   return res;
+}
+
+// Submits a job and waits for its DONE interrupt and tag; false (recorded) otherwise.
+inline bool runJob(Npu& npu, const std::vector<Command>& s, uint16_t tag, Failures& f,
+                   const std::string& what, uint64_t maxCycles) {
+  if (auto st = npu.submit(s); !st.ok()) {
+    f.fail(what + ": " + st.error());
+    return false;
+  }
+  if (!npu.waitIrq(maxCycles)) {
+    f.fail(what + ": no interrupt; " + errText(npu));
+    npu.softReset();
+    return false;
+  }
+  const uint32_t irq = npu.read(reg::kIrqStatus);
+  npu.write(reg::kIrqStatus, irq);
+  if (irq != reg::kIrqStatusDone || npu.read(reg::kLastTag) != tag) {
+    f.fail(what + ": IRQ_STATUS=" + std::to_string(irq) + "; " + errText(npu));
+    npu.softReset();
+    return false;
+  }
+  return true;
+}
+
+// A DMA_STORE of M rows of N int32 ACC elements (rows of C in ACC) to DRAM at `dram`, N*4
+// bytes per row.
+inline DmaStore accStore(uint32_t accAddr, uint32_t M, uint32_t N, uint32_t dram) {
+  DmaStore s;
+  s.bufId = Buffer::kAcc;
+  s.elemWidth = ElemWidth::kW8;
+  s.dramAddr = dram;
+  s.dramStride1 = N * 4;
+  s.bufAddr = accAddr;
+  s.bufStride1 = kC * 4;
+  s.count0 = N * 4;
+  s.count1 = M;
+  return s;
+}
+
+// Checks the M x N int32 rows accStore wrote at `dram` against want (rows of C), and the
+// 0x5A poison just past them.
+inline bool checkAcc(const std::vector<uint8_t>& mem, uint32_t dram,
+                     const std::vector<uint32_t>& want, uint32_t M, uint32_t N, Failures& f,
+                     const std::string& what) {
+  for (uint32_t i = 0; i < M; ++i) {
+    for (uint32_t j = 0; j < N; ++j) {
+      const auto got = static_cast<uint32_t>(getN(mem, dram + (i * N + j) * 4, 4, false));
+      if (got != want[i * kC + j]) {
+        f.fail(what + ": ACC[" + std::to_string(i) + "][" + std::to_string(j) +
+               "] = " + std::to_string(static_cast<int32_t>(got)) + ", want " +
+               std::to_string(static_cast<int32_t>(want[i * kC + j])));
+        return false;
+      }
+    }
+  }
+  if (mem[dram + M * N * 4] != 0x5A) {
+    f.fail(what + ": wrote past the ACC rows");
+    return false;
+  }
+  return true;
+}
+
+// Fills INP (all of it) and WGT's first `wgtBytes` with random bytes through DRAM images at
+// `inpImage` and `wgtImage` (the C++ copies the testbenches compute from).
+inline void loadImages(Npu& npu, std::mt19937_64& rng, uint32_t inpImage, uint32_t wgtImage,
+                       uint32_t wgtBytes, Failures& f) {
+  auto& mem = npu.mem().mem();
+  for (uint32_t b = 0; b < kInpBufBytes; ++b) mem[inpImage + b] = static_cast<uint8_t>(rng());
+  for (uint32_t b = 0; b < wgtBytes; ++b) mem[wgtImage + b] = static_cast<uint8_t>(rng());
+  constexpr uint32_t kRow = 16384;
+  End e;
+  e.irq = true;
+  e.tag = 1;
+  runJob(npu,
+         {cmd(load(Buffer::kInp, ElemWidth::kW32, inpImage, kRow, 0, 0, kRow, 0, kRow / 4,
+                   kInpBufBytes / kRow, 1)),
+          cmd(load(Buffer::kWgt, ElemWidth::kW32, wgtImage, kRow, 0, 0, kRow, 0, kRow / 4,
+                   wgtBytes / kRow, 1)),
+          cmd(e)},
+         e.tag, f, "image load", 2000000);
 }
 
 }  // namespace nncosim::testbench::npu

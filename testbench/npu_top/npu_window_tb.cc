@@ -56,62 +56,6 @@ void accumulate(const ChainGemm& cg, const std::vector<uint8_t>& mem, std::vecto
   }
 }
 
-// Submits a job and waits for its DONE interrupt; false (recorded) otherwise.
-bool runJob(Npu& npu, const std::vector<Command>& s, uint16_t tag, Failures& f,
-            const std::string& what, uint64_t maxCycles) {
-  if (auto st = npu.submit(s); !st.ok()) {
-    f.fail(what + ": " + st.error());
-    return false;
-  }
-  if (!npu.waitIrq(maxCycles)) {
-    f.fail(what + ": no interrupt; " + errText(npu));
-    npu.softReset();
-    return false;
-  }
-  const uint32_t irq = npu.read(reg::kIrqStatus);
-  npu.write(reg::kIrqStatus, irq);
-  if (irq != reg::kIrqStatusDone || npu.read(reg::kLastTag) != tag) {
-    f.fail(what + ": IRQ_STATUS=" + std::to_string(irq) + "; " + errText(npu));
-    npu.softReset();
-    return false;
-  }
-  return true;
-}
-
-// Checks the M x N int32 ACC rows stored at kAccOut.
-bool checkAcc(const std::vector<uint8_t>& mem, const std::vector<uint32_t>& want, uint32_t M,
-              uint32_t N, Failures& f, const std::string& what) {
-  for (uint32_t i = 0; i < M; ++i) {
-    for (uint32_t j = 0; j < N; ++j) {
-      const auto got = static_cast<uint32_t>(getN(mem, kAccOut + (i * N + j) * 4, 4, false));
-      if (got != want[i * kC + j]) {
-        f.fail(what + ": ACC[" + std::to_string(i) + "][" + std::to_string(j) +
-               "] = " + std::to_string(static_cast<int32_t>(got)) + ", want " +
-               std::to_string(static_cast<int32_t>(want[i * kC + j])));
-        return false;
-      }
-    }
-  }
-  if (mem[kAccOut + M * N * 4] != 0x5A) {
-    f.fail(what + ": wrote past the ACC rows");
-    return false;
-  }
-  return true;
-}
-
-DmaStore accStore(uint32_t accAddr, uint32_t M, uint32_t N) {
-  DmaStore s;
-  s.bufId = Buffer::kAcc;
-  s.elemWidth = ElemWidth::kW8;
-  s.dramAddr = kAccOut;
-  s.dramStride1 = N * 4;
-  s.bufAddr = accAddr;
-  s.bufStride1 = kC * 4;
-  s.count0 = N * 4;
-  s.count1 = M;
-  return s;
-}
-
 struct Tally {
   uint64_t windows = 0, kMajor = 0, wide = 0, atEnd = 0, blocks = 0, beats = 0, faults = 0;
 };
@@ -245,13 +189,13 @@ void chainCase(Npu& npu, std::mt19937_64& rng, uint64_t it, Failures& f, Tally& 
     t.beats += cg.g.k;
   }
   std::fill(mem.begin() + kAccOut, mem.begin() + kAccOut + M * N * 4 + 64, 0x5A);
-  s.push_back(cmd(accStore(accAddr, M, N), true));
+  s.push_back(cmd(accStore(accAddr, M, N, kAccOut), true));
   End e;
   e.irq = true;
   e.tag = static_cast<uint16_t>(rng());
   s.push_back(cmd(e));
   if (!runJob(npu, s, e.tag, f, what.str(), 400000)) return;
-  checkAcc(mem, want, M, N, f, what.str());
+  checkAcc(mem, kAccOut, want, M, N, f, what.str());
 }
 
 // Faults in turn: a footprint one byte past INP, k that is not whole blocks, a window field
@@ -345,7 +289,7 @@ uint64_t timedStretch(Npu& npu, std::mt19937_64& rng, bool window, Failures& f) 
     accumulate(cg, mem, want);
   }
   std::fill(mem.begin() + kAccOut, mem.begin() + kAccOut + kR * kC * 4 + 64, 0x5A);
-  s.push_back(cmd(accStore(0, kR, kC), true));
+  s.push_back(cmd(accStore(0, kR, kC, kAccOut), true));
   End e;
   e.irq = true;
   e.tag = static_cast<uint16_t>(rng());
@@ -354,7 +298,7 @@ uint64_t timedStretch(Npu& npu, std::mt19937_64& rng, bool window, Failures& f) 
   const std::string what = window ? "back-to-back windows" : "back-to-back k-major GEMMs";
   if (!runJob(npu, s, e.tag, f, what, 400000)) return 0;
   const uint64_t cycles = npu.cycle() - c0;
-  checkAcc(mem, want, kR, kC, f, what);
+  checkAcc(mem, kAccOut, want, kR, kC, f, what);
   return cycles;
 }
 
@@ -367,21 +311,8 @@ TestbenchResult runNpuWindow(const TestbenchOptions& opt) {
   Failures f;
   npu.mem().setTiming(80, 1, 6);
   npu.setupRing(64, 100000);
-  auto& mem = npu.mem().mem();
-  // The images: INP whole (rows of 16 KiB), WGT's first 64 KiB.
-  for (uint32_t b = 0; b < kInpBufBytes; ++b) mem[kInpImage + b] = static_cast<uint8_t>(rng());
-  for (uint32_t b = 0; b < kWgtImageBytes; ++b) mem[kWgtImage + b] = static_cast<uint8_t>(rng());
-  constexpr uint32_t kRow = 16384;
-  End e;
-  e.irq = true;
-  e.tag = 1;
-  runJob(npu,
-         {cmd(load(Buffer::kInp, ElemWidth::kW32, kInpImage, kRow, 0, 0, kRow, 0, kRow / 4,
-                   kInpBufBytes / kRow, 1)),
-          cmd(load(Buffer::kWgt, ElemWidth::kW32, kWgtImage, kRow, 0, 0, kRow, 0, kRow / 4,
-                   kWgtImageBytes / kRow, 1)),
-          cmd(e)},
-         e.tag, f, "image load", 2000000);
+  // The images: INP whole, WGT's first 64 KiB.
+  loadImages(npu, rng, kInpImage, kWgtImage, kWgtImageBytes, f);
 
   Tally t;
   const uint64_t c0 = npu.cycle();

@@ -101,6 +101,20 @@ firmware::Gemm windowGemm(uint32_t m, uint32_t vec, uint32_t taps, uint32_t tile
   return g;
 }
 
+// A DWCONV (ISA 1.6) of m lanes, an fh x fw filter at stride sw, the filter rows' spans
+// adjacent in INP.
+firmware::Dwconv dwconv(uint32_t m, uint32_t fh, uint32_t fw, uint32_t sw, uint32_t accAddr = 0) {
+  firmware::Dwconv w;
+  w.m = m;
+  w.n = 16;
+  w.fh = fh;
+  w.fw = fw;
+  w.sw = sw;
+  w.rowStride = ((m - 1) * sw + fw) * 16;
+  w.accAddr = accAddr;
+  return w;
+}
+
 firmware::RequantStore requant(uint32_t rows, uint32_t accAddr = 0, uint32_t outAddr = 0) {
   firmware::RequantStore r;
   r.rows = rows;
@@ -286,6 +300,40 @@ std::vector<Case> cases() {
                    {}, windowGemm(w.m, w.vec, w.taps, w.tiles, w.laneStride, (i % 8) * 1024)});
              return only(c);
            }});
+  // DWCONVs: single and back-to-back row tiles, strides 1 and 2, short tiles, 1x1 and 5x5,
+  // and mixed with GEMMs and REQUANT_STOREs.
+  struct DwShape {
+    uint32_t m, fh, fw, sw;
+  };
+  for (const DwShape& w : {DwShape{16, 3, 3, 1}, DwShape{16, 3, 3, 2}, DwShape{7, 3, 3, 1},
+                           DwShape{16, 1, 1, 1}, DwShape{16, 5, 5, 1}, DwShape{14, 3, 3, 2}})
+    for (int n : {1, 8})
+      v.push_back({std::to_string(n) + " DWCONV m=" + std::to_string(w.m) + " " +
+                       std::to_string(w.fh) + "x" + std::to_string(w.fw) + " s" +
+                       std::to_string(w.sw),
+                   [=](const Ctx&) {
+                     std::vector<Command> c;
+                     for (int i = 0; i < n; ++i)
+                       c.push_back(Command{{}, dwconv(w.m, w.fh, w.fw, w.sw, (i % 8) * 1024)});
+                     return only(c);
+                   }});
+  v.push_back({"DWCONV, GEMM k=64, DWCONV x4", [=](const Ctx&) {
+                 std::vector<Command> c;
+                 for (int i = 0; i < 4; ++i) {
+                   c.push_back(Command{{}, dwconv(16, 3, 3, 1, 0)});
+                   c.push_back(Command{{}, gemm(64, false, 1024)});
+                 }
+                 return only(c);
+               }});
+  v.push_back({"8x (4 DWCONV ; REQUANT rows=64)", [=](const Ctx&) {
+                 std::vector<Command> c;
+                 for (int i = 0; i < 8; ++i) {
+                   for (int r = 0; r < 4; ++r)
+                     c.push_back(Command{{}, dwconv(16, 3, 3, 1, r * 1024)});
+                   c.push_back(Command{{}, requant(64)});
+                 }
+                 return only(c);
+               }});
   v.push_back({"window, k-major, window GEMM k=48 x4", [=](const Ctx&) {
                  std::vector<Command> c;
                  for (int i = 0; i < 4; ++i) {
