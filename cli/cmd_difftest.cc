@@ -64,7 +64,8 @@ int cmdDifftest(const Args& args) {
       "mapping", po::value(&mapping)->default_value(mapping),
       "convolution mapping the driver must use: auto (the cost model's choice), host-im2col, "
       "dma-im2col, "
-      "shifted-windows, output-blocks (a layer it does not apply to stays on the CPU: a fallback)")(
+      "shifted-windows, output-blocks, window (ISA 1.5 window GEMMs), dwconv (ISA 1.6, depthwise "
+      "layers) (a layer it does not apply to stays on the CPU: a fallback)")(
       "preference", po::value(&preference)->default_value(preference),
       "execution preference the driver compiles for "
       "(FAST_SINGLE_ANSWER|SUSTAINED_SPEED|LOW_POWER)")(
@@ -133,8 +134,9 @@ int cmdDifftest(const Args& args) {
   }
   const auto convMapping = frontend::convMappingFromName(mapping);
   if (!convMapping) {
-    std::cerr << "nncosim difftest: --mapping: unknown mapping '" << mapping
-              << "' (auto, host-im2col, dma-im2col, shifted-windows, output-blocks)\n";
+    std::cerr
+        << "nncosim difftest: --mapping: unknown mapping '" << mapping
+        << "' (auto, host-im2col, dma-im2col, shifted-windows, output-blocks, window, dwconv)\n";
     return kExitUsage;
   }
   frontend::BackendOptions bo;

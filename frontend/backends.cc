@@ -48,6 +48,7 @@ constexpr std::pair<const char*, driver::ConvMapping> kMappings[] = {
     {"shifted-windows", driver::ConvMapping::kShiftedWindows},
     {"output-blocks", driver::ConvMapping::kOutputBlocks},
     {"window", driver::ConvMapping::kWindow},
+    {"dwconv", driver::ConvMapping::kDepthwiseUnit},
 };
 
 }  // namespace

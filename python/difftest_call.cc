@@ -146,8 +146,9 @@ py::object difftest(uint64_t layers, uint64_t seed, uint64_t first,
                 "' is not built (available: " + frontend::backendNames() + ")");
   const auto convMapping = frontend::convMappingFromName(mapping);
   if (!convMapping)
-    throw Error("difftest: mapping: unknown mapping '" + mapping +
-                "' (auto, host-im2col, dma-im2col, shifted-windows, output-blocks)");
+    throw Error(
+        "difftest: mapping: unknown mapping '" + mapping +
+        "' (auto, host-im2col, dma-im2col, shifted-windows, output-blocks, window, dwconv)");
   const auto pref = frontend::preferenceFromName(preference);
   if (!pref)
     throw Error(

@@ -499,7 +499,7 @@ hal::Result<CompiledStep> lowerGathered(const hal::Model& model, uint32_t index,
     // One GEMM per tap: t = input channel, A through the byte-shifted window.
     const std::vector<uint32_t> tileIcCount = s.tileIcCount;
     prob.gemms = [=](uint32_t, uint32_t q, uint32_t, uint32_t, uint32_t inpAddr, uint32_t wgtAddr,
-                     const firmware::Gemm& proto, std::vector<firmware::Gemm>& out) {
+                     const firmware::Gemm& proto, std::vector<firmware::CommandArgs>& out) {
       const uint32_t icCount = tileIcCount[q];
       for (uint32_t fy = 0; fy < fh; ++fy)
         for (uint32_t fx = 0; fx < fw; ++fx) {
@@ -645,12 +645,25 @@ bool windowApplies(const ConvSetup& s, const NpuConfig& npu) {
          unitBytes <= ((npu.inpBytes / 2) & ~63u);
 }
 
+// Whether the depthwise unit's mapping applies (DWCONV, ISA 1.6): a depthwise layer of
+// multiplier 1 (channel j reads input channel j), 8-bit, filters up to 7x7, stride and
+// dilation along the row 1 or 2, on the window mapping's INP pieces.
+bool dwconvApplies(const ConvSetup& s, const NpuConfig& npu) {
+  return s.kind == ConvKind::kDepthwise && s.cg.go == 1 && !s.wide && s.fh <= 7 && s.fw <= 7 &&
+         s.sw <= 2 && s.dw <= 2 && windowApplies(s, npu);
+}
+
+// The window mapping (`dwUnit`: its depthwise variant, one DWCONV per row tile and channel
+// tile on the depthwise unit instead of a block-diagonal window GEMM; the same INP pieces).
 hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, const OpView& v,
-                                      const LoweringOptions& options, const ConvSetup& s) {
+                                      const LoweringOptions& options, const ConvSetup& s,
+                                      bool dwUnit) {
   const ops::conv::ConvGeometry& g = s.g;
   const uint32_t R = s.R, C = s.C, eb = s.eb();
   if (!windowApplies(s, options.npu)) return hal::fail("window: does not apply");
-  const bool pointwise = isPointwise(s);
+  if (dwUnit && !dwconvApplies(s, options.npu)) return hal::fail("dwconv: does not apply");
+  // DWCONV's lanes run along one output row (lane i at i*sw pixel vectors).
+  const bool pointwise = isPointwise(s) && !dwUnit;
   // Input channel tiles per output channel tile (its group's channels, tile-aligned).
   const uint32_t inTiles = (g.inC + C - 1) / C;
   std::vector<uint32_t> uLo(s.Q), uHi(s.Q), tileGroup(s.Q), tileDepth(s.Q), groupU;
@@ -669,7 +682,15 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   std::vector<uint64_t> wOffset(s.Q + 1, 0);
   for (uint32_t q = 0; q < s.Q; ++q) wOffset[q + 1] = wOffset[q] + uint64_t{tileDepth[q]} * C;
   std::vector<uint8_t> weights(wOffset[s.Q], s.filterFill);
-  for (uint32_t q = 0; q < s.Q; ++q)
+  // DWCONV's weights: per tile the (fy, fx) vectors of C channels, in the first fh*fw*C
+  // bytes of the tile's image (the engine plans tiles of depth x C).
+  for (uint32_t q = 0; q < s.Q && dwUnit; ++q)
+    for (uint32_t fy = 0; fy < s.fh; ++fy)
+      for (uint32_t fx = 0; fx < s.fw; ++fx)
+        for (uint32_t j = 0; j < C && q * C + j < g.outC; ++j)
+          weights[wOffset[q] + (uint64_t{fy} * s.fw + fx) * C + j] =
+              filterAt(s, q * C + j, fy, fx, q * C + j);
+  for (uint32_t q = 0; q < s.Q && !dwUnit; ++q)
     for (uint32_t u = uLo[q]; u < uHi[q]; ++u)
       for (uint32_t fy = 0; fy < s.fh; ++fy)
         for (uint32_t fx = 0; fx < s.fw; ++fx)
@@ -782,7 +803,27 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   };
   prob.gemms = [=](uint32_t p, uint32_t, uint32_t k0, uint32_t k1, uint32_t inpAddr,
                    uint32_t wgtAddr, const firmware::Gemm& proto,
-                   std::vector<firmware::Gemm>& out) {
+                   std::vector<firmware::CommandArgs>& out) {
+    if (dwUnit) {
+      firmware::Dwconv w;
+      w.aSigned = proto.aSigned;
+      w.bSigned = proto.bSigned;
+      w.accumulate = proto.accumulate;
+      w.m = proto.m;
+      w.n = proto.n;
+      w.inpAddr = inpAddr;
+      w.fh = s.fh;
+      w.fw = s.fw;
+      w.sw = s.sw;
+      w.dw = s.dw;
+      w.wgtAddr = wgtAddr;
+      w.accAddr = proto.accAddr;
+      w.rowStride = static_cast<uint32_t>(spanOf(p) * vb);
+      w.aZp = proto.aZp;
+      w.bZp = proto.bZp;
+      out.push_back(w);
+      return;
+    }
     firmware::Gemm gm = proto;
     gm.inpAddr = inpAddr;
     gm.wgtAddr = wgtAddr;
@@ -806,12 +847,11 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   spec.kUnit = kUnit;
   spec.prmImage = sb.address(pBuf);
   spec.problems.push_back(std::move(prob));
-  std::string mapping = std::string(
-                            "window GEMM (ISA 1.5, A formed on the NPU from channel "
-                            "tiles") +
-                        (pointwise ? ", pointwise)" : ", a row tile per output row)") +
-                        mappingSuffix(s);
-  if (s.kind == ConvKind::kDepthwise)
+  std::string mapping =
+      std::string(dwUnit ? "DWCONV on the depthwise unit (ISA 1.6" : "window GEMM (ISA 1.5") +
+      ", A formed on the NPU from channel tiles" +
+      (pointwise ? ", pointwise)" : ", a row tile per output row)") + mappingSuffix(s);
+  if (s.kind == ConvKind::kDepthwise && !dwUnit)
     mapping += ", block-diagonal depthwise tiles (" + std::to_string(std::min(C, g.outC)) +
                " channels per GEMM)";
   if (s.wide) mapping += ", 16x8 (int16 x int8, acc64)";
@@ -1050,7 +1090,10 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
   }
   if (windowApplies(s, options.npu))
     consider(M::kWindow,
-             [&](const LoweringOptions& o) { return lowerWindow(model, index, v, o, s); });
+             [&](const LoweringOptions& o) { return lowerWindow(model, index, v, o, s, false); });
+  if (dwconvApplies(s, options.npu))
+    consider(M::kDepthwiseUnit,
+             [&](const LoweringOptions& o) { return lowerWindow(model, index, v, o, s, true); });
   if (!s.wide && shiftedPlan(s, options).applies)
     consider(M::kShiftedWindows,
              [&](const LoweringOptions& o) { return lowerGathered(model, index, v, o, s, true); });

@@ -371,7 +371,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
               while (q >= runs[runIndex].q1) ++runIndex;
               for (uint32_t p = p0; p < p1; ++p) {
                 firmware::Gemm g;
-                std::vector<firmware::Gemm> gemms;
+                std::vector<firmware::CommandArgs> gemms;
                 g.mode = spec.wide ? firmware::GemmMode::kInt16 : firmware::GemmMode::kInt8;
                 g.acc64 = spec.wide;
                 g.wgt8 = wb < eb;
@@ -394,10 +394,13 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
                 } else {
                   gemms.push_back(g);
                 }
-                for (const firmware::Gemm& x : gemms) {
+                for (const firmware::CommandArgs& x : gemms) {
                   ss.compute(firmware::Command{{}, x});
                   ++report.gemms;
-                  report.macs += uint64_t{x.m} * x.n * x.k;
+                  if (const auto* gm = std::get_if<firmware::Gemm>(&x))
+                    report.macs += uint64_t{gm->m} * gm->n * gm->k;
+                  if (const auto* w = std::get_if<firmware::Dwconv>(&x))
+                    report.macs += uint64_t{w->m} * w->n * w->fh * w->fw;
                 }
               }
             }

@@ -81,13 +81,15 @@ struct GemmProblem {
   std::function<uint32_t(uint32_t p)> rowsOf;  // m of row tile p (1..R)
   // DMA_LOADs of the step's A pieces.
   std::function<void(const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>&)> loadA;
-  // Optional: the GEMMs of row tile p, channel tile q for reduction range [k0, k1), given
-  // the A piece at inpAddr and the tile's weights for k0 at wgtAddr (`proto` has every
+  // Optional: the commands of row tile p, channel tile q for reduction range [k0, k1),
+  // given the A piece at inpAddr and the tile's weights for k0 at wgtAddr (`proto` has every
   // other field set). Default: one GEMM over the range. Lowerings with several GEMMs per
-  // chunk (one per filter tap) set accumulate on all but the first when proto's is clear.
+  // chunk (one per filter tap) set accumulate on all but the first when proto's is clear;
+  // the depthwise mapping emits one DWCONV instead, into proto's ACC rows.
   // (wgtAddr advances k * C * weight bytes per k.)
   std::function<void(uint32_t p, uint32_t q, uint32_t k0, uint32_t k1, uint32_t inpAddr,
-                     uint32_t wgtAddr, const firmware::Gemm& proto, std::vector<firmware::Gemm>&)>
+                     uint32_t wgtAddr, const firmware::Gemm& proto,
+                     std::vector<firmware::CommandArgs>&)>
       gemms;
   // DMA_STOREs of row tiles [p0, p1) x channel tiles [q0, q1) from OUT: tile q's `rows`
   // rows (row tile p0's m rows, then p0 + 1's, ...) at outAddr + (q - q0)*rows*C, C bytes

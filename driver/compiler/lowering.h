@@ -43,7 +43,8 @@ enum class ConvMapping {
   kDmaIm2col,
   kShiftedWindows,
   kOutputBlocks,
-  kWindow  // ISA 1.5 window GEMMs over channel tiles
+  kWindow,        // ISA 1.5 window GEMMs over channel tiles
+  kDepthwiseUnit  // ISA 1.6 DWCONVs on the depthwise unit, over the same channel tiles
 };
 
 // Operands that earlier NPU steps leave in device DRAM, with their layouts (compileModel):

@@ -156,7 +156,7 @@ with tempfile.TemporaryDirectory() as tmp:
             inside = st is not None and all(st["ts"] - eps <= e["ts"] and e["ts"] + e["dur"] <= st["ts"] + st["dur"] + eps
                                             for e in mine)
             check(f"trace: {name} slices inside the step", inside, st)
-        ops = {"DMA_LOAD", "DMA_STORE", "GEMM", "REQUANT_STORE", "DENSIFY", "SYNC"}
+        ops = {"DMA_LOAD", "DMA_STORE", "GEMM", "DWCONV", "REQUANT_STORE", "DENSIFY", "SYNC"}
         check("trace: slices named by opcode", slices and all(e["name"].split()[0] in ops for e in slices),
               sorted({e["name"] for e in slices})[:10])
         gemms = [e for e in slices if e["name"].startswith("GEMM")]

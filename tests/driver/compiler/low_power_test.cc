@@ -31,7 +31,7 @@ TEST(LowPower, TheAutomaticMappingIsTheCheapestByThePreferencesCost) {
       const double bestCost = cost(layer.model, *best, o);
       for (ConvMapping m :
            {ConvMapping::kHostIm2col, ConvMapping::kDmaIm2col, ConvMapping::kShiftedWindows,
-            ConvMapping::kOutputBlocks, ConvMapping::kWindow}) {
+            ConvMapping::kOutputBlocks, ConvMapping::kWindow, ConvMapping::kDepthwiseUnit}) {
         LoweringOptions f = o;
         f.convMapping = m;
         auto forced = lowerOperation(layer.model, 0, declaredShapes(layer.model), f);

@@ -375,18 +375,23 @@ TEST(Lowering, RandomBatchMatmulIsBitExact) { runMany("BATCH_MATMUL", 400, 15, r
 // ones on this NPU): bit-exact wherever it applies, on the real and the tiny NPU, under
 // every preference and with short jobs.
 TEST(Lowering, RandomConvolutionsAreBitExactOnEveryMapping) {
-  const ConvMapping mappings[] = {ConvMapping::kHostIm2col, ConvMapping::kDmaIm2col,
+  const ConvMapping mappings[] = {ConvMapping::kHostIm2col,     ConvMapping::kDmaIm2col,
                                   ConvMapping::kShiftedWindows, ConvMapping::kOutputBlocks,
-                                  ConvMapping::kWindow};
-  const char* names[] = {"host im2col", "DMA im2col", "shifted windows", "output blocks", "window"};
+                                  ConvMapping::kWindow,         ConvMapping::kDepthwiseUnit};
+  const char* names[] = {"host im2col",   "DMA im2col", "shifted windows",
+                         "output blocks", "window",     "dwconv"};
   const hal::ExecutionPreference prefs[] = {hal::ExecutionPreference::FAST_SINGLE_ANSWER,
                                             hal::ExecutionPreference::SUSTAINED_SPEED,
                                             hal::ExecutionPreference::LOW_POWER};
-  for (int m = 0; m < 5; ++m) {
+  for (int m = 0; m < 6; ++m) {
     Rng r(31 + m);
     int applied = 0;
     for (int i = 0; i < 240; ++i) {
-      const Kind kind = i % 3 == 0 ? Kind::kConv : i % 3 == 1 ? Kind::kDepthwise : Kind::kGrouped;
+      // The depthwise unit runs depthwise layers only: every case is one for it.
+      const Kind kind = mappings[m] == ConvMapping::kDepthwiseUnit ? Kind::kDepthwise
+                        : i % 3 == 0                               ? Kind::kConv
+                        : i % 3 == 1                               ? Kind::kDepthwise
+                                                                   : Kind::kGrouped;
       Case c = randomConv(r, kind);
       LoweringOptions o;
       o.convMapping = mappings[m];
@@ -411,9 +416,9 @@ TEST(Lowering, RandomConvolutionsAreBitExactOnEveryMapping) {
 // cheapest end to end of the mappings lowered one by one without a limit, the earliest on
 // a tie, with the same commands and estimate.
 TEST(Lowering, TheMappingSearchPicksTheCheapestMapping) {
-  const ConvMapping mappings[] = {ConvMapping::kHostIm2col, ConvMapping::kDmaIm2col,
+  const ConvMapping mappings[] = {ConvMapping::kHostIm2col,     ConvMapping::kDmaIm2col,
                                   ConvMapping::kShiftedWindows, ConvMapping::kOutputBlocks,
-                                  ConvMapping::kWindow};
+                                  ConvMapping::kWindow,         ConvMapping::kDepthwiseUnit};
   const hal::ExecutionPreference prefs[] = {hal::ExecutionPreference::FAST_SINGLE_ANSWER,
                                             hal::ExecutionPreference::SUSTAINED_SPEED,
                                             hal::ExecutionPreference::LOW_POWER};
