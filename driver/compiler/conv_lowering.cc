@@ -57,6 +57,8 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <map>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -739,8 +741,14 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
     return pointwise ? R : (rowsOf(p) - 1) * s.sw + (s.fw - 1) * s.dw + 1;
   };
   const std::vector<uint32_t> groupFirstU = groupU;
-  prob.loadA = [=](const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>& out) {
-    for (const APiece& a : pieces) {
+  // Where each DWCONV's filter rows are, per (row tile, A group): its first row's address
+  // and the INP bytes between its filter rows (loadA records them, gemms reads them).
+  auto dwRows =
+      std::make_shared<std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, uint32_t>>>();
+  // One piece on its own: per input channel tile of the chunk and filter row, the span of
+  // pixel vectors the row tile reads (3-D DMAs over tiles, filter rows and pixels).
+  auto loadPiece = [=](const APiece& a, std::vector<firmware::DmaLoad>& out) {
+    {
       const uint32_t u0 = groupFirstU[a.g] + a.k0 / kUnit, nu = (a.k1 - a.k0) / kUnit;
       const uint32_t m = rowsOf(a.p);
       auto dma = [&](bool fill, uint64_t dram, uint32_t buf, uint64_t rowBytes, uint32_t rows,
@@ -765,7 +773,7 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
         // Tile u's m vectors are adjacent in DRAM; in INP tiles are R vectors apart.
         dma(false, inBase + u0 * tileBytes + uint64_t{a.p} * R * vb, a.inpAddr, m * vb, 1, 0, 0,
             static_cast<uint32_t>(R * vb));
-        continue;
+        return;
       }
       const uint32_t row = a.p / perRow, b = row / g.outH, oy = row % g.outH;
       const int64_t ix0 = int64_t{a.p % perRow} * R * s.sw - g.padLeft;
@@ -782,9 +790,10 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
         }
       }
       const uint32_t tilePitch = s.fh * pitch;
+      (*dwRows)[{a.p, a.g}] = {a.inpAddr, pitch};
       if (fa == s.fh || xa >= xb) {  // the whole window in the padding
         dma(true, 0, a.inpAddr, pitch, s.fh, 0, pitch, tilePitch);
-        continue;
+        return;
       }
       const int64_t iyA = int64_t{oy} * s.sh + int64_t{fa} * s.dh - g.padTop;
       dma(false, inBase + u0 * tileBytes + ((uint64_t{b} * g.inH + iyA) * g.inW + xa) * vb,
@@ -801,7 +810,104 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
       if (fb < s.fh) dma(true, 0, a.inpAddr + fb * pitch, pitch, s.fh - fb, 0, pitch, tilePitch);
     }
   };
-  prob.gemms = [=](uint32_t p, uint32_t, uint32_t k0, uint32_t k1, uint32_t inpAddr,
+  // DWCONV's rows shared: the row tiles of one column block on consecutive output rows read
+  // overlapping input rows (all but sh of fh for each next output row), so a step loads each
+  // input row of a block once, the blocks of an A group one after the other in its pieces'
+  // INP region (a DWCONV addresses its filter rows dh rows apart there); a group whose rows
+  // would not fit loads piece by piece.
+  const uint64_t pieceBytes = uint64_t{kUnit} * R * eb;
+  auto loadShared = [=](const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>& out) {
+    for (size_t i = 0; i < pieces.size();) {
+      size_t j = i + 1;
+      while (j < pieces.size() && pieces[j].g == pieces[i].g &&
+             pieces[j].inpAddr == pieces[j - 1].inpAddr + pieceBytes)
+        ++j;
+      // Pieces [i, j): one A group, contiguous in INP. Its blocks: (batch, column block) ->
+      // first and last output row.
+      struct Block {
+        uint32_t b, blk, oyA, oyB, span;
+      };
+      std::vector<Block> blocks;
+      for (size_t k = i; k < j; ++k) {
+        const uint32_t row = pieces[k].p / perRow, b = row / g.outH, oy = row % g.outH,
+                       blk = pieces[k].p % perRow;
+        auto it = std::find_if(blocks.begin(), blocks.end(),
+                               [&](const Block& x) { return x.b == b && x.blk == blk; });
+        if (it == blocks.end())
+          blocks.push_back({b, blk, oy, oy, spanOf(pieces[k].p)});
+        else
+          it->oyB = oy;
+      }
+      uint64_t need = 0;
+      for (const Block& x : blocks)
+        need += (uint64_t{x.oyB - x.oyA} * s.sh + uint64_t{s.fh - 1} * s.dh + 1) * x.span * vb;
+      if (need > (j - i) * pieceBytes) {
+        for (size_t k = i; k < j; ++k) loadPiece(pieces[k], out);
+        i = j;
+        continue;
+      }
+      const uint32_t u0 = groupFirstU[pieces[i].g] + pieces[i].k0 / kUnit;
+      uint32_t at = pieces[i].inpAddr;
+      auto dma = [&](bool fill, uint64_t dram, uint32_t buf, uint64_t rowBytes, uint32_t rows,
+                     uint32_t pitch) {
+        firmware::DmaLoad d;
+        d.bufId = firmware::Buffer::kInp;
+        d.elemWidth = firmware::ElemWidth::kW8;
+        d.fill = fill;
+        d.fillValue = fill ? s.inputFill : 0;
+        d.dramAddr = fill ? 0 : static_cast<uint32_t>(dram);
+        d.bufAddr = buf;
+        d.count0 = static_cast<uint32_t>(rowBytes);
+        d.count1 = rows;
+        d.dramStride1 = fill ? 0 : static_cast<uint32_t>(uint64_t{g.inW} * vb);
+        d.bufStride1 = pitch;
+        out.push_back(d);
+      };
+      for (const Block& x : blocks) {
+        const uint32_t pitch = static_cast<uint32_t>(x.span * vb);
+        const uint32_t rows = (x.oyB - x.oyA) * s.sh + (s.fh - 1) * s.dh + 1;
+        const int64_t iy0 = int64_t{x.oyA} * s.sh - g.padTop;
+        const int64_t ix0 = int64_t{x.blk} * R * s.sw - g.padLeft;
+        const int64_t ya = std::max<int64_t>(0, iy0),
+                      yb = std::min<int64_t>(g.inH, iy0 + int64_t{rows});
+        const int64_t xa = std::max<int64_t>(0, ix0),
+                      xb = std::min<int64_t>(g.inW, ix0 + int64_t{x.span});
+        if (ya >= yb || xa >= xb) {
+          dma(true, 0, at, pitch, rows, pitch);
+        } else {
+          const uint32_t top = static_cast<uint32_t>(ya - iy0),
+                         valid = static_cast<uint32_t>(yb - ya);
+          dma(false, inBase + u0 * tileBytes + ((uint64_t{x.b} * g.inH + ya) * g.inW + xa) * vb,
+              at + top * pitch + static_cast<uint32_t>((xa - ix0) * vb),
+              static_cast<uint64_t>(xb - xa) * vb, valid, pitch);
+          if (xa > ix0)
+            dma(true, 0, at + top * pitch, static_cast<uint64_t>(xa - ix0) * vb, valid, pitch);
+          if (ix0 + x.span > xb)
+            dma(true, 0, at + top * pitch + static_cast<uint32_t>((xb - ix0) * vb),
+                static_cast<uint64_t>(ix0 + x.span - xb) * vb, valid, pitch);
+          if (top > 0) dma(true, 0, at, pitch, top, pitch);
+          if (top + valid < rows)
+            dma(true, 0, at + (top + valid) * pitch, pitch, rows - top - valid, pitch);
+        }
+        for (size_t k = i; k < j; ++k) {
+          const uint32_t row = pieces[k].p / perRow;
+          if (row / g.outH != x.b || pieces[k].p % perRow != x.blk) continue;
+          (*dwRows)[{pieces[k].p, pieces[k].g}] = {at + (row % g.outH - x.oyA) * s.sh * pitch,
+                                                   s.dh * pitch};
+        }
+        at += rows * pitch;
+      }
+      i = j;
+    }
+  };
+  if (dwUnit && !pointwise) {
+    prob.loadA = loadShared;
+  } else {
+    prob.loadA = [=](const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>& out) {
+      for (const APiece& a : pieces) loadPiece(a, out);
+    };
+  }
+  prob.gemms = [=](uint32_t p, uint32_t q, uint32_t k0, uint32_t k1, uint32_t inpAddr,
                    uint32_t wgtAddr, const firmware::Gemm& proto,
                    std::vector<firmware::CommandArgs>& out) {
     if (dwUnit) {
@@ -811,14 +917,16 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
       w.accumulate = proto.accumulate;
       w.m = proto.m;
       w.n = proto.n;
-      w.inpAddr = inpAddr;
+      // Where loadA put its filter rows (p's piece, or its block's shared rows).
+      const auto at = dwRows->find({p, tileGroup[q]});
+      w.inpAddr = at != dwRows->end() ? at->second.first : inpAddr;
+      w.rowStride = at != dwRows->end() ? at->second.second : static_cast<uint32_t>(spanOf(p) * vb);
       w.fh = s.fh;
       w.fw = s.fw;
       w.sw = s.sw;
       w.dw = s.dw;
       w.wgtAddr = wgtAddr;
       w.accAddr = proto.accAddr;
-      w.rowStride = static_cast<uint32_t>(spanOf(p) * vb);
       w.aZp = proto.aZp;
       w.bZp = proto.bZp;
       out.push_back(w);
