@@ -277,10 +277,11 @@ module nnc_dwconv
   // only in an issuing cycle; no reset: read only under take_q).
   logic [Rows*Cols*18-1:0] act_d;
   always_comb begin
-    act_d = '0;
-    if (issue) begin
-      for (int unsigned i = 0; i < Rows; i++) begin
-        for (int unsigned j = 0; j < Cols; j++) begin
+    // Element by element (a constant of this width is a lint error on larger arrays).
+    for (int unsigned i = 0; i < Rows; i++) begin
+      for (int unsigned j = 0; j < Cols; j++) begin
+        act_d[18*(i*Cols + j) +: 18] = '0;
+        if (issue) begin
           act_d[18*(i*Cols + j) +: 18] = to_operand(
               cp_meta.sw == 2'd2 ? cp_line[2*i*VecW + 8*j +: 8] : cp_line[i*VecW + 8*j +: 8],
               cp_meta.asg, cp_meta.azp);
