@@ -9,9 +9,9 @@
 // INP holds, per filter row, the span of pixel vectors (Cols int8 channels each, side by
 // side: the window mapping's piece, a channel tile) the row tile reads, span = (m-1)*sw +
 // (fw-1)*dw + 1. Unlike the MAC array's outer product, each PE takes its own activation:
-// lane i's vector is entry i*sw of a line buffer holding the filter row's span, shifted by
-// dw entries after each tap, so a beat (one tap for all m x Cols PEs) needs no operand
-// beyond that buffer and one weight vector.
+// for tap fx, lane i's vector is entry i*sw + fx*dw of a line buffer holding the filter
+// row's span, so a beat (one tap for all m x Cols PEs) needs no operand beyond that buffer
+// and one weight vector.
 //
 // Flow: the unit reads a filter row's span into one of two line buffers (VecPerRead vectors
 // per INP read) while the taps of the other run, one beat per cycle (a WGT read of the
@@ -74,7 +74,6 @@ module nnc_dwconv
 );
 
   localparam int unsigned VecW  = Cols * 8;
-  localparam int unsigned LineW = SpanMax * VecW;
   localparam int unsigned SpanW = $clog2(SpanMax + 1);
   localparam int unsigned ReadsMax = (SpanMax + VecPerRead - 1) / VecPerRead;
   localparam int unsigned ReadW = $clog2(ReadsMax + 1);
@@ -107,7 +106,9 @@ module nnc_dwconv
   // Two of each, not arrays: Yosys 0.23 reads an unpacked array of a packed struct as one
   // element.
   row_t              meta0_q, meta1_q, ld_row_meta;
-  logic [LineW-1:0]  line0_q, line1_q;
+  // Line buffers: entry k is pixel vector k of the row's span.
+  logic [VecW-1:0]   line0_q [SpanMax];
+  logic [VecW-1:0]   line1_q [SpanMax];
 
   logic              ld_go, ld_last_read;
   assign ld_go        = ld_active_q && !full_q[ld_buf_q] &&
@@ -259,38 +260,39 @@ module nnc_dwconv
     ld_row_meta.last  = ld_fy_q + 1'b1 == ld_fh_q;
   end
 
-  // The line buffers: a read's vectors into their entries; the computed buffer shifts by
-  // dw entries after each tap, so lane i always reads entry i*sw. Loading and computing
-  // never share a buffer. No reset: entries are read only after their row was loaded.
-  logic [LineW-1:0] cp_line;
-  assign cp_line = cp_buf_q ? line1_q : line0_q;
+  // The line buffers: a read's vectors into their entries. Loading and computing never
+  // share a buffer. No reset: entries are read only after their row was loaded. (Entries,
+  // not one wide vector: a partial write of a wide register costs the simulator a copy of
+  // all of it every cycle.)
   always_ff @(posedge clk_i) begin
-    if (pend_q && !pend_buf_q)
-      line0_q[32'(pend_entry_q) * VecW +: VecPerRead * VecW] <= inp_rdata_i[VecPerRead * VecW - 1:0];
-    if (pend_q && pend_buf_q)
-      line1_q[32'(pend_entry_q) * VecW +: VecPerRead * VecW] <= inp_rdata_i[VecPerRead * VecW - 1:0];
-    if (issue && !cp_buf_q) line0_q <= line0_q >> (32'(cp_meta.dw) * VecW);
-    if (issue && cp_buf_q) line1_q <= line1_q >> (32'(cp_meta.dw) * VecW);
-  end
-
-  // The beat's operands: lane i is entry i*sw of the buffer, its zero point off (computed
-  // only in an issuing cycle; no reset: read only under take_q).
-  logic [Rows*Cols*18-1:0] act_d;
-  always_comb begin
-    // Element by element (a constant of this width is a lint error on larger arrays).
-    for (int unsigned i = 0; i < Rows; i++) begin
-      for (int unsigned j = 0; j < Cols; j++) begin
-        act_d[18*(i*Cols + j) +: 18] = '0;
-        if (issue) begin
-          act_d[18*(i*Cols + j) +: 18] = to_operand(
-              cp_meta.sw == 2'd2 ? cp_line[2*i*VecW + 8*j +: 8] : cp_line[i*VecW + 8*j +: 8],
-              cp_meta.asg, cp_meta.azp);
+    if (pend_q) begin
+      for (int unsigned v = 0; v < VecPerRead; v++) begin
+        if (32'(pend_entry_q) + v < SpanMax) begin
+          if (!pend_buf_q) line0_q[32'(pend_entry_q) + v] <= inp_rdata_i[v*VecW +: VecW];
+          if (pend_buf_q) line1_q[32'(pend_entry_q) + v] <= inp_rdata_i[v*VecW +: VecW];
         end
       end
     end
   end
+
+  // The beat's operands: tap fx's lane i is entry i*sw + fx*dw of the buffer, its zero point
+  // off. Computed in the clocked process under `issue` only (Verilator evaluates a
+  // combinational block every cycle: a 256-PE one would cost an idle unit most of a GEMM's
+  // simulation time); no reset: read only under take_q.
+  logic [SpanW-1:0] tap_off;
+  assign tap_off = SpanW'(32'(cp_fx_q) * 32'(cp_meta.dw));
   always_ff @(posedge clk_i) begin
-    if (issue) act_q <= act_d;
+    if (issue) begin
+      for (int unsigned i = 0; i < Rows; i++) begin
+        logic [VecW-1:0] lane;
+        logic [SpanW-1:0] entry;
+        entry = SpanW'((cp_meta.sw == 2'd2 ? 2 * i : i) + 32'(tap_off));
+        lane  = cp_buf_q ? line1_q[entry] : line0_q[entry];
+        for (int unsigned j = 0; j < Cols; j++) begin
+          act_q[18*(i*Cols + j) +: 18] <= to_operand(lane[8*j +: 8], cp_meta.asg, cp_meta.azp);
+        end
+      end
+    end
   end
 
   // --- PE grid: acc(i, j) += act(i, j) * w(j) -------------------------------------------
@@ -351,7 +353,8 @@ module nnc_dwconv
 
   always_comb begin
     out_acc_o = '0;
-    for (int unsigned i = 0; i < Rows; i++) begin
+    // Only while a bank drains (the select costs a loop over every PE in the simulator).
+    for (int unsigned i = 0; i < Rows && out_valid_o; i++) begin
       if (RowIdxW'(i) == drow_q) begin
         for (int unsigned j = 0; j < Cols; j++) begin
           out_acc_o[32*j +: 32] = rd_bank_q ? res1_q[i][j] : res0_q[i][j];
