@@ -354,10 +354,12 @@ module nnc_dwconv
   always_comb begin
     out_acc_o = '0;
     // Only while a bank drains (the select costs a loop over every PE in the simulator).
-    for (int unsigned i = 0; i < Rows && out_valid_o; i++) begin
-      if (RowIdxW'(i) == drow_q) begin
-        for (int unsigned j = 0; j < Cols; j++) begin
-          out_acc_o[32*j +: 32] = rd_bank_q ? res1_q[i][j] : res0_q[i][j];
+    if (out_valid_o) begin
+      for (int unsigned i = 0; i < Rows; i++) begin
+        if (RowIdxW'(i) == drow_q) begin
+          for (int unsigned j = 0; j < Cols; j++) begin
+            out_acc_o[32*j +: 32] = rd_bank_q ? res1_q[i][j] : res0_q[i][j];
+          end
         end
       end
     end
