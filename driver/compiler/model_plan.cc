@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "hal/profile.h"
@@ -91,14 +92,16 @@ std::map<std::pair<size_t, size_t>, std::pair<size_t, size_t>> markResident(cons
       ++residentReads[b.operand];
     }
   }
-  // Every read of the operand: main-subgraph operation inputs and model outputs.
+  // Every read of the operand by a main-subgraph operation; a model output the host reads.
   std::map<uint32_t, uint32_t> reads;
   for (const hal::Operation& op : model.main.operations)
     for (uint32_t in : op.inputs) ++reads[in];
-  for (uint32_t out : model.main.outputIndexes) reads[out] += 1000;  // the host reads it
+  const std::set<uint32_t> modelOutputs(model.main.outputIndexes.begin(),
+                                        model.main.outputIndexes.end());
   for (const auto& [operand, at] : producer) {
     const auto r = residentReads.find(operand);
-    if (r == residentReads.end() || r->second != reads[operand]) continue;
+    if (r == residentReads.end() || r->second != reads[operand] || modelOutputs.count(operand))
+      continue;
     plan.operations[at.first].step.outputs[at.second].resident = true;
   }
   for (PlannedOperation& o : plan.operations) {
