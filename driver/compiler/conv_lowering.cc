@@ -669,7 +669,10 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   // Input channel tiles per output channel tile (its group's channels, tile-aligned).
   const uint32_t inTiles = (g.inC + C - 1) / C;
   std::vector<uint32_t> uLo(s.Q), uHi(s.Q), tileGroup(s.Q), tileDepth(s.Q), groupU;
-  const uint32_t kUnit = s.fh * s.fw * C;
+  // A k step: a (tap, channel) of a window GEMM; a tap of all C channels for DWCONV, whose
+  // weights are then fh*fw vectors of C per channel tile (and whose A pieces the engine
+  // sizes at R*C elements per k step: aElemsPerK).
+  const uint32_t kUnit = dwUnit ? s.fh * s.fw : s.fh * s.fw * C;
   for (uint32_t q = 0; q < s.Q; ++q) {
     uLo[q] = s.tileIcLo[q] / C;
     uHi[q] = (s.tileIcLo[q] + s.tileIcCount[q] + C - 1) / C;
@@ -684,8 +687,7 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   std::vector<uint64_t> wOffset(s.Q + 1, 0);
   for (uint32_t q = 0; q < s.Q; ++q) wOffset[q + 1] = wOffset[q] + uint64_t{tileDepth[q]} * C;
   std::vector<uint8_t> weights(wOffset[s.Q], s.filterFill);
-  // DWCONV's weights: per tile the (fy, fx) vectors of C channels, in the first fh*fw*C
-  // bytes of the tile's image (the engine plans tiles of depth x C).
+  // DWCONV's weights: per tile the (fy, fx) vectors of C channels.
   for (uint32_t q = 0; q < s.Q && dwUnit; ++q)
     for (uint32_t fy = 0; fy < s.fh; ++fy)
       for (uint32_t fx = 0; fx < s.fw; ++fx)
@@ -815,7 +817,7 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   // input row of a block once, the blocks of an A group one after the other in its pieces'
   // INP region (a DWCONV addresses its filter rows dh rows apart there); a group whose rows
   // would not fit loads piece by piece.
-  const uint64_t pieceBytes = uint64_t{kUnit} * R * eb;
+  const uint64_t pieceBytes = uint64_t{s.fh} * s.fw * C * R * eb;  // the engine's A piece
   auto loadShared = [=](const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>& out) {
     for (size_t i = 0; i < pieces.size();) {
       size_t j = i + 1;
@@ -953,6 +955,7 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   spec.tileDepth = tileDepth;
   spec.tileGroup = tileGroup;
   spec.kUnit = kUnit;
+  spec.aElemsPerK = dwUnit ? R * C : 0;
   spec.prmImage = sb.address(pBuf);
   spec.problems.push_back(std::move(prob));
   std::string mapping =

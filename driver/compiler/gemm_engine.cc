@@ -182,7 +182,9 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   if (rowCap < R) return hal::fail("GEMM plan: ACC/OUT too small for one tile");
 
   // The deepest k chunk an INP slot (and the GEMM's 16-bit k) holds.
-  uint32_t kMax = std::min<uint32_t>(65535, inpSlot / (R * eb));
+  // INP bytes per k step of a row tile's A piece.
+  const uint64_t aK = uint64_t{spec.aElemsPerK ? spec.aElemsPerK : R} * eb;
+  uint32_t kMax = static_cast<uint32_t>(std::min<uint64_t>(65535, inpSlot / aK));
   kMax -= kMax % unit;
   if (kMax == 0)
     return hal::fail("GEMM plan: ", unit, " taps per input channel do not fit an INP slot of ",
@@ -288,9 +290,8 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
       if (singleChunk) {
         uint32_t deepest = 0;
         for (const Phase& r : runs) deepest = std::max(deepest, spec.tileDepth[r.q0]);
-        block = std::min(
-            rowCap / (widest * R),
-            static_cast<uint32_t>((inpSlot - spec.inpTail) / (uint64_t{deepest} * R * eb)));
+        block = std::min(rowCap / (widest * R), static_cast<uint32_t>((inpSlot - spec.inpTail) /
+                                                                      (uint64_t{deepest} * aK)));
         block = std::max<uint32_t>(1, std::min(block, P.rowTiles));
         if (options.maxRowTilesPerStep) block = std::min(block, options.maxRowTilesPerStep);
       }
@@ -305,10 +306,10 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
           // Pack group runs into the step while ACC/OUT rows and INP bytes allow.
           size_t r1 = r0 + 1;
           uint32_t tiles = runs[r0].q1 - runs[r0].q0;
-          uint64_t inpBytes = uint64_t{p1 - p0} * spec.tileDepth[runs[r0].q0] * R * eb;
+          uint64_t inpBytes = uint64_t{p1 - p0} * spec.tileDepth[runs[r0].q0] * aK;
           while (singleChunk && r1 < runs.size()) {
             const uint32_t t2 = tiles + runs[r1].q1 - runs[r1].q0;
-            const uint64_t b2 = inpBytes + uint64_t{p1 - p0} * spec.tileDepth[runs[r1].q0] * R * eb;
+            const uint64_t b2 = inpBytes + uint64_t{p1 - p0} * spec.tileDepth[runs[r1].q0] * aK;
             if (uint64_t{t2} * rows > rowCap || b2 + spec.inpTail > inpSlot) break;
             if (options.maxGroupsPerStep && r1 - r0 >= options.maxGroupsPerStep) break;
             tiles = t2;
@@ -351,7 +352,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
                 a.inpAddr = at;
                 pieces.push_back(a);
                 pieceAt.push_back(at);
-                at += depth * R * eb;
+                at += static_cast<uint32_t>(depth * aK);
               }
             }
             P.loadA(pieces, loads);

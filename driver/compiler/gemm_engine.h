@@ -105,7 +105,10 @@ struct GemmSpec {
   std::vector<uint32_t> tileGroup;  // A group of each channel tile (non-decreasing)
   uint32_t kUnit = 1;               // k chunks are multiples of this (taps per channel)
   uint32_t inpTail = 0;             // INP bytes a piece's GEMMs may read past its end
-  uint64_t usefulMacs = 0;          // MACs the operation needs (for the report)
+  // INP elements of an A piece per k step of a row tile: 0 = R (k-major A). The depthwise
+  // mapping's k steps are filter taps, each a span of pixel vectors (R * C elements).
+  uint32_t aElemsPerK = 0;
+  uint64_t usefulMacs = 0;  // MACs the operation needs (for the report)
   // The 16x8 mode: 16-bit activations (the A image holds int16 elements, twice the bytes),
   // int64 ACC words (GEMM and REQUANT_STORE acc64) and int16 outputs (OUT rows of C*2
   // bytes; storeOut's byte counts double). Off: 8-bit operands, int32 ACC, 8-bit outputs.
