@@ -747,6 +747,28 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   // and the INP bytes between its filter rows (loadA records them, gemms reads them).
   auto dwRows =
       std::make_shared<std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, uint32_t>>>();
+  // A DMA_LOAD into INP of `planes` x `rows` rows of `rowBytes` bytes, or with `fill` the
+  // input zero point written into them (the DRAM fields then zero).
+  const uint8_t inputFill = s.inputFill;
+  auto inpLoad = [inputFill](bool fill, uint64_t dram, uint32_t buf, uint64_t rowBytes,
+                             uint32_t rows, uint64_t dramStride1, uint32_t bufStride1,
+                             uint32_t planes, uint64_t dramStride2, uint32_t bufStride2) {
+    firmware::DmaLoad d;
+    d.bufId = firmware::Buffer::kInp;
+    d.elemWidth = firmware::ElemWidth::kW8;
+    d.fill = fill;
+    d.fillValue = fill ? inputFill : 0;
+    d.dramAddr = fill ? 0 : static_cast<uint32_t>(dram);
+    d.bufAddr = buf;
+    d.count0 = static_cast<uint32_t>(rowBytes);
+    d.count1 = rows;
+    d.dramStride1 = fill ? 0 : static_cast<uint32_t>(dramStride1);
+    d.bufStride1 = bufStride1;
+    d.count2 = planes;
+    d.dramStride2 = fill ? 0 : static_cast<uint32_t>(dramStride2);
+    d.bufStride2 = bufStride2;
+    return d;
+  };
   // One piece on its own: per input channel tile of the chunk and filter row, the span of
   // pixel vectors the row tile reads (3-D DMAs over tiles, filter rows and pixels).
   auto loadPiece = [=](const APiece& a, std::vector<firmware::DmaLoad>& out) {
@@ -755,21 +777,8 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
       const uint32_t m = rowsOf(a.p);
       auto dma = [&](bool fill, uint64_t dram, uint32_t buf, uint64_t rowBytes, uint32_t rows,
                      uint64_t dramStride1, uint32_t bufStride1, uint32_t bufStride2) {
-        firmware::DmaLoad d;
-        d.bufId = firmware::Buffer::kInp;
-        d.elemWidth = firmware::ElemWidth::kW8;
-        d.fill = fill;
-        d.fillValue = fill ? s.inputFill : 0;
-        d.dramAddr = fill ? 0 : static_cast<uint32_t>(dram);
-        d.bufAddr = buf;
-        d.count0 = static_cast<uint32_t>(rowBytes);
-        d.count1 = rows;
-        d.dramStride1 = fill ? 0 : static_cast<uint32_t>(dramStride1);
-        d.bufStride1 = bufStride1;
-        d.count2 = nu;
-        d.dramStride2 = fill ? 0 : static_cast<uint32_t>(tileBytes);
-        d.bufStride2 = bufStride2;
-        out.push_back(d);
+        out.push_back(inpLoad(fill, dram, buf, rowBytes, rows, dramStride1, bufStride1, nu,
+                              tileBytes, bufStride2));
       };
       if (pointwise) {
         // Tile u's m vectors are adjacent in DRAM; in INP tiles are R vectors apart.
@@ -852,18 +861,8 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
       uint32_t at = pieces[i].inpAddr;
       auto dma = [&](bool fill, uint64_t dram, uint32_t buf, uint64_t rowBytes, uint32_t rows,
                      uint32_t pitch) {
-        firmware::DmaLoad d;
-        d.bufId = firmware::Buffer::kInp;
-        d.elemWidth = firmware::ElemWidth::kW8;
-        d.fill = fill;
-        d.fillValue = fill ? s.inputFill : 0;
-        d.dramAddr = fill ? 0 : static_cast<uint32_t>(dram);
-        d.bufAddr = buf;
-        d.count0 = static_cast<uint32_t>(rowBytes);
-        d.count1 = rows;
-        d.dramStride1 = fill ? 0 : static_cast<uint32_t>(uint64_t{g.inW} * vb);
-        d.bufStride1 = pitch;
-        out.push_back(d);
+        out.push_back(
+            inpLoad(fill, dram, buf, rowBytes, rows, uint64_t{g.inW} * vb, pitch, 1, 0, 0));
       };
       for (const Block& x : blocks) {
         const uint32_t pitch = static_cast<uint32_t>(x.span * vb);

@@ -162,27 +162,7 @@ void faultCase(Npu& npu, std::mt19937_64& rng, int kind, Failures& f, Tally& t) 
   if (wantCode == static_cast<uint32_t>(ErrCode::kBadField) &&
       check(bad).bit != static_cast<int>(wantInfo))
     f.fail(what + ": check() names bit " + std::to_string(check(bad).bit));
-  End e;
-  e.irq = true;
-  const uint32_t slot = npu.tail();
-  (void)npu.submitWords({bad, encode(cmd(e))});
-  if (!npu.waitIrq(200000)) {
-    f.fail(what + ": no interrupt; " + errText(npu));
-  } else {
-    const uint32_t irq = npu.read(reg::kIrqStatus), code = npu.read(reg::kErrCode),
-                   addr = npu.read(reg::kErrAddr), info = npu.read(reg::kErrInfo);
-    if (irq != reg::kIrqStatusError || code != wantCode || addr != npu.slotAddress(slot) ||
-        info != wantInfo) {
-      std::ostringstream os;
-      os << what << ": IRQ_STATUS=" << irq << " ERR_CODE=" << code << " ERR_ADDR=0x" << std::hex
-         << addr << " ERR_INFO=0x" << info << ", want code " << std::dec << wantCode << " info 0x"
-         << std::hex << wantInfo;
-      f.fail(os.str());
-    }
-  }
-  npu.softReset();
-  if (!(npu.read(reg::kStatus) & reg::kStatusIdle) || npu.read(reg::kErrCode) != 0)
-    f.fail(what + ": soft reset did not return to idle; " + errText(npu));
+  expectCommandError(npu, bad, wantCode, wantInfo, what, f);
   ++t.faults;
 }
 

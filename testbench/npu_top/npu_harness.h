@@ -305,4 +305,32 @@ inline void loadImages(Npu& npu, std::mt19937_64& rng, uint32_t inpImage, uint32
          e.tag, f, "image load", 2000000);
 }
 
+// Submits `bad` (a command the NPU must refuse) and an END: the job must end with the error
+// interrupt, `wantCode` and `wantInfo` at the command's slot; then a soft reset must return
+// the NPU to idle. Failures are recorded under `what`.
+inline void expectCommandError(Npu& npu, const CommandWords& bad, uint32_t wantCode,
+                               uint32_t wantInfo, const std::string& what, Failures& f) {
+  End e;
+  e.irq = true;
+  const uint32_t slot = npu.tail();
+  (void)npu.submitWords({bad, encode(cmd(e))});
+  if (!npu.waitIrq(200000)) {
+    f.fail(what + ": no interrupt; " + errText(npu));
+  } else {
+    const uint32_t irq = npu.read(reg::kIrqStatus), code = npu.read(reg::kErrCode),
+                   addr = npu.read(reg::kErrAddr), info = npu.read(reg::kErrInfo);
+    if (irq != reg::kIrqStatusError || code != wantCode || addr != npu.slotAddress(slot) ||
+        info != wantInfo) {
+      std::ostringstream os;
+      os << what << ": IRQ_STATUS=" << irq << " ERR_CODE=" << code << " ERR_ADDR=0x" << std::hex
+         << addr << " ERR_INFO=0x" << info << ", want code " << std::dec << wantCode << " info 0x"
+         << std::hex << wantInfo;
+      f.fail(os.str());
+    }
+  }
+  npu.softReset();
+  if (!(npu.read(reg::kStatus) & reg::kStatusIdle) || npu.read(reg::kErrCode) != 0)
+    f.fail(what + ": soft reset did not return to idle; " + errText(npu));
+}
+
 }  // namespace nncosim::testbench::npu
