@@ -32,7 +32,7 @@ std::string typeNames() {
   std::string s;
   for (hal::OperationType t : verify::difftest::randomLayerTypes())
     s += (s.empty() ? "" : "|") + std::string(hal::toString(t));
-  for (hal::OperationType t : verify::difftest::recurrentLayerTypes())
+  for (hal::OperationType t : verify::difftest::onRequestLayerTypes())
     s += "|" + std::string(hal::toString(t));
   return s;
 }
@@ -65,10 +65,11 @@ int cmdDifftest(const Args& args) {
       "convolution mapping the driver must use: auto (the cost model's choice), host-im2col, "
       "dma-im2col, "
       "shifted-windows, output-blocks, window (ISA 1.5 window GEMMs), dwconv (ISA 1.6, depthwise "
-      "layers) (a layer it does not apply to stays on the CPU: a fallback)")(
-      "preference", po::value(&preference)->default_value(preference),
-      "execution preference the driver compiles for "
-      "(FAST_SINGLE_ANSWER|SUSTAINED_SPEED|LOW_POWER)")(
+      "layers and unclipped average pools), raw-window (ISA 1.5 window GEMMs over the NHWC "
+      "input, few input channels) (a layer it does not apply to stays on the CPU: a "
+      "fallback)")("preference", po::value(&preference)->default_value(preference),
+                   "execution preference the driver compiles for "
+                   "(FAST_SINGLE_ANSWER|SUSTAINED_SPEED|LOW_POWER)")(
       "max-spatial", po::value(&maxSpatial)->default_value(maxSpatial),
       "largest input height / width")(
       "max-channels", po::value(&maxChannels)->default_value(maxChannels),
@@ -134,9 +135,8 @@ int cmdDifftest(const Args& args) {
   }
   const auto convMapping = frontend::convMappingFromName(mapping);
   if (!convMapping) {
-    std::cerr
-        << "nncosim difftest: --mapping: unknown mapping '" << mapping
-        << "' (auto, host-im2col, dma-im2col, shifted-windows, output-blocks, window, dwconv)\n";
+    std::cerr << "nncosim difftest: --mapping: unknown mapping '" << mapping << "' ("
+              << frontend::convMappingNames() << ")\n";
     return kExitUsage;
   }
   frontend::BackendOptions bo;

@@ -49,6 +49,7 @@ constexpr std::pair<const char*, driver::ConvMapping> kMappings[] = {
     {"output-blocks", driver::ConvMapping::kOutputBlocks},
     {"window", driver::ConvMapping::kWindow},
     {"dwconv", driver::ConvMapping::kDepthwiseUnit},
+    {"raw-window", driver::ConvMapping::kRawWindow},
 };
 
 }  // namespace
@@ -57,6 +58,12 @@ std::optional<driver::ConvMapping> convMappingFromName(const std::string& name) 
   for (const auto& [n, m] : kMappings)
     if (name == n) return m;
   return std::nullopt;
+}
+
+std::string convMappingNames() {
+  std::string names;
+  for (const auto& [n, m] : kMappings) names += std::string(names.empty() ? "" : ", ") + n;
+  return names;
 }
 
 std::optional<hal::ExecutionPreference> preferenceFromName(const std::string& name) {

@@ -53,6 +53,8 @@ const char* preferenceName(hal::ExecutionPreference preference);
 // `nncosim difftest --mapping`'s names: auto, host-im2col, dma-im2col, shifted-windows,
 // output-blocks.
 std::optional<driver::ConvMapping> convMappingFromName(const std::string& name);
+// Every mapping name, comma-separated ("auto, host-im2col, ...").
+std::string convMappingNames();
 
 // The names this build offers, e.g. "ref, isa, sim".
 std::string backendNames();

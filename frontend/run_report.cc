@@ -145,10 +145,10 @@ void printRunTable(std::ostream& os, const RunSummary& r) {
   os << "  MAC utilization " << 100.0 * t.endToEndUtilization << "% of the end-to-end time ("
      << 100.0 * t.utilization << "% of the device cycles alone)\n";
   os << "  DRAM: NPU " << t.dram << " bytes, host " << rep.host.bytes.dramBytes()
-     << " bytes; host bytes between NPU "
-     << "steps " << rep.host.bytes.betweenSteps() << " (packed " << rep.host.bytes.packed
-     << ", copied " << rep.host.bytes.copiedIn + rep.host.bytes.copiedOut << ", unpacked "
-     << rep.host.bytes.unpacked << ")\n";
+     << " bytes; host layout passes " << rep.host.bytes.layoutBytes() << " bytes (packed "
+     << rep.host.bytes.packed << ", copied " << rep.host.bytes.copiedIn + rep.host.bytes.copiedOut
+     << ", unpacked " << rep.host.bytes.unpacked << "), of them between NPU steps "
+     << rep.host.bytes.betweenNpuSteps << "\n";
   const driver::EnergyBreakdown& e = rep.energy;
   os << std::setprecision(2) << "  energy " << e.total() / 1e6 << " uJ (MACs " << e.mac / 1e6
      << ", SRAM " << e.sram / 1e6 << ", NPU DRAM " << e.dram / 1e6 << ", command fetch "
@@ -215,11 +215,15 @@ json runReportJson(const RunSummary& r) {
                         {"sram", s.energy.sram},     {"dram", s.energy.dram},
                         {"fetch", s.energy.fetch},   {"cycles", s.energy.cycles},
                         {"host_dram", s.energy.host}};
-      e["host"] = {
-          {"packed_bytes", s.host.bytes.packed},     {"copied_in_bytes", s.host.bytes.copiedIn},
-          {"unpacked_bytes", s.host.bytes.unpacked}, {"copied_out_bytes", s.host.bytes.copiedOut},
-          {"dram_bytes", s.host.bytes.dramBytes()},  {"measured_pass_ns", s.host.passNanos},
-          {"measured_cpu_ns", s.host.cpuNanos},      {"model_ns", s.hostNanos}};
+      e["host"] = {{"packed_bytes", s.host.bytes.packed},
+                   {"copied_in_bytes", s.host.bytes.copiedIn},
+                   {"unpacked_bytes", s.host.bytes.unpacked},
+                   {"copied_out_bytes", s.host.bytes.copiedOut},
+                   {"between_npu_steps_bytes", s.host.bytes.betweenNpuSteps},
+                   {"dram_bytes", s.host.bytes.dramBytes()},
+                   {"measured_pass_ns", s.host.passNanos},
+                   {"measured_cpu_ns", s.host.cpuNanos},
+                   {"model_ns", s.hostNanos}};
       steps.push_back(std::move(e));
     }
     const Totals t = totalsOf(r);
@@ -236,7 +240,8 @@ json runReportJson(const RunSummary& r) {
                    {"end_to_end_us", t.endToEndMicros},
                    {"utilization_end_to_end", t.endToEndUtilization},
                    {"host_dram_bytes", r.report->host.bytes.dramBytes()},
-                   {"host_bytes_between_steps", r.report->host.bytes.betweenSteps()},
+                   {"host_layout_bytes", r.report->host.bytes.layoutBytes()},
+                   {"host_bytes_between_npu_steps", r.report->host.bytes.betweenNpuSteps},
                    {"host_measured_ns", r.report->host.passNanos + r.report->host.cpuNanos},
                    {"upload_bytes", r.report->uploadBytes},
                    {"energy_uj", r.report->energy.total() / 1e6}};

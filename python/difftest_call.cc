@@ -75,7 +75,7 @@ std::string layerTypeNames() {
   std::string s;
   for (hal::OperationType t : dt::randomLayerTypes())
     s += (s.empty() ? "" : ", ") + std::string(hal::toString(t));
-  for (hal::OperationType t : dt::recurrentLayerTypes()) s += ", " + std::string(hal::toString(t));
+  for (hal::OperationType t : dt::onRequestLayerTypes()) s += ", " + std::string(hal::toString(t));
   return s;
 }
 
@@ -146,9 +146,8 @@ py::object difftest(uint64_t layers, uint64_t seed, uint64_t first,
                 "' is not built (available: " + frontend::backendNames() + ")");
   const auto convMapping = frontend::convMappingFromName(mapping);
   if (!convMapping)
-    throw Error(
-        "difftest: mapping: unknown mapping '" + mapping +
-        "' (auto, host-im2col, dma-im2col, shifted-windows, output-blocks, window, dwconv)");
+    throw Error("difftest: mapping: unknown mapping '" + mapping + "' (" +
+                frontend::convMappingNames() + ")");
   const auto pref = frontend::preferenceFromName(preference);
   if (!pref)
     throw Error(

@@ -147,8 +147,8 @@ for b, r in results.items():
           f"{hm['pack_bytes_per_cycle']:g} B/cycle; {t['host_measured_ns'] / 1e6:.3f} ms measured here)")
     print(f"       MAC utilization {100 * t['utilization_end_to_end']:.1f}% of the end-to-end time "
           f"({100 * t['utilization']:.1f}% of the device cycles alone; {t['npu_macs']} MACs on a {rows}x{cols} array)")
-    print(f"       DRAM: NPU {t['dram_bytes']} bytes, host {t['host_dram_bytes']} bytes; host bytes between NPU "
-          f"steps {t['host_bytes_between_steps']}; host share of the end-to-end time "
+    print(f"       DRAM: NPU {t['dram_bytes']} bytes, host {t['host_dram_bytes']} bytes; host layout passes "
+          f"{t['host_layout_bytes']} bytes, between NPU steps {t['host_bytes_between_npu_steps']}; host share of the end-to-end time "
           f"{100 * t['host_model_us'] / max(t['end_to_end_us'], 1e-9):.1f}%")
     print(f"       energy {t['energy_uj'] / 1000:.2f} mJ per inference on the energy model "
           f"(docs/driver.md, \"Energy model\")")

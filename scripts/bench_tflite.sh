@@ -94,7 +94,7 @@ for c in cases:
           f"{rep['clock_mhz']:.0f} MHz, device only); MACs {t['macs']} ({t['npu_macs']} on the NPU); "
           f"MAC utilization {100 * t['utilization']:.1f}% of the device cycles alone")
     print(f"  DRAM bytes: NPU {t['dram_bytes']}, host {t['host_dram_bytes']} "
-          f"({t['host_bytes_between_steps']} between NPU steps)")
+          f"(layout passes {t['host_layout_bytes']}, {t['host_bytes_between_npu_steps']} of them between NPU steps)")
     for s in rep["steps"]:
         if s["where"] != "npu":
             print(f"  cpu step {s['step']}: {s['operation']}: {s['note']}")

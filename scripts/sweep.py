@@ -39,7 +39,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CSV_COLUMNS = [
     "point", "array", "backend", "settings", "npu_cycles", "device_us", "end_to_end_us",
     "utilization", "utilization_end_to_end", "npu_dram_bytes", "host_dram_bytes",
-    "host_bytes_between_steps", "energy_uj", "npu_steps", "cpu_steps",
+    "host_layout_bytes", "host_bytes_between_npu_steps", "energy_uj", "npu_steps", "cpu_steps",
     "luts", "ffs", "dsp48e1", "bram36", "sim_npu_cycles", "model_error_pct",
 ]
 
@@ -220,7 +220,8 @@ def main():
         row.update(npu_cycles=t["npu_cycles"], device_us=t["device_us"], end_to_end_us=t["end_to_end_us"],
                    utilization=t["utilization"], utilization_end_to_end=t["utilization_end_to_end"],
                    npu_dram_bytes=t["dram_bytes"], host_dram_bytes=t["host_dram_bytes"],
-                   host_bytes_between_steps=t["host_bytes_between_steps"], energy_uj=t.get("energy_uj", ""),
+                   host_layout_bytes=t["host_layout_bytes"],
+                   host_bytes_between_npu_steps=t["host_bytes_between_npu_steps"], energy_uj=t.get("energy_uj", ""),
                    npu_steps=t["npu_steps"], cpu_steps=t["cpu_steps"])
         row.update(resources.get(array, {}))
         if args.check_every and args.backend == "isa" and index % args.check_every == 0:

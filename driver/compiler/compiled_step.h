@@ -48,6 +48,10 @@ struct Binding {
   size_t buffer = 0;
   TensorLayout layout;
   bool resident = false;
+  // Set by the model plan: not resident, and the tensor goes from one NPU step to another
+  // (an input an NPU step produced; an output that only NPU steps read, no model output),
+  // so the host's pass over it is a round trip the NPU steps could have avoided.
+  bool betweenNpuSteps = false;
 };
 
 // What the plan looks like, for run reports (docs/driver.md explains the fields).

@@ -69,6 +69,9 @@
 #include "ops/conv/conv_args.h"
 #include "ops/conv/conv_common.h"
 #include "ops/conv/conv_params.h"
+#include "ops/conv/pooling.h"
+#include "ops/quant/fixed_point.h"
+#include "ops/quant/quant_params.h"
 #include "ops/conv/transpose_conv_geometry.h"
 
 namespace nncosim::driver::internal {
@@ -655,27 +658,53 @@ bool dwconvApplies(const ConvSetup& s, const NpuConfig& npu) {
          s.sw <= 2 && s.dw <= 2 && windowApplies(s, npu);
 }
 
-// The window mapping (`dwUnit`: its depthwise variant, one DWCONV per row tile and channel
-// tile on the depthwise unit instead of a block-diagonal window GEMM; the same INP pieces).
+// The raw-pixel variant of the window mapping: a convolution of few input channels (an
+// image's 3) reads its input as the model holds it, NHWC bytes, and a pixel vector is one
+// pixel's inC channels. With dilation 1 a filter row's fw pixels are then fw*inC adjacent
+// bytes, one vector of a window GEMM (fw*inC <= C), so k = fh*fw*inC exactly as host
+// im2col has it, with no host pass but the plain copy of the input.
+bool rawWindowApplies(const ConvSetup& s, const NpuConfig& npu) {
+  if (s.transposed || s.wide || s.g.nchw || s.cg.gi != s.g.inC || s.dw != 1) return false;
+  const uint32_t R = s.R;
+  const uint32_t spanR = isPointwise(s) ? R : (R - 1) * s.sw + (s.fw - 1) + 1;
+  const uint64_t unitBytes = uint64_t{s.fh} * s.fw * s.g.inC * R;
+  return spanR <= s.fw * R && uint64_t{s.fw} * s.g.inC <= s.C && s.fh <= 4095 &&
+         unitBytes <= ((npu.inpBytes / 2) & ~63u);
+}
+
+enum class WindowInput {
+  kChannelTiles,   // window GEMMs over channel tiles (ISA 1.5)
+  kDepthwiseUnit,  // DWCONVs over the same channel tiles (ISA 1.6)
+  kRawPixels,      // window GEMMs over the model's NHWC bytes (rawWindowApplies)
+};
+
+// The window mapping (kDepthwiseUnit: its depthwise variant, one DWCONV per row tile and
+// channel tile on the depthwise unit instead of a block-diagonal window GEMM; the same INP
+// pieces. kRawPixels: one input "tile" of inC-byte pixel vectors, see rawWindowApplies).
 hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, const OpView& v,
                                       const LoweringOptions& options, const ConvSetup& s,
-                                      bool dwUnit) {
+                                      WindowInput input) {
   const ops::conv::ConvGeometry& g = s.g;
   const uint32_t R = s.R, C = s.C, eb = s.eb();
-  if (!windowApplies(s, options.npu)) return hal::fail("window: does not apply");
+  const bool dwUnit = input == WindowInput::kDepthwiseUnit;
+  const bool raw = input == WindowInput::kRawPixels;
+  if (raw ? !rawWindowApplies(s, options.npu) : !windowApplies(s, options.npu))
+    return hal::fail("window: does not apply");
   if (dwUnit && !dwconvApplies(s, options.npu)) return hal::fail("dwconv: does not apply");
   // DWCONV's lanes run along one output row (lane i at i*sw pixel vectors).
   const bool pointwise = isPointwise(s) && !dwUnit;
+  // Elements per pixel vector: a channel tile, or a raw pixel's channels.
+  const uint32_t vecElems = raw ? g.inC : C;
   // Input channel tiles per output channel tile (its group's channels, tile-aligned).
-  const uint32_t inTiles = (g.inC + C - 1) / C;
+  const uint32_t inTiles = raw ? 1 : (g.inC + C - 1) / C;
   std::vector<uint32_t> uLo(s.Q), uHi(s.Q), tileGroup(s.Q), tileDepth(s.Q), groupU;
   // A k step: a (tap, channel) of a window GEMM; a tap of all C channels for DWCONV, whose
   // weights are then fh*fw vectors of C per channel tile (and whose A pieces the engine
   // sizes at R*C elements per k step: aElemsPerK).
-  const uint32_t kUnit = dwUnit ? s.fh * s.fw : s.fh * s.fw * C;
+  const uint32_t kUnit = dwUnit ? s.fh * s.fw : s.fh * s.fw * vecElems;
   for (uint32_t q = 0; q < s.Q; ++q) {
-    uLo[q] = s.tileIcLo[q] / C;
-    uHi[q] = (s.tileIcLo[q] + s.tileIcCount[q] + C - 1) / C;
+    uLo[q] = raw ? 0 : s.tileIcLo[q] / C;
+    uHi[q] = raw ? 1 : (s.tileIcLo[q] + s.tileIcCount[q] + C - 1) / C;
     tileDepth[q] = (uHi[q] - uLo[q]) * kUnit;
     const bool same = q > 0 && uLo[q] == uLo[q - 1] && uHi[q] == uHi[q - 1];
     if (!same) groupU.push_back(uLo[q]);
@@ -694,7 +723,15 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
         for (uint32_t j = 0; j < C && q * C + j < g.outC; ++j)
           weights[wOffset[q] + (uint64_t{fy} * s.fw + fx) * C + j] =
               filterAt(s, q * C + j, fy, fx, q * C + j);
-  for (uint32_t q = 0; q < s.Q && !dwUnit; ++q)
+  // Raw pixels: rows (fy, fx, ic), the filter's own order.
+  for (uint32_t q = 0; q < s.Q && raw; ++q)
+    for (uint32_t fy = 0; fy < s.fh; ++fy)
+      for (uint32_t fx = 0; fx < s.fw; ++fx)
+        for (uint32_t ic = 0; ic < g.inC; ++ic)
+          for (uint32_t j = 0; j < C && q * C + j < g.outC; ++j)
+            weights[wOffset[q] + ((uint64_t{fy} * s.fw + fx) * g.inC + ic) * C + j] =
+                filterAt(s, q * C + j, fy, fx, ic);
+  for (uint32_t q = 0; q < s.Q && !dwUnit && !raw; ++q)
     for (uint32_t u = uLo[q]; u < uHi[q]; ++u)
       for (uint32_t fy = 0; fy < s.fh; ++fy)
         for (uint32_t fx = 0; fx < s.fw; ++fx)
@@ -710,9 +747,11 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
             }
           }
 
-  const TensorLayout in = windowInputLayout(s), outLayout = channelTilesOut(s);
+  const TensorLayout in = raw ? TensorLayout{} : windowInputLayout(s),
+                     outLayout = channelTilesOut(s);
   StepBuilder sb(model, index);
-  NNC_ASSIGN_OR_RETURN(auto inBuf, sb.bindInput(v.inOperand(0), in, "input (channel tiles)"));
+  NNC_ASSIGN_OR_RETURN(
+      auto inBuf, sb.bindInput(v.inOperand(0), in, raw ? "input (NHWC)" : "input (channel tiles)"));
   const size_t wBuf = sb.addConstant("weights", std::move(weights));
   const size_t pBuf =
       sb.addConstant("requant parameters", prmImage(g.outC, C, s.bias.data(), s.mult, s.shift));
@@ -720,7 +759,7 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
                                     outLayout.deviceBytes(s.pixels() * g.outC * eb), "output");
   NNC_TRY(sb.layout());
   const uint64_t inBase = sb.address(inBuf), outBase = sb.address(oBuf);
-  const uint64_t inPixels = uint64_t{g.batches} * g.inH * g.inW, vb = uint64_t{C} * eb;
+  const uint64_t inPixels = uint64_t{g.batches} * g.inH * g.inW, vb = uint64_t{vecElems} * eb;
   const uint64_t tileBytes = inPixels * vb;  // one input channel tile in DRAM
   const uint32_t perRow = (g.outW + R - 1) / R;
   const uint64_t totalRows = s.pixels();
@@ -938,11 +977,13 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
     gm.wgtAddr = wgtAddr;
     gm.k = k1 - k0;
     gm.window = true;
-    gm.vec = C;
-    gm.taps = s.fw;
-    gm.tiles = (k1 - k0) / (s.fw * C);
+    // Raw pixels: a filter row's fw pixels are one vector of fw*inC elements.
+    const bool rowVector = raw && !pointwise;
+    gm.vec = rowVector ? s.fw * vecElems : vecElems;
+    gm.taps = rowVector ? 1 : s.fw;
+    gm.tiles = (k1 - k0) / (gm.vec * gm.taps);
     gm.laneStride = static_cast<uint32_t>((pointwise ? 1 : s.sw) * vb);
-    gm.tapStride = s.fw > 1 ? static_cast<uint32_t>(s.dw * vb) : 0;
+    gm.tapStride = gm.taps > 1 ? static_cast<uint32_t>(s.dw * vb) : 0;
     gm.tileStride = static_cast<uint32_t>((pointwise ? R : spanOf(p)) * vb);
     out.push_back(gm);
   };
@@ -959,7 +1000,8 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   spec.problems.push_back(std::move(prob));
   std::string mapping =
       std::string(dwUnit ? "DWCONV on the depthwise unit (ISA 1.6" : "window GEMM (ISA 1.5") +
-      ", A formed on the NPU from channel tiles" +
+      (raw ? ", A formed on the NPU from the NHWC pixels"
+           : ", A formed on the NPU from channel tiles") +
       (pointwise ? ", pointwise)" : ", a row tile per output row)") + mappingSuffix(s);
   if (s.kind == ConvKind::kDepthwise && !dwUnit)
     mapping += ", block-diagonal depthwise tiles (" + std::to_string(std::min(C, g.outC)) +
@@ -1098,6 +1140,28 @@ BlockShape bestBlockShape(const ConvSetup& s) {
   return best;
 }
 
+// Channel tiles and their input-channel ranges (s.g, s.C, s.cg and s.taps set); tiles
+// with equal ranges share A.
+void setChannelTiles(ConvSetup& s) {
+  const ops::conv::ConvGeometry& g = s.g;
+  s.Q = (g.outC + s.C - 1) / s.C;
+  s.tileDepth.resize(s.Q);
+  s.tileGroup.resize(s.Q);
+  s.tileIcLo.resize(s.Q);
+  s.tileIcCount.resize(s.Q);
+  s.groupFirstIc.clear();
+  for (uint32_t q = 0; q < s.Q; ++q) {
+    const uint32_t ocA = q * s.C, ocB = std::min(g.outC, ocA + s.C) - 1;
+    s.tileIcLo[q] = s.cg.firstInput(ocA);
+    s.tileIcCount[q] = s.cg.firstInput(ocB) + s.cg.gi - s.tileIcLo[q];
+    s.tileDepth[q] = s.tileIcCount[q] * s.taps;
+    const bool same =
+        q > 0 && s.tileIcLo[q] == s.tileIcLo[q - 1] && s.tileIcCount[q] == s.tileIcCount[q - 1];
+    if (!same) s.groupFirstIc.push_back(s.tileIcLo[q]);
+    s.tileGroup[q] = static_cast<uint32_t>(s.groupFirstIc.size() - 1);
+  }
+}
+
 // Everything the mappings share, from the layer's geometry (that of the equivalent
 // convolution for TRANSPOSE_CONV_2D) and its operands.
 hal::Result<ConvSetup> setupConv(const OpView& v, const LoweringOptions& options, ConvKind kind,
@@ -1123,22 +1187,7 @@ hal::Result<ConvSetup> setupConv(const OpView& v, const LoweringOptions& options
   s.dh = static_cast<uint32_t>(g.dilationH);
   s.dw = static_cast<uint32_t>(g.dilationW);
 
-  // Channel tiles and their input-channel ranges; tiles with equal ranges share A.
-  s.Q = (g.outC + s.C - 1) / s.C;
-  s.tileDepth.resize(s.Q);
-  s.tileGroup.resize(s.Q);
-  s.tileIcLo.resize(s.Q);
-  s.tileIcCount.resize(s.Q);
-  for (uint32_t q = 0; q < s.Q; ++q) {
-    const uint32_t ocA = q * s.C, ocB = std::min(g.outC, ocA + s.C) - 1;
-    s.tileIcLo[q] = s.cg.firstInput(ocA);
-    s.tileIcCount[q] = s.cg.firstInput(ocB) + s.cg.gi - s.tileIcLo[q];
-    s.tileDepth[q] = s.tileIcCount[q] * s.taps;
-    const bool same =
-        q > 0 && s.tileIcLo[q] == s.tileIcLo[q - 1] && s.tileIcCount[q] == s.tileIcCount[q - 1];
-    if (!same) s.groupFirstIc.push_back(s.tileIcLo[q]);
-    s.tileGroup[q] = static_cast<uint32_t>(s.groupFirstIc.size() - 1);
-  }
+  setChannelTiles(s);
   s.filter = v.constantBytes(1);
   s.filterFill = static_cast<uint8_t>(qp.filterZeroPoint);
   s.inputFill = static_cast<uint8_t>(qp.inputZeroPoint);
@@ -1199,11 +1248,17 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
              [&](const LoweringOptions& o) { return lowerGathered(model, index, v, o, s, false); });
   }
   if (windowApplies(s, options.npu))
-    consider(M::kWindow,
-             [&](const LoweringOptions& o) { return lowerWindow(model, index, v, o, s, false); });
+    consider(M::kWindow, [&](const LoweringOptions& o) {
+      return lowerWindow(model, index, v, o, s, WindowInput::kChannelTiles);
+    });
   if (dwconvApplies(s, options.npu))
-    consider(M::kDepthwiseUnit,
-             [&](const LoweringOptions& o) { return lowerWindow(model, index, v, o, s, true); });
+    consider(M::kDepthwiseUnit, [&](const LoweringOptions& o) {
+      return lowerWindow(model, index, v, o, s, WindowInput::kDepthwiseUnit);
+    });
+  if (rawWindowApplies(s, options.npu))
+    consider(M::kRawWindow, [&](const LoweringOptions& o) {
+      return lowerWindow(model, index, v, o, s, WindowInput::kRawPixels);
+    });
   if (!s.wide && shiftedPlan(s, options).applies)
     consider(M::kShiftedWindows,
              [&](const LoweringOptions& o) { return lowerGathered(model, index, v, o, s, true); });
@@ -1319,6 +1374,184 @@ hal::Result<CompiledStep> lowerTransposeConv(const hal::Model& model, uint32_t i
   return lowerHostIm2col(model, index, v, options, s);
 }
 
+// ---------------------------------------------------------------------------------------
+// Operations that are convolutions: AVERAGE_POOL_2D and FULLY_CONNECTED.
+
+namespace {
+
+// AVERAGE_POOL_2D whose windows are never clipped (every count fh*fw) is a depthwise
+// convolution with one constant weight k in every tap and no zero points, requantized by
+// 1/(k*count): out = clamp(MBQM(k*sum, M, shift)). The reference rounds the quotient half
+// away from zero once, the requantizer twice (its high multiply, then its rounding
+// shift), so the divider is chosen by checking every sum a window can reach (at most
+// 49 * 256 values): k from 64 down (the larger k, the finer the high multiply's
+// rounding), the nearest Q31 multiplier and its neighbours. None exact (ties of an even
+// count can defeat them) keeps the pool on the CPU.
+struct PoolDivider {
+  int32_t weight = 0;
+  ops::quant::QuantizedMultiplier q;
+};
+
+bool dividesExactly(int32_t k, int32_t count, int32_t lo, int32_t hi, int32_t mult, int shift) {
+  for (int32_t sum = count * lo; sum <= count * hi; ++sum) {
+    const int32_t want = sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
+    if (ops::quant::multiplyByQuantizedMultiplier(k * sum, mult, shift) != want) return false;
+  }
+  return true;
+}
+
+std::optional<PoolDivider> poolDivider(int32_t count, int32_t lo, int32_t hi) {
+  for (int32_t k = 64; k >= 1; k /= 2) {
+    const ops::quant::QuantizedMultiplier q0 = ops::quant::quantizeMultiplier(1.0 / (k * count));
+    for (int32_t d : {0, 1, -1, 2, -2}) {
+      const int64_t mult = int64_t{q0.multiplier} + d;
+      if (mult < (int64_t{1} << 30) || mult > INT32_MAX) continue;
+      if (dividesExactly(k, count, lo, hi, static_cast<int32_t>(mult), q0.shift))
+        return PoolDivider{k, {static_cast<int32_t>(mult), q0.shift}};
+    }
+  }
+  return std::nullopt;
+}
+
+// The pool as the depthwise unit runs it: its convolution geometry (a stride along a
+// single output row or column is 1: it moves no window) and its divider.
+struct PoolAsDepthwise {
+  ops::conv::ConvGeometry g;
+  PoolDivider divider;
+};
+
+hal::Result<PoolAsDepthwise> poolAsDepthwise(const OpView& v) {
+  const OperandType t = v.inShape(0).type;
+  if (!isQuant8(t))
+    return hal::fail("input type ", hal::toString(t),
+                     ": the depthwise unit pools TENSOR_QUANT8_ASYMM[_SIGNED] only");
+  NNC_ASSIGN_OR_RETURN(auto pr, ops::conv::poolGeometry(v.ctx()));
+  const ops::conv::PoolGeometry& p = pr;
+  if (p.batches == 0) return hal::fail("empty batch: nothing to compute");
+  const int64_t fh = p.filterH, fw = p.filterW;
+  const int64_t sh = p.outH == 1 ? 1 : p.strideH, sw = p.outW == 1 ? 1 : p.strideW;
+  if (p.padTop > 0 || p.padLeft > 0 || (p.outH - 1) * sh + fh > p.inH ||
+      (p.outW - 1) * sw + fw > p.inW)
+    return hal::fail(
+        "windows clipped by the padding: their counts differ, and the "
+        "depthwise unit divides every window by one count");
+  if (fh > 7 || fw > 7)
+    return hal::fail("filter ", fh, "x", fw, ": the depthwise unit's filters are at most 7x7");
+  if (sw > 2) return hal::fail("stride w ", sw, ": the depthwise unit's row stride is 1 or 2");
+  const bool isSigned = t == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  const int32_t count = static_cast<int32_t>(fh * fw);
+  std::optional<PoolDivider> d = poolDivider(count, isSigned ? -128 : 0, isSigned ? 127 : 255);
+  if (!d)
+    return hal::fail("no requantizer divides by the window's ", count,
+                     " elements exactly as the reference rounds");
+  PoolAsDepthwise r;
+  r.divider = *d;
+  ops::conv::ConvGeometry& g = r.g;
+  g.batches = p.batches;
+  g.inH = p.inH;
+  g.inW = p.inW;
+  g.inC = g.outC = p.channels;
+  g.outH = p.outH;
+  g.outW = p.outW;
+  g.filterH = static_cast<uint32_t>(fh);
+  g.filterW = static_cast<uint32_t>(fw);
+  g.strideH = static_cast<int32_t>(sh);
+  g.strideW = static_cast<int32_t>(sw);
+  g.activation = p.activation;
+  g.nchw = p.nchw;
+  return r;
+}
+
+}  // namespace
+
+hal::Status averagePoolSupport(const OpView& v) {
+  NNC_TRY(poolAsDepthwise(v));
+  return hal::Status::Ok();
+}
+
+hal::Result<CompiledStep> lowerAveragePool(const hal::Model& model, uint32_t index, const OpView& v,
+                                           const LoweringOptions& options) {
+  if (options.convMapping != ConvMapping::kAuto &&
+      options.convMapping != ConvMapping::kDepthwiseUnit)
+    return hal::fail("AVERAGE_POOL_2D: only the depthwise unit's mapping applies");
+  NNC_ASSIGN_OR_RETURN(auto pr, poolAsDepthwise(v));
+  const PoolAsDepthwise& p = pr;
+  ConvSetup s;
+  s.kind = ConvKind::kDepthwise;
+  s.g = p.g;
+  s.R = options.npu.rows;
+  s.C = options.npu.cols;
+  s.cg = {1, 1};
+  s.fh = p.g.filterH;
+  s.fw = p.g.filterW;
+  s.taps = s.fh * s.fw;
+  s.sh = static_cast<uint32_t>(p.g.strideH);
+  s.sw = static_cast<uint32_t>(p.g.strideW);
+  setChannelTiles(s);
+  // The depthwise filter [1][fh][fw][channels], every element k.
+  const std::vector<uint8_t> filter(size_t{s.taps} * p.g.outC,
+                                    static_cast<uint8_t>(p.divider.weight));
+  s.filter = filter.data();
+  s.bias.assign(p.g.outC, 0);
+  s.mult.assign(p.g.outC, p.divider.q.multiplier);
+  s.shift.assign(p.g.outC, p.divider.q.shift);
+  s.aSigned = s.outSigned = v.inShape(0).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  s.bSigned = true;
+  // The average stays in the input's quantized domain; the activation clamps at the
+  // output's scale and zero point, as the reference does.
+  const ops::quant::ActivationRange range = ops::quant::typeRange(8, s.outSigned);
+  const ops::quant::ActivationRange act = ops::quant::activationRange(
+      p.g.activation, v.outShape(0).scale, v.outShape(0).zeroPoint, range.min, range.max);
+  s.clampMin = act.min;
+  s.clampMax = act.max;
+  // The plan's useful products k * x (the run report counts the reference's MACs: none).
+  s.usefulMacs = s.pixels() * p.g.outC * s.taps;
+  if (!dwconvApplies(s, options.npu)) {
+    const uint32_t span = (s.R - 1) * s.sw + s.fw;
+    if (span > s.fw * s.R)
+      return hal::fail("a row tile's input (", span, " pixels at stride ", s.sw,
+                       ") exceeds the depthwise unit's piece of ", s.fw * s.R,
+                       " pixels (filter width x ", s.R, ")");
+    return hal::fail("the window of ", s.fh, "x", s.fw, " x ", s.C,
+                     " channels exceeds half of INP (", options.npu.inpBytes, " bytes)");
+  }
+  NNC_ASSIGN_OR_RETURN(auto step,
+                       lowerWindow(model, index, v, options, s, WindowInput::kDepthwiseUnit));
+  CompiledStep out = std::move(step);
+  out.report.mapping += ", average pool as a depthwise convolution (weight " +
+                        std::to_string(p.divider.weight) + ", divided by the requantizer)";
+  return out;
+}
+
+// FULLY_CONNECTED as the pointwise convolution of a batches x 1 x 1 image: the window
+// mapping reads its input as channel tiles, the layout every convolution and pool on the
+// NPU stores, so the classifier after a global pool reads the pool's buffer as it is.
+hal::Result<CompiledStep> lowerFullyConnectedAsPointwise(const hal::Model& model, uint32_t index,
+                                                         const OpView& v,
+                                                         const LoweringOptions& options,
+                                                         uint32_t batches, uint32_t inputSize,
+                                                         uint32_t units, int32_t activation) {
+  if (!v.isConstant(1)) return hal::fail("pointwise: the weights are not a constant");
+  ops::conv::ConvGeometry g;
+  g.batches = batches;
+  g.inH = g.inW = g.outH = g.outW = 1;
+  g.inC = inputSize;
+  g.outC = units;
+  g.filterH = g.filterW = 1;
+  g.activation = activation;
+  // The weights [units][inputSize] are CONV_2D's filter [units][1][1][inputSize].
+  NNC_ASSIGN_OR_RETURN(auto setup, setupConv(v, options, ConvKind::kConv, g));
+  const ConvSetup& s = setup;
+  if (!windowApplies(s, options.npu))
+    return hal::fail("pointwise: the window mapping does not apply");
+  NNC_ASSIGN_OR_RETURN(auto step,
+                       lowerWindow(model, index, v, options, s, WindowInput::kChannelTiles));
+  CompiledStep out = std::move(step);
+  out.report.mapping +=
+      ", fully connected as a 1x1 convolution of " + std::to_string(batches) + " pixel(s)";
+  return out;
+}
+
 }  // namespace nncosim::driver::internal
 
 namespace nncosim::driver {
@@ -1329,6 +1562,8 @@ void registerConvLowerings(NpuLoweringTable& t) {
     t.add({type, NpuUnit::kMacArray, &internal::convSupport, &internal::lowerConv});
   t.add({T::TRANSPOSE_CONV_2D, NpuUnit::kMacArray, &internal::transposeConvSupport,
          &internal::lowerTransposeConv});
+  t.add({T::AVERAGE_POOL_2D, NpuUnit::kMacArray, &internal::averagePoolSupport,
+         &internal::lowerAveragePool});
 }
 
 }  // namespace nncosim::driver

@@ -12,6 +12,7 @@ HostBytes& HostBytes::operator+=(const HostBytes& o) {
   copiedOut += o.copiedOut;
   sourceBytes += o.sourceBytes;
   cpuBytes += o.cpuBytes;
+  betweenNpuSteps += o.betweenNpuSteps;
   return *this;
 }
 

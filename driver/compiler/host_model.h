@@ -21,14 +21,18 @@ struct HostBytes {
   uint64_t copiedOut = 0;    // device bytes the host read back by a plain copy (kRaw)
   uint64_t sourceBytes = 0;  // what those passes read: model bytes packed, device bytes unpacked
   uint64_t cpuBytes = 0;     // a CPU step's operand bytes: inputs read, outputs written
+  // Of packed + copiedIn + unpacked + copiedOut, the bytes of tensors one NPU step hands
+  // to another through the host (Binding::betweenNpuSteps): neither the network's inputs
+  // and outputs nor a CPU step's operands. The figure whole-network runs drive to 0.
+  uint64_t betweenNpuSteps = 0;
   // The host's DRAM traffic: every byte its passes read and write (packing reads the
   // model bytes and writes the device bytes; a CPU step reads its inputs and writes its
   // outputs).
   uint64_t dramBytes() const {
     return sourceBytes + packed + copiedIn + unpacked + copiedOut + cpuBytes;
   }
-  // Bytes moved between host and device layouts, the figure whole-network runs drive to 0.
-  uint64_t betweenSteps() const { return packed + copiedIn + unpacked + copiedOut; }
+  // Every byte the host moved between host and device layouts.
+  uint64_t layoutBytes() const { return packed + copiedIn + unpacked + copiedOut; }
   HostBytes& operator+=(const HostBytes& o);
 };
 

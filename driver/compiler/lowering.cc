@@ -186,12 +186,18 @@ HostBytes hostTraffic(const hal::Model& model, const CompiledStep& step,
   HostBytes h;
   for (const Binding& b : step.inputs) {
     if (b.resident) continue;
-    if (onDevice)
-      if (auto it = onDevice->find(b.operand); it != onDevice->end() && it->second == b.layout)
-        continue;
     const uint64_t operandBytes = ops::Shape::of(model.main.operands.at(b.operand)).bytes();
+    if (onDevice)
+      if (auto it = onDevice->find(b.operand); it != onDevice->end()) {
+        if (it->second == b.layout) continue;
+        // On the device in another layout: the host reads it back first (its producer's
+        // unpack, which the producer's books will carry), then packs it.
+        (it->second.kind == TensorLayout::Kind::kRaw ? h.copiedOut : h.unpacked) += operandBytes;
+        h.sourceBytes += it->second.deviceBytes(operandBytes);
+      }
     (b.layout.kind == TensorLayout::Kind::kRaw ? h.copiedIn : h.packed) +=
         b.layout.deviceBytes(operandBytes);
+    if (b.betweenNpuSteps) h.betweenNpuSteps += b.layout.deviceBytes(operandBytes);
     h.sourceBytes += operandBytes;
   }
   for (const Binding& b : step.outputs) {
@@ -199,8 +205,11 @@ HostBytes hostTraffic(const hal::Model& model, const CompiledStep& step,
     const uint64_t deviceBytes = step.buffers.at(b.buffer).bytes;
     if (b.layout.kind == TensorLayout::Kind::kRaw) {
       h.copiedOut += deviceBytes;
+      if (b.betweenNpuSteps) h.betweenNpuSteps += deviceBytes;
     } else {
-      h.unpacked += ops::Shape::of(model.main.operands.at(b.operand)).bytes();
+      const uint64_t operandBytes = ops::Shape::of(model.main.operands.at(b.operand)).bytes();
+      h.unpacked += operandBytes;
+      if (b.betweenNpuSteps) h.betweenNpuSteps += operandBytes;
       h.sourceBytes += deviceBytes;
     }
   }

@@ -43,8 +43,9 @@ enum class ConvMapping {
   kDmaIm2col,
   kShiftedWindows,
   kOutputBlocks,
-  kWindow,        // ISA 1.5 window GEMMs over channel tiles
-  kDepthwiseUnit  // ISA 1.6 DWCONVs on the depthwise unit, over the same channel tiles
+  kWindow,         // ISA 1.5 window GEMMs over channel tiles
+  kDepthwiseUnit,  // ISA 1.6 DWCONVs on the depthwise unit, over the same channel tiles
+  kRawWindow       // ISA 1.5 window GEMMs over the NHWC input itself (few input channels)
 };
 
 // Operands that earlier NPU steps leave in device DRAM, with their layouts (compileModel):
@@ -80,7 +81,10 @@ struct LoweringOptions {
 
 // The host's bytes around one step (its bindings' packing, copies and unpacking, and a
 // hybrid step's results), as the runtime will move them: nothing for resident bindings,
-// nor for an input that `onDevice` holds in the binding's layout.
+// nor for an input that `onDevice` holds in the binding's layout. An input `onDevice`
+// holds in another layout also carries its read-back (the producer's unpack or copy out),
+// so a mapping search charges a candidate for the round trip it forces; a plan's books
+// (no `onDevice`) put that read-back on the producer instead.
 HostBytes hostTraffic(const hal::Model& model, const CompiledStep& step,
                       const DeviceLayouts* onDevice = nullptr);
 // The step's host passes at the device clock (its bindings only: known before its commands).

@@ -73,6 +73,16 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
 hal::Status transposeConvSupport(const OpView& v);
 hal::Result<CompiledStep> lowerTransposeConv(const hal::Model& model, uint32_t index,
                                              const OpView& v, const LoweringOptions& options);
+// AVERAGE_POOL_2D with unclipped windows as a depthwise convolution (DWCONV).
+hal::Status averagePoolSupport(const OpView& v);
+hal::Result<CompiledStep> lowerAveragePool(const hal::Model& model, uint32_t index, const OpView& v,
+                                           const LoweringOptions& options);
+// FULLY_CONNECTED (constant weights) as a pointwise window convolution over channel tiles.
+hal::Result<CompiledStep> lowerFullyConnectedAsPointwise(const hal::Model& model, uint32_t index,
+                                                         const OpView& v,
+                                                         const LoweringOptions& options,
+                                                         uint32_t batches, uint32_t inputSize,
+                                                         uint32_t units, int32_t activation);
 hal::Status fullyConnectedSupport(const OpView& v);
 hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t index,
                                               const OpView& v, const LoweringOptions& options);

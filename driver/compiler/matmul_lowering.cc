@@ -146,8 +146,10 @@ hal::Status fullyConnectedSupport(const OpView& v) {
   return hal::Status::Ok();
 }
 
-hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t index,
-                                              const OpView& v, const LoweringOptions& options) {
+namespace {
+
+hal::Result<CompiledStep> lowerFullyConnectedGemm(const hal::Model& model, uint32_t index,
+                                                  const OpView& v, const LoweringOptions& options) {
   NNC_ASSIGN_OR_RETURN(auto sr, fcShape(v));
   const FcShape s = sr;
   NNC_ASSIGN_OR_RETURN(
@@ -224,6 +226,33 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
   step.report.mapping = "GEMM, batch rows x units, depth " + std::to_string(s.inputSize) +
                         (wide ? ", 16x8 (int16 x int8, acc64)" : "");
   return std::move(step);
+}
+
+}  // namespace
+
+// The plain GEMM (its input a matrix image the host packs) or, with constant weights, the
+// pointwise window convolution over channel tiles (conv_lowering.cc), which reads a
+// convolution's or pool's output where the NPU left it: the cheaper end to end (the least
+// energy under LOW_POWER), the GEMM on a tie. The window mapping is asked for by
+// ConvMapping::kWindow, the GEMM by every other forced mapping.
+hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t index,
+                                              const OpView& v, const LoweringOptions& options) {
+  const ConvMapping want = options.convMapping;
+  if (want != ConvMapping::kAuto && want != ConvMapping::kWindow)
+    return lowerFullyConnectedGemm(model, index, v, options);
+  NNC_ASSIGN_OR_RETURN(auto s, fcShape(v));
+  hal::Result<CompiledStep> window = lowerFullyConnectedAsPointwise(
+      model, index, v, options, s.batches, s.inputSize, s.units, v.ctx().scalar<int32_t>(3));
+  if (want == ConvMapping::kWindow) return window;
+  hal::Result<CompiledStep> gemm = lowerFullyConnectedGemm(model, index, v, options);
+  if (!window.ok()) return gemm;
+  if (!gemm.ok()) return window;
+  auto cost = [&](const CompiledStep& c) {
+    return options.preference == hal::ExecutionPreference::LOW_POWER
+               ? estimatedEnergyPj(model, c, options)
+               : endToEndCycles(model, c, options);
+  };
+  return cost(*window) < cost(*gemm) ? std::move(window) : std::move(gemm);
 }
 
 hal::Status batchMatmulSupport(const OpView& v) {

@@ -104,6 +104,23 @@ std::map<std::pair<size_t, size_t>, std::pair<size_t, size_t>> markResident(cons
       continue;
     plan.operations[at.first].step.outputs[at.second].resident = true;
   }
+  // The host round trips left between NPU steps: an NPU step's input another NPU step
+  // produced, and an output no model output and no CPU step reads.
+  std::set<uint32_t> cpuReads;
+  for (size_t k = 0; k < plan.operations.size(); ++k)
+    if (plan.operations[k].placement.target != Target::kNpu)
+      for (uint32_t in : model.main.operations.at(k).inputs) cpuReads.insert(in);
+  for (size_t k = 0; k < plan.operations.size(); ++k) {
+    PlannedOperation& o = plan.operations[k];
+    if (o.placement.target != Target::kNpu) continue;
+    for (Binding& b : o.step.inputs) {
+      const auto it = producer.find(b.operand);
+      b.betweenNpuSteps = !b.resident && it != producer.end() && it->second.first < k;
+    }
+    for (Binding& b : o.step.outputs)
+      b.betweenNpuSteps = !b.resident && !o.step.epilogue && reads[b.operand] > 0 &&
+                          !cpuReads.count(b.operand) && !modelOutputs.count(b.operand);
+  }
   for (PlannedOperation& o : plan.operations) {
     if (o.placement.target != Target::kNpu) continue;
     o.step.report.hostBytes = hostTraffic(model, o.step);

@@ -25,8 +25,9 @@ std::string ExecutionReport::describe() const {
     os << "\n";
   }
   os << npuSteps << " NPU steps (" << npuCycles << " cycles), " << cpuSteps << " CPU steps; host "
-     << hostNanos / 1000.0 << " us on the modelled host, " << host.bytes.betweenSteps()
-     << " bytes moved between host and device layouts";
+     << hostNanos / 1000.0 << " us on the modelled host, " << host.bytes.layoutBytes()
+     << " bytes moved between host and device layouts (" << host.bytes.betweenNpuSteps
+     << " of them between NPU steps)";
   return os.str();
 }
 

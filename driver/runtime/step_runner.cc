@@ -44,6 +44,7 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
     NNC_TRY(device.write(placement[bnd.buffer], packed->data(), packed->size()));
     (bnd.layout.kind == TensorLayout::Kind::kRaw ? work.bytes.copiedIn : work.bytes.packed) +=
         packed->size();
+    if (bnd.betweenNpuSteps) work.bytes.betweenNpuSteps += packed->size();
     work.bytes.sourceBytes += inputs[i]->size();
   }
   work.passNanos += since(t0);
@@ -81,8 +82,10 @@ hal::Result<JobStats> runPlaced(NpuDevice& device, const CompiledStep& step,
     NNC_ASSIGN_OR_RETURN(auto unpacked, unpackTensor(bnd.layout, raw, buf.bytes));
     if (bnd.layout.kind == TensorLayout::Kind::kRaw) {
       work.bytes.copiedOut += raw.size();
+      if (bnd.betweenNpuSteps) work.bytes.betweenNpuSteps += raw.size();
     } else {
       work.bytes.unpacked += unpacked.size();
+      if (bnd.betweenNpuSteps) work.bytes.betweenNpuSteps += unpacked.size();
       work.bytes.sourceBytes += raw.size();
     }
     outputs.push_back(std::move(unpacked));

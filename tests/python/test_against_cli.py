@@ -16,7 +16,7 @@ HOST_KEYS = ("packed_bytes", "copied_in_bytes", "unpacked_bytes", "copied_out_by
 needs_sim = pytest.mark.skipif("sim" not in nncosim.backends, reason="a build without hardware")
 
 TOTAL_KEYS = ("npu_steps", "cpu_steps", "macs", "npu_macs", "npu_cycles", "dram_bytes",
-              "mismatches", "utilization", "host_dram_bytes", "host_bytes_between_steps",
+              "mismatches", "utilization", "host_dram_bytes", "host_layout_bytes", "host_bytes_between_npu_steps",
               "upload_bytes")
 
 

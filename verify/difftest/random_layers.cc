@@ -1078,6 +1078,62 @@ RandomLayer randomQuantizedLstm(Rng& r, const GeneratorOptions& opt) {
   return L;
 }
 
+// AVERAGE_POOL_2D: filters up to 7x7 (sometimes the whole plane, as before a
+// classifier), strides 1..3, a quarter with explicit padding (clipped windows), uint8 or
+// int8, the output quantized as the input.
+RandomLayer randomAveragePool(Rng& r, const GeneratorOptions& opt) {
+  RandomLayer L;
+  L.type = OperationType::AVERAGE_POOL_2D;
+  const bool isSigned = r.coin();
+  const OperandType t = isSigned ? kS8 : kU8;
+  const QRange q = rangeOf(t);
+  const uint32_t batches = randomBatch(r, std::max<uint32_t>(1, opt.maxBatch));
+  const uint32_t c = randomChannels(r, std::max<uint32_t>(1, opt.maxChannels) * 2);
+  // Stride w 3 (the CPU's: the unit strides rows by 1 or 2) in a tenth of the layers.
+  const int32_t fh = r.range(1, 7), fw = r.range(1, 7), sh = r.range(1, 3),
+                sw = r.coin(0.1) ? 3 : r.range(1, 2);
+  const bool global = r.coin(0.25);
+  const uint32_t maxS = std::max<uint32_t>(1, opt.maxSpatial);
+  const uint32_t inH = global ? fh : static_cast<uint32_t>(r.range(fh, fh + maxS));
+  const uint32_t inW = global ? fw : static_cast<uint32_t>(r.range(fw, fw + maxS));
+  int32_t pt = 0, pb = 0, pl = 0, pr = 0;
+  if (r.coin(0.25)) {
+    pt = r.range(0, fh - 1);
+    pb = r.range(0, fh - 1);
+    pl = r.range(0, fw - 1);
+    pr = r.range(0, fw - 1);
+  }
+  const uint32_t outH = (inH + pt + pb - fh) / sh + 1, outW = (inW + pl + pr - fw) / sw + 1;
+  const int32_t activation = r.range(0, 3);
+  const float scale = static_cast<float>(r.logUniform(1e-3, 0.2));
+  const int32_t zp = randomZeroPoint(r, q);
+  std::string pattern;
+  const std::vector<int32_t> values =
+      randomValues(r, size_t{batches} * inH * inW * c, q, zp, &pattern);
+
+  hal::ModelBuilder b;
+  const std::vector<uint32_t> inDims = {batches, inH, inW, c};
+  const uint32_t input = b.addInput(t, inDims, scale, zp);
+  const uint32_t output = b.addOutput(t, {batches, outH, outW, c}, scale, zp);
+  std::vector<uint32_t> args = {input};
+  for (int32_t v : {pl, pr, pt, pb, sw, sh, fw, fh, activation}) args.push_back(b.addInt32(v));
+  b.addOperation(L.type, args, {output});
+  L.model = b.build();
+  hal::TensorValue v;
+  v.type = t;
+  v.dimensions = inDims;
+  v.bytes = toBytes(values);
+  L.inputs.push_back(std::move(v));
+
+  std::ostringstream d;
+  d << "AVERAGE_POOL_2D" << (isSigned ? " s8" : " u8") << " in " << ops::toString(inDims)
+    << " filter " << fh << "x" << fw << " stride " << sh << "x" << sw << " pad t" << pt << " b"
+    << pb << " l" << pl << " r" << pr << " act " << activationName(activation) << " | zp " << zp
+    << " scale " << fmt(scale) << " | data " << pattern;
+  L.description = d.str();
+  return L;
+}
+
 }  // namespace
 
 const std::vector<hal::OperationType>& randomLayerTypes() {
@@ -1088,15 +1144,16 @@ const std::vector<hal::OperationType>& randomLayerTypes() {
   return kTypes;
 }
 
-const std::vector<hal::OperationType>& recurrentLayerTypes() {
+const std::vector<hal::OperationType>& onRequestLayerTypes() {
   static const std::vector<hal::OperationType> kTypes = {OperationType::QUANTIZED_16BIT_LSTM,
-                                                         OperationType::QUANTIZED_LSTM};
+                                                         OperationType::QUANTIZED_LSTM,
+                                                         OperationType::AVERAGE_POOL_2D};
   return kTypes;
 }
 
 bool isRandomLayerType(hal::OperationType type) {
   const auto& mac = randomLayerTypes();
-  const auto& recurrent = recurrentLayerTypes();
+  const auto& recurrent = onRequestLayerTypes();
   return std::find(mac.begin(), mac.end(), type) != mac.end() ||
          std::find(recurrent.begin(), recurrent.end(), type) != recurrent.end();
 }
@@ -1137,6 +1194,9 @@ RandomLayer randomLayer(uint64_t seed, const GeneratorOptions& options) {
       break;
     case OperationType::QUANTIZED_LSTM:
       L = randomQuantizedLstm(r, options);
+      break;
+    case OperationType::AVERAGE_POOL_2D:
+      L = randomAveragePool(r, options);
       break;
     default:
       L = randomBatchMatmul(r, options);

@@ -12,7 +12,8 @@
 // use extreme multipliers). On request (GeneratorOptions::types, `nncosim difftest --op`), LSTM
 // steps, which run as hybrid NPU steps: QUANTIZED_16BIT_LSTM, and QUANTIZED_LSTM with CIFG,
 // peephole, layer-norm, projection and clipping variants; constant weights, random activations and
-// cell states, batches up to 40.
+// cell states, batches up to 40; and AVERAGE_POOL_2D (filters up to 7x7, strides, some
+// padding, uint8 and int8, every fused activation).
 //
 // The same seed gives the same layer on every platform (own PRNG, no <random>
 // distributions); layer i of a run with seed S uses layerSeed(S, i).
@@ -50,9 +51,11 @@ struct RandomLayer {
 
 // The operation types the generator draws by default (the MAC array's operations).
 const std::vector<hal::OperationType>& randomLayerTypes();
-// The LSTM steps it produces when asked for them.
-const std::vector<hal::OperationType>& recurrentLayerTypes();
-// True when `type` is one of randomLayerTypes() or recurrentLayerTypes().
+// The types it produces only when asked for them: the LSTM steps, and AVERAGE_POOL_2D
+// (mostly unclipped windows, which run on the depthwise unit; a share clipped, which
+// stay on the CPU).
+const std::vector<hal::OperationType>& onRequestLayerTypes();
+// True when `type` is one of randomLayerTypes() or onRequestLayerTypes().
 bool isRandomLayerType(hal::OperationType type);
 
 // The seed of layer `index` of a run seeded with `runSeed` (a SplitMix64 mix of both).

@@ -369,6 +369,143 @@ TEST(Lowering, RandomFullyConnectedIsBitExact) {
   runMany("FULLY_CONNECTED", 400, 14, randomFullyConnected);
 }
 
+// FULLY_CONNECTED as the pointwise window convolution over channel tiles (what it is when
+// a pool's or convolution's output feeds it on the device), forced: bit-exact.
+TEST(Lowering, RandomFullyConnectedIsBitExactAsAPointwiseWindow) {
+  Rng r(19);
+  int checked = 0;
+  for (int i = 0; i < 200; ++i) {
+    Case c = randomFullyConnected(r);
+    LoweringOptions o;
+    o.convMapping = ConvMapping::kWindow;
+    if (i % 4 == 3) o.npu = tinyNpu();
+    NpuRun run;
+    const std::string err = check(c, o, &run);
+    if (err.find("does not apply") != std::string::npos) continue;  // tiny INP, deep input
+    ++checked;
+    EXPECT_EQ(err, "") << "case " << i << " (" << c.what << ")";
+    if (!err.empty()) continue;
+    EXPECT_NE(run.step.report.mapping.find("1x1 convolution"), std::string::npos)
+        << run.step.report.mapping;
+    EXPECT_EQ(run.estimatedCycles, run.stats.cycles) << "case " << i;
+  }
+  std::printf("[ FULLY_CONNECTED ] %d of 200 random layers as pointwise windows, bit-exact\n",
+              checked);
+  EXPECT_GT(checked, 150);
+}
+
+// A random quantized AVERAGE_POOL_2D; `clipped` says whether some window reaches into the
+// padding (its count then differs: the CPU's case).
+Case randomAveragePool(Rng& r, bool* clipped) {
+  OneOpModel m;
+  const bool isSigned = r.coin();
+  const OperandType t = isSigned ? kS8 : kU8;
+  const int32_t qlo = isSigned ? -128 : 0, qhi = isSigned ? 127 : 255;
+  const uint32_t batches = r.coin(0.8) ? 1 : 2, c = r.range(1, 70);
+  const int32_t fh = r.range(1, 7), fw = r.range(1, 7), sh = r.range(1, 3), sw = r.range(1, 2);
+  const bool global = r.coin(0.3);  // the window is the whole plane
+  const uint32_t inH = global ? fh : r.range(fh, fh + 12), inW = global ? fw : r.range(fw, fw + 20);
+  int32_t pt = 0, pb = 0, pl = 0, pr = 0;
+  if (r.coin(0.25)) {
+    pt = r.range(0, fh - 1);
+    pb = r.range(0, fh - 1);
+    pl = r.range(0, fw - 1);
+    pr = r.range(0, fw - 1);
+  }
+  const uint32_t outH = (inH + pt + pb - fh) / sh + 1, outW = (inW + pl + pr - fw) / sw + 1;
+  *clipped = pt > 0 || pl > 0 || (outH - 1) * sh + fh > int64_t{inH} ||
+             (outW - 1) * sw + fw > int64_t{inW};
+  const float scale = r.real(0.01f, 0.1f);
+  const int32_t zp = r.range(qlo, qhi);
+  const size_t n = size_t{batches} * inH * inW * c;
+  // Sometimes every value at an extreme: the sums at the ends of the divider's range.
+  const int extreme = r.range(0, 5);
+  const int32_t lo = extreme == 0 ? qhi : qlo, hi = extreme == 1 ? qlo : qhi;
+  const uint32_t in =
+      isSigned ? m.input(t, {batches, inH, inW, c}, r.values<int8_t>(n, lo, hi), scale, zp)
+               : m.input(t, {batches, inH, inW, c}, r.values<uint8_t>(n, lo, hi), scale, zp);
+  const int32_t activation = r.range(0, 3);
+  const uint32_t out = m.output(t, {batches, outH, outW, c}, scale, zp);
+  m.op(OperationType::AVERAGE_POOL_2D,
+       {in, m.i32(pl), m.i32(pr), m.i32(pt), m.i32(pb), m.i32(sw), m.i32(sh), m.i32(fw), m.i32(fh),
+        m.i32(activation)},
+       {out});
+  std::ostringstream what;
+  what << "AVERAGE_POOL_2D " << (isSigned ? "s8" : "u8") << " in " << batches << "x" << inH << "x"
+       << inW << "x" << c << " filter " << fh << "x" << fw << " stride " << sh << "x" << sw
+       << " pad t" << pt << " b" << pb << " l" << pl << " r" << pr << " act " << activation;
+  return Case{what.str(), m.build(), m.inputs()};
+}
+
+// Unclipped average pools run on the depthwise unit, bit-exact (the divider is chosen
+// for every reachable sum); clipped ones stay on the CPU, saying why.
+TEST(Lowering, UnclippedAveragePoolsRunOnTheDepthwiseUnit) {
+  Rng r(43);
+  const hal::ExecutionPreference prefs[] = {hal::ExecutionPreference::FAST_SINGLE_ANSWER,
+                                            hal::ExecutionPreference::SUSTAINED_SPEED,
+                                            hal::ExecutionPreference::LOW_POWER};
+  int onNpu = 0, clippedCount = 0, noDivider = 0, wide = 0;
+  for (int i = 0; i < 300; ++i) {
+    bool clipped = false;
+    Case c = randomAveragePool(r, &clipped);
+    LoweringOptions o;
+    o.preference = prefs[i % 3];
+    if (i % 5 == 4) o.maxJobCommands = 160;
+    NpuRun run;
+    const std::string err = check(c, o, &run);
+    if (clipped) {
+      ++clippedCount;
+      EXPECT_NE(err.find("clipped"), std::string::npos) << c.what << ": " << err;
+      continue;
+    }
+    if (err.find("no requantizer divides") != std::string::npos) {
+      ++noDivider;
+      continue;
+    }
+    // Narrow filters at stride 2: R lanes read more pixels than the unit's piece holds.
+    if (err.find("exceeds the depthwise unit's piece") != std::string::npos) {
+      EXPECT_NE(c.what.find("x2 pad"), std::string::npos) << c.what;  // stride w 2
+      ++wide;
+      continue;
+    }
+    EXPECT_EQ(err, "") << "case " << i << " (" << c.what << ")";
+    if (!err.empty()) continue;
+    ++onNpu;
+    EXPECT_NE(run.step.report.mapping.find("average pool"), std::string::npos);
+    EXPECT_EQ(run.estimatedCycles, run.stats.cycles) << "case " << i;
+  }
+  std::printf(
+      "[ AVERAGE_POOL_2D ] %d on the depthwise unit, bit-exact; on the CPU %d clipped, "
+      "%d without an exact divider, %d wider than the unit's piece\n",
+      onNpu, clippedCount, noDivider, wide);
+  EXPECT_GT(onNpu, 150);
+}
+
+// The global pools of real networks (7x7 before MobileNet's and ResNet's classifiers) and
+// every odd window count have an exact divider for both 8-bit types.
+TEST(Lowering, EveryOddWindowOfTheDepthwiseUnitHasAnExactDivider) {
+  for (const bool isSigned : {false, true})
+    for (int32_t fh = 1; fh <= 7; ++fh)
+      for (int32_t fw = 1; fw <= 7; ++fw) {
+        if ((fh * fw) % 2 == 0) continue;
+        OneOpModel m;
+        const OperandType t = isSigned ? kS8 : kU8;
+        const uint32_t in = isSigned ? m.input(t, {1, uint32_t(fh), uint32_t(fw), 3},
+                                               std::vector<int8_t>(size_t(fh) * fw * 3), 0.1f, 0)
+                                     : m.input(t, {1, uint32_t(fh), uint32_t(fw), 3},
+                                               std::vector<uint8_t>(size_t(fh) * fw * 3), 0.1f, 0);
+        const uint32_t out = m.output(t, {1, 1, 1, 3}, 0.1f, 0);
+        m.op(OperationType::AVERAGE_POOL_2D,
+             {in, m.i32(ops::conv::kPaddingValid), m.i32(1), m.i32(1), m.i32(fw), m.i32(fh),
+              m.i32(0)},
+             {out});
+        const hal::Model model = m.build();
+        EXPECT_TRUE(npuSupport(model, 0, declaredShapes(model)).ok())
+            << fh << "x" << fw << (isSigned ? " int8: " : " uint8: ")
+            << npuSupport(model, 0, declaredShapes(model)).error();
+      }
+}
+
 TEST(Lowering, RandomBatchMatmulIsBitExact) { runMany("BATCH_MATMUL", 400, 15, randomBatchMatmul); }
 
 // Every convolution mapping on its own (the automatic choice rarely picks the DMA-gathered
@@ -377,22 +514,27 @@ TEST(Lowering, RandomBatchMatmulIsBitExact) { runMany("BATCH_MATMUL", 400, 15, r
 TEST(Lowering, RandomConvolutionsAreBitExactOnEveryMapping) {
   const ConvMapping mappings[] = {ConvMapping::kHostIm2col,     ConvMapping::kDmaIm2col,
                                   ConvMapping::kShiftedWindows, ConvMapping::kOutputBlocks,
-                                  ConvMapping::kWindow,         ConvMapping::kDepthwiseUnit};
-  const char* names[] = {"host im2col",   "DMA im2col", "shifted windows",
-                         "output blocks", "window",     "dwconv"};
+                                  ConvMapping::kWindow,         ConvMapping::kDepthwiseUnit,
+                                  ConvMapping::kRawWindow};
+  const char* names[] = {"host im2col", "DMA im2col", "shifted windows", "output blocks",
+                         "window",      "dwconv",     "raw window"};
   const hal::ExecutionPreference prefs[] = {hal::ExecutionPreference::FAST_SINGLE_ANSWER,
                                             hal::ExecutionPreference::SUSTAINED_SPEED,
                                             hal::ExecutionPreference::LOW_POWER};
-  for (int m = 0; m < 6; ++m) {
+  for (int m = 0; m < 7; ++m) {
     Rng r(31 + m);
     int applied = 0;
+    const bool raw = mappings[m] == ConvMapping::kRawWindow;
     for (int i = 0; i < 240; ++i) {
-      // The depthwise unit runs depthwise layers only: every case is one for it.
+      // The depthwise unit runs depthwise layers only, the raw window CONV_2D layers of few
+      // input channels (fw * inC <= C): every case is one for them.
       const Kind kind = mappings[m] == ConvMapping::kDepthwiseUnit ? Kind::kDepthwise
-                        : i % 3 == 0                               ? Kind::kConv
+                        : raw || i % 3 == 0                        ? Kind::kConv
                         : i % 3 == 1                               ? Kind::kDepthwise
                                                                    : Kind::kGrouped;
-      Case c = randomConv(r, kind);
+      ConvSize size;
+      if (raw) size.maxC = 5;
+      Case c = randomConv(r, kind, size);
       LoweringOptions o;
       o.convMapping = mappings[m];
       o.preference = prefs[i % 3];
@@ -418,7 +560,8 @@ TEST(Lowering, RandomConvolutionsAreBitExactOnEveryMapping) {
 TEST(Lowering, TheMappingSearchPicksTheCheapestMapping) {
   const ConvMapping mappings[] = {ConvMapping::kHostIm2col,     ConvMapping::kDmaIm2col,
                                   ConvMapping::kShiftedWindows, ConvMapping::kOutputBlocks,
-                                  ConvMapping::kWindow,         ConvMapping::kDepthwiseUnit};
+                                  ConvMapping::kWindow,         ConvMapping::kDepthwiseUnit,
+                                  ConvMapping::kRawWindow};
   const hal::ExecutionPreference prefs[] = {hal::ExecutionPreference::FAST_SINGLE_ANSWER,
                                             hal::ExecutionPreference::SUSTAINED_SPEED,
                                             hal::ExecutionPreference::LOW_POWER};

@@ -55,9 +55,11 @@ TEST(HostBooks, EveryNpuStepCarriesTheBytesItsBindingsMove) {
       EXPECT_EQ(planned.unpacked, s.host.bytes.unpacked) << s.operation;
       EXPECT_EQ(planned.copiedOut, s.host.bytes.copiedOut) << s.operation;
       EXPECT_EQ(planned.sourceBytes, s.host.bytes.sourceBytes) << s.operation;
-      EXPECT_EQ(s.host.bytes.betweenSteps() > 0, moves) << s.operation;
+      EXPECT_EQ(planned.betweenNpuSteps, s.host.bytes.betweenNpuSteps) << s.operation;
+      EXPECT_LE(s.host.bytes.betweenNpuSteps, s.host.bytes.layoutBytes()) << s.operation;
+      EXPECT_EQ(s.host.bytes.layoutBytes() > 0, moves) << s.operation;
     } else {
-      EXPECT_EQ(s.host.bytes.betweenSteps(), 0u) << s.operation;
+      EXPECT_EQ(s.host.bytes.layoutBytes(), 0u) << s.operation;
       EXPECT_GT(s.host.bytes.cpuBytes, 0u) << s.operation;
       EXPECT_GT(s.host.cpuNanos, 0u) << s.operation;
     }
@@ -73,7 +75,8 @@ TEST(HostBooks, EveryNpuStepCarriesTheBytesItsBindingsMove) {
   auto again = (*prepared)->execute(verify::demoInputs(m));
   ASSERT_TRUE(again.ok()) << again.error();
   EXPECT_EQ(again->report.uploadBytes, 0u);
-  EXPECT_EQ(again->report.host.bytes.betweenSteps(), r->report.host.bytes.betweenSteps());
+  EXPECT_EQ(again->report.host.bytes.layoutBytes(), r->report.host.bytes.layoutBytes());
+  EXPECT_EQ(again->report.host.bytes.betweenNpuSteps, r->report.host.bytes.betweenNpuSteps);
 }
 
 // A convolution chain on the NPU: the tensors between its steps stay in device DRAM (one
@@ -122,7 +125,8 @@ TEST(HostBooks, TensorsBetweenNpuStepsStayOnTheDevice) {
     for (const auto& s : r->report.steps)
       if (s.target == Target::kNpu) {
         const HostBytes& planned = plan.operations[s.operation].step.report.hostBytes;
-        EXPECT_EQ(planned.betweenSteps(), s.host.bytes.betweenSteps()) << s.operation;
+        EXPECT_EQ(planned.layoutBytes(), s.host.bytes.layoutBytes()) << s.operation;
+        EXPECT_EQ(planned.betweenNpuSteps, s.host.bytes.betweenNpuSteps) << s.operation;
       }
   }
 }
