@@ -661,13 +661,15 @@ bool dwconvApplies(const ConvSetup& s, const NpuConfig& npu) {
 // The raw-pixel variant of the window mapping: a convolution of few input channels (an
 // image's 3) reads its input as the model holds it, NHWC bytes, and a pixel vector is one
 // pixel's inC channels. With dilation 1 a filter row's fw pixels are then fw*inC adjacent
-// bytes, one vector of a window GEMM (fw*inC <= C), so k = fh*fw*inC exactly as host
+// elements, one vector of a window GEMM (fw*inC <= C), so k = fh*fw*inC exactly as host
 // im2col has it, with no host pass but the plain copy of the input.
 bool rawWindowApplies(const ConvSetup& s, const NpuConfig& npu) {
-  if (s.transposed || s.wide || s.g.nchw || s.cg.gi != s.g.inC || s.dw != 1) return false;
+  // 16-bit inputs (the 16x8 mode) too: their zero point is 0, what the fills write.
+  if (s.transposed || s.g.nchw || s.cg.gi != s.g.inC || s.dw != 1 || (s.wide && s.inputFill))
+    return false;
   const uint32_t R = s.R;
   const uint32_t spanR = isPointwise(s) ? R : (R - 1) * s.sw + (s.fw - 1) + 1;
-  const uint64_t unitBytes = uint64_t{s.fh} * s.fw * s.g.inC * R;
+  const uint64_t unitBytes = uint64_t{s.fh} * s.fw * s.g.inC * R * s.eb();
   return spanR <= s.fw * R && uint64_t{s.fw} * s.g.inC <= s.C && s.fh <= 4095 &&
          unitBytes <= ((npu.inpBytes / 2) & ~63u);
 }

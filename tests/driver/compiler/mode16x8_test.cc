@@ -231,6 +231,24 @@ TEST(Mode16x8, EveryHostGatheredMapping) {
   EXPECT_EQ(blocks, 15);
 }
 
+// The raw window (the NHWC input itself, k = fh*fw*inC) runs 16x8 convolutions of few
+// input channels: int16 elements, byte strides twice the 8-bit ones.
+TEST(Mode16x8, RawWindowOnFewInputChannels) {
+  Rng r(23);
+  int applied = 0;
+  for (int i = 0; i < 800 && applied < 30; ++i) {
+    const Case c = randomLayer(r, i % 3 ? Kind::kConv : Kind::kDepthwise);
+    LoweringOptions o;
+    o.convMapping = ConvMapping::kRawWindow;
+    const NpuRun run = npuRun(c.model, c.inputs, o);
+    if (run.error.find("no mapping applies") != std::string::npos) continue;
+    expectBitExact(c, o);
+    if (HasFatalFailure()) return;
+    ++applied;
+  }
+  EXPECT_GE(applied, 20);
+}
+
 TEST(Mode16x8, TinyNpuChunkedAndStreamedPlans) {
   Rng r(17);
   LoweringOptions o;
