@@ -1,9 +1,9 @@
 // CONV_2D, GROUPED_CONV_2D and DEPTHWISE_CONV_2D on the MAC array.
 //
 // GEMM view: A[i][t] = padded input at (pixel i, reduction index t), B[t][j] = weight of
-// output channel j, ACC[i][j] = output pixel i, channel j. Four mappings; the lowering
+// output channel j, ACC[i][j] = output pixel i, channel j. The mappings below; the lowering
 // emits each one that applies and keeps the one the cost model (CostModel, calibrated
-// against the RTL) finds fastest:
+// against the RTL, plus the host's passes) finds cheapest:
 //
 //  host im2col     The host gathers A (layout.h kIm2col): per A group, tiles of 16 output
 //                  pixels x the reduction t = (ic_rel, fy, fx). A step's row tiles are one
@@ -14,6 +14,14 @@
 //  shifted windows The same input, one run of pixels per channel and filter row, one GEMM
 //                  per tap through a byte-shifted inp_addr (t = input channel).
 //  output blocks   Depthwise (one input channel per group): see below.
+//  window          A formed on the NPU from the channel tiles the producer stored (ISA
+//                  1.5), or from the model's own NHWC bytes for few input channels (raw
+//                  window); depthwise layers as DWCONVs on the depthwise unit (ISA 1.6).
+//                  See lowerWindow.
+//
+// At the end of the file, operations that are convolutions: AVERAGE_POOL_2D with
+// unclipped windows (a depthwise convolution of constant weights) and FULLY_CONNECTED (a
+// pointwise convolution of a batches x 1 x 1 image).
 //
 // The first three share the channel structure: output channel oc reads the input channels
 // of its group, [(oc / go) * gi, + gi): CONV_2D has one group (gi = inC), GROUPED_CONV_2D
