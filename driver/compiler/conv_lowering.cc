@@ -1568,11 +1568,13 @@ namespace nncosim::driver {
 
 void registerConvLowerings(NpuLoweringTable& t) {
   using T = hal::OperationType;
-  for (T type : {T::CONV_2D, T::DEPTHWISE_CONV_2D, T::GROUPED_CONV_2D})
+  for (T type : {T::CONV_2D, T::GROUPED_CONV_2D})
     t.add({type, NpuUnit::kMacArray, &internal::convSupport, &internal::lowerConv});
+  t.add({T::DEPTHWISE_CONV_2D, NpuUnit::kArrayOrDepthwise, &internal::convSupport,
+         &internal::lowerConv});
   t.add({T::TRANSPOSE_CONV_2D, NpuUnit::kMacArray, &internal::transposeConvSupport,
          &internal::lowerTransposeConv});
-  t.add({T::AVERAGE_POOL_2D, NpuUnit::kMacArray, &internal::averagePoolSupport,
+  t.add({T::AVERAGE_POOL_2D, NpuUnit::kDepthwiseUnit, &internal::averagePoolSupport,
          &internal::lowerAveragePool});
 }
 

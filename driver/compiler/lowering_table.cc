@@ -10,6 +10,10 @@ const char* toString(NpuUnit unit) {
   switch (unit) {
     case NpuUnit::kMacArray:
       return "MAC array";
+    case NpuUnit::kDepthwiseUnit:
+      return "depthwise unit";
+    case NpuUnit::kArrayOrDepthwise:
+      return "MAC array or the depthwise unit (by mapping)";
     case NpuUnit::kDensifyUnit:
       return "densify unit";
     case NpuUnit::kHybrid:

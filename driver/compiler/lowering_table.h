@@ -18,9 +18,11 @@ namespace nncosim::driver {
 
 // Where an operation's step runs.
 enum class NpuUnit {
-  kMacArray,     // GEMMs on the MAC array
-  kDensifyUnit,  // the DENSIFY unit
-  kHybrid,       // matrix products on the MAC array, the rest in the step's host epilogue
+  kMacArray,          // GEMMs on the MAC array
+  kDepthwiseUnit,     // DWCONVs on the depthwise unit beside it
+  kArrayOrDepthwise,  // either, by the mapping the cost model picks
+  kDensifyUnit,       // the DENSIFY unit
+  kHybrid,            // matrix products on the MAC array, the rest in the step's host epilogue
 };
 const char* toString(NpuUnit unit);
 
