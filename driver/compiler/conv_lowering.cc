@@ -669,16 +669,34 @@ bool dwconvApplies(const ConvSetup& s, const NpuConfig& npu) {
 // The raw-pixel variant of the window mapping: a convolution of few input channels (an
 // image's 3) reads its input as the model holds it, NHWC bytes, and a pixel vector is one
 // pixel's inC channels. With dilation 1 a filter row's fw pixels are then fw*inC adjacent
-// elements, one vector of a window GEMM (fw*inC <= C), so k = fh*fw*inC exactly as host
-// im2col has it, with no host pass but the plain copy of the input.
+// elements: one vector of a window GEMM when fw*inC <= C, so k = fh*fw*inC exactly as host
+// im2col has it, with no host pass but the plain copy of the input. A wider row (ResNet's
+// 7x7 on RGB) is cut into `taps` vectors of `group` pixels each, the row padded to
+// taps*group pixels whose extra weights are the filter zero point (they add 0).
+struct RawRow {
+  uint32_t group = 0, taps = 0;  // pixels per vector, vectors per filter row
+  uint32_t width() const { return group * taps; }
+};
+
+RawRow rawRowOf(const ConvSetup& s) {
+  RawRow r;
+  const uint32_t most = s.C / std::max<uint32_t>(1, s.g.inC);  // pixels a vector holds
+  if (most == 0) return r;
+  r.taps = (s.fw + most - 1) / most;
+  r.group = (s.fw + r.taps - 1) / r.taps;  // the fewest pixels for that many vectors
+  return r;
+}
+
 bool rawWindowApplies(const ConvSetup& s, const NpuConfig& npu) {
   // 16-bit inputs (the 16x8 mode) too: their zero point is 0, what the fills write.
   if (s.transposed || s.g.nchw || s.cg.gi != s.g.inC || s.dw != 1 || (s.wide && s.inputFill))
     return false;
-  const uint32_t R = s.R;
-  const uint32_t spanR = isPointwise(s) ? R : (R - 1) * s.sw + (s.fw - 1) + 1;
-  const uint64_t unitBytes = uint64_t{s.fh} * s.fw * s.g.inC * R * s.eb();
-  return spanR <= s.fw * R && uint64_t{s.fw} * s.g.inC <= s.C && s.fh <= 4095 &&
+  const RawRow row = rawRowOf(s);
+  if (row.taps == 0 || row.taps > 127) return false;
+  const uint32_t R = s.R, fwPad = row.width();
+  const uint32_t spanR = isPointwise(s) ? R : (R - 1) * s.sw + fwPad;
+  const uint64_t unitBytes = uint64_t{s.fh} * fwPad * s.g.inC * R * s.eb();
+  return spanR <= fwPad * R && uint64_t{row.group} * s.g.inC * s.eb() <= 4095 && s.fh <= 4095 &&
          unitBytes <= ((npu.inpBytes / 2) & ~63u);
 }
 
@@ -703,15 +721,19 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   if (dwUnit && !dwconvApplies(s, options.npu)) return hal::fail("dwconv: does not apply");
   // DWCONV's lanes run along one output row (lane i at i*sw pixel vectors).
   const bool pointwise = isPointwise(s) && !dwUnit;
-  // Elements per pixel vector: a channel tile, or a raw pixel's channels.
+  // Elements per pixel vector: a channel tile, or a raw pixel's channels; a raw filter row
+  // as `rawRow.taps` vectors of `rawRow.group` pixels (fwEff pixels, the last past fw
+  // weighted by the filter zero point).
   const uint32_t vecElems = raw ? g.inC : C;
+  const RawRow rawRow = raw ? rawRowOf(s) : RawRow{};
+  const uint32_t fwEff = raw && !isPointwise(s) ? rawRow.width() : s.fw;
   // Input channel tiles per output channel tile (its group's channels, tile-aligned).
   const uint32_t inTiles = raw ? 1 : (g.inC + C - 1) / C;
   std::vector<uint32_t> uLo(s.Q), uHi(s.Q), tileGroup(s.Q), tileDepth(s.Q), groupU;
   // A k step: a (tap, channel) of a window GEMM; a tap of all C channels for DWCONV, whose
   // weights are then fh*fw vectors of C per channel tile (and whose A pieces the engine
   // sizes at R*C elements per k step: aElemsPerK).
-  const uint32_t kUnit = dwUnit ? s.fh * s.fw : s.fh * s.fw * vecElems;
+  const uint32_t kUnit = dwUnit ? s.fh * s.fw : s.fh * fwEff * vecElems;
   for (uint32_t q = 0; q < s.Q; ++q) {
     uLo[q] = raw ? 0 : s.tileIcLo[q] / C;
     uHi[q] = raw ? 1 : (s.tileIcLo[q] + s.tileIcCount[q] + C - 1) / C;
@@ -733,13 +755,13 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
         for (uint32_t j = 0; j < C && q * C + j < g.outC; ++j)
           weights[wOffset[q] + (uint64_t{fy} * s.fw + fx) * C + j] =
               filterAt(s, q * C + j, fy, fx, q * C + j);
-  // Raw pixels: rows (fy, fx, ic), the filter's own order.
+  // Raw pixels: rows (fy, fx, ic), the filter's own order (fx < fwEff; past fw the fill).
   for (uint32_t q = 0; q < s.Q && raw; ++q)
     for (uint32_t fy = 0; fy < s.fh; ++fy)
       for (uint32_t fx = 0; fx < s.fw; ++fx)
         for (uint32_t ic = 0; ic < g.inC; ++ic)
           for (uint32_t j = 0; j < C && q * C + j < g.outC; ++j)
-            weights[wOffset[q] + ((uint64_t{fy} * s.fw + fx) * g.inC + ic) * C + j] =
+            weights[wOffset[q] + ((uint64_t{fy} * fwEff + fx) * g.inC + ic) * C + j] =
                 filterAt(s, q * C + j, fy, fx, ic);
   for (uint32_t q = 0; q < s.Q && !dwUnit && !raw; ++q)
     for (uint32_t u = uLo[q]; u < uHi[q]; ++u)
@@ -789,7 +811,7 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   auto rowsOf = prob.rowsOf;
   // The span (pixel vectors) of row tile p's input along its row, and its INP row pitch.
   auto spanOf = [=](uint32_t p) {
-    return pointwise ? R : (rowsOf(p) - 1) * s.sw + (s.fw - 1) * s.dw + 1;
+    return pointwise ? R : (rowsOf(p) - 1) * s.sw + (fwEff - 1) * s.dw + 1;
   };
   const std::vector<uint32_t> groupFirstU = groupU;
   // Where each DWCONV's filter rows are, per (row tile, A group): its first row's address
@@ -987,13 +1009,13 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
     gm.wgtAddr = wgtAddr;
     gm.k = k1 - k0;
     gm.window = true;
-    // Raw pixels: a filter row's fw pixels are one vector of fw*inC elements.
+    // Raw pixels: a filter row's pixels are `rawRow.taps` vectors of `group` pixels.
     const bool rowVector = raw && !pointwise;
-    gm.vec = rowVector ? s.fw * vecElems : vecElems;
-    gm.taps = rowVector ? 1 : s.fw;
+    gm.vec = rowVector ? rawRow.group * vecElems : vecElems;
+    gm.taps = rowVector ? rawRow.taps : s.fw;
     gm.tiles = (k1 - k0) / (gm.vec * gm.taps);
     gm.laneStride = static_cast<uint32_t>((pointwise ? 1 : s.sw) * vb);
-    gm.tapStride = gm.taps > 1 ? static_cast<uint32_t>(s.dw * vb) : 0;
+    gm.tapStride = gm.taps > 1 ? static_cast<uint32_t>((rowVector ? rawRow.group : s.dw) * vb) : 0;
     gm.tileStride = static_cast<uint32_t>((pointwise ? R : spanOf(p)) * vb);
     out.push_back(gm);
   };
