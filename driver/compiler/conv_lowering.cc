@@ -644,18 +644,26 @@ bool isPointwise(const ConvSetup& s) {
          s.g.outH == s.g.inH && s.g.outW == s.g.inW;
 }
 
-// Whether the window mapping applies: a row tile's input span (R lanes) fits the engine's
-// piece of depth * R elements, the taps fit GEMM's window fields, a 16-bit input's zero
-// point is 0 (fills write bytes), and one input channel tile's taps fit an INP slot.
+// Whether window GEMMs of `taps` vectors of `vecElems` elements per filter row (`fwEff`
+// pixels read per row, taps `tapStride` bytes apart, `tiles` outer blocks) fit: a row
+// tile's input span (R lanes) fits the engine's piece of depth * R elements, the fields
+// fit GEMM's window fields, a 16-bit input's zero point is 0 (fills write bytes), and one
+// unit of taps fits an INP slot.
+bool windowFits(const ConvSetup& s, const NpuConfig& npu, uint32_t fwEff, uint32_t vecElems,
+                uint64_t tapStride, uint32_t taps, uint64_t tiles) {
+  const uint32_t R = s.R;
+  const uint32_t spanR = isPointwise(s) ? R : (R - 1) * s.sw + (fwEff - 1) * s.dw + 1;
+  const uint64_t unitBytes = uint64_t{s.fh} * fwEff * vecElems * R * s.eb();
+  return spanR <= fwEff * R && tapStride <= 4095 && taps <= 127 && tiles <= 4095 &&
+         !(s.wide && s.inputFill != 0) && unitBytes <= ((npu.inpBytes / 2) & ~63u);
+}
+
+// Whether the window mapping applies: vectors of a channel tile, a tap per filter pixel,
+// the outer blocks over input channel tiles and filter rows.
 bool windowApplies(const ConvSetup& s, const NpuConfig& npu) {
   if (s.transposed) return false;
-  const uint32_t R = s.R, C = s.C, eb = s.eb();
-  const uint32_t spanR = isPointwise(s) ? R : (R - 1) * s.sw + (s.fw - 1) * s.dw + 1;
-  const uint64_t inTiles = (s.g.inC + C - 1) / C;
-  const uint64_t unitBytes = uint64_t{s.fh} * s.fw * C * R * eb;
-  return spanR <= s.fw * R && uint64_t{s.dw} * C * eb <= 4095 && s.fw <= 127 &&
-         inTiles * s.fh <= 4095 && !(s.wide && s.inputFill != 0) &&
-         unitBytes <= ((npu.inpBytes / 2) & ~63u);
+  const uint64_t inTiles = (s.g.inC + s.C - 1) / s.C;
+  return windowFits(s, npu, s.fw, s.C, uint64_t{s.dw} * s.C * s.eb(), s.fw, inTiles * s.fh);
 }
 
 // Whether the depthwise unit's mapping applies (DWCONV, ISA 1.6): a depthwise layer of
@@ -687,17 +695,13 @@ RawRow rawRowOf(const ConvSetup& s) {
   return r;
 }
 
+// 16-bit inputs (the 16x8 mode) too: their zero point is 0, what the fills write.
 bool rawWindowApplies(const ConvSetup& s, const NpuConfig& npu) {
-  // 16-bit inputs (the 16x8 mode) too: their zero point is 0, what the fills write.
-  if (s.transposed || s.g.nchw || s.cg.gi != s.g.inC || s.dw != 1 || (s.wide && s.inputFill))
-    return false;
+  if (s.transposed || s.g.nchw || s.cg.gi != s.g.inC || s.dw != 1) return false;
   const RawRow row = rawRowOf(s);
-  if (row.taps == 0 || row.taps > 127) return false;
-  const uint32_t R = s.R, fwPad = row.width();
-  const uint32_t spanR = isPointwise(s) ? R : (R - 1) * s.sw + fwPad;
-  const uint64_t unitBytes = uint64_t{s.fh} * fwPad * s.g.inC * R * s.eb();
-  return spanR <= fwPad * R && uint64_t{row.group} * s.g.inC * s.eb() <= 4095 && s.fh <= 4095 &&
-         unitBytes <= ((npu.inpBytes / 2) & ~63u);
+  if (row.taps == 0) return false;
+  return windowFits(s, npu, row.width(), s.g.inC, uint64_t{row.group} * s.g.inC * s.eb(), row.taps,
+                    s.fh);
 }
 
 enum class WindowInput {
@@ -726,7 +730,7 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   // weighted by the filter zero point).
   const uint32_t vecElems = raw ? g.inC : C;
   const RawRow rawRow = raw ? rawRowOf(s) : RawRow{};
-  const uint32_t fwEff = raw && !isPointwise(s) ? rawRow.width() : s.fw;
+  const uint32_t fwEff = raw && !pointwise ? rawRow.width() : s.fw;
   // Input channel tiles per output channel tile (its group's channels, tile-aligned).
   const uint32_t inTiles = raw ? 1 : (g.inC + C - 1) / C;
   std::vector<uint32_t> uLo(s.Q), uHi(s.Q), tileGroup(s.Q), tileDepth(s.Q), groupU;
