@@ -1,5 +1,6 @@
-// Compute unit of the NPU: executes the compute queue's GEMM, REQUANT_STORE and DENSIFY
-// commands on the datapath blocks (nnc_mac_array, nnc_requant, nnc_densify).
+// Compute unit of the NPU: executes the compute queue's GEMM, DWCONV, REQUANT_STORE, ELTWISE
+// and DENSIFY commands on the datapath blocks (nnc_mac_array, nnc_dwconv, nnc_requant,
+// nnc_eltwise_engine, nnc_densify). ELTWISE (ISA 1.7) runs alone, like REQUANT_STORE.
 //
 // GEMM: streams k beats from INP and WGT (one line each per cycle) into the MAC array (a WGT
 // line is C bytes with wgt8, int16 activations times 8-bit weights, else C * operand bytes); the
@@ -124,6 +125,7 @@ module nnc_compute
   nnc_isa_pkg::requant_store_t c_r;
   nnc_isa_pkg::densify_t       c_d;
   nnc_isa_pkg::dwconv_t        c_w;
+  nnc_isa_pkg::eltwise_t       c_e;
   logic           c_is_gemm, c_is_dw, c_oob;
   nnc_isa_pkg::buffer_e        c_oob_buf;
 
@@ -133,6 +135,7 @@ module nnc_compute
   assign c_r       = cmd_i;
   assign c_d       = cmd_i;
   assign c_w       = cmd_i;
+  assign c_e       = cmd_i;
   assign c_is_gemm = c_op == nnc_isa_pkg::OpcodeGemm;
   assign c_is_dw   = c_op == nnc_isa_pkg::OpcodeDwconv;
 
@@ -192,6 +195,24 @@ module nnc_compute
                           40'(c_w.n)) * 40'd4, AccBytes)) begin
           c_oob = 1'b1;
           c_oob_buf = nnc_isa_pkg::BufferAcc;
+        end
+      end
+      nnc_isa_pkg::OpcodeEltwise: begin
+        // count elements of a, b and the results; the parameter record.
+        eb = c_e.wide ? 40'd2 : 40'd1;
+        if (over(40'(c_e.a_addr) + 40'(c_e.count) * eb, InpBytes)) begin
+          c_oob = 1'b1;
+          c_oob_buf = nnc_isa_pkg::BufferInp;
+        end else if (over(40'(c_e.b_addr) + 40'(c_e.count) * eb, WgtBytes)) begin
+          c_oob = 1'b1;
+          c_oob_buf = nnc_isa_pkg::BufferWgt;
+        end else if (over(40'(c_e.out_addr) + 40'(c_e.count) * (c_e.out_wide ? 40'd2 : 40'd1),
+                          OutBytes)) begin
+          c_oob = 1'b1;
+          c_oob_buf = nnc_isa_pkg::BufferOut;
+        end else if (over(40'(c_e.prm_addr) + 40'(nnc_isa_pkg::EltwisePrmBytes), PrmBytes)) begin
+          c_oob = 1'b1;
+          c_oob_buf = nnc_isa_pkg::BufferPrm;
         end
       end
       nnc_isa_pkg::OpcodeRequantStore: begin
@@ -557,6 +578,54 @@ module nnc_compute
   endfunction
 
   // =========================================================================================
+  // ELTWISE (ISA 1.7): the elementwise unit between INP/WGT and OUT
+  // =========================================================================================
+  logic               ew_start, ew_busy, ew_done, ew_inp_re, ew_wgt_re, ew_prm_re, ew_out_we;
+  baddr_t             ew_inp_raddr, ew_wgt_raddr, ew_prm_raddr, ew_out_waddr;
+  logic [Cols*32-1:0] ew_out_wdata;
+  logic [Cols*4-1:0]  ew_out_wbe;
+  assign ew_start = cmd_fire && c_op == nnc_isa_pkg::OpcodeEltwise && !c_oob;
+  nnc_eltwise_engine #(
+    .Lanes(Cols),
+    .Rows (Rows),
+    .AddrW(BAddrW)
+  ) u_eltwise_engine (
+    .clk_i,
+    .rst_ni,
+    .start_i      (ew_start),
+    .mul_i        (c_e.mul),
+    .a_signed_i   (c_e.a_signed),
+    .b_signed_i   (c_e.b_signed),
+    .wide_i       (c_e.wide),
+    .out_wide_i   (c_e.out_wide),
+    .out_signed_i (c_e.out_signed),
+    .left_i       (c_e.left),
+    .a_addr_i     (c_e.a_addr),
+    .b_addr_i     (c_e.b_addr),
+    .out_addr_i   (c_e.out_addr),
+    .prm_addr_i   (c_e.prm_addr),
+    .count_i      (c_e.count),
+    .out_zp_i     (c_e.out_zp),
+    .a_zp_i       (c_e.a_zp),
+    .b_zp_i       (c_e.b_zp),
+    .busy_o       (ew_busy),
+    .done_o       (ew_done),
+    .inp_re_o     (ew_inp_re),
+    .inp_raddr_o  (ew_inp_raddr),
+    .inp_rdata_i,
+    .wgt_re_o     (ew_wgt_re),
+    .wgt_raddr_o  (ew_wgt_raddr),
+    .wgt_rdata_i,
+    .prm_re_o     (ew_prm_re),
+    .prm_raddr_o  (ew_prm_raddr),
+    .prm_rdata_i,
+    .out_we_o     (ew_out_we),
+    .out_waddr_o  (ew_out_waddr),
+    .out_wdata_o  (ew_out_wdata),
+    .out_wbe_o    (ew_out_wbe)
+  );
+
+  // =========================================================================================
   // DENSIFY and its memory adapter
   // =========================================================================================
   logic         ds_active_q, ds_start, ds_busy, ds_done;
@@ -634,14 +703,14 @@ module nnc_compute
   logic ds_complete;
 
   assign all_idle    = t_cnt_q == '0 && !s_active_q && rq_state_q == RqIdle && !ds_active_q &&
-                       !err_pend_q && !dw_busy;
+                       !err_pend_q && !dw_busy && !ew_busy;
   // A k-major GEMM waits until nothing streams; a window GEMM until the fetch has issued the
   // reads of the (window) GEMM ahead of it, with the next-stream slot free; either only
   // while no DWCONV tile is in flight. A DWCONV waits until the depthwise unit has issued
   // the reads of the one ahead of it, and while no GEMM tile is in flight.
   logic tiles_ok;  // the unit's other work allows a tile
   assign tiles_ok    = 32'(t_cnt_q) < TileFifo && rq_state_q == RqIdle && !ds_active_q &&
-                       !err_pend_q;
+                       !err_pend_q && !ew_busy;
   always_comb begin
     if (c_is_gemm && !c_oob) begin
       cmd_ready_o = (c_g.window ? f_idle && !nx_valid_q && (!s_active_q || s_q.win) : !s_active_q) &&
@@ -665,7 +734,7 @@ module nnc_compute
       err_o      = 1'b1;
       err_code_o = nnc_isa_pkg::ErrCodeDmaOob;
       err_info_o = 32'(err_buf_q);
-    end else if (tile_done || rq_last_write) begin
+    end else if (tile_done || rq_last_write || ew_done) begin
       done_o = 1'b1;
     end else if (ds_complete) begin
       done_o = 1'b1;
@@ -686,10 +755,12 @@ module nnc_compute
   // Buffer ports
   // =========================================================================================
   always_comb begin
-    inp_re_o    = (g_issue && !s_q.win) || f_inp_re || dw_inp_re;
-    inp_raddr_o = f_inp_re ? f_inp_raddr : dw_inp_re ? dw_inp_raddr : s_q.inp;
-    wgt_re_o    = g_issue || dw_wgt_re;
-    wgt_raddr_o = dw_wgt_re ? dw_wgt_raddr : s_q.wgt;
+    // ELTWISE runs alone, so its reads never meet the others'.
+    inp_re_o    = (g_issue && !s_q.win) || f_inp_re || dw_inp_re || ew_inp_re;
+    inp_raddr_o = f_inp_re ? f_inp_raddr : dw_inp_re ? dw_inp_raddr :
+                  ew_inp_re ? ew_inp_raddr : s_q.inp;
+    wgt_re_o    = g_issue || dw_wgt_re || ew_wgt_re;
+    wgt_raddr_o = dw_wgt_re ? dw_wgt_raddr : ew_wgt_re ? ew_wgt_raddr : s_q.wgt;
     // ACC reads: the drain's accumulate reads, or the requant stream (never both).
     acc_re_o    = (dr_valid && st1_write && st1_tile.accumulate) || rq_issue;
     acc_raddr_o = rq_issue ? rq_q.acc_addr +
@@ -709,12 +780,19 @@ module nnc_compute
       nnc_isa_pkg::ElemWidthW16: out_wbe_o = (Cols*4)'({(2*Cols){1'b1}});
       default:      out_wbe_o = {(Cols*4){1'b1}};
     endcase
-    prm_re_o    = rq_state_q == RqParam && rq_pstep_q < 3'd3;
+    if (ew_out_we) begin
+      out_we_o    = 1'b1;
+      out_waddr_o = ew_out_waddr;
+      out_wdata_o = ew_out_wdata;
+      out_wbe_o   = ew_out_wbe;
+    end
+    prm_re_o    = (rq_state_q == RqParam && rq_pstep_q < 3'd3) || ew_prm_re;
     unique case (rq_pstep_q)
       3'd0:    prm_raddr_o = rq_q.bias_addr;
       3'd1:    prm_raddr_o = rq_q.mult_addr;
       default: prm_raddr_o = rq_q.shift_addr;
     endcase
+    if (ew_prm_re) prm_raddr_o = ew_prm_raddr;
   end
 
   // =========================================================================================
@@ -1003,7 +1081,7 @@ module nnc_compute
   assign densify_busy_o  = ds_busy;
   assign densify_stall_o = ds_busy && ((ds_wr_valid && !ds_wr_ready) || ds_rd_stall);
   assign progress_o      = cmd_fire || g_issue || f_inp_re || dw_busy || mac_in_fire || mac_out_valid || rq_issue ||
-                           rq_out_valid || (aux_req_valid_o && aux_req_ready_i) ||
+                           rq_out_valid || ew_busy || (aux_req_valid_o && aux_req_ready_i) ||
                            aux_rrsp_valid_i || aux_brsp_valid_i || ds_busy;
 
   // Outputs that only matter in some configurations.
@@ -1011,7 +1089,7 @@ module nnc_compute
   assign unused_compute = ^{ds_written, mac_idle, f_empty};
   // Each command struct view is read only for its own fields (header, reserved bits unused).
   logic unused_cmd_views;
-  assign unused_cmd_views = ^{c_g, c_d, c_w, rq_q};
+  assign unused_cmd_views = ^{c_g, c_d, c_w, c_e, rq_q};
 
   // =========================================================================================
   // Assertions
@@ -1025,7 +1103,7 @@ module nnc_compute
         ("nnc_compute: drained row with no tile"))
       `PRIM_ASSERT_I(RequantRowExpected_A, !(rq_out_valid && rq_state_q != RqStream),
         ("nnc_compute: stray requant row"))
-      `PRIM_ASSERT_I(OneCompletion_A, !(tile_done && (rq_last_write || ds_complete)),
+      `PRIM_ASSERT_I(OneCompletion_A, !(tile_done && (rq_last_write || ds_complete || ew_done)),
         ("nnc_compute: two completions"))
       `PRIM_ASSERT_I(OneInpReader_A, !(f_inp_re && g_issue && !s_q.win),
         ("nnc_compute: window fetch and k-major GEMM read INP in one cycle"))

@@ -89,6 +89,10 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
 hal::Status batchMatmulSupport(const OpView& v);
 hal::Result<CompiledStep> lowerBatchMatmul(const hal::Model& model, uint32_t index, const OpView& v,
                                            const LoweringOptions& options);
+// ADD, SUB, MUL on the elementwise unit (ELTWISE).
+hal::Status eltwiseSupport(const OpView& v);
+hal::Result<CompiledStep> lowerEltwise(const hal::Model& model, uint32_t index, const OpView& v,
+                                       const LoweringOptions& options);
 hal::Status densifySupport(const OpView& v);
 hal::Result<CompiledStep> lowerDensify(const hal::Model& model, uint32_t index, const OpView& v,
                                        const LoweringOptions& options);

@@ -16,6 +16,8 @@ const char* toString(NpuUnit unit) {
       return "MAC array or the depthwise unit (by mapping)";
     case NpuUnit::kDensifyUnit:
       return "densify unit";
+    case NpuUnit::kEltwiseUnit:
+      return "elementwise unit";
     case NpuUnit::kHybrid:
       return "MAC array; cell on the CPU";
   }
@@ -45,6 +47,7 @@ const NpuLoweringTable& npuLoweringTable() {
     registerMatmulLowerings(t);
     registerDensifyLowerings(t);
     registerLstmLowerings(t);
+    registerEltwiseLowerings(t);
     return t;
   }();
   return table;

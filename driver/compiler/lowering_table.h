@@ -22,6 +22,7 @@ enum class NpuUnit {
   kDepthwiseUnit,     // DWCONVs on the depthwise unit beside it
   kArrayOrDepthwise,  // either, by the mapping the cost model picks
   kDensifyUnit,       // the DENSIFY unit
+  kEltwiseUnit,       // ELTWISE on the elementwise unit
   kHybrid,            // matrix products on the MAC array, the rest in the step's host epilogue
 };
 const char* toString(NpuUnit unit);
@@ -57,5 +58,6 @@ void registerConvLowerings(NpuLoweringTable& t);
 void registerMatmulLowerings(NpuLoweringTable& t);
 void registerDensifyLowerings(NpuLoweringTable& t);
 void registerLstmLowerings(NpuLoweringTable& t);
+void registerEltwiseLowerings(NpuLoweringTable& t);
 
 }  // namespace nncosim::driver

@@ -30,8 +30,10 @@ void StepStream::beginOutput() {
   bound_ += 2;  // a compute SYNC and a store SYNC at most
 }
 
-void StepStream::requant(const firmware::RequantStore& r) {
-  steps_.back().outputs.back().requants.push_back(r);
+void StepStream::requant(const firmware::RequantStore& r) { requant(Command{{}, r}); }
+
+void StepStream::requant(const Command& c) {
+  steps_.back().outputs.back().requants.push_back(c);
   ++bound_;
 }
 
@@ -63,7 +65,7 @@ std::vector<Command> StepStream::finish(uint32_t tag) const {
     std::vector<std::vector<Command>>& Sx = stores;
     for (const Output& o : st.outputs) {
       const size_t first = C.size();
-      for (const firmware::RequantStore& r : o.requants) C.push_back(Command{{}, r});
+      for (const Command& r : o.requants) C.push_back(r);
       if (C.size() == first) C.push_back(Command{{}, firmware::Sync{firmware::Queue::kCompute}});
       if (e >= outSlots_) C[first].deps.popNext = true;
       C.back().deps.pushNext = true;

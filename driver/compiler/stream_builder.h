@@ -49,6 +49,8 @@ class StepStream {
   // An output event of the current step: REQUANTs then the stores of their rows.
   void beginOutput();
   void requant(const firmware::RequantStore& r);
+  // Any command that writes the event's OUT slot (ELTWISE): flagged as its REQUANTs are.
+  void requant(const firmware::Command& c);
   void store(const firmware::DmaStore& s);
 
   size_t stepCount() const { return steps_.size(); }
@@ -60,7 +62,7 @@ class StepStream {
 
  private:
   struct Output {
-    std::vector<firmware::RequantStore> requants;
+    std::vector<firmware::Command> requants;
     std::vector<firmware::DmaStore> stores;
   };
   struct Step {

@@ -13,6 +13,7 @@
 #include "driver/isa_model/modular_progression.h"
 #include "hal/profile.h"
 #include "ops/densify/densify_walker.h"
+#include "ops/elementwise/quant_arith.h"
 #include "ops/quant/fixed_point.h"
 
 namespace nncosim::driver {
@@ -421,6 +422,7 @@ class Machine {
   Fault checkGemm(const firmware::Gemm& g) const;
   Fault checkDwconv(const firmware::Dwconv& w) const;
   Fault checkRequant(const firmware::RequantStore& r) const;
+  Fault checkEltwise(const firmware::Eltwise& e) const;
   // Executes a command's effect (after check()); fills `accesses`.
   Fault execute(const Command& c, std::vector<Access>& accesses);
   template <typename Dma>
@@ -431,6 +433,7 @@ class Machine {
   // results are in ACC.
   uint64_t dwconvTiming(const firmware::Dwconv& w, uint64_t now, uint64_t& readsDone);
   void requant(const firmware::RequantStore& r, std::vector<Access>& accesses);
+  void eltwise(const firmware::Eltwise& e, std::vector<Access>& accesses);
   Fault densify(const firmware::Densify& d, std::vector<Access>& accesses);
   Fault checkBuffer(Buffer b, uint64_t lo, uint64_t hi, const char* what) const;
   void checkRaces(int queue, const Clock& epoch, size_t command, const std::vector<Access>& acc);
@@ -585,6 +588,8 @@ uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) 
   uint64_t d = 1;
   if (auto* r = std::get_if<firmware::RequantStore>(&c.args))
     d = uint64_t{r->rows} + cost_.requantOverhead;
+  else if (auto* e = std::get_if<firmware::Eltwise>(&c.args))
+    d = (uint64_t{e->count} + config_.cols - 1) / config_.cols + cost_.eltwiseOverhead;
   else if (auto* x = std::get_if<firmware::Densify>(&c.args))
     d = densifyCycles(*x);
   (void)q;
@@ -744,6 +749,7 @@ Fault Machine::check(const Command& c) const {
   if (auto* g = std::get_if<firmware::Gemm>(&c.args)) return checkGemm(*g);
   if (auto* w = std::get_if<firmware::Dwconv>(&c.args)) return checkDwconv(*w);
   if (auto* r = std::get_if<firmware::RequantStore>(&c.args)) return checkRequant(*r);
+  if (auto* e = std::get_if<firmware::Eltwise>(&c.args)) return checkEltwise(*e);
   return {};  // DENSIFY (densify()), SYNC
 }
 
@@ -990,6 +996,76 @@ void Machine::requant(const firmware::RequantStore& r, std::vector<Access>& acce
   accesses.push_back({4, r.shiftAddr, fp.shiftHi, false});
 }
 
+// ELTWISE's footprints: count elements of a in INP, of b in WGT, of the results in OUT, and
+// the 24-byte parameter record in PRM.
+struct EltwiseFootprint {
+  uint64_t inpHi, wgtHi, outHi, prmHi;
+};
+EltwiseFootprint eltwiseFootprint(const firmware::Eltwise& e) {
+  const uint64_t eb = e.wide ? 2 : 1;
+  return {uint64_t{e.aAddr} + e.count * eb, uint64_t{e.bAddr} + e.count * eb,
+          uint64_t{e.outAddr} + uint64_t{e.count} * (e.outWide ? 2 : 1),
+          uint64_t{e.prmAddr} + firmware::kEltwisePrmBytes};
+}
+
+Fault Machine::checkEltwise(const firmware::Eltwise& e) const {
+  const EltwiseFootprint fp = eltwiseFootprint(e);
+  if (Fault f = checkBuffer(Buffer::kInp, e.aAddr, fp.inpHi, "ELTWISE"); f.code != ErrCode::kNone)
+    return f;
+  if (Fault f = checkBuffer(Buffer::kWgt, e.bAddr, fp.wgtHi, "ELTWISE"); f.code != ErrCode::kNone)
+    return f;
+  if (Fault f = checkBuffer(Buffer::kOut, e.outAddr, fp.outHi, "ELTWISE"); f.code != ErrCode::kNone)
+    return f;
+  return checkBuffer(Buffer::kPrm, e.prmAddr, fp.prmHi, "ELTWISE");
+}
+
+void Machine::eltwise(const firmware::Eltwise& e, std::vector<Access>& accesses) {
+  const EltwiseFootprint fp = eltwiseFootprint(e);
+  const uint8_t* prm = buffers_[4].data() + e.prmAddr;
+  ops::elementwise::QuantArithParams p;
+  p.mul = e.mul;
+  p.leftShift = static_cast<int>(e.left);
+  // Shifts outside -31..31 are clamped into it (docs/isa.md).
+  auto shift = [&](int at) { return std::clamp<int>(static_cast<int8_t>(prm[at]), -31, 31); };
+  p.a = {readI32(prm + 0), shift(20)};
+  p.b = {readI32(prm + 4), shift(21)};
+  p.out = {readI32(prm + 8), shift(22)};
+  p.aZp = e.aZp;
+  p.bZp = e.bZp;
+  p.outZp = e.outZp;
+  // The clamp record, then the output type's saturation (the unit's clamp_out order).
+  const int32_t clampMin = readI32(prm + 12), clampMax = readI32(prm + 16);
+  p.range = {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
+  const uint32_t ob = e.outWide ? 2 : 1;
+  const int bits = 8 * static_cast<int>(ob);
+  const int64_t lo = e.outSigned ? -(int64_t{1} << (bits - 1)) : 0;
+  const int64_t hi = e.outSigned ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
+  auto element = [&](uint32_t buffer, uint32_t addr, uint32_t i, bool isSigned) -> int32_t {
+    const uint8_t* q = buffers_[buffer].data() + addr;
+    if (e.wide) return static_cast<int16_t>(q[2 * i] | (q[2 * i + 1] << 8));
+    return isSigned ? static_cast<int8_t>(q[i]) : q[i];
+  };
+  // The elementwise unit's arithmetic (rtl/nnc_eltwise.sv): the reference's per-element code
+  // with the record's parameters; its zero-point add does not wrap before the clamps.
+  for (uint32_t i = 0; i < e.count; ++i) {
+    const int32_t a = element(0, e.aAddr, i, e.aSigned), b = element(1, e.bAddr, i, e.bSigned);
+    // With the full int32 range, quantArithElement returns MBQM(s) + zp saturated to int32;
+    // a sum outside int32 is first clamped, so compute y without its clamp here.
+    ops::elementwise::QuantArithParams noZp = p;
+    noZp.outZp = 0;
+    const int64_t y = int64_t{ops::elementwise::quantArithElement(noZp, a, b)} + e.outZp;
+    int64_t v = y < clampMin ? clampMin : (y > clampMax ? clampMax : y);
+    v = std::max(std::min(v, hi), lo);
+    uint8_t* out = buffers_[3].data() + e.outAddr + size_t{i} * ob;
+    const auto u = static_cast<uint32_t>(static_cast<int32_t>(v));
+    for (uint32_t k = 0; k < ob; ++k) out[k] = static_cast<uint8_t>(u >> (8 * k));
+  }
+  accesses.push_back({0, e.aAddr, fp.inpHi, false});
+  accesses.push_back({1, e.bAddr, fp.wgtHi, false});
+  accesses.push_back({3, e.outAddr, fp.outHi, true});
+  accesses.push_back({4, e.prmAddr, fp.prmHi, false});
+}
+
 Fault Machine::densify(const firmware::Densify& d, std::vector<Access>& accesses) {
   auto meta = [](DensifyError e, const std::string& why) {
     Fault f;
@@ -1109,6 +1185,7 @@ Fault Machine::execute(const Command& c, std::vector<Access>& accesses) {
   if (auto* g = std::get_if<firmware::Gemm>(&c.args)) gemm(*g, accesses);
   if (auto* w = std::get_if<firmware::Dwconv>(&c.args)) dwconv(*w, accesses);
   if (auto* r = std::get_if<firmware::RequantStore>(&c.args)) requant(*r, accesses);
+  if (auto* e = std::get_if<firmware::Eltwise>(&c.args)) eltwise(*e, accesses);
   if (auto* d = std::get_if<firmware::Densify>(&c.args)) return densify(*d, accesses);
   return {};
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ops/elementwise/quant_arith.h"
 #include "ops/quant/quant_params.h"
 
 namespace nncosim::ops::elementwise {
@@ -96,6 +97,36 @@ Result<quant::QuantizedMultiplier> multiplierSmallerThanOne(double real, const c
   quant::QuantizedMultiplier m = quant::quantizeMultiplier(real);
   if (m.shift > 0) return hal::fail(what, " multiplier ", real, " rounds to 1");
   return m;
+}
+
+Result<QuantArithParams> quantArithParams(bool mul, bool negateSecond, const Shape& s1,
+                                          const Shape& s2, const Shape& so, int32_t activation) {
+  QuantArithParams p;
+  p.mul = mul;
+  p.aZp = s1.zeroPoint;
+  p.bZp = s2.zeroPoint;
+  p.outZp = so.zeroPoint;
+  const bool int16 = so.type == OperandType::TENSOR_QUANT16_SYMM;
+  const bool isSigned = int16 || so.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  const quant::ActivationRange type = quant::typeRange(int16 ? 16 : 8, isSigned);
+  p.range = quant::activationRange(activation, so.scale, so.zeroPoint, type.min, type.max);
+  if (mul) {
+    // The float product widened to double, as NNAPI computes it.
+    const double productScale = s1.scale * s2.scale;
+    NNC_ASSIGN_OR_RETURN(p.out, multiplierSmallerThanOne(productScale / so.scale, "output"));
+    return p;
+  }
+  p.leftShift = int16 ? 15 : 20;
+  // Mixed float/double arithmetic in the same order as NNAPI, so the multipliers match.
+  const double twiceMaxInputScale = 2 * std::max(s1.scale, s2.scale);
+  const double real1 = s1.scale / twiceMaxInputScale;
+  const double real2 = s2.scale / twiceMaxInputScale;
+  const double realOut = twiceMaxInputScale / ((1 << p.leftShift) * so.scale);
+  NNC_ASSIGN_OR_RETURN(p.a, multiplierSmallerThanOne(real1, "input 0"));
+  NNC_ASSIGN_OR_RETURN(p.b, multiplierSmallerThanOne(real2, "input 1"));
+  NNC_ASSIGN_OR_RETURN(p.out, multiplierSmallerThanOne(realOut, "output"));
+  if (negateSecond) p.b.multiplier = -p.b.multiplier;
+  return p;
 }
 
 Status validateArithmetic(ArithOp op, const OperationContext& ctx) {

@@ -131,6 +131,18 @@ firmware::RequantStore requant(uint32_t rows, uint32_t accAddr = 0, uint32_t out
   return r;
 }
 
+// An int8 ELTWISE (ISA 1.7) ADD or MUL of `count` elements; the record at PRM 0 (whatever
+// it holds: timing never depends on data).
+firmware::Eltwise eltwise(uint32_t count, bool mul = false, uint32_t outAddr = 0) {
+  firmware::Eltwise e;
+  e.mul = mul;
+  e.aSigned = e.bSigned = e.outSigned = true;
+  e.left = mul ? 0 : 20;
+  e.count = count;
+  e.outAddr = outAddr;
+  return e;
+}
+
 Command end() {
   firmware::End e;
   e.irq = true;
@@ -331,6 +343,24 @@ std::vector<Case> cases() {
                    for (int r = 0; r < 4; ++r)
                      c.push_back(Command{{}, dwconv(16, 3, 3, 1, r * 1024)});
                    c.push_back(Command{{}, requant(64)});
+                 }
+                 return only(c);
+               }});
+  // ELTWISEs: single and back-to-back, a beat and a partial beat, mixed with REQUANT_STOREs,
+  // and the elementwise lowering's double-buffered chunk loop.
+  for (uint32_t count : {1u, 16u, 100u, 4096u, 32768u})
+    for (int n : {1, 4})
+      v.push_back({std::to_string(n) + " ELTWISE count=" + std::to_string(count), [=](const Ctx&) {
+                     std::vector<Command> c;
+                     for (int i = 0; i < n; ++i)
+                       c.push_back(Command{{}, eltwise(count, i % 2 == 1)});
+                     return only(c);
+                   }});
+  v.push_back({"4x (ELTWISE count=1024 ; REQUANT rows=16)", [=](const Ctx&) {
+                 std::vector<Command> c;
+                 for (int i = 0; i < 4; ++i) {
+                   c.push_back(Command{{}, eltwise(1024, false, 4096)});
+                   c.push_back(Command{{}, requant(16)});
                  }
                  return only(c);
                }});

@@ -172,10 +172,12 @@ TEST(Partitioner, ReasonsForTheCpu) {
   const uint32_t cout2 = m.output(kU8, {1, 4, 4, 2}, 1.0f, 0);
   m.op(OperationType::CONV_2D, {qin, cw, qb, m.i32(1), m.i32(1), m.i32(1), m.i32(0)}, {cout2});
   const uint32_t aout = m.output(kU8, {1, 4, 4, 2}, 1.0f, 0);
-  m.op(OperationType::ADD, {qin, qin, m.i32(0)}, {aout});
+  m.op(OperationType::MAXIMUM, {qin, qin}, {aout});
+  const uint32_t eout = m.output(kU8, {1, 4, 4, 2}, 1.0f, 0);
+  m.op(OperationType::ADD, {qin, qin, m.i32(0)}, {eout});
   const hal::Model model = m.build();
   const Partition p = partition(model);
-  ASSERT_EQ(p.operations.size(), 5u);
+  ASSERT_EQ(p.operations.size(), 6u);
   EXPECT_NE(p.operations[0].reason.find("integer"), std::string::npos) << p.operations[0].reason;
   EXPECT_NE(p.operations[1].reason.find("filter is not a constant"), std::string::npos)
       << p.operations[1].reason;
@@ -183,7 +185,9 @@ TEST(Partitioner, ReasonsForTheCpu) {
   EXPECT_EQ(p.operations[3].target, Target::kNpu);
   EXPECT_EQ(p.operations[3].engine, ops::Placement::kMacArray);
   EXPECT_NE(p.operations[4].reason.find("no NPU mapping"), std::string::npos);
-  EXPECT_EQ(p.npuOperations(), 1);
+  EXPECT_EQ(p.operations[5].target, Target::kNpu);  // ADD: the elementwise unit (ISA 1.7)
+  EXPECT_EQ(p.npuOperations(), 2);
+  EXPECT_NE(p.describe().find("#5 ADD  npu (elementwise unit)"), std::string::npos) << p.describe();
   EXPECT_NE(p.describe().find("#3 CONV_2D  npu (MAC array)"), std::string::npos) << p.describe();
 }
 
