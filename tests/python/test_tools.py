@@ -45,8 +45,8 @@ def test_difftest_returns_its_summary(backend, layers):
 
 
 def test_difftest_options_are_checked():
-    with pytest.raises(nncosim.Error, match="ops: 'ADD' is not one of"):
-        nncosim.difftest(layers=1, ops=["ADD"])
+    with pytest.raises(nncosim.Error, match="ops: 'MAXIMUM' is not one of"):
+        nncosim.difftest(layers=1, ops=["MAXIMUM"])
     with pytest.raises(nncosim.Error, match="backend must be sim or isa"):
         nncosim.difftest(layers=1, backend="ref")
     with pytest.raises(nncosim.Error, match="unknown mapping 'diagonal'"):

@@ -1134,6 +1134,79 @@ RandomLayer randomAveragePool(Rng& r, const GeneratorOptions& opt) {
   return L;
 }
 
+// ADD, SUB, MUL: shapes up to the options' sizes, the second input (or the first) of the
+// output's shape or repeated (a scalar, per channel, [1, H, W, C] over the batch, [N, 1, 1,
+// C] over the pixels), a third of those repeated inputs constant; uint8 or int8, ADD and SUB
+// also int16 in the 16x8 mode; random scales (the output's near the result's spread) and
+// zero points, every fused activation.
+RandomLayer randomArithmetic(Rng& r, const GeneratorOptions& opt, OperationType type) {
+  RandomLayer L;
+  L.type = type;
+  const bool wide =
+      type != OperationType::MUL && opt.quant16x8 > 0 && r.coin(opt.quant16x8);  // 16x8 mode
+  const bool isSigned = wide || r.coin();
+  const OperandType t = wide ? kI16 : isSigned ? kS8 : kU8;
+  const QRange q = rangeOf(t);
+  const uint32_t n = randomBatch(r, std::max<uint32_t>(1, opt.maxBatch));
+  const uint32_t maxS = std::max<uint32_t>(1, opt.maxSpatial);
+  const uint32_t h = static_cast<uint32_t>(r.range(1, static_cast<int32_t>(maxS)));
+  const uint32_t w = static_cast<uint32_t>(r.range(1, static_cast<int32_t>(maxS)));
+  const uint32_t c = randomChannels(r, std::max<uint32_t>(1, opt.maxChannels) * 2);
+  const std::vector<uint32_t> full = {n, h, w, c};
+  std::vector<uint32_t> other = full;
+  const int32_t pattern = r.coin(0.5) ? 0 : r.range(1, 4);
+  const char* patternName[] = {"same shape", "scalar", "per channel", "over the batch",
+                               "over the pixels"};
+  if (pattern == 1) other = {1};
+  if (pattern == 2) other = {c};
+  if (pattern == 3) other = {1, h, w, c};
+  if (pattern == 4) other = {n, 1, 1, c};
+  const bool repeatedFirst = pattern > 0 && r.coin();
+  const bool otherConst = pattern > 0 && r.coin(1.0 / 3);
+  const float sa = static_cast<float>(r.logUniform(1e-3, 0.2));
+  const float sb = r.coin(0.25) ? sa : static_cast<float>(r.logUniform(1e-3, 0.2));
+  // Output scales near the result's spread, so that outputs span the range: a sum of two
+  // inputs, a product of zero-point-corrected values of typically 10^4 (a share saturating
+  // or nearly constant all the same).
+  const float so = type == OperationType::MUL
+                       ? static_cast<float>(sa * sb * r.logUniform(20, 600))
+                       : static_cast<float>(std::max(sa, sb) * r.logUniform(0.4, 5));
+  auto zp = [&]() { return wide ? 0 : randomZeroPoint(r, q); };
+  const int32_t za = zp(), zb = zp(), zo = zp();
+  const int32_t activation = r.range(0, 3);
+  hal::ModelBuilder b;
+  b.setQuant16x8(wide);
+  std::string pa, pb;
+  auto operand = [&](const std::vector<uint32_t>& dims, float scale, int32_t z, bool constant,
+                     std::string* pat) {
+    size_t e = 1;
+    for (uint32_t d : dims) e *= d;
+    const std::vector<int32_t> v = randomValues(r, e, q, z, pat);
+    const std::vector<uint8_t> bytes = toBytes(v, t);
+    if (constant) return b.addConstant(t, dims, bytes.data(), bytes.size(), scale, z);
+    L.inputs.push_back(tensorValue(t, dims, bytes));
+    return b.addInput(t, dims, scale, z);
+  };
+  const uint32_t a =
+      repeatedFirst ? operand(other, sa, za, otherConst, &pa) : operand(full, sa, za, false, &pa);
+  const uint32_t bIn =
+      repeatedFirst ? operand(full, sb, zb, false, &pb) : operand(other, sb, zb, otherConst, &pb);
+  const uint32_t output = b.addOutput(t, full, so, zo);
+  b.addOperation(type, {a, bIn, b.addInt32(activation)}, {output});
+  L.model = b.build();
+  std::ostringstream d;
+  d << hal::toString(type)
+    << (wide       ? " s16 (16x8)"
+        : isSigned ? " s8"
+                   : " u8")
+    << " out " << ops::toString(full) << " " << patternName[pattern]
+    << (repeatedFirst ? ", repeated input first" : "") << (otherConst ? ", constant" : "")
+    << " act " << activationName(activation) << " | zp " << za << "/" << zb << "/" << zo
+    << " scale " << fmt(sa) << "/" << fmt(sb) << "/" << fmt(so) << " | data " << pa << " / " << pb;
+  L.description = d.str();
+  return L;
+}
+
 }  // namespace
 
 const std::vector<hal::OperationType>& randomLayerTypes() {
@@ -1147,7 +1220,10 @@ const std::vector<hal::OperationType>& randomLayerTypes() {
 const std::vector<hal::OperationType>& onRequestLayerTypes() {
   static const std::vector<hal::OperationType> kTypes = {OperationType::QUANTIZED_16BIT_LSTM,
                                                          OperationType::QUANTIZED_LSTM,
-                                                         OperationType::AVERAGE_POOL_2D};
+                                                         OperationType::AVERAGE_POOL_2D,
+                                                         OperationType::ADD,
+                                                         OperationType::SUB,
+                                                         OperationType::MUL};
   return kTypes;
 }
 
@@ -1197,6 +1273,11 @@ RandomLayer randomLayer(uint64_t seed, const GeneratorOptions& options) {
       break;
     case OperationType::AVERAGE_POOL_2D:
       L = randomAveragePool(r, options);
+      break;
+    case OperationType::ADD:
+    case OperationType::SUB:
+    case OperationType::MUL:
+      L = randomArithmetic(r, options, type);
       break;
     default:
       L = randomBatchMatmul(r, options);
