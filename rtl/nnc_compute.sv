@@ -1,6 +1,7 @@
-// Compute unit of the NPU: executes the compute queue's GEMM, DWCONV, REQUANT_STORE, ELTWISE
-// and DENSIFY commands on the datapath blocks (nnc_mac_array, nnc_dwconv, nnc_requant,
-// nnc_eltwise_engine, nnc_densify). ELTWISE (ISA 1.7) runs alone, like REQUANT_STORE.
+// Compute unit of the NPU: executes the compute queue's GEMM, DWCONV, REQUANT_STORE, ELTWISE,
+// POOL and DENSIFY commands on the datapath blocks (nnc_mac_array, nnc_dwconv, nnc_requant,
+// nnc_eltwise_engine, nnc_pool_engine, nnc_densify). ELTWISE and POOL (ISA 1.7) run alone,
+// like REQUANT_STORE.
 //
 // GEMM: streams k beats from INP and WGT (one line each per cycle) into the MAC array (a WGT
 // line is C bytes with wgt8, int16 activations times 8-bit weights, else C * operand bytes); the
@@ -126,6 +127,7 @@ module nnc_compute
   nnc_isa_pkg::densify_t       c_d;
   nnc_isa_pkg::dwconv_t        c_w;
   nnc_isa_pkg::eltwise_t       c_e;
+  nnc_isa_pkg::pool_t          c_p;
   logic           c_is_gemm, c_is_dw, c_oob;
   nnc_isa_pkg::buffer_e        c_oob_buf;
 
@@ -136,6 +138,7 @@ module nnc_compute
   assign c_d       = cmd_i;
   assign c_w       = cmd_i;
   assign c_e       = cmd_i;
+  assign c_p       = cmd_i;
   assign c_is_gemm = c_op == nnc_isa_pkg::OpcodeGemm;
   assign c_is_dw   = c_op == nnc_isa_pkg::OpcodeDwconv;
 
@@ -213,6 +216,20 @@ module nnc_compute
         end else if (over(40'(c_e.prm_addr) + 40'(nnc_isa_pkg::EltwisePrmBytes), PrmBytes)) begin
           c_oob = 1'b1;
           c_oob_buf = nnc_isa_pkg::BufferPrm;
+        end
+      end
+      nnc_isa_pkg::OpcodePool: begin
+        // The last filter row's span of pixel vectors; m result vectors, the last n wide.
+        eb = c_p.wide ? 40'd2 : 40'd1;
+        inp_end = 40'(c_p.inp_addr) + 40'(4'(c_p.fh - 4'd1)) * 40'(c_p.row_stride) +
+                  (40'(8'(c_p.m - 8'd1)) * 40'(c_p.sw) + 40'(c_p.fw)) * 40'(Cols) * eb;
+        if (over(inp_end, InpBytes)) begin
+          c_oob = 1'b1;
+          c_oob_buf = nnc_isa_pkg::BufferInp;
+        end else if (over(40'(c_p.out_addr) + (40'(8'(c_p.m - 8'd1)) * 40'(Cols) +
+                          40'(c_p.n)) * eb, OutBytes)) begin
+          c_oob = 1'b1;
+          c_oob_buf = nnc_isa_pkg::BufferOut;
         end
       end
       nnc_isa_pkg::OpcodeRequantStore: begin
@@ -626,6 +643,46 @@ module nnc_compute
   );
 
   // =========================================================================================
+  // POOL (ISA 1.7): the pooling unit between INP and OUT
+  // =========================================================================================
+  logic               pl_start, pl_busy, pl_done, pl_inp_re, pl_out_we;
+  baddr_t             pl_inp_raddr, pl_out_waddr;
+  logic [Cols*32-1:0] pl_out_wdata;
+  logic [Cols*4-1:0]  pl_out_wbe;
+  assign pl_start = cmd_fire && c_op == nnc_isa_pkg::OpcodePool && !c_oob;
+  nnc_pool_engine #(
+    .Lanes(Cols),
+    .Rows (Rows),
+    .AddrW(BAddrW)
+  ) u_pool_engine (
+    .clk_i,
+    .rst_ni,
+    .start_i      (pl_start),
+    .avg_i        (c_p.avg),
+    .a_signed_i   (c_p.a_signed),
+    .wide_i       (c_p.wide),
+    .m_i          (c_p.m),
+    .n_i          (c_p.n),
+    .inp_addr_i   (c_p.inp_addr),
+    .fh_i         (c_p.fh),
+    .fw_i         (c_p.fw),
+    .sw_i         (c_p.sw),
+    .row_stride_i (c_p.row_stride),
+    .out_addr_i   (c_p.out_addr),
+    .clamp_min_i  (c_p.clamp_min),
+    .clamp_max_i  (c_p.clamp_max),
+    .busy_o       (pl_busy),
+    .done_o       (pl_done),
+    .inp_re_o     (pl_inp_re),
+    .inp_raddr_o  (pl_inp_raddr),
+    .inp_rdata_i,
+    .out_we_o     (pl_out_we),
+    .out_waddr_o  (pl_out_waddr),
+    .out_wdata_o  (pl_out_wdata),
+    .out_wbe_o    (pl_out_wbe)
+  );
+
+  // =========================================================================================
   // DENSIFY and its memory adapter
   // =========================================================================================
   logic         ds_active_q, ds_start, ds_busy, ds_done;
@@ -703,14 +760,14 @@ module nnc_compute
   logic ds_complete;
 
   assign all_idle    = t_cnt_q == '0 && !s_active_q && rq_state_q == RqIdle && !ds_active_q &&
-                       !err_pend_q && !dw_busy && !ew_busy;
+                       !err_pend_q && !dw_busy && !ew_busy && !pl_busy;
   // A k-major GEMM waits until nothing streams; a window GEMM until the fetch has issued the
   // reads of the (window) GEMM ahead of it, with the next-stream slot free; either only
   // while no DWCONV tile is in flight. A DWCONV waits until the depthwise unit has issued
   // the reads of the one ahead of it, and while no GEMM tile is in flight.
   logic tiles_ok;  // the unit's other work allows a tile
   assign tiles_ok    = 32'(t_cnt_q) < TileFifo && rq_state_q == RqIdle && !ds_active_q &&
-                       !err_pend_q && !ew_busy;
+                       !err_pend_q && !ew_busy && !pl_busy;
   always_comb begin
     if (c_is_gemm && !c_oob) begin
       cmd_ready_o = (c_g.window ? f_idle && !nx_valid_q && (!s_active_q || s_q.win) : !s_active_q) &&
@@ -734,7 +791,7 @@ module nnc_compute
       err_o      = 1'b1;
       err_code_o = nnc_isa_pkg::ErrCodeDmaOob;
       err_info_o = 32'(err_buf_q);
-    end else if (tile_done || rq_last_write || ew_done) begin
+    end else if (tile_done || rq_last_write || ew_done || pl_done) begin
       done_o = 1'b1;
     end else if (ds_complete) begin
       done_o = 1'b1;
@@ -755,10 +812,10 @@ module nnc_compute
   // Buffer ports
   // =========================================================================================
   always_comb begin
-    // ELTWISE runs alone, so its reads never meet the others'.
-    inp_re_o    = (g_issue && !s_q.win) || f_inp_re || dw_inp_re || ew_inp_re;
+    // ELTWISE and POOL run alone, so their reads never meet the others'.
+    inp_re_o    = (g_issue && !s_q.win) || f_inp_re || dw_inp_re || ew_inp_re || pl_inp_re;
     inp_raddr_o = f_inp_re ? f_inp_raddr : dw_inp_re ? dw_inp_raddr :
-                  ew_inp_re ? ew_inp_raddr : s_q.inp;
+                  ew_inp_re ? ew_inp_raddr : pl_inp_re ? pl_inp_raddr : s_q.inp;
     wgt_re_o    = g_issue || dw_wgt_re || ew_wgt_re;
     wgt_raddr_o = dw_wgt_re ? dw_wgt_raddr : ew_wgt_re ? ew_wgt_raddr : s_q.wgt;
     // ACC reads: the drain's accumulate reads, or the requant stream (never both).
@@ -785,6 +842,12 @@ module nnc_compute
       out_waddr_o = ew_out_waddr;
       out_wdata_o = ew_out_wdata;
       out_wbe_o   = ew_out_wbe;
+    end
+    if (pl_out_we) begin
+      out_we_o    = 1'b1;
+      out_waddr_o = pl_out_waddr;
+      out_wdata_o = pl_out_wdata;
+      out_wbe_o   = pl_out_wbe;
     end
     prm_re_o    = (rq_state_q == RqParam && rq_pstep_q < 3'd3) || ew_prm_re;
     unique case (rq_pstep_q)
@@ -1081,7 +1144,7 @@ module nnc_compute
   assign densify_busy_o  = ds_busy;
   assign densify_stall_o = ds_busy && ((ds_wr_valid && !ds_wr_ready) || ds_rd_stall);
   assign progress_o      = cmd_fire || g_issue || f_inp_re || dw_busy || mac_in_fire || mac_out_valid || rq_issue ||
-                           rq_out_valid || ew_busy || (aux_req_valid_o && aux_req_ready_i) ||
+                           rq_out_valid || ew_busy || pl_busy || (aux_req_valid_o && aux_req_ready_i) ||
                            aux_rrsp_valid_i || aux_brsp_valid_i || ds_busy;
 
   // Outputs that only matter in some configurations.
@@ -1089,7 +1152,7 @@ module nnc_compute
   assign unused_compute = ^{ds_written, mac_idle, f_empty};
   // Each command struct view is read only for its own fields (header, reserved bits unused).
   logic unused_cmd_views;
-  assign unused_cmd_views = ^{c_g, c_d, c_w, c_e, rq_q};
+  assign unused_cmd_views = ^{c_g, c_d, c_w, c_e, c_p, rq_q};
 
   // =========================================================================================
   // Assertions
@@ -1103,7 +1166,8 @@ module nnc_compute
         ("nnc_compute: drained row with no tile"))
       `PRIM_ASSERT_I(RequantRowExpected_A, !(rq_out_valid && rq_state_q != RqStream),
         ("nnc_compute: stray requant row"))
-      `PRIM_ASSERT_I(OneCompletion_A, !(tile_done && (rq_last_write || ds_complete || ew_done)),
+      `PRIM_ASSERT_I(OneCompletion_A, !(tile_done && (rq_last_write || ds_complete || ew_done ||
+                                                      pl_done)),
         ("nnc_compute: two completions"))
       `PRIM_ASSERT_I(OneInpReader_A, !(f_inp_re && g_issue && !s_q.win),
         ("nnc_compute: window fetch and k-major GEMM read INP in one cycle"))

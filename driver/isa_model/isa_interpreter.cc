@@ -423,6 +423,7 @@ class Machine {
   Fault checkDwconv(const firmware::Dwconv& w) const;
   Fault checkRequant(const firmware::RequantStore& r) const;
   Fault checkEltwise(const firmware::Eltwise& e) const;
+  Fault checkPool(const firmware::Pool& p) const;
   // Executes a command's effect (after check()); fills `accesses`.
   Fault execute(const Command& c, std::vector<Access>& accesses);
   template <typename Dma>
@@ -434,6 +435,7 @@ class Machine {
   uint64_t dwconvTiming(const firmware::Dwconv& w, uint64_t now, uint64_t& readsDone);
   void requant(const firmware::RequantStore& r, std::vector<Access>& accesses);
   void eltwise(const firmware::Eltwise& e, std::vector<Access>& accesses);
+  void pool(const firmware::Pool& p, std::vector<Access>& accesses);
   Fault densify(const firmware::Densify& d, std::vector<Access>& accesses);
   Fault checkBuffer(Buffer b, uint64_t lo, uint64_t hi, const char* what) const;
   void checkRaces(int queue, const Clock& epoch, size_t command, const std::vector<Access>& acc);
@@ -549,6 +551,18 @@ uint64_t Machine::dwconvTiming(const firmware::Dwconv& w, uint64_t now, uint64_t
   return drain + w.m - 1 + cost_.dwDone;
 }
 
+// POOL on the pooling unit: AVG's reciprocal first (a quotient bit per cycle), then a window
+// value per cycle.
+uint64_t poolCycles(const firmware::Pool& p, const CostModel& cost) {
+  uint64_t d = uint64_t{p.m} * p.fh * p.fw + cost.poolOverhead;
+  if (p.avg) {
+    uint32_t l = 0;
+    while ((1u << l) < uint32_t{p.fh} * p.fw) ++l;
+    d += 32 + l + cost.poolDivideOverhead;
+  }
+  return d;
+}
+
 uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) {
   const Command& c = stream_[index];
   if (std::holds_alternative<firmware::Sync>(c.args)) return now;
@@ -590,6 +604,8 @@ uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) 
     d = uint64_t{r->rows} + cost_.requantOverhead;
   else if (auto* e = std::get_if<firmware::Eltwise>(&c.args))
     d = (uint64_t{e->count} + config_.cols - 1) / config_.cols + cost_.eltwiseOverhead;
+  else if (auto* p = std::get_if<firmware::Pool>(&c.args))
+    d = poolCycles(*p, cost_);
   else if (auto* x = std::get_if<firmware::Densify>(&c.args))
     d = densifyCycles(*x);
   (void)q;
@@ -750,6 +766,7 @@ Fault Machine::check(const Command& c) const {
   if (auto* w = std::get_if<firmware::Dwconv>(&c.args)) return checkDwconv(*w);
   if (auto* r = std::get_if<firmware::RequantStore>(&c.args)) return checkRequant(*r);
   if (auto* e = std::get_if<firmware::Eltwise>(&c.args)) return checkEltwise(*e);
+  if (auto* p = std::get_if<firmware::Pool>(&c.args)) return checkPool(*p);
   return {};  // DENSIFY (densify()), SYNC
 }
 
@@ -1066,6 +1083,57 @@ void Machine::eltwise(const firmware::Eltwise& e, std::vector<Access>& accesses)
   accesses.push_back({4, e.prmAddr, fp.prmHi, false});
 }
 
+// POOL's footprints: the last filter row's span of pixel vectors in INP; m result vectors in
+// OUT, the last one n channels wide.
+struct PoolFootprint {
+  uint64_t inpHi, outHi;
+};
+PoolFootprint poolFootprint(const firmware::Pool& p, uint32_t C) {
+  const uint64_t eb = p.wide ? 2 : 1;
+  auto minus1 = [](uint32_t v) { return uint64_t{v ? v - 1 : 0}; };
+  return {uint64_t{p.inpAddr} + minus1(p.fh) * p.rowStride + (minus1(p.m) * p.sw + p.fw) * C * eb,
+          uint64_t{p.outAddr} + (minus1(p.m) * C + p.n) * eb};
+}
+
+Fault Machine::checkPool(const firmware::Pool& p) const {
+  const PoolFootprint fp = poolFootprint(p, config_.cols);
+  if (Fault f = checkBuffer(Buffer::kInp, p.inpAddr, fp.inpHi, "POOL"); f.code != ErrCode::kNone)
+    return f;
+  return checkBuffer(Buffer::kOut, p.outAddr, fp.outHi, "POOL");
+}
+
+void Machine::pool(const firmware::Pool& p, std::vector<Access>& accesses) {
+  const uint32_t C = config_.cols, eb = p.wide ? 2 : 1;
+  const PoolFootprint fp = poolFootprint(p, C);
+  const int64_t lo = p.wide ? -32768 : p.aSigned ? -128 : 0;
+  const int64_t hi = p.wide ? 32767 : p.aSigned ? 127 : 255;
+  const int64_t count = int64_t{p.fh} * p.fw;
+  const uint8_t* inp = buffers_[0].data();
+  for (uint32_t i = 0; i < p.m; ++i)
+    for (uint32_t j = 0; j < p.n; ++j) {
+      int64_t sum = 0, best = std::numeric_limits<int64_t>::min();
+      for (uint32_t fy = 0; fy < p.fh; ++fy)
+        for (uint32_t fx = 0; fx < p.fw; ++fx) {
+          const uint8_t* q = inp + p.inpAddr + uint64_t{fy} * p.rowStride +
+                             (uint64_t{i} * p.sw + fx) * C * eb + uint64_t{j} * eb;
+          const int64_t x = p.wide      ? int64_t{static_cast<int16_t>(q[0] | (q[1] << 8))}
+                            : p.aSigned ? int64_t{static_cast<int8_t>(q[0])}
+                                        : int64_t{q[0]};
+          sum += x;
+          best = std::max(best, x);
+        }
+      // AVG: the reference's (sum +- count/2) / count, C's truncating division.
+      int64_t r = p.avg ? (sum >= 0 ? sum + count / 2 : sum - count / 2) / count : best;
+      r = r < p.clampMin ? p.clampMin : (r > p.clampMax ? p.clampMax : r);
+      r = std::max(lo, std::min(hi, r));
+      uint8_t* out = buffers_[3].data() + p.outAddr + (uint64_t{i} * C + j) * eb;
+      out[0] = static_cast<uint8_t>(r);
+      if (eb == 2) out[1] = static_cast<uint8_t>(static_cast<uint64_t>(r) >> 8);
+    }
+  accesses.push_back({0, p.inpAddr, fp.inpHi, false});
+  accesses.push_back({3, p.outAddr, fp.outHi, true});
+}
+
 Fault Machine::densify(const firmware::Densify& d, std::vector<Access>& accesses) {
   auto meta = [](DensifyError e, const std::string& why) {
     Fault f;
@@ -1186,6 +1254,7 @@ Fault Machine::execute(const Command& c, std::vector<Access>& accesses) {
   if (auto* w = std::get_if<firmware::Dwconv>(&c.args)) dwconv(*w, accesses);
   if (auto* r = std::get_if<firmware::RequantStore>(&c.args)) requant(*r, accesses);
   if (auto* e = std::get_if<firmware::Eltwise>(&c.args)) eltwise(*e, accesses);
+  if (auto* p = std::get_if<firmware::Pool>(&c.args)) pool(*p, accesses);
   if (auto* d = std::get_if<firmware::Densify>(&c.args)) return densify(*d, accesses);
   return {};
 }

@@ -88,7 +88,8 @@ class DramModel {
 //    A window GEMM's beats come from the window fetch (`windowRead`, `windowFill`: per
 //    block of m vector reads, vec beats); a window GEMM behind one is accepted once the
 //    reads of the one ahead are issued and the one before that has streamed.
-//  - REQUANT_STORE, ELTWISE and DENSIFY start only once every earlier compute command completed;
+//  - REQUANT_STORE, ELTWISE, POOL and DENSIFY start only once every earlier compute command
+//    completed;
 //    REQUANT_STORE takes rows + `requantOverhead` cycles, and nothing overlaps it.
 //    DENSIFY's duration follows its descriptor (array lengths, positions per level, stored
 //    values; the `densify*` fields); without DRAM contents (estimate()) it is the fill alone.
@@ -133,6 +134,11 @@ struct CostModel {
   // ELTWISE (ISA 1.7): ceil(count / C) beats + this (the parameter read, the operand read,
   // the unit's eight stages, the completion); nothing overlaps it.
   uint32_t eltwiseOverhead = 12;
+  // POOL (ISA 1.7): m*fh*fw window values + this (the operand read, the unit's stages, the
+  // completion); AVG first computes its reciprocal, 32 + ceil(log2(fh*fw)) cycles + the
+  // next field. Nothing overlaps it.
+  uint32_t poolOverhead = 7;
+  uint32_t poolDivideOverhead = 1;
   // DENSIFY (rtl/nnc_densify.sv; Machine::densifyCycles has the model):
   uint32_t densifyRefill = 4;       // a prefetched beat's round trip beyond dramLatency
   uint32_t densifyFillBeat = 3;     // cycles per fill beat (aux write: AW, W, then the next)

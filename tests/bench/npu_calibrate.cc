@@ -143,6 +143,24 @@ firmware::Eltwise eltwise(uint32_t count, bool mul = false, uint32_t outAddr = 0
   return e;
 }
 
+// A POOL (ISA 1.7) row tile of m pixels, an fh x fw window at stride sw, int8.
+firmware::Pool pool(uint32_t m, uint32_t fh, uint32_t fw, uint32_t sw, bool avg,
+                    uint32_t outAddr = 0) {
+  firmware::Pool p;
+  p.avg = avg;
+  p.aSigned = true;
+  p.m = m;
+  p.n = 16;
+  p.fh = fh;
+  p.fw = fw;
+  p.sw = sw;
+  p.rowStride = ((m - 1) * sw + fw) * 16;
+  p.outAddr = outAddr;
+  p.clampMin = -128;
+  p.clampMax = 127;
+  return p;
+}
+
 Command end() {
   firmware::End e;
   e.irq = true;
@@ -354,6 +372,23 @@ std::vector<Case> cases() {
                      std::vector<Command> c;
                      for (int i = 0; i < n; ++i)
                        c.push_back(Command{{}, eltwise(count, i % 2 == 1)});
+                     return only(c);
+                   }});
+  struct PoolShape {
+    uint32_t m, fh, fw, sw;
+    bool avg;
+  };
+  for (const PoolShape& p :
+       {PoolShape{56, 3, 3, 2, false}, PoolShape{1, 7, 7, 1, true}, PoolShape{16, 2, 2, 2, true},
+        PoolShape{255, 1, 1, 1, false}, PoolShape{28, 3, 3, 1, true}})
+    for (int n : {1, 4})
+      v.push_back({std::to_string(n) + (p.avg ? " POOL AVG m=" : " POOL MAX m=") +
+                       std::to_string(p.m) + " " + std::to_string(p.fh) + "x" +
+                       std::to_string(p.fw) + " s" + std::to_string(p.sw),
+                   [=](const Ctx&) {
+                     std::vector<Command> c;
+                     for (int i = 0; i < n; ++i)
+                       c.push_back(Command{{}, pool(p.m, p.fh, p.fw, p.sw, p.avg, (i % 2) * 8192)});
                      return only(c);
                    }});
   v.push_back({"4x (ELTWISE count=1024 ; REQUANT rows=16)", [=](const Ctx&) {
