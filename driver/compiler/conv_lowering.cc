@@ -1501,8 +1501,11 @@ hal::Result<PoolAsDepthwise> poolAsDepthwise(const OpView& v) {
 }  // namespace
 
 hal::Status averagePoolSupport(const OpView& v) {
-  NNC_TRY(poolAsDepthwise(v));
-  return hal::Status::Ok();
+  const auto dw = poolAsDepthwise(v);
+  if (dw.ok()) return hal::Status::Ok();
+  const hal::Status unit = poolUnitSupport(v, true);
+  if (unit.ok()) return unit;
+  return hal::fail("depthwise unit: ", dw.error(), "; pooling unit: ", unit.error());
 }
 
 hal::Result<CompiledStep> lowerAveragePool(const hal::Model& model, uint32_t index, const OpView& v,
@@ -1510,7 +1513,14 @@ hal::Result<CompiledStep> lowerAveragePool(const hal::Model& model, uint32_t ind
   if (options.convMapping != ConvMapping::kAuto &&
       options.convMapping != ConvMapping::kDepthwiseUnit)
     return hal::fail("AVERAGE_POOL_2D: only the depthwise unit's mapping applies");
-  NNC_ASSIGN_OR_RETURN(auto pr, poolAsDepthwise(v));
+  // The depthwise unit where it takes the pool (its DWCONVs run several rows at once), else
+  // the pooling unit.
+  auto dwPool = poolAsDepthwise(v);
+  if (!dwPool.ok()) {
+    if (options.convMapping == ConvMapping::kDepthwiseUnit) return hal::fail(dwPool.error());
+    return lowerPoolUnit(model, index, v, options, true);
+  }
+  const PoolAsDepthwise& pr = *dwPool;
   const PoolAsDepthwise& p = pr;
   ConvSetup s;
   s.kind = ConvKind::kDepthwise;
@@ -1543,6 +1553,8 @@ hal::Result<CompiledStep> lowerAveragePool(const hal::Model& model, uint32_t ind
   // The plan's useful products k * x (the run report counts the reference's MACs: none).
   s.usefulMacs = s.pixels() * p.g.outC * s.taps;
   if (!dwconvApplies(s, options.npu)) {
+    if (options.convMapping == ConvMapping::kAuto && poolUnitSupport(v, true).ok())
+      return lowerPoolUnit(model, index, v, options, true);
     const uint32_t span = (s.R - 1) * s.sw + s.fw;
     if (span > s.fw * s.R)
       return hal::fail("a row tile's input (", span, " pixels at stride ", s.sw,
@@ -1600,7 +1612,7 @@ void registerConvLowerings(NpuLoweringTable& t) {
          &internal::lowerConv});
   t.add({T::TRANSPOSE_CONV_2D, NpuUnit::kMacArray, &internal::transposeConvSupport,
          &internal::lowerTransposeConv});
-  t.add({T::AVERAGE_POOL_2D, NpuUnit::kDepthwiseUnit, &internal::averagePoolSupport,
+  t.add({T::AVERAGE_POOL_2D, NpuUnit::kDepthwiseOrPooling, &internal::averagePoolSupport,
          &internal::lowerAveragePool});
 }
 

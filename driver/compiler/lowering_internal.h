@@ -73,7 +73,8 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
 hal::Status transposeConvSupport(const OpView& v);
 hal::Result<CompiledStep> lowerTransposeConv(const hal::Model& model, uint32_t index,
                                              const OpView& v, const LoweringOptions& options);
-// AVERAGE_POOL_2D with unclipped windows as a depthwise convolution (DWCONV).
+// AVERAGE_POOL_2D with unclipped windows as a depthwise convolution (DWCONV), else on the
+// pooling unit (POOL) where that takes it.
 hal::Status averagePoolSupport(const OpView& v);
 hal::Result<CompiledStep> lowerAveragePool(const hal::Model& model, uint32_t index, const OpView& v,
                                            const LoweringOptions& options);
@@ -89,6 +90,13 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
 hal::Status batchMatmulSupport(const OpView& v);
 hal::Result<CompiledStep> lowerBatchMatmul(const hal::Model& model, uint32_t index, const OpView& v,
                                            const LoweringOptions& options);
+// MAX_POOL_2D, and AVERAGE_POOL_2D with unclipped windows, on the pooling unit (POOL).
+hal::Status poolUnitSupport(const OpView& v, bool avg);
+hal::Status maxPoolSupport(const OpView& v);
+hal::Result<CompiledStep> lowerPoolUnit(const hal::Model& model, uint32_t index, const OpView& v,
+                                        const LoweringOptions& options, bool avg);
+hal::Result<CompiledStep> lowerMaxPool(const hal::Model& model, uint32_t index, const OpView& v,
+                                       const LoweringOptions& options);
 // ADD, SUB, MUL on the elementwise unit (ELTWISE).
 hal::Status eltwiseSupport(const OpView& v);
 hal::Result<CompiledStep> lowerEltwise(const hal::Model& model, uint32_t index, const OpView& v,

@@ -18,6 +18,10 @@ const char* toString(NpuUnit unit) {
       return "densify unit";
     case NpuUnit::kEltwiseUnit:
       return "elementwise unit";
+    case NpuUnit::kPoolingUnit:
+      return "pooling unit";
+    case NpuUnit::kDepthwiseOrPooling:
+      return "depthwise unit or the pooling unit (by window)";
     case NpuUnit::kHybrid:
       return "MAC array; cell on the CPU";
   }
@@ -48,6 +52,7 @@ const NpuLoweringTable& npuLoweringTable() {
     registerDensifyLowerings(t);
     registerLstmLowerings(t);
     registerEltwiseLowerings(t);
+    registerPoolLowerings(t);
     return t;
   }();
   return table;

@@ -18,12 +18,14 @@ namespace nncosim::driver {
 
 // Where an operation's step runs.
 enum class NpuUnit {
-  kMacArray,          // GEMMs on the MAC array
-  kDepthwiseUnit,     // DWCONVs on the depthwise unit beside it
-  kArrayOrDepthwise,  // either, by the mapping the cost model picks
-  kDensifyUnit,       // the DENSIFY unit
-  kEltwiseUnit,       // ELTWISE on the elementwise unit
-  kHybrid,            // matrix products on the MAC array, the rest in the step's host epilogue
+  kMacArray,            // GEMMs on the MAC array
+  kDepthwiseUnit,       // DWCONVs on the depthwise unit beside it
+  kArrayOrDepthwise,    // either, by the mapping the cost model picks
+  kDensifyUnit,         // the DENSIFY unit
+  kEltwiseUnit,         // ELTWISE on the elementwise unit
+  kPoolingUnit,         // POOL on the pooling unit
+  kDepthwiseOrPooling,  // DWCONV where the depthwise unit takes it, else POOL
+  kHybrid,              // matrix products on the MAC array, the rest in the step's host epilogue
 };
 const char* toString(NpuUnit unit);
 
@@ -59,5 +61,6 @@ void registerMatmulLowerings(NpuLoweringTable& t);
 void registerDensifyLowerings(NpuLoweringTable& t);
 void registerLstmLowerings(NpuLoweringTable& t);
 void registerEltwiseLowerings(NpuLoweringTable& t);
+void registerPoolLowerings(NpuLoweringTable& t);
 
 }  // namespace nncosim::driver

@@ -1078,19 +1078,22 @@ RandomLayer randomQuantizedLstm(Rng& r, const GeneratorOptions& opt) {
   return L;
 }
 
-// AVERAGE_POOL_2D: filters up to 7x7 (sometimes the whole plane, as before a
-// classifier), strides 1..3, a quarter with explicit padding (clipped windows), uint8 or
-// int8, the output quantized as the input.
-RandomLayer randomAveragePool(Rng& r, const GeneratorOptions& opt) {
+// AVERAGE_POOL_2D and MAX_POOL_2D: filters up to 7x7 (sometimes the whole plane, as before a
+// classifier; a tenth up to 15x15), strides 1..3, a quarter with explicit padding (clipped
+// windows), uint8 or int8 (a share int16 in the 16x8 mode), the output quantized as the
+// input.
+RandomLayer randomPool(Rng& r, const GeneratorOptions& opt, OperationType type) {
   RandomLayer L;
-  L.type = OperationType::AVERAGE_POOL_2D;
-  const bool isSigned = r.coin();
-  const OperandType t = isSigned ? kS8 : kU8;
+  L.type = type;
+  const bool wide = opt.quant16x8 > 0 && r.coin(opt.quant16x8);  // the 16x8 mode
+  const bool isSigned = wide || r.coin();
+  const OperandType t = wide ? kI16 : isSigned ? kS8 : kU8;
   const QRange q = rangeOf(t);
   const uint32_t batches = randomBatch(r, std::max<uint32_t>(1, opt.maxBatch));
   const uint32_t c = randomChannels(r, std::max<uint32_t>(1, opt.maxChannels) * 2);
   // Stride w 3 (the CPU's: the unit strides rows by 1 or 2) in a tenth of the layers.
-  const int32_t fh = r.range(1, 7), fw = r.range(1, 7), sh = r.range(1, 3),
+  const int32_t maxF = r.coin(0.1) ? 15 : 7;
+  const int32_t fh = r.range(1, maxF), fw = r.range(1, maxF), sh = r.range(1, 3),
                 sw = r.coin(0.1) ? 3 : r.range(1, 2);
   const bool global = r.coin(0.25);
   const uint32_t maxS = std::max<uint32_t>(1, opt.maxSpatial);
@@ -1106,12 +1109,13 @@ RandomLayer randomAveragePool(Rng& r, const GeneratorOptions& opt) {
   const uint32_t outH = (inH + pt + pb - fh) / sh + 1, outW = (inW + pl + pr - fw) / sw + 1;
   const int32_t activation = r.range(0, 3);
   const float scale = static_cast<float>(r.logUniform(1e-3, 0.2));
-  const int32_t zp = randomZeroPoint(r, q);
+  const int32_t zp = wide ? 0 : randomZeroPoint(r, q);
   std::string pattern;
   const std::vector<int32_t> values =
       randomValues(r, size_t{batches} * inH * inW * c, q, zp, &pattern);
 
   hal::ModelBuilder b;
+  b.setQuant16x8(wide);
   const std::vector<uint32_t> inDims = {batches, inH, inW, c};
   const uint32_t input = b.addInput(t, inDims, scale, zp);
   const uint32_t output = b.addOutput(t, {batches, outH, outW, c}, scale, zp);
@@ -1122,14 +1126,18 @@ RandomLayer randomAveragePool(Rng& r, const GeneratorOptions& opt) {
   hal::TensorValue v;
   v.type = t;
   v.dimensions = inDims;
-  v.bytes = toBytes(values);
+  v.bytes = toBytes(values, t);
   L.inputs.push_back(std::move(v));
 
   std::ostringstream d;
-  d << "AVERAGE_POOL_2D" << (isSigned ? " s8" : " u8") << " in " << ops::toString(inDims)
-    << " filter " << fh << "x" << fw << " stride " << sh << "x" << sw << " pad t" << pt << " b"
-    << pb << " l" << pl << " r" << pr << " act " << activationName(activation) << " | zp " << zp
-    << " scale " << fmt(scale) << " | data " << pattern;
+  d << hal::toString(type)
+    << (wide       ? " s16 (16x8)"
+        : isSigned ? " s8"
+                   : " u8")
+    << " in " << ops::toString(inDims) << " filter " << fh << "x" << fw << " stride " << sh << "x"
+    << sw << " pad t" << pt << " b" << pb << " l" << pl << " r" << pr << " act "
+    << activationName(activation) << " | zp " << zp << " scale " << fmt(scale) << " | data "
+    << pattern;
   L.description = d.str();
   return L;
 }
@@ -1221,6 +1229,7 @@ const std::vector<hal::OperationType>& onRequestLayerTypes() {
   static const std::vector<hal::OperationType> kTypes = {OperationType::QUANTIZED_16BIT_LSTM,
                                                          OperationType::QUANTIZED_LSTM,
                                                          OperationType::AVERAGE_POOL_2D,
+                                                         OperationType::MAX_POOL_2D,
                                                          OperationType::ADD,
                                                          OperationType::SUB,
                                                          OperationType::MUL};
@@ -1272,7 +1281,8 @@ RandomLayer randomLayer(uint64_t seed, const GeneratorOptions& options) {
       L = randomQuantizedLstm(r, options);
       break;
     case OperationType::AVERAGE_POOL_2D:
-      L = randomAveragePool(r, options);
+    case OperationType::MAX_POOL_2D:
+      L = randomPool(r, options, type);
       break;
     case OperationType::ADD:
     case OperationType::SUB:
