@@ -644,26 +644,42 @@ bool isPointwise(const ConvSetup& s) {
          s.g.outH == s.g.inH && s.g.outW == s.g.inW;
 }
 
+// A strided 1x1 layer (stride over 1, no padding, a stride of 3 at most along the row): its
+// lanes run across output rows too, each output row's input pixels loaded into INP
+// `outW * sw` vectors after the previous row's (row by row, only the pixels the lanes
+// read), so that lane i's vector is at base + i * sw vectors whatever row it is in ("packed
+// rows"). A row tile's piece then holds packedSpan(s) = (R - 1) * sw + 1 vectors per input
+// channel tile, as a row tile of the ordinary window mapping does.
+bool isPackedPointwise(const ConvSetup& s) {
+  return s.fh == 1 && s.fw == 1 && (s.sh > 1 || s.sw > 1) && s.sw <= 3 && s.g.padTop == 0 &&
+         s.g.padLeft == 0 && !s.g.nchw;
+}
+uint32_t packedSpan(const ConvSetup& s) { return (s.R - 1) * s.sw + 1; }
+
 // Whether window GEMMs of `taps` vectors of `vecElems` elements per filter row (`fwEff`
 // pixels read per row, taps `tapStride` bytes apart, `tiles` outer blocks) fit: a row
 // tile's input span (R lanes) fits the engine's piece of depth * R elements, the fields
 // fit GEMM's window fields, a 16-bit input's zero point is 0 (fills write bytes), and one
 // unit of taps fits an INP slot.
 bool windowFits(const ConvSetup& s, const NpuConfig& npu, uint32_t fwEff, uint32_t vecElems,
-                uint64_t tapStride, uint32_t taps, uint64_t tiles) {
+                uint64_t tapStride, uint32_t taps, uint64_t tiles, bool packed = false) {
   const uint32_t R = s.R;
   const uint32_t spanR = isPointwise(s) ? R : (R - 1) * s.sw + (fwEff - 1) * s.dw + 1;
-  const uint64_t unitBytes = uint64_t{s.fh} * fwEff * vecElems * R * s.eb();
-  return spanR <= fwEff * R && tapStride <= 4095 && taps <= 127 && tiles <= 4095 &&
+  // Packed rows size their pieces themselves (GemmSpec::aElemsPerK).
+  const uint64_t unitBytes =
+      uint64_t{s.fh} * fwEff * vecElems * (packed ? packedSpan(s) : R) * s.eb();
+  return (packed || spanR <= fwEff * R) && tapStride <= 4095 && taps <= 127 && tiles <= 4095 &&
          !(s.wide && s.inputFill != 0) && unitBytes <= ((npu.inpBytes / 2) & ~63u);
 }
 
 // Whether the window mapping applies: vectors of a channel tile, a tap per filter pixel,
-// the outer blocks over input channel tiles and filter rows.
-bool windowApplies(const ConvSetup& s, const NpuConfig& npu) {
+// the outer blocks over input channel tiles and filter rows (with `packedRows`, a strided
+// 1x1 layer in packed rows; DWCONV has no such variant).
+bool windowApplies(const ConvSetup& s, const NpuConfig& npu, bool packedRows = true) {
   if (s.transposed) return false;
   const uint64_t inTiles = (s.g.inC + s.C - 1) / s.C;
-  return windowFits(s, npu, s.fw, s.C, uint64_t{s.dw} * s.C * s.eb(), s.fw, inTiles * s.fh);
+  return windowFits(s, npu, s.fw, s.C, uint64_t{s.dw} * s.C * s.eb(), s.fw, inTiles * s.fh,
+                    packedRows && isPackedPointwise(s));
 }
 
 // Whether the depthwise unit's mapping applies (DWCONV, ISA 1.6): a depthwise layer of
@@ -671,7 +687,7 @@ bool windowApplies(const ConvSetup& s, const NpuConfig& npu) {
 // dilation along the row 1 or 2, on the window mapping's INP pieces.
 bool dwconvApplies(const ConvSetup& s, const NpuConfig& npu) {
   return s.kind == ConvKind::kDepthwise && s.cg.go == 1 && !s.wide && s.fh <= 7 && s.fw <= 7 &&
-         s.sw <= 2 && s.dw <= 2 && windowApplies(s, npu);
+         s.sw <= 2 && s.dw <= 2 && windowApplies(s, npu, /*packedRows=*/false);
 }
 
 // The raw-pixel variant of the window mapping: a convolution of few input channels (an
@@ -725,6 +741,9 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   if (dwUnit && !dwconvApplies(s, options.npu)) return hal::fail("dwconv: does not apply");
   // DWCONV's lanes run along one output row (lane i at i*sw pixel vectors).
   const bool pointwise = isPointwise(s) && !dwUnit;
+  // Packed rows (isPackedPointwise): lanes across output rows at a stride.
+  const bool packed = !dwUnit && !raw && isPackedPointwise(s);
+  const bool laneRun = pointwise || packed;
   // Elements per pixel vector: a channel tile, or a raw pixel's channels; a raw filter row
   // as `rawRow.taps` vectors of `rawRow.group` pixels (fwEff pixels, the last past fw
   // weighted by the filter zero point).
@@ -802,20 +821,20 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
 
   // Row tile p: its first output pixel (raster order) and its lanes.
   auto firstPixel = [=](uint32_t p) -> uint64_t {
-    return pointwise ? uint64_t{p} * R : uint64_t{p / perRow} * g.outW + uint64_t{p % perRow} * R;
+    return laneRun ? uint64_t{p} * R : uint64_t{p / perRow} * g.outW + uint64_t{p % perRow} * R;
   };
   GemmProblem prob;
   prob.weightImage = sb.address(wBuf);
-  prob.rowTiles = static_cast<uint32_t>(pointwise ? (totalRows + R - 1) / R
-                                                  : uint64_t{g.batches} * g.outH * perRow);
+  prob.rowTiles = static_cast<uint32_t>(laneRun ? (totalRows + R - 1) / R
+                                                : uint64_t{g.batches} * g.outH * perRow);
   prob.rowsOf = [=](uint32_t p) {
-    return static_cast<uint32_t>(pointwise ? std::min<uint64_t>(R, totalRows - uint64_t{p} * R)
-                                           : std::min(R, g.outW - (p % perRow) * R));
+    return static_cast<uint32_t>(laneRun ? std::min<uint64_t>(R, totalRows - uint64_t{p} * R)
+                                         : std::min(R, g.outW - (p % perRow) * R));
   };
   auto rowsOf = prob.rowsOf;
   // The span (pixel vectors) of row tile p's input along its row, and its INP row pitch.
   auto spanOf = [=](uint32_t p) {
-    return pointwise ? R : (rowsOf(p) - 1) * s.sw + (fwEff - 1) * s.dw + 1;
+    return pointwise ? R : packed ? packedSpan(s) : (rowsOf(p) - 1) * s.sw + (fwEff - 1) * s.dw + 1;
   };
   const std::vector<uint32_t> groupFirstU = groupU;
   // Where each DWCONV's filter rows are, per (row tile, A group): its first row's address
@@ -855,6 +874,25 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
         out.push_back(inpLoad(fill, dram, buf, rowBytes, rows, dramStride1, bufStride1, nu,
                               tileBytes, bufStride2));
       };
+      if (packed) {
+        // The output rows the tile's lanes touch, the pixels of output column x of row rr at
+        // ((rr - rr0) * outW + x - ox0) * sw vectors (lane 0 at the piece's start): only
+        // the pixels its lanes read, every sw-th of them used.
+        const uint64_t q0 = uint64_t{a.p} * R, q1 = q0 + m - 1;
+        const uint64_t rr0 = q0 / g.outW, rr1 = q1 / g.outW;
+        const uint32_t rowPitch = static_cast<uint32_t>(uint64_t{g.outW} * s.sw * vb);
+        const uint32_t tilePitchP = static_cast<uint32_t>(packedSpan(s) * vb);
+        for (uint64_t rr = rr0; rr <= rr1; ++rr) {
+          const uint64_t b = rr / g.outH, oy = rr % g.outH;
+          const uint64_t oxA = rr == rr0 ? q0 % g.outW : 0;
+          const uint64_t oxB = rr == rr1 ? q1 % g.outW : g.outW - 1;
+          dma(false, inBase + u0 * tileBytes + ((b * g.inH + oy * s.sh) * g.inW + oxA * s.sw) * vb,
+              a.inpAddr +
+                  static_cast<uint32_t>((rr - rr0) * rowPitch + (oxA - q0 % g.outW) * s.sw * vb),
+              ((oxB - oxA) * s.sw + 1) * vb, 1, 0, 0, tilePitchP);
+        }
+        return;
+      }
       if (pointwise) {
         // Tile u's m vectors are adjacent in DRAM; in INP tiles are R vectors apart.
         dma(false, inBase + u0 * tileBytes + uint64_t{a.p} * R * vb, a.inpAddr, m * vb, 1, 0, 0,
@@ -1031,14 +1069,17 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   spec.tileDepth = tileDepth;
   spec.tileGroup = tileGroup;
   spec.kUnit = kUnit;
-  spec.aElemsPerK = dwUnit ? R * C : 0;
+  spec.aElemsPerK = dwUnit ? R * C : packed ? packedSpan(s) : 0;
   spec.prmImage = sb.address(pBuf);
   spec.problems.push_back(std::move(prob));
   std::string mapping =
       std::string(dwUnit ? "DWCONV on the depthwise unit (ISA 1.6" : "window GEMM (ISA 1.5") +
       (raw ? ", A formed on the NPU from the NHWC pixels"
            : ", A formed on the NPU from channel tiles") +
-      (pointwise ? ", pointwise)" : ", a row tile per output row)") + mappingSuffix(s);
+      (pointwise ? ", pointwise)"
+       : packed  ? ", strided 1x1: lanes across output rows, packed rows)"
+                 : ", a row tile per output row)") +
+      mappingSuffix(s);
   if (s.kind == ConvKind::kDepthwise && !dwUnit)
     mapping += ", block-diagonal depthwise tiles (" + std::to_string(std::min(C, g.outC)) +
                " channels per GEMM)";
