@@ -296,9 +296,11 @@ TensorLayout gatheredInputLayout(const ConvSetup& s, TensorLayout::Kind kind) {
 
 // Stores a step's rows (output pixels [px0, px0 + rows)) of channel tiles [q0, q1): one
 // contiguous run per tile (eb bytes per element).
+// `bufRows`: OUT rows between channel tiles (0: `rows`, the tiles' rows adjacent).
 void storeChannelTiles(uint64_t outBase, uint64_t totalRows, uint64_t px0, uint32_t rows,
                        uint32_t q0, uint32_t q1, uint32_t C, uint32_t outAddr,
-                       std::vector<firmware::DmaStore>& out, uint32_t eb = 1) {
+                       std::vector<firmware::DmaStore>& out, uint32_t eb = 1,
+                       uint32_t bufRows = 0) {
   firmware::DmaStore d;
   d.bufId = firmware::Buffer::kOut;
   d.bufAddr = outAddr;
@@ -306,7 +308,7 @@ void storeChannelTiles(uint64_t outBase, uint64_t totalRows, uint64_t px0, uint3
   d.count0 = rows * C * eb;
   d.count1 = q1 - q0;
   d.dramStride1 = static_cast<uint32_t>(totalRows * C * eb);
-  d.bufStride1 = rows * C * eb;
+  d.bufStride1 = (bufRows ? bufRows : rows) * C * eb;
   out.push_back(d);
 }
 
@@ -644,17 +646,21 @@ bool isPointwise(const ConvSetup& s) {
          s.g.outH == s.g.inH && s.g.outW == s.g.inW;
 }
 
-// A strided 1x1 layer (stride over 1, no padding, a stride of 3 at most along the row): its
-// lanes run across output rows too, each output row's input pixels loaded into INP
-// `outW * sw` vectors after the previous row's (row by row, only the pixels the lanes
-// read), so that lane i's vector is at base + i * sw vectors whatever row it is in ("packed
-// rows"). A row tile's piece then holds packedSpan(s) = (R - 1) * sw + 1 vectors per input
-// channel tile, as a row tile of the ordinary window mapping does.
-bool isPackedPointwise(const ConvSetup& s) {
-  return s.fh == 1 && s.fw == 1 && (s.sh > 1 || s.sw > 1) && s.sw <= 3 && s.g.padTop == 0 &&
-         s.g.padLeft == 0 && !s.g.nchw;
+// Packed rows: the window mapping's lanes run across output rows. Each output row gets
+// `wv = ceil(E / sw)` lanes, E = (outW-1)*sw + (fw-1)*dw + 1 its padded input row's extent,
+// the last wv - outW of them junk (computed, never stored), and the input rows of a row
+// tile's output rows are loaded into INP one after the other, padded pixel X of output row
+// rr at ((rr - rr0) * wv - x0) * sw + X vectors from the piece's start: lane i's vector is
+// then at i * sw vectors (plus fx * dw for tap fx) whatever row it is in, and one window
+// GEMM covers R lanes of several rows. A piece holds the ordinary span, (R-1)*sw +
+// (fw-1)*dw + 1 vectors, per filter row and channel tile. A strided 1x1 layer has no junk
+// (wv = outW); a 3x3 stride-1 layer 2 junk lanes per row, so on 7x7 maps 7 of 9 lanes work
+// where a row tile per output row uses 7 of 16.
+uint32_t packedWidth(const ConvSetup& s) {
+  const uint64_t extent = uint64_t{s.g.outW - 1} * s.sw + uint64_t{s.fw - 1} * s.dw + 1;
+  return static_cast<uint32_t>((extent + s.sw - 1) / s.sw);
 }
-uint32_t packedSpan(const ConvSetup& s) { return (s.R - 1) * s.sw + 1; }
+uint32_t packedSpan(const ConvSetup& s) { return (s.R - 1) * s.sw + (s.fw - 1) * s.dw + 1; }
 
 // Whether window GEMMs of `taps` vectors of `vecElems` elements per filter row (`fwEff`
 // pixels read per row, taps `tapStride` bytes apart, `tiles` outer blocks) fit: a row
@@ -665,21 +671,21 @@ bool windowFits(const ConvSetup& s, const NpuConfig& npu, uint32_t fwEff, uint32
                 uint64_t tapStride, uint32_t taps, uint64_t tiles, bool packed = false) {
   const uint32_t R = s.R;
   const uint32_t spanR = isPointwise(s) ? R : (R - 1) * s.sw + (fwEff - 1) * s.dw + 1;
-  // Packed rows size their pieces themselves (GemmSpec::aElemsPerK).
-  const uint64_t unitBytes =
-      uint64_t{s.fh} * fwEff * vecElems * (packed ? packedSpan(s) : R) * s.eb();
+  // Packed rows size their pieces themselves (GemmSpec::aElemsPerK: the span per tap).
+  const uint64_t perK = packed ? (uint64_t{spanR} + fwEff - 1) / fwEff : R;
+  const uint64_t unitBytes = uint64_t{s.fh} * fwEff * vecElems * perK * s.eb();
   return (packed || spanR <= fwEff * R) && tapStride <= 4095 && taps <= 127 && tiles <= 4095 &&
          !(s.wide && s.inputFill != 0) && unitBytes <= ((npu.inpBytes / 2) & ~63u);
 }
 
 // Whether the window mapping applies: vectors of a channel tile, a tap per filter pixel,
-// the outer blocks over input channel tiles and filter rows (with `packedRows`, a strided
-// 1x1 layer in packed rows; DWCONV has no such variant).
-bool windowApplies(const ConvSetup& s, const NpuConfig& npu, bool packedRows = true) {
-  if (s.transposed) return false;
+// the outer blocks over input channel tiles and filter rows; with `packedRows` its packed
+// rows variant (packedWidth; not for a pointwise layer, whose lanes run across rows already).
+bool windowApplies(const ConvSetup& s, const NpuConfig& npu, bool packedRows = false) {
+  if (s.transposed || (packedRows && isPointwise(s))) return false;
   const uint64_t inTiles = (s.g.inC + s.C - 1) / s.C;
   return windowFits(s, npu, s.fw, s.C, uint64_t{s.dw} * s.C * s.eb(), s.fw, inTiles * s.fh,
-                    packedRows && isPackedPointwise(s));
+                    packedRows);
 }
 
 // Whether the depthwise unit's mapping applies (DWCONV, ISA 1.6): a depthwise layer of
@@ -687,7 +693,7 @@ bool windowApplies(const ConvSetup& s, const NpuConfig& npu, bool packedRows = t
 // dilation along the row 1 or 2, on the window mapping's INP pieces.
 bool dwconvApplies(const ConvSetup& s, const NpuConfig& npu) {
   return s.kind == ConvKind::kDepthwise && s.cg.go == 1 && !s.wide && s.fh <= 7 && s.fw <= 7 &&
-         s.sw <= 2 && s.dw <= 2 && windowApplies(s, npu, /*packedRows=*/false);
+         s.sw <= 2 && s.dw <= 2 && windowApplies(s, npu);
 }
 
 // The raw-pixel variant of the window mapping: a convolution of few input channels (an
@@ -731,19 +737,21 @@ enum class WindowInput {
 // pieces. kRawPixels: one input "tile" of inC-byte pixel vectors, see rawWindowApplies).
 hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, const OpView& v,
                                       const LoweringOptions& options, const ConvSetup& s,
-                                      WindowInput input) {
+                                      WindowInput input, bool packedRows = false) {
   const ops::conv::ConvGeometry& g = s.g;
   const uint32_t R = s.R, C = s.C, eb = s.eb();
   const bool dwUnit = input == WindowInput::kDepthwiseUnit;
   const bool raw = input == WindowInput::kRawPixels;
-  if (raw ? !rawWindowApplies(s, options.npu) : !windowApplies(s, options.npu))
+  if (packedRows && input != WindowInput::kChannelTiles)
+    return hal::fail("packed rows: channel tiles only");
+  if (raw ? !rawWindowApplies(s, options.npu) : !windowApplies(s, options.npu, packedRows))
     return hal::fail("window: does not apply");
   if (dwUnit && !dwconvApplies(s, options.npu)) return hal::fail("dwconv: does not apply");
   // DWCONV's lanes run along one output row (lane i at i*sw pixel vectors).
   const bool pointwise = isPointwise(s) && !dwUnit;
-  // Packed rows (isPackedPointwise): lanes across output rows at a stride.
-  const bool packed = !dwUnit && !raw && isPackedPointwise(s);
-  const bool laneRun = pointwise || packed;
+  // Packed rows (packedWidth): lanes across output rows, wv per row.
+  const bool packed = packedRows;
+  const uint32_t wv = packed ? packedWidth(s) : 0;
   // Elements per pixel vector: a channel tile, or a raw pixel's channels; a raw filter row
   // as `rawRow.taps` vectors of `rawRow.group` pixels (fwEff pixels, the last past fw
   // weighted by the filter zero point).
@@ -819,17 +827,21 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   const uint32_t perRow = (g.outW + R - 1) / R;
   const uint64_t totalRows = s.pixels();
 
+  // Packed rows: the lanes over all output rows, wv per row but the last's junk.
+  const uint64_t virtualRows = packed ? (uint64_t{g.batches} * g.outH - 1) * wv + g.outW : 0;
   // Row tile p: its first output pixel (raster order) and its lanes.
   auto firstPixel = [=](uint32_t p) -> uint64_t {
-    return laneRun ? uint64_t{p} * R : uint64_t{p / perRow} * g.outW + uint64_t{p % perRow} * R;
+    return pointwise ? uint64_t{p} * R : uint64_t{p / perRow} * g.outW + uint64_t{p % perRow} * R;
   };
   GemmProblem prob;
   prob.weightImage = sb.address(wBuf);
-  prob.rowTiles = static_cast<uint32_t>(laneRun ? (totalRows + R - 1) / R
-                                                : uint64_t{g.batches} * g.outH * perRow);
+  prob.rowTiles = static_cast<uint32_t>(pointwise ? (totalRows + R - 1) / R
+                                        : packed  ? (virtualRows + R - 1) / R
+                                                  : uint64_t{g.batches} * g.outH * perRow);
   prob.rowsOf = [=](uint32_t p) {
-    return static_cast<uint32_t>(laneRun ? std::min<uint64_t>(R, totalRows - uint64_t{p} * R)
-                                         : std::min(R, g.outW - (p % perRow) * R));
+    return static_cast<uint32_t>(pointwise ? std::min<uint64_t>(R, totalRows - uint64_t{p} * R)
+                                 : packed  ? std::min<uint64_t>(R, virtualRows - uint64_t{p} * R)
+                                           : std::min(R, g.outW - (p % perRow) * R));
   };
   auto rowsOf = prob.rowsOf;
   // The span (pixel vectors) of row tile p's input along its row, and its INP row pitch.
@@ -875,21 +887,51 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
                               tileBytes, bufStride2));
       };
       if (packed) {
-        // The output rows the tile's lanes touch, the pixels of output column x of row rr at
-        // ((rr - rr0) * outW + x - ox0) * sw vectors (lane 0 at the piece's start): only
-        // the pixels its lanes read, every sw-th of them used.
-        const uint64_t q0 = uint64_t{a.p} * R, q1 = q0 + m - 1;
-        const uint64_t rr0 = q0 / g.outW, rr1 = q1 / g.outW;
-        const uint32_t rowPitch = static_cast<uint32_t>(uint64_t{g.outW} * s.sw * vb);
-        const uint32_t tilePitchP = static_cast<uint32_t>(packedSpan(s) * vb);
-        for (uint64_t rr = rr0; rr <= rr1; ++rr) {
+        // The output rows the tile's lanes touch: padded pixel X of row rr at
+        // ((rr - rr0) * wv - x0) * sw + X vectors, per filter row `pitch` apart and per
+        // channel tile fh pitches apart; only the pixels its real lanes read.
+        const uint64_t v0 = uint64_t{a.p} * R, v1 = v0 + m - 1;
+        const uint32_t pitch = static_cast<uint32_t>(packedSpan(s) * vb);
+        const uint32_t tilePitch = s.fh * pitch;
+        for (uint64_t rr = v0 / wv; rr <= v1 / wv; ++rr) {
+          const uint64_t xa = std::max(v0, rr * wv) - rr * wv;
+          if (xa >= g.outW) continue;  // junk lanes only
+          const uint64_t xb =
+              std::min<uint64_t>(std::min(v1, rr * wv + wv - 1) - rr * wv, g.outW - 1);
           const uint64_t b = rr / g.outH, oy = rr % g.outH;
-          const uint64_t oxA = rr == rr0 ? q0 % g.outW : 0;
-          const uint64_t oxB = rr == rr1 ? q1 % g.outW : g.outW - 1;
-          dma(false, inBase + u0 * tileBytes + ((b * g.inH + oy * s.sh) * g.inW + oxA * s.sw) * vb,
-              a.inpAddr +
-                  static_cast<uint32_t>((rr - rr0) * rowPitch + (oxA - q0 % g.outW) * s.sw * vb),
-              ((oxB - oxA) * s.sw + 1) * vb, 1, 0, 0, tilePitchP);
+          // Padded pixels [Xa, Xb] of the row; the input's [ixa, ixb) of them inside it.
+          const int64_t Xa = static_cast<int64_t>(xa * s.sw);
+          const int64_t Xb = static_cast<int64_t>(xb * s.sw + uint64_t{s.fw - 1} * s.dw);
+          const int64_t ixa = std::max<int64_t>(0, Xa - g.padLeft);
+          const int64_t ixb = std::min<int64_t>(g.inW, Xb - g.padLeft + 1);
+          const uint32_t base = a.inpAddr + static_cast<uint32_t>(((rr * wv - v0) * s.sw) * vb);
+          auto at = [&](int64_t X) { return base + static_cast<uint32_t>(X * vb); };
+          uint32_t fa = s.fh, fb = s.fh;
+          for (uint32_t fy = 0; fy < s.fh; ++fy) {
+            const int64_t iy = int64_t(oy) * s.sh + int64_t{fy} * s.dh - g.padTop;
+            if (iy >= 0 && iy < g.inH) {
+              if (fa == s.fh) fa = fy;
+              fb = fy + 1;
+            }
+          }
+          const uint64_t rowBytes = static_cast<uint64_t>(Xb - Xa + 1) * vb;
+          if (fa == s.fh || ixa >= ixb) {  // the rows' pixels all in the padding
+            dma(true, 0, at(Xa), rowBytes, s.fh, 0, pitch, tilePitch);
+            continue;
+          }
+          const int64_t iyA = int64_t(oy) * s.sh + int64_t{fa} * s.dh - g.padTop;
+          dma(false, inBase + u0 * tileBytes + ((b * g.inH + iyA) * g.inW + ixa) * vb,
+              at(ixa + g.padLeft) + fa * pitch, static_cast<uint64_t>(ixb - ixa) * vb, fb - fa,
+              uint64_t{s.dh} * g.inW * vb, pitch, tilePitch);
+          if (ixa + g.padLeft > Xa)
+            dma(true, 0, at(Xa) + fa * pitch, static_cast<uint64_t>(ixa + g.padLeft - Xa) * vb,
+                fb - fa, 0, pitch, tilePitch);
+          if (ixb + g.padLeft <= Xb)
+            dma(true, 0, at(ixb + g.padLeft) + fa * pitch,
+                static_cast<uint64_t>(Xb - ixb - g.padLeft + 1) * vb, fb - fa, 0, pitch, tilePitch);
+          if (fa > 0) dma(true, 0, at(Xa), rowBytes, fa, 0, pitch, tilePitch);
+          if (fb < s.fh)
+            dma(true, 0, at(Xa) + fb * pitch, rowBytes, s.fh - fb, 0, pitch, tilePitch);
         }
         return;
       }
@@ -1063,13 +1105,26 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   };
   prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows,
                       uint32_t outAddr, std::vector<firmware::DmaStore>& out) {
-    storeChannelTiles(outBase, totalRows, firstPixel(p0), rows, q0, q1, C, outAddr, out, eb);
+    if (!packed) {
+      storeChannelTiles(outBase, totalRows, firstPixel(p0), rows, q0, q1, C, outAddr, out, eb);
+      return;
+    }
+    // Packed rows: the lanes [v0, v0 + rows) are output rows' real pixels and junk; a store
+    // per output row of its real ones.
+    const uint64_t v0 = uint64_t{p0} * R, v1 = v0 + rows;
+    for (uint64_t rr = v0 / wv; rr * wv < v1; ++rr) {
+      const uint64_t a = std::max(v0, rr * wv), e = std::min(v1, rr * wv + g.outW);
+      if (a >= e) continue;
+      storeChannelTiles(outBase, totalRows, rr * g.outW + (a - rr * wv),
+                        static_cast<uint32_t>(e - a), q0, q1, C,
+                        outAddr + static_cast<uint32_t>((a - v0) * C * eb), out, eb, rows);
+    }
   };
   GemmSpec spec = baseSpec(s);
   spec.tileDepth = tileDepth;
   spec.tileGroup = tileGroup;
   spec.kUnit = kUnit;
-  spec.aElemsPerK = dwUnit ? R * C : packed ? packedSpan(s) : 0;
+  spec.aElemsPerK = dwUnit ? R * C : packed ? (packedSpan(s) + s.fw - 1) / s.fw : 0;
   spec.prmImage = sb.address(pBuf);
   spec.problems.push_back(std::move(prob));
   std::string mapping =
@@ -1077,8 +1132,9 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
       (raw ? ", A formed on the NPU from the NHWC pixels"
            : ", A formed on the NPU from channel tiles") +
       (pointwise ? ", pointwise)"
-       : packed  ? ", strided 1x1: lanes across output rows, packed rows)"
-                 : ", a row tile per output row)") +
+       : packed  ? ", packed rows: " + std::to_string(g.outW) + " of " + std::to_string(wv) +
+                      " lanes per output row)"
+                : ", a row tile per output row)") +
       mappingSuffix(s);
   if (s.kind == ConvKind::kDepthwise && !dwUnit)
     mapping += ", block-diagonal depthwise tiles (" + std::to_string(std::min(C, g.outC)) +
@@ -1327,6 +1383,10 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
   if (windowApplies(s, options.npu))
     consider(M::kWindow, [&](const LoweringOptions& o) {
       return lowerWindow(model, index, v, o, s, WindowInput::kChannelTiles);
+    });
+  if (windowApplies(s, options.npu, /*packedRows=*/true))
+    consider(M::kWindow, [&](const LoweringOptions& o) {
+      return lowerWindow(model, index, v, o, s, WindowInput::kChannelTiles, true);
     });
   if (dwconvApplies(s, options.npu))
     consider(M::kDepthwiseUnit, [&](const LoweringOptions& o) {
