@@ -44,7 +44,8 @@ SEQUENTIAL = sorted(FFS | {BRAM36, BRAM18, DSP} | {"LDCE", "LDPE"} | SRLS | LUTR
 # Units reported, by module name (parameterised copies are named $paramod\NAME\...).
 UNITS = ["nnc_npu_top", "nnc_regfile", "nnc_cmd_proc", "nnc_dma", "nnc_dma_walker",
          "nnc_compute", "nnc_mac_array", "nnc_requant", "nnc_densify", "nnc_densify_reader",
-         "prim_fifo_sync", "nnc_buffer", "prim_ram_1r1w_be", "nnc_eltwise", "nnc_mbqm", "nnc_pool"]
+         "prim_fifo_sync", "nnc_buffer", "prim_ram_1r1w_be", "nnc_eltwise_engine", "nnc_eltwise",
+         "nnc_mbqm", "nnc_pool_engine", "nnc_pool"]
 
 
 def base_name(module):
