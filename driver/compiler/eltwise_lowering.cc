@@ -18,8 +18,7 @@
 
 #include "driver/compiler/lowering_internal.h"
 #include "driver/compiler/lowering_table.h"
-#include "driver/compiler/stream_builder.h"
-#include "driver/isa_model/isa_interpreter.h"
+#include "driver/compiler/unit_step_stream.h"
 #include "ops/elementwise/quant_arith.h"
 
 namespace nncosim::driver::internal {
@@ -203,57 +202,43 @@ hal::Result<CompiledStep> lowerEltwise(const hal::Model& model, uint32_t index, 
   proto.prmAddr = 0;
 
   // One chunk: elements [r0, r0 + n) of segment s.
-  uint64_t loadBytes = 0, storeBytes = 0, dmaLoads = 0, dmaStores = 0;
-  auto emitChunk = [&](StepStream& ss, bool first, uint64_t s, uint64_t r0, uint64_t n) {
-    const uint32_t slot = ss.nextStepSlot();
-    ss.beginStep();
-    const uint32_t inpAt = slot * inpSlot, wgtAt = slot * inpSlot;
-    if (first) {
-      firmware::DmaLoad r =
-          run(firmware::Buffer::kPrm, 1, sb.address(prmBuf), 0, 0, firmware::kEltwisePrmBytes, 1);
-      ss.load(r);
-      loadBytes += firmware::kEltwisePrmBytes;
-      ++dmaLoads;
-    }
+  UnitStepStream us(options);
+  auto emitChunk = [&](uint64_t s, uint64_t r0, uint64_t n) {
+    const UnitStepStream::Chunk ck = us.beginChunk();
+    const uint32_t inpAt = ck.slot * inpSlot, wgtAt = ck.slot * inpSlot;
+    if (ck.firstOfJob)
+      us.load(
+          run(firmware::Buffer::kPrm, 1, sb.address(prmBuf), 0, 0, firmware::kEltwisePrmBytes, 1));
     const uint64_t e0 = s * segElems + r0;
-    ss.load(run(firmware::Buffer::kInp, eb, aBase + e0 * eb, 0, inpAt, n, 1));
-    loadBytes += n * eb;
-    ++dmaLoads;
+    us.load(run(firmware::Buffer::kInp, eb, aBase + e0 * eb, 0, inpAt, n, 1));
     if (!p.repeats) {
-      ss.load(run(firmware::Buffer::kWgt, eb, bBase + e0 * eb, 0, wgtAt, n, 1));
-      loadBytes += n * eb;
-      ++dmaLoads;
+      us.load(run(firmware::Buffer::kWgt, eb, bBase + e0 * eb, 0, wgtAt, n, 1));
     } else if (fillScalar) {
       firmware::DmaLoad d = run(firmware::Buffer::kWgt, 1, 0, 0, wgtAt, n, 1);
       d.fill = true;
       d.fillValue = repConst[0];
-      ss.load(d);
-      ++dmaLoads;
+      us.load(d);
     } else {
       // Elements (r0 + j) mod period of the repeated input's segment: the head of a run,
       // whole runs repeated with a zero DRAM stride, the tail.
       const uint64_t seg = bBase + s * p.segStride * eb, P = p.period;
       const uint64_t f = r0 % P, head = std::min(n, P - f);
       uint32_t at = wgtAt;
-      ss.load(run(firmware::Buffer::kWgt, eb, seg + f * eb, 0, at, head, 1));
+      us.load(run(firmware::Buffer::kWgt, eb, seg + f * eb, 0, at, head, 1));
       at += static_cast<uint32_t>(head * eb);
       const uint64_t whole = (n - head) / P, tail = (n - head) % P;
       if (whole) {
-        ss.load(run(firmware::Buffer::kWgt, eb, seg, 0, at, P, whole));
+        us.load(run(firmware::Buffer::kWgt, eb, seg, 0, at, P, whole));
         at += static_cast<uint32_t>(whole * P * eb);
       }
-      if (tail) ss.load(run(firmware::Buffer::kWgt, eb, seg, 0, at, tail, 1));
-      loadBytes += n * eb;
-      dmaLoads += 1 + (whole > 0) + (tail > 0);
+      if (tail) us.load(run(firmware::Buffer::kWgt, eb, seg, 0, at, tail, 1));
     }
-    const uint32_t outAt = ss.nextOutSlot() * outSlot;
-    ss.beginOutput();
+    const uint32_t outAt = ck.outSlot * outSlot;
     firmware::Eltwise e = proto;
     e.aAddr = inpAt;
     e.bAddr = wgtAt;
     e.outAddr = outAt;
     e.count = static_cast<uint32_t>(n);
-    ss.requant(firmware::Command{{}, e});
     firmware::DmaStore st;
     st.bufId = firmware::Buffer::kOut;
     st.elemWidth = eb == 2 ? firmware::ElemWidth::kW16 : firmware::ElemWidth::kW8;
@@ -261,58 +246,24 @@ hal::Result<CompiledStep> lowerEltwise(const hal::Model& model, uint32_t index, 
     st.bufAddr = outAt;
     st.count0 = static_cast<uint32_t>(n);
     st.count1 = 1;
-    ss.store(st);
-    storeBytes += n * eb;
-    ++dmaStores;
-  };
-
-  std::vector<firmware::Command> commands;
-  uint32_t jobs = 0, steps = 0;
-  StepStream ss(2, 2);
-  bool firstOfJob = true;
-  auto endJob = [&] {
-    std::vector<firmware::Command> job = ss.finish(options.tag);
-    commands.insert(commands.end(), job.begin(), job.end());
-    ++jobs;
-    ss = StepStream(2, 2);
-    firstOfJob = true;
+    us.output(firmware::Command{{}, e}, {st});
   };
   for (uint64_t s = 0; s < segments; ++s)
-    for (uint64_t r0 = 0; r0 < segElems; r0 += chunk) {
-      if (options.maxJobCommands && ss.commandBound() + 16 > options.maxJobCommands) endJob();
-      emitChunk(ss, firstOfJob, s, r0, std::min(chunk, segElems - r0));
-      firstOfJob = false;
-      ++steps;
-    }
-  endJob();
+    for (uint64_t r0 = 0; r0 < segElems; r0 += chunk)
+      emitChunk(s, r0, std::min(chunk, segElems - r0));
 
   CompiledStep& step = sb.step();
-  step.commands = std::move(commands);
-  StepReport& rep = step.report;
+  NNC_TRY(us.finish(step, "ELTWISE"));
   const char* name = p.mul ? "MUL" : p.negate ? "SUB" : "ADD";
-  rep.mapping = std::string("ELTWISE on the elementwise unit (ISA 1.7): ") + name + ", " +
-                std::to_string(elements) + " elements in chunks of " + std::to_string(chunk) +
-                (layout.kind == TensorLayout::Kind::kChannelTiles ? ", channel tiles" : "") +
-                (p.repeats ? ", input " + std::to_string(repIn) + " repeated every " +
-                                 std::to_string(p.period) + " elements" +
-                                 (fillScalar ? " (a constant scalar: fills)" : "")
-                           : std::string()) +
-                (eb == 2 ? ", int16" : "");
-  rep.weightMode = "-";
-  rep.bufferSlots = 2;
-  rep.outSlots = 2;
-  rep.steps = steps;
-  rep.dmaLoads = dmaLoads;
-  rep.dmaStores = dmaStores;
-  rep.loadBytes = loadBytes;
-  rep.storeBytes = storeBytes;
-  rep.commands = step.commands.size();
-  rep.jobs = jobs;
-  for (const std::vector<firmware::Command>& job : splitJobs(step.commands)) {
-    const InterpreterResult est = IsaInterpreter::estimate(npu, job, options.cost);
-    if (!est.completed) return hal::fail("ELTWISE plan estimate failed: ", est.describe());
-    rep.estimatedCycles += est.counters.cycles;
-  }
+  step.report.mapping =
+      std::string("ELTWISE on the elementwise unit (ISA 1.7): ") + name + ", " +
+      std::to_string(elements) + " elements in chunks of " + std::to_string(chunk) +
+      (layout.kind == TensorLayout::Kind::kChannelTiles ? ", channel tiles" : "") +
+      (p.repeats
+           ? ", input " + std::to_string(repIn) + " repeated every " + std::to_string(p.period) +
+                 " elements" + (fillScalar ? " (a constant scalar: fills)" : "")
+           : std::string()) +
+      (eb == 2 ? ", int16" : "");
   return std::move(step);
 }
 

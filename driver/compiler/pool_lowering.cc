@@ -15,8 +15,7 @@
 
 #include "driver/compiler/lowering_internal.h"
 #include "driver/compiler/lowering_table.h"
-#include "driver/compiler/stream_builder.h"
-#include "driver/isa_model/isa_interpreter.h"
+#include "driver/compiler/unit_step_stream.h"
 #include "ops/conv/pooling.h"
 #include "ops/quant/quant_params.h"
 
@@ -143,41 +142,28 @@ hal::Result<CompiledStep> lowerPoolUnit(const hal::Model& model, uint32_t index,
     return d;
   };
 
-  std::vector<firmware::Command> commands;
-  uint32_t jobs = 0, steps = 0;
-  uint64_t loadBytes = 0, storeBytes = 0, dmaLoads = 0, dmaStores = 0;
-  StepStream ss(2, 2);
-  auto endJob = [&] {
-    std::vector<firmware::Command> job = ss.finish(options.tag);
-    commands.insert(commands.end(), job.begin(), job.end());
-    ++jobs;
-    ss = StepStream(2, 2);
-  };
+  UnitStepStream us(options);
   const int64_t fh = g.filterH, fw = g.filterW;
   for (uint32_t b = 0; b < g.batches; ++b)
     for (uint32_t oy = 0; oy < g.outH; ++oy)
       for (uint32_t u = 0; u < tiles; ++u)
         for (uint32_t x0 = 0; x0 < g.outW; x0 += block) {
-          if (options.maxJobCommands && ss.commandBound() + 16 > options.maxJobCommands) endJob();
           const uint32_t m = std::min(block, g.outW - x0), span = spanOf(m);
           const uint32_t pitch = span * vb;
-          const uint32_t slot = ss.nextStepSlot(), at = slot * inpSlot;
-          ss.beginStep();
+          const UnitStepStream::Chunk ck = us.beginChunk();
+          const uint32_t at = ck.slot * inpSlot;
           const int64_t iy0 = int64_t{oy} * p.sh - g.padTop, ix0 = int64_t{x0} * p.sw - g.padLeft;
           const int64_t ya = std::max<int64_t>(0, iy0), yb = std::min<int64_t>(g.inH, iy0 + fh);
           const int64_t xa = std::max<int64_t>(0, ix0), xb = std::min<int64_t>(g.inW, ix0 + span);
           const uint32_t top = static_cast<uint32_t>(ya - iy0),
                          rows = static_cast<uint32_t>(yb - ya);
           // The window rows inside the image, then the padding around them.
-          ss.load(rowLoad(false,
+          us.load(rowLoad(false,
                           inBase + u * inTileBytes + ((uint64_t{b} * g.inH + ya) * g.inW + xa) * vb,
                           at + top * pitch + static_cast<uint32_t>((xa - ix0) * vb),
                           static_cast<uint64_t>(xb - xa) * vb, rows, uint64_t{g.inW} * vb, pitch));
-          loadBytes += static_cast<uint64_t>(xb - xa) * vb * rows;
-          ++dmaLoads;
           auto fill = [&](uint32_t buf, uint64_t bytes, uint32_t n) {
-            ss.load(rowLoad(true, 0, buf, bytes, n, 0, pitch));
-            ++dmaLoads;
+            us.load(rowLoad(true, 0, buf, bytes, n, 0, pitch));
           };
           if (xa > ix0) fill(at + top * pitch, static_cast<uint64_t>(xa - ix0) * vb, rows);
           if (ix0 + span > xb)
@@ -186,8 +172,7 @@ hal::Result<CompiledStep> lowerPoolUnit(const hal::Model& model, uint32_t index,
           if (top > 0) fill(at, pitch, top);
           if (top + rows < fh)
             fill(at + (top + rows) * pitch, pitch, static_cast<uint32_t>(fh) - top - rows);
-          const uint32_t outAt = ss.nextOutSlot() * outSlot;
-          ss.beginOutput();
+          const uint32_t outAt = ck.outSlot * outSlot;
           firmware::Pool pc;
           pc.avg = p.avg;
           pc.aSigned = p.isSigned;
@@ -202,7 +187,6 @@ hal::Result<CompiledStep> lowerPoolUnit(const hal::Model& model, uint32_t index,
           pc.outAddr = outAt;
           pc.clampMin = act.min;
           pc.clampMax = act.max;
-          ss.requant(firmware::Command{{}, pc});
           firmware::DmaStore st;
           st.bufId = firmware::Buffer::kOut;
           st.elemWidth = firmware::ElemWidth::kW8;
@@ -211,35 +195,16 @@ hal::Result<CompiledStep> lowerPoolUnit(const hal::Model& model, uint32_t index,
           st.bufAddr = outAt;
           st.count0 = m * vb;
           st.count1 = 1;
-          ss.store(st);
-          storeBytes += uint64_t{m} * vb;
-          ++dmaStores;
-          ++steps;
+          us.output(firmware::Command{{}, pc}, {st});
         }
-  endJob();
 
   CompiledStep& step = sb.step();
-  step.commands = std::move(commands);
-  StepReport& rep = step.report;
-  rep.mapping = std::string("POOL on the pooling unit (ISA 1.7): ") + (p.avg ? "AVG " : "MAX ") +
-                std::to_string(fh) + "x" + std::to_string(fw) + ", channel tiles, row tiles of " +
-                std::to_string(block) + " pixels" +
-                (p.clipped ? ", padding filled with the minimum" : "") + (p.wide ? ", int16" : "");
-  rep.weightMode = "-";
-  rep.bufferSlots = 2;
-  rep.outSlots = 2;
-  rep.steps = steps;
-  rep.dmaLoads = dmaLoads;
-  rep.dmaStores = dmaStores;
-  rep.loadBytes = loadBytes;
-  rep.storeBytes = storeBytes;
-  rep.commands = step.commands.size();
-  rep.jobs = jobs;
-  for (const std::vector<firmware::Command>& job : splitJobs(step.commands)) {
-    const InterpreterResult est = IsaInterpreter::estimate(npu, job, options.cost);
-    if (!est.completed) return hal::fail("POOL plan estimate failed: ", est.describe());
-    rep.estimatedCycles += est.counters.cycles;
-  }
+  NNC_TRY(us.finish(step, "POOL"));
+  step.report.mapping = std::string("POOL on the pooling unit (ISA 1.7): ") +
+                        (p.avg ? "AVG " : "MAX ") + std::to_string(fh) + "x" + std::to_string(fw) +
+                        ", channel tiles, row tiles of " + std::to_string(block) + " pixels" +
+                        (p.clipped ? ", padding filled with the minimum" : "") +
+                        (p.wide ? ", int16" : "");
   return std::move(step);
 }
 
