@@ -23,7 +23,10 @@
 // unit is empty (they read what GEMMs wrote), so completions stay in command order.
 //
 // REQUANT_STORE: loads the bias/multiplier/shift vectors from PRM, streams ACC rows (int32
-// or, with acc64, int64 elements) through nnc_requant and writes the packed rows to OUT. The requant unit runs with the int32 output
+// or, with acc64, int64 elements) through nnc_requant and writes the packed rows to OUT.
+// The unit has 2C lanes: an ACC read of C*8 bytes is two int32 rows, so 8- and 16-bit
+// outputs take two rows per cycle (their two rows fit OUT's write port); int64 rows and
+// 32-bit outputs one. The requant unit runs with the int32 output
 // type and an activation range intersected with the output type's range:
 // sat(clamp(y, lo, hi)) == clamp(y, clamp(lo, tmin, tmax), clamp(hi, tmin, tmax)), which
 // covers the unsigned 16-bit output nnc_requant has no type for. (An unsigned 32-bit
@@ -521,36 +524,47 @@ module nnc_compute
   logic [Cols*32-1:0]    rq_bias_q, rq_mult_q;  // lane c in slice c
   logic [Cols*8-1:0]     rq_shift_q;
   logic [31:0]           rq_lo_q, rq_hi_q;
-  logic [11:0]           rq_issued_q, rq_written_q;
+  logic [12:0]           rq_issued_q, rq_written_q;  // rows (a pair's count may pass rows)
+  logic                  rq_pair_q;      // two int32 rows per cycle (8- or 16-bit outputs)
   logic                  rq_pend_q;      // ACC read issued last cycle
-  // Accumulator rows waiting for the requant unit, unpacked into lanes when they arrive
-  // (int32 lanes zero-extended: the unit's int32 path reads bits 31:0).
-  logic [Cols*64-1:0]    rf_in, rf_head;  // the row entering the FIFO, the oldest one
+  // ACC reads waiting for the requant unit, as read: C*8 bytes, one row of C int64 or two
+  // rows of C int32 (a pair: the requant unit's 2C lanes take both in one cycle).
+  logic [Cols*64-1:0]    rf_in, rf_head;  // the read entering the FIFO, the oldest one
   logic [OPtrW:0]        rf_cnt_q;
   logic                  rq_issue, rq_in_ready, rq_out_valid, rq_last_write;
-  logic [Cols*32-1:0]    rq_out_data;
+  logic [2*Cols*64-1:0]  rq_lanes;        // the oldest read in the unit's 2C lanes
+  logic [2*Cols*32-1:0]  rq_out_data;
+  logic [12:0]           rq_step;         // rows the unit's next result holds: 2 or 1
 
-  assign rq_issue = rq_state_q == RqStream && rq_issued_q < rq_q.rows &&
+  assign rq_issue = rq_state_q == RqStream && rq_issued_q < 13'(rq_q.rows) &&
                     (32'(rf_cnt_q) + 32'(rq_pend_q) < OpFifo);
 
-  function automatic logic [Cols*64-1:0] unpack_acc(logic [Cols*64-1:0] row, logic acc64);
-    for (int unsigned c = 0; c < Cols; c++) begin
-      unpack_acc[64*c +: 64] = acc64 ? row[64*c +: 64] : {32'd0, row[32*c +: 32]};
+  // Lane l: int64 lane l of the read (l < C), or int32 element l zero-extended (the unit's
+  // int32 path reads bits 31:0); with one int32 row per result, lanes >= C are never written.
+  function automatic logic [2*Cols*64-1:0] unpack_acc(logic [Cols*64-1:0] row, logic acc64);
+    unpack_acc = '0;
+    for (int unsigned l = 0; l < 2 * Cols; l++) begin
+      if (acc64) begin
+        if (l < Cols) unpack_acc[64*l +: 64] = row[64*l +: 64];
+      end else begin
+        unpack_acc[64*l +: 64] = {32'd0, row[32*l +: 32]};
+      end
     end
   endfunction
+  assign rq_lanes = unpack_acc(rf_head, rq_q.acc64);
 
   nnc_requant #(
-    .Lanes(Cols)
+    .Lanes(2 * Cols)
   ) u_requant (
     .clk_i,
     .rst_ni,
     .in_valid_i    (rf_cnt_q != '0),
     .in_ready_o    (rq_in_ready),
-    .in_acc_i      (rf_head),
+    .in_acc_i      (rq_lanes),
     .in_acc64_i    (rq_q.acc64),
-    .in_bias_i     (rq_bias_q),
-    .in_mult_i     (rq_mult_q),
-    .in_shift_i    (rq_shift_q),
+    .in_bias_i     ({rq_bias_q, rq_bias_q}),  // lane C + c is channel c of the second row
+    .in_mult_i     ({rq_mult_q, rq_mult_q}),
+    .in_shift_i    ({rq_shift_q, rq_shift_q}),
     .in_zp_i       (32'(signed'(rq_q.out_zp))),
     .in_act_min_i  (rq_lo_q),
     .in_act_max_i  (rq_hi_q),
@@ -560,7 +574,8 @@ module nnc_compute
     .out_data_o    (rq_out_data)
   );
 
-  assign rq_last_write = rq_out_valid && rq_written_q + 12'd1 == rq_q.rows;
+  assign rq_step       = rq_pair_q && rq_written_q + 13'd1 < 13'(rq_q.rows) ? 13'd2 : 13'd1;
+  assign rq_last_write = rq_out_valid && rq_written_q + rq_step == 13'(rq_q.rows);
 
   // Output type range and the clamp range intersected with it.
   function automatic logic signed [31:0] clamp32(logic signed [31:0] x, logic signed [31:0] lo,
@@ -581,15 +596,16 @@ module nnc_compute
     endcase
   end
 
-  // Packs a row of int32 results into the output width.
-  function automatic logic [Cols*32-1:0] pack_out(logic [Cols*32-1:0] d,
+  // Packs the unit's 2C int32 results (two rows, or one in lanes < C with 32-bit outputs)
+  // into the output width: rows adjacent, as they lie in OUT.
+  function automatic logic [Cols*32-1:0] pack_out(logic [2*Cols*32-1:0] d,
                                                   nnc_isa_pkg::elem_width_e w);
     pack_out = '0;
-    for (int unsigned c = 0; c < Cols; c++) begin
+    for (int unsigned l = 0; l < 2 * Cols; l++) begin
       unique case (w)
-        nnc_isa_pkg::ElemWidthW8:  pack_out[8*c +: 8]   = d[32*c +: 8];
-        nnc_isa_pkg::ElemWidthW16: pack_out[16*c +: 16] = d[32*c +: 16];
-        default:                   pack_out[32*c +: 32] = d[32*c +: 32];
+        nnc_isa_pkg::ElemWidthW8:  pack_out[8*l +: 8]   = d[32*l +: 8];
+        nnc_isa_pkg::ElemWidthW16: pack_out[16*l +: 16] = d[32*l +: 16];
+        default: if (l < Cols)     pack_out[32*l +: 32] = d[32*l +: 32];
       endcase
     end
   endfunction
@@ -833,8 +849,10 @@ module nnc_compute
     out_waddr_o = rq_q.out_addr + BAddrW'((32'(rq_written_q) * Cols) << rq_q.out_width);
     out_wdata_o = pack_out(rq_out_data, rq_q.out_width);
     unique case (rq_q.out_width)
-      nnc_isa_pkg::ElemWidthW8:  out_wbe_o = (Cols*4)'({Cols{1'b1}});
-      nnc_isa_pkg::ElemWidthW16: out_wbe_o = (Cols*4)'({(2*Cols){1'b1}});
+      nnc_isa_pkg::ElemWidthW8:  out_wbe_o = rq_step == 13'd2 ? (Cols*4)'({(2*Cols){1'b1}})
+                                                              : (Cols*4)'({Cols{1'b1}});
+      nnc_isa_pkg::ElemWidthW16: out_wbe_o = rq_step == 13'd2 ? {(Cols*4){1'b1}}
+                                                              : (Cols*4)'({(2*Cols){1'b1}});
       default:      out_wbe_o = {(Cols*4){1'b1}};
     endcase
     if (ew_out_we) begin
@@ -897,6 +915,7 @@ module nnc_compute
       rq_hi_q        <= '0;
       rq_issued_q    <= '0;
       rq_written_q   <= '0;
+      rq_pair_q      <= 1'b0;
       rq_pend_q      <= 1'b0;
       ds_active_q    <= 1'b0;
       ds_finished_q  <= 1'b0;
@@ -923,6 +942,7 @@ module nnc_compute
               rq_pstep_q   <= '0;
               rq_issued_q  <= '0;
               rq_written_q <= '0;
+              rq_pair_q    <= !c_r.acc64 && c_r.out_width != nnc_isa_pkg::ElemWidthW32;
               rq_lo_q      <= clamp32(c_r.clamp_min, t_min, t_max);
               rq_hi_q      <= clamp32(c_r.clamp_max, t_min, t_max);
             end
@@ -1003,9 +1023,9 @@ module nnc_compute
         end
         if (rq_pstep_q == 3'd3) rq_state_q <= RqStream;
       end
-      if (rq_issue) rq_issued_q <= rq_issued_q + 12'd1;
+      if (rq_issue) rq_issued_q <= rq_issued_q + (rq_pair_q ? 13'd2 : 13'd1);
       rq_pend_q <= rq_issue;
-      if (rq_out_valid) rq_written_q <= rq_written_q + 12'd1;
+      if (rq_out_valid) rq_written_q <= rq_written_q + rq_step;
       if (rq_last_write) rq_state_q <= RqIdle;
 
       // --- densify ---
@@ -1115,11 +1135,11 @@ module nnc_compute
     .count_o (of_cnt_q)
   );
 
-  // Accumulator FIFO: an ACC row enters the cycle after its read, leaves into the requant
-  // unit; unpacked into lanes on the way in.
+  // Accumulator FIFO: an ACC read enters the cycle after it, leaves into the requant unit
+  // (unpacked into its lanes there).
   always_comb begin
     rf_in = '0;
-    if (rq_pend_q) rf_in = unpack_acc(acc_rdata_i, rq_q.acc64);  // only for a push
+    if (rq_pend_q) rf_in = acc_rdata_i;  // only for a push
   end
   prim_fifo_sync #(
     .Width (Cols * 64),

@@ -551,6 +551,13 @@ uint64_t Machine::dwconvTiming(const firmware::Dwconv& w, uint64_t now, uint64_t
   return drain + w.m - 1 + cost_.dwDone;
 }
 
+// REQUANT_STORE on the requant unit's 2C lanes: two int32 rows per cycle for 8- and 16-bit
+// outputs (one ACC read holds both), one int64 row or one 32-bit output row otherwise.
+uint64_t requantCycles(const firmware::RequantStore& r, const CostModel& cost) {
+  const bool pair = !r.acc64 && r.outWidth != firmware::ElemWidth::kW32;
+  return (pair ? (uint64_t{r.rows} + 1) / 2 : uint64_t{r.rows}) + cost.requantOverhead;
+}
+
 // POOL on the pooling unit: AVG's reciprocal first (a quotient bit per cycle), then a window
 // value per cycle.
 uint64_t poolCycles(const firmware::Pool& p, const CostModel& cost) {
@@ -601,7 +608,7 @@ uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) 
   }
   uint64_t d = 1;
   if (auto* r = std::get_if<firmware::RequantStore>(&c.args))
-    d = uint64_t{r->rows} + cost_.requantOverhead;
+    d = requantCycles(*r, cost_);
   else if (auto* e = std::get_if<firmware::Eltwise>(&c.args))
     d = (uint64_t{e->count} + config_.cols - 1) / config_.cols + cost_.eltwiseOverhead;
   else if (auto* p = std::get_if<firmware::Pool>(&c.args))

@@ -90,7 +90,8 @@ class DramModel {
 //    reads of the one ahead are issued and the one before that has streamed.
 //  - REQUANT_STORE, ELTWISE, POOL and DENSIFY start only once every earlier compute command
 //    completed;
-//    REQUANT_STORE takes rows + `requantOverhead` cycles, and nothing overlaps it.
+//    REQUANT_STORE takes rows (or half of them, see requantOverhead) + `requantOverhead`
+//    cycles, and nothing overlaps it.
 //    DENSIFY's duration follows its descriptor (array lengths, positions per level, stored
 //    values; the `densify*` fields); without DRAM contents (estimate()) it is the fill alone.
 //  - SYNC completes as it issues, once its queue has nothing in flight; END waits for all.
@@ -130,7 +131,9 @@ struct CostModel {
   uint32_t dwClose = 2;
   uint32_t dwDone = 2;
   uint32_t dwAccept = 0;
-  uint32_t requantOverhead = 13;  // REQUANT_STORE: rows + this
+  // REQUANT_STORE: rows + this (int64 rows, 32-bit outputs), ceil(rows / 2) + this with
+  // int32 rows and 8- or 16-bit outputs (two per cycle on the unit's 2C lanes).
+  uint32_t requantOverhead = 13;
   // ELTWISE (ISA 1.7): ceil(count / C) beats + this (the parameter read, the operand read,
   // the unit's eight stages, the completion); nothing overlaps it.
   uint32_t eltwiseOverhead = 12;
