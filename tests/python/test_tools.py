@@ -44,6 +44,14 @@ def test_difftest_returns_its_summary(backend, layers):
     assert "mismatches" in s["text"]
 
 
+def test_difftest_draws_the_elementwise_and_pooling_kinds():
+    # ISA 1.7's units: ADD, SUB and MUL on the elementwise unit, MAX_POOL_2D on the pooling unit.
+    s = nncosim.difftest(layers=40, seed=2, backend="isa", ops=["ADD", "SUB", "MUL", "MAX_POOL_2D"])
+    assert s["ok"] and s["mismatches"] == 0 and s["errors"] == 0
+    assert set(s["by_operation"]) <= {"ADD", "SUB", "MUL", "MAX_POOL_2D"}
+    assert s["npu_checked"] > 30
+
+
 def test_difftest_options_are_checked():
     with pytest.raises(nncosim.Error, match="ops: 'MAXIMUM' is not one of"):
         nncosim.difftest(layers=1, ops=["MAXIMUM"])
