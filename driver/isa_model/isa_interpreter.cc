@@ -15,6 +15,7 @@
 #include "ops/densify/densify_walker.h"
 #include "ops/elementwise/quant_arith.h"
 #include "ops/quant/fixed_point.h"
+#include "ops/quant/quant_params.h"
 
 namespace nncosim::driver {
 
@@ -1056,14 +1057,14 @@ void Machine::eltwise(const firmware::Eltwise& e, std::vector<Access>& accesses)
   p.out = {readI32(prm + 8), shift(22)};
   p.aZp = e.aZp;
   p.bZp = e.bZp;
-  p.outZp = e.outZp;
+  // quantArithElement then returns MBQM(s) alone: the unit adds the zero point without
+  // wrapping before its clamps (below), so a sum outside int32 is clamped as it does.
+  p.outZp = 0;
+  p.range = {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
   // The clamp record, then the output type's saturation (the unit's clamp_out order).
   const int32_t clampMin = readI32(prm + 12), clampMax = readI32(prm + 16);
-  p.range = {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
   const uint32_t ob = e.outWide ? 2 : 1;
-  const int bits = 8 * static_cast<int>(ob);
-  const int64_t lo = e.outSigned ? -(int64_t{1} << (bits - 1)) : 0;
-  const int64_t hi = e.outSigned ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
+  const ops::quant::ActivationRange type = ops::quant::typeRange(8 * ob, e.outSigned);
   auto element = [&](uint32_t buffer, uint32_t addr, uint32_t i, bool isSigned) -> int32_t {
     const uint8_t* q = buffers_[buffer].data() + addr;
     if (e.wide) return static_cast<int16_t>(q[2 * i] | (q[2 * i + 1] << 8));
@@ -1073,13 +1074,9 @@ void Machine::eltwise(const firmware::Eltwise& e, std::vector<Access>& accesses)
   // with the record's parameters; its zero-point add does not wrap before the clamps.
   for (uint32_t i = 0; i < e.count; ++i) {
     const int32_t a = element(0, e.aAddr, i, e.aSigned), b = element(1, e.bAddr, i, e.bSigned);
-    // With the full int32 range, quantArithElement returns MBQM(s) + zp saturated to int32;
-    // a sum outside int32 is first clamped, so compute y without its clamp here.
-    ops::elementwise::QuantArithParams noZp = p;
-    noZp.outZp = 0;
-    const int64_t y = int64_t{ops::elementwise::quantArithElement(noZp, a, b)} + e.outZp;
+    const int64_t y = int64_t{ops::elementwise::quantArithElement(p, a, b)} + e.outZp;
     int64_t v = y < clampMin ? clampMin : (y > clampMax ? clampMax : y);
-    v = std::max(std::min(v, hi), lo);
+    v = std::clamp<int64_t>(v, type.min, type.max);
     uint8_t* out = buffers_[3].data() + e.outAddr + size_t{i} * ob;
     const auto u = static_cast<uint32_t>(static_cast<int32_t>(v));
     for (uint32_t k = 0; k < ob; ++k) out[k] = static_cast<uint8_t>(u >> (8 * k));
@@ -1112,8 +1109,7 @@ Fault Machine::checkPool(const firmware::Pool& p) const {
 void Machine::pool(const firmware::Pool& p, std::vector<Access>& accesses) {
   const uint32_t C = config_.cols, eb = p.wide ? 2 : 1;
   const PoolFootprint fp = poolFootprint(p, C);
-  const int64_t lo = p.wide ? -32768 : p.aSigned ? -128 : 0;
-  const int64_t hi = p.wide ? 32767 : p.aSigned ? 127 : 255;
+  const ops::quant::ActivationRange type = ops::quant::typeRange(8 * eb, p.wide || p.aSigned);
   const int64_t count = int64_t{p.fh} * p.fw;
   const uint8_t* inp = buffers_[0].data();
   for (uint32_t i = 0; i < p.m; ++i)
@@ -1132,7 +1128,7 @@ void Machine::pool(const firmware::Pool& p, std::vector<Access>& accesses) {
       // AVG: the reference's (sum +- count/2) / count, C's truncating division.
       int64_t r = p.avg ? (sum >= 0 ? sum + count / 2 : sum - count / 2) / count : best;
       r = r < p.clampMin ? p.clampMin : (r > p.clampMax ? p.clampMax : r);
-      r = std::max(lo, std::min(hi, r));
+      r = std::clamp<int64_t>(r, type.min, type.max);
       uint8_t* out = buffers_[3].data() + p.outAddr + (uint64_t{i} * C + j) * eb;
       out[0] = static_cast<uint8_t>(r);
       if (eb == 2) out[1] = static_cast<uint8_t>(static_cast<uint64_t>(r) >> 8);
