@@ -853,27 +853,13 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   // and the INP bytes between its filter rows (loadA records them, gemms reads them).
   auto dwRows =
       std::make_shared<std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, uint32_t>>>();
-  // A DMA_LOAD into INP of `planes` x `rows` rows of `rowBytes` bytes, or with `fill` the
-  // input zero point written into them (the DRAM fields then zero).
+  // inpRowsLoad with the input zero point as the fill.
   const uint8_t inputFill = s.inputFill;
   auto inpLoad = [inputFill](bool fill, uint64_t dram, uint32_t buf, uint64_t rowBytes,
                              uint32_t rows, uint64_t dramStride1, uint32_t bufStride1,
                              uint32_t planes, uint64_t dramStride2, uint32_t bufStride2) {
-    firmware::DmaLoad d;
-    d.bufId = firmware::Buffer::kInp;
-    d.elemWidth = firmware::ElemWidth::kW8;
-    d.fill = fill;
-    d.fillValue = fill ? inputFill : 0;
-    d.dramAddr = fill ? 0 : static_cast<uint32_t>(dram);
-    d.bufAddr = buf;
-    d.count0 = static_cast<uint32_t>(rowBytes);
-    d.count1 = rows;
-    d.dramStride1 = fill ? 0 : static_cast<uint32_t>(dramStride1);
-    d.bufStride1 = bufStride1;
-    d.count2 = planes;
-    d.dramStride2 = fill ? 0 : static_cast<uint32_t>(dramStride2);
-    d.bufStride2 = bufStride2;
-    return d;
+    return inpRowsLoad(fill, inputFill, dram, buf, rowBytes, rows, dramStride1, bufStride1, planes,
+                       dramStride2, bufStride2);
   };
   // One piece on its own: per input channel tile of the chunk and filter row, the span of
   // pixel vectors the row tile reads (3-D DMAs over tiles, filter rows and pixels).

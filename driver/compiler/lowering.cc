@@ -126,6 +126,27 @@ void putI32(std::vector<uint8_t>& bytes, size_t at, int32_t v) {
   for (int b = 0; b < 4; ++b) bytes[at + b] = static_cast<uint8_t>(u >> (8 * b));
 }
 
+firmware::DmaLoad inpRowsLoad(bool fill, uint8_t fillValue, uint64_t dram, uint32_t buf,
+                              uint64_t rowBytes, uint32_t rows, uint64_t dramStride1,
+                              uint32_t bufStride1, uint32_t planes, uint64_t dramStride2,
+                              uint32_t bufStride2) {
+  firmware::DmaLoad d;
+  d.bufId = firmware::Buffer::kInp;
+  d.elemWidth = firmware::ElemWidth::kW8;
+  d.fill = fill;
+  d.fillValue = fill ? fillValue : 0;
+  d.dramAddr = fill ? 0 : static_cast<uint32_t>(dram);
+  d.bufAddr = buf;
+  d.count0 = static_cast<uint32_t>(rowBytes);
+  d.count1 = rows;
+  d.dramStride1 = fill ? 0 : static_cast<uint32_t>(dramStride1);
+  d.bufStride1 = bufStride1;
+  d.count2 = planes;
+  d.dramStride2 = fill ? 0 : static_cast<uint32_t>(dramStride2);
+  d.bufStride2 = bufStride2;
+  return d;
+}
+
 std::vector<uint8_t> prmImage(uint32_t channels, uint32_t cols, const int32_t* bias,
                               const std::vector<int32_t>& multipliers,
                               const std::vector<int32_t>& shifts) {

@@ -113,6 +113,14 @@ std::vector<uint8_t> prmImage(uint32_t channels, uint32_t cols, const int32_t* b
 
 void putI32(std::vector<uint8_t>& bytes, size_t at, int32_t v);
 
+// A DMA_LOAD into INP of `planes` x `rows` rows of `rowBytes` bytes (8-bit elements), or
+// with `fill` `fillValue` written into them (the DRAM fields then zero, as the ISA ignores
+// them).
+firmware::DmaLoad inpRowsLoad(bool fill, uint8_t fillValue, uint64_t dram, uint32_t buf,
+                              uint64_t rowBytes, uint32_t rows, uint64_t dramStride1,
+                              uint32_t bufStride1, uint32_t planes = 1, uint64_t dramStride2 = 0,
+                              uint32_t bufStride2 = 0);
+
 // The 16x8 mode (hal::Model::quant16x8): the operation's input is TENSOR_QUANT16_SYMM in a
 // model that selects the mode. Its activations run as int16 on the array and its int8
 // weights as they are (GEMM wgt8; ACC int64, int16 outputs).

@@ -127,19 +127,7 @@ hal::Result<CompiledStep> lowerPoolUnit(const hal::Model& model, uint32_t index,
 
   auto rowLoad = [&](bool fill, uint64_t dram, uint32_t buf, uint64_t bytes, uint32_t rows,
                      uint64_t dramStride, uint32_t bufStride) {
-    firmware::DmaLoad d;
-    d.bufId = firmware::Buffer::kInp;
-    d.elemWidth = firmware::ElemWidth::kW8;
-    d.fill = fill;
-    d.fillValue = fill ? minByte : 0;
-    d.dramAddr = fill ? 0 : static_cast<uint32_t>(dram);
-    d.dramStride1 = fill ? 0 : static_cast<uint32_t>(dramStride);
-    d.bufAddr = buf;
-    d.bufStride1 = bufStride;
-    d.count0 = static_cast<uint32_t>(bytes);
-    d.count1 = rows;
-    d.count2 = 1;
-    return d;
+    return inpRowsLoad(fill, minByte, dram, buf, bytes, rows, dramStride, bufStride);
   };
 
   UnitStepStream us(options);
