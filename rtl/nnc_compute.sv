@@ -675,6 +675,7 @@ module nnc_compute
     .rst_ni,
     .start_i      (pl_start),
     .avg_i        (c_p.avg),
+    .trunc_i      (c_p.trunc),
     .a_signed_i   (c_p.a_signed),
     .wide_i       (c_p.wide),
     .m_i          (c_p.m),

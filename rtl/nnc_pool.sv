@@ -3,6 +3,8 @@
 //   MAX  out = clamp(max of the window's values, act_min, act_max)
 //   AVG  out = clamp(sign(sum) * floor((|sum| + floor(count / 2)) / count), act_min, act_max)
 //             (the reference's (sum +- count/2) / count with C's truncating division)
+//   AVG with trunc: out = clamp(sign(sum) * floor(|sum| / count), act_min, act_max)
+//             (MEAN's sum / count: ops/movement/mean.cc)
 // The window's values arrive one per beat per lane, first_i on the first and last_i on the
 // last; the result leaves after the last. The division is a multiplication by the window's
 // reciprocal, exact for every |sum| + count/2 < 2^32 (Granlund and Montgomery's round-up
@@ -12,7 +14,7 @@
 // accumulator (|sum| | product | shift and sign), then the clamps into the output register;
 // the whole unit stalls while the output is held.
 //
-// Not reachable by a command yet (docs/rtl-datapath.md §5). Testbench: `nncosim testbench pool`.
+// Fed by nnc_pool_engine (POOL, docs/rtl-datapath.md §5). Testbench: `nncosim testbench pool`.
 `include "prim_assert.svh"
 
 module nnc_pool
@@ -30,6 +32,7 @@ module nnc_pool
                                                // a one-value window)
   // Taken with the last value:
   input  logic                in_max_i,        // MAX (else AVG)
+  input  logic                in_trunc_i,      // AVG: truncate (MEAN), else round half away
   input  logic [31:0]         in_count_i,      // AVG: the window's values, >= 1
   input  logic [32:0]         in_recip_i,      // AVG: ceil(2^recip_shift / count)
   input  logic [6:0]          in_recip_shift_i,  // AVG: 32 + ceil(log2(count)), 32..64
@@ -66,6 +69,7 @@ module nnc_pool
 
   typedef struct packed {
     logic        take_max;  // MAX (else AVG)
+    logic        trunc;     // AVG truncates (no count / 2 added)
     logic [31:0] count;
     logic [32:0] recip;
     logic [6:0]  recip_shift;
@@ -78,6 +82,7 @@ module nnc_pool
   logic [$bits(cfg_in)-1:0] cfg_q [Stages];  // plain vectors, as in nnc_requant (Yosys)
   always_comb begin
     cfg_in.take_max    = in_max_i;
+    cfg_in.trunc       = in_trunc_i;
     cfg_in.count       = in_count_i;
     cfg_in.recip       = in_recip_i;
     cfg_in.recip_shift = in_recip_shift_i;
@@ -121,7 +126,7 @@ module nnc_pool
     logic signed [15:0] max_q;
     logic signed [47:0] s0_sum_q;  // stage 0: the window's sum and maximum
     logic signed [15:0] s0_max_q;
-    logic [32:0]        s1_mag_q;  // stage 1: |sum| + count / 2 (< 2^32 for an exact AVG)
+    logic [32:0]        s1_mag_q;  // stage 1: |sum| (+ count / 2) (< 2^32 for an exact AVG)
     logic               s1_neg_q;
     logic signed [15:0] s1_max_q;
     logic [65:0]        s2_prod_q;  // stage 2: mag * recip
@@ -144,7 +149,8 @@ module nnc_pool
         s2_max_q  <= s1_max_q;
       end
       if (en && valid_q[0]) begin
-        s1_mag_q <= 33'(s0_sum_q[47] ? -s0_sum_q : s0_sum_q) + {2'b0, cfg_s0.count[31:1]};
+        s1_mag_q <= 33'(s0_sum_q[47] ? -s0_sum_q : s0_sum_q) +
+                    (cfg_s0.trunc ? 33'd0 : {2'b0, cfg_s0.count[31:1]});
         s1_neg_q <= s0_sum_q[47];
         s1_max_q <= s0_max_q;
       end

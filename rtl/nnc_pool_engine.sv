@@ -6,7 +6,8 @@
 // compute unit has priority on OUT's write port), so the reads never stall: m*fh*fw cycles
 // plus the pipeline's fill.
 //
-// AVG divides by fh*fw through the unit's reciprocal, recip = ceil(2^(32+l) / count) with
+// AVG divides by fh*fw (rounding half away from zero, or with trunc, ISA 1.8, truncating
+// toward zero as MEAN does) through the unit's reciprocal, recip = ceil(2^(32+l) / count) with
 // l = ceil(log2(count)): computed here before the first read by restoring division of
 // 2^(32+l) - 1 by count, one quotient bit per cycle (32 + l <= 40 cycles), so the command
 // needs no table and carries no derived field. MAX starts at once.
@@ -26,6 +27,7 @@ module nnc_pool_engine
   // The command, taken with start_i.
   input  logic                  start_i,
   input  logic                  avg_i,
+  input  logic                  trunc_i,
   input  logic                  a_signed_i,
   input  logic                  wide_i,
   input  logic [7:0]            m_i,
@@ -53,7 +55,7 @@ module nnc_pool_engine
   typedef enum logic [1:0] {PlIdle, PlDivide, PlStream, PlDrain} state_e;
 
   state_e           state_q;
-  logic             avg_q, a_signed_q, wide_q;
+  logic             avg_q, trunc_q, a_signed_q, wide_q;
   logic [7:0]       m_q, n_q, issued_q, written_q;
   logic [3:0]       fh_q, fw_q, fy_q, fx_q;
   logic [1:0]       sw_q;
@@ -117,6 +119,7 @@ module nnc_pool_engine
   always_ff @(posedge clk_i) begin
     if (start_i) begin
       avg_q        <= avg_i;
+      trunc_q      <= trunc_i;
       a_signed_q   <= a_signed_i;
       wide_q       <= wide_i;
       m_q          <= m_i;
@@ -213,6 +216,7 @@ module nnc_pool_engine
     .in_first_i       (pend_first_q),
     .in_last_i        (pend_last_q),
     .in_max_i         (!avg_q),
+    .in_trunc_i       (trunc_q),
     .in_count_i       (32'(count_q)),
     .in_recip_i       (recip_q),
     .in_recip_shift_i (7'(32 + 32'(l_q))),

@@ -246,7 +246,7 @@ hal::Result<CompiledStep> lowerEltwise(const hal::Model& model, uint32_t index, 
     st.bufAddr = outAt;
     st.count0 = static_cast<uint32_t>(n);
     st.count1 = 1;
-    us.output(firmware::Command{{}, e}, {st});
+    us.output({firmware::Command{{}, e}}, {st});
   };
   for (uint64_t s = 0; s < segments; ++s)
     for (uint64_t r0 = 0; r0 < segElems; r0 += chunk)

@@ -90,13 +90,18 @@ hal::Result<CompiledStep> lowerFullyConnected(const hal::Model& model, uint32_t 
 hal::Status batchMatmulSupport(const OpView& v);
 hal::Result<CompiledStep> lowerBatchMatmul(const hal::Model& model, uint32_t index, const OpView& v,
                                            const LoweringOptions& options);
-// MAX_POOL_2D, and AVERAGE_POOL_2D with unclipped windows, on the pooling unit (POOL).
+// MAX_POOL_2D, and the AVERAGE_POOL_2D layers the depthwise unit does not take, on the
+// pooling unit (POOL).
 hal::Status poolUnitSupport(const OpView& v, bool avg);
 hal::Status maxPoolSupport(const OpView& v);
 hal::Result<CompiledStep> lowerPoolUnit(const hal::Model& model, uint32_t index, const OpView& v,
                                         const LoweringOptions& options, bool avg);
 hal::Result<CompiledStep> lowerMaxPool(const hal::Model& model, uint32_t index, const OpView& v,
                                        const LoweringOptions& options);
+// MEAN over height and/or width on the pooling unit (POOL with trunc, ISA 1.8).
+hal::Status meanSupport(const OpView& v);
+hal::Result<CompiledStep> lowerMean(const hal::Model& model, uint32_t index, const OpView& v,
+                                    const LoweringOptions& options);
 // ADD, SUB, MUL on the elementwise unit (ELTWISE).
 hal::Status eltwiseSupport(const OpView& v);
 hal::Result<CompiledStep> lowerEltwise(const hal::Model& model, uint32_t index, const OpView& v,

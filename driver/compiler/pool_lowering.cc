@@ -3,15 +3,23 @@
 // convolution on the NPU stores, so a pool after a convolution reads its buffer as it is)
 // and the output stored as channel tiles. One step per (batch, output row, channel tile,
 // column block): the fh input rows of the block's span loaded into INP (DMA rows of pixel
-// vectors; a MAX window clipped by the padding gets the type's minimum written around them
-// by fills, which never wins a maximum), one POOL over the block's output pixels into OUT,
-// one DMA_STORE of the result vectors; INP and OUT double buffered.
+// vectors), POOLs over the block's output pixels into OUT, one DMA_STORE of the result
+// vectors; INP and OUT double buffered.
 //
-// What stays on the CPU: AVG windows clipped by the padding (the unit divides every window
-// of a command by one count) and int16 MAX windows clipped by it (a fill writes one byte
-// value into both bytes: 0x8080 is not int16's minimum); filters over 15 x 15, a row stride
-// over 3 pixels.
+// Windows clipped by the padding: an 8-bit MAX window gets the type's minimum written
+// around its rows by fills (it never wins a maximum), so one POOL takes the block. An AVG
+// window must be divided by its own count, and a fill cannot write int16's minimum (it
+// writes one byte value into both bytes), so there the block's lanes are cut into runs
+// whose windows are clipped alike, and each run is one POOL over just the window's part
+// inside the image (its own fh x fw, hence its own count): the left- and right-most lanes
+// alone, the middle lanes together. What stays on the CPU: filters over 15 x 15, a row
+// stride over 3 pixels.
+//
+// MEAN over height and/or width (8-bit) is the same step: a window per output pixel over the
+// reduced extent, AVG truncating toward zero as the reference's MEAN divides (POOL trunc,
+// ISA 1.8); planes over 15 pixels along a reduced axis stay on the CPU.
 #include <algorithm>
+#include <cstring>
 
 #include "driver/compiler/lowering_internal.h"
 #include "driver/compiler/lowering_table.h"
@@ -27,14 +35,16 @@ using hal::OperandType;
 struct PoolUnitPlan {
   ops::conv::PoolGeometry g;
   bool avg = false, wide = false, isSigned = false, clipped = false;
+  bool trunc = false;  // MEAN: AVG truncating toward zero (ISA 1.8)
+  // Clipped windows as POOLs over their parts inside the image (AVG, int16 MAX), not fills.
+  bool splitClipped = false;
   uint32_t eb = 1;
   int32_t sh = 1, sw = 1;
 };
 
-hal::Result<PoolUnitPlan> planPoolUnit(const OpView& v, bool avg) {
+// The value type: 8-bit, or int16 in the 16x8 mode.
+hal::Status planValueType(const OpView& v, PoolUnitPlan& p) {
   const OperandType t = v.inShape(0).type;
-  PoolUnitPlan p;
-  p.avg = avg;
   if (t == OperandType::TENSOR_QUANT16_SYMM) {
     if (!is16x8(v)) return hal::fail("int16 values outside the 16x8 mode");
     p.wide = true;
@@ -44,7 +54,11 @@ hal::Result<PoolUnitPlan> planPoolUnit(const OpView& v, bool avg) {
   }
   p.isSigned = t != OperandType::TENSOR_QUANT8_ASYMM;
   p.eb = p.wide ? 2 : 1;
-  NNC_ASSIGN_OR_RETURN(p.g, ops::conv::poolGeometry(v.ctx()));
+  return hal::Status::Ok();
+}
+
+// The unit's limits on a geometry, and how its clipped windows run.
+hal::Status planWindows(PoolUnitPlan& p) {
   const ops::conv::PoolGeometry& g = p.g;
   if (g.batches == 0) return hal::fail("empty batch: nothing to compute");
   p.sh = g.outH == 1 ? 1 : g.strideH;
@@ -55,14 +69,65 @@ hal::Result<PoolUnitPlan> planPoolUnit(const OpView& v, bool avg) {
   if (p.sw > 3) return hal::fail("stride w ", p.sw, ": the pooling unit strides rows by 1..3");
   p.clipped = g.padTop > 0 || g.padLeft > 0 || int64_t{g.outH - 1} * p.sh + g.filterH > g.inH ||
               int64_t{g.outW - 1} * p.sw + g.filterW > g.inW;
-  if (p.clipped && avg)
-    return hal::fail(
-        "windows clipped by the padding: their counts differ, and the pooling "
-        "unit divides a row tile's windows by one count");
-  if (p.clipped && p.wide)
-    return hal::fail(
-        "int16 windows clipped by the padding: a fill cannot write int16's "
-        "minimum around them");
+  p.splitClipped = p.clipped && (p.avg || p.wide);
+  return hal::Status::Ok();
+}
+
+hal::Result<PoolUnitPlan> planPoolUnit(const OpView& v, bool avg) {
+  PoolUnitPlan p;
+  p.avg = avg;
+  NNC_TRY(planValueType(v, p));
+  NNC_ASSIGN_OR_RETURN(p.g, ops::conv::poolGeometry(v.ctx()));
+  NNC_TRY(planWindows(p));
+  return p;
+}
+
+// MEAN over height, width or both of an NHWC tensor: one window per output pixel covering
+// the reduced extent (fh = H or 1, fw = W or 1, stride = the window), divided as the
+// reference divides (sum / count, truncating toward zero). The output keeps the input's
+// scale and zero point, so there is no rescale: only the type's range clamps.
+hal::Result<PoolUnitPlan> planMean(const OpView& v) {
+  PoolUnitPlan p;
+  p.avg = true;
+  p.trunc = true;
+  const ops::Shape& in = v.inShape(0);
+  if (in.type == OperandType::TENSOR_QUANT16_SYMM)
+    return hal::fail("input type ", hal::toString(in.type), ": MEAN takes 8-bit values");
+  NNC_TRY(planValueType(v, p));
+  if (in.rank() != 4)
+    return hal::fail("input rank ", in.rank(), ": the pooling unit reduces [N, H, W, C] tensors");
+  if (!v.isConstant(1) || !v.isConstant(2))
+    return hal::fail("the axes and keep_dims are not constants");
+  const ops::Shape& axesShape = v.inShape(1);
+  const auto* axes = reinterpret_cast<const int32_t*>(v.constantBytes(1));
+  bool reduced[4] = {false, false, false, false};
+  const uint32_t naxes = axesShape.rank() == 0 ? 1 : axesShape.dimensions.at(0);
+  for (uint32_t i = 0; i < naxes; ++i) {
+    int32_t a = 0;
+    std::memcpy(&a, axes + i, sizeof a);
+    if (a < 0) a += 4;
+    if (a < 0 || a > 3) return hal::fail("axis ", a, " is outside rank 4");
+    reduced[a] = true;
+  }
+  if (reduced[0] || reduced[3])
+    return hal::fail("MEAN over ", reduced[0] ? "the batch" : "the channels",
+                     ": the pooling unit averages over height and width only");
+  if (!reduced[1] && !reduced[2]) return hal::fail("no axis is reduced");
+  ops::conv::PoolGeometry& g = p.g;
+  g.batches = in.dimensions[0];
+  g.inH = in.dimensions[1];
+  g.inW = in.dimensions[2];
+  g.channels = in.dimensions[3];
+  g.filterH = g.strideH = reduced[1] ? static_cast<int32_t>(g.inH) : 1;
+  g.filterW = g.strideW = reduced[2] ? static_cast<int32_t>(g.inW) : 1;
+  g.outH = reduced[1] ? 1 : g.inH;
+  g.outW = reduced[2] ? 1 : g.inW;
+  g.activation = 0;
+  if (g.inH == 0 || g.inW == 0 || g.channels == 0) return hal::fail("an empty input");
+  if (g.filterH > 15 || g.filterW > 15)
+    return hal::fail("a mean over ", g.filterH, "x", g.filterW,
+                     " pixels: the pooling unit's windows are at most 15x15");
+  NNC_TRY(planWindows(p));
   return p;
 }
 
@@ -75,9 +140,10 @@ hal::Status poolUnitSupport(const OpView& v, bool avg) {
 
 hal::Status maxPoolSupport(const OpView& v) { return poolUnitSupport(v, false); }
 
-hal::Result<CompiledStep> lowerPoolUnit(const hal::Model& model, uint32_t index, const OpView& v,
-                                        const LoweringOptions& options, bool avg) {
-  NNC_ASSIGN_OR_RETURN(PoolUnitPlan p, planPoolUnit(v, avg));
+namespace {
+
+hal::Result<CompiledStep> lowerPoolPlan(const hal::Model& model, uint32_t index, const OpView& v,
+                                        const LoweringOptions& options, const PoolUnitPlan& p) {
   const ops::conv::PoolGeometry& g = p.g;
   const NpuConfig& npu = options.npu;
   const uint32_t C = npu.cols, eb = p.eb, vb = C * eb;
@@ -138,43 +204,78 @@ hal::Result<CompiledStep> lowerPoolUnit(const hal::Model& model, uint32_t index,
         for (uint32_t x0 = 0; x0 < g.outW; x0 += block) {
           const uint32_t m = std::min(block, g.outW - x0), span = spanOf(m);
           const uint32_t pitch = span * vb;
-          const UnitStepStream::Chunk ck = us.beginChunk();
+          // Fills or runs of lanes: at most a clipped run per lane position left and right.
+          const UnitStepStream::Chunk ck =
+              us.beginChunk(16 + 2 * static_cast<uint32_t>((fw + p.sw - 1) / p.sw));
           const uint32_t at = ck.slot * inpSlot;
           const int64_t iy0 = int64_t{oy} * p.sh - g.padTop, ix0 = int64_t{x0} * p.sw - g.padLeft;
           const int64_t ya = std::max<int64_t>(0, iy0), yb = std::min<int64_t>(g.inH, iy0 + fh);
           const int64_t xa = std::max<int64_t>(0, ix0), xb = std::min<int64_t>(g.inW, ix0 + span);
           const uint32_t top = static_cast<uint32_t>(ya - iy0),
                          rows = static_cast<uint32_t>(yb - ya);
-          // The window rows inside the image, then the padding around them.
+          // The window rows inside the image.
           us.load(rowLoad(false,
                           inBase + u * inTileBytes + ((uint64_t{b} * g.inH + ya) * g.inW + xa) * vb,
                           at + top * pitch + static_cast<uint32_t>((xa - ix0) * vb),
                           static_cast<uint64_t>(xb - xa) * vb, rows, uint64_t{g.inW} * vb, pitch));
-          auto fill = [&](uint32_t buf, uint64_t bytes, uint32_t n) {
-            us.load(rowLoad(true, 0, buf, bytes, n, 0, pitch));
-          };
-          if (xa > ix0) fill(at + top * pitch, static_cast<uint64_t>(xa - ix0) * vb, rows);
-          if (ix0 + span > xb)
-            fill(at + top * pitch + static_cast<uint32_t>((xb - ix0) * vb),
-                 static_cast<uint64_t>(ix0 + span - xb) * vb, rows);
-          if (top > 0) fill(at, pitch, top);
-          if (top + rows < fh)
-            fill(at + (top + rows) * pitch, pitch, static_cast<uint32_t>(fh) - top - rows);
           const uint32_t outAt = ck.outSlot * outSlot;
           firmware::Pool pc;
           pc.avg = p.avg;
+          pc.trunc = p.trunc;
           pc.aSigned = p.isSigned;
           pc.wide = p.wide;
-          pc.m = m;
           pc.n = std::min(C, g.channels - u * C);
-          pc.inpAddr = at;
-          pc.fh = static_cast<uint32_t>(fh);
-          pc.fw = static_cast<uint32_t>(fw);
           pc.sw = static_cast<uint32_t>(p.sw);
           pc.rowStride = pitch;
-          pc.outAddr = outAt;
           pc.clampMin = act.min;
           pc.clampMax = act.max;
+          std::vector<firmware::Command> pools;
+          if (!p.splitClipped) {
+            // The padding around the rows inside the image: the type's minimum.
+            auto fill = [&](uint32_t buf, uint64_t bytes, uint32_t n) {
+              us.load(rowLoad(true, 0, buf, bytes, n, 0, pitch));
+            };
+            if (xa > ix0) fill(at + top * pitch, static_cast<uint64_t>(xa - ix0) * vb, rows);
+            if (ix0 + span > xb)
+              fill(at + top * pitch + static_cast<uint32_t>((xb - ix0) * vb),
+                   static_cast<uint64_t>(ix0 + span - xb) * vb, rows);
+            if (top > 0) fill(at, pitch, top);
+            if (top + rows < fh)
+              fill(at + (top + rows) * pitch, pitch, static_cast<uint32_t>(fh) - top - rows);
+            pc.m = m;
+            pc.inpAddr = at;
+            pc.fh = static_cast<uint32_t>(fh);
+            pc.fw = static_cast<uint32_t>(fw);
+            pc.outAddr = outAt;
+            pools.push_back(firmware::Command{{}, pc});
+          } else {
+            // Runs of lanes whose windows are clipped alike, each a POOL over the windows'
+            // rows and columns inside the image; nothing outside them is read.
+            auto clipOf = [&](uint32_t i) {
+              const int64_t x = ix0 + int64_t{i} * p.sw;
+              return std::pair<int64_t, int64_t>{std::max<int64_t>(0, -x),
+                                                 std::max<int64_t>(0, x + fw - g.inW)};
+            };
+            for (uint32_t i0 = 0; i0 < m;) {
+              const auto clip = clipOf(i0);
+              uint32_t i1 = i0 + 1;
+              while (i1 < m && clipOf(i1) == clip) ++i1;
+              const int64_t width = fw - clip.first - clip.second;
+              if (rows == 0 || width <= 0)
+                return hal::fail("output pixel (", oy, ", ", x0 + i0,
+                                 "): its window lies wholly in the padding");
+              firmware::Pool run = pc;
+              run.m = i1 - i0;
+              if (run.m == 1) run.sw = 1;
+              run.inpAddr =
+                  at + top * pitch + static_cast<uint32_t>((int64_t{i0} * p.sw + clip.first) * vb);
+              run.fh = rows;
+              run.fw = static_cast<uint32_t>(width);
+              run.outAddr = outAt + i0 * vb;
+              pools.push_back(firmware::Command{{}, run});
+              i0 = i1;
+            }
+          }
           firmware::DmaStore st;
           st.bufId = firmware::Buffer::kOut;
           st.elemWidth = firmware::ElemWidth::kW8;
@@ -183,17 +284,41 @@ hal::Result<CompiledStep> lowerPoolUnit(const hal::Model& model, uint32_t index,
           st.bufAddr = outAt;
           st.count0 = m * vb;
           st.count1 = 1;
-          us.output(firmware::Command{{}, pc}, {st});
+          us.output(pools, {st});
         }
 
   CompiledStep& step = sb.step();
   NNC_TRY(us.finish(step, "POOL"));
-  step.report.mapping = std::string("POOL on the pooling unit (ISA 1.7): ") +
-                        (p.avg ? "AVG " : "MAX ") + std::to_string(fh) + "x" + std::to_string(fw) +
+  step.report.mapping = std::string("POOL on the pooling unit (ISA 1.") +
+                        (p.trunc ? "8): MEAN as truncating AVG "
+                         : p.avg ? "7): AVG "
+                                 : "7): MAX ") +
+                        std::to_string(fh) + "x" + std::to_string(fw) +
                         ", channel tiles, row tiles of " + std::to_string(block) + " pixels" +
-                        (p.clipped ? ", padding filled with the minimum" : "") +
+                        (!p.clipped       ? ""
+                         : p.splitClipped ? ", clipped windows as POOLs of their parts in the image"
+                                          : ", padding filled with the minimum") +
                         (p.wide ? ", int16" : "");
   return std::move(step);
+}
+
+}  // namespace
+
+hal::Result<CompiledStep> lowerPoolUnit(const hal::Model& model, uint32_t index, const OpView& v,
+                                        const LoweringOptions& options, bool avg) {
+  NNC_ASSIGN_OR_RETURN(PoolUnitPlan p, planPoolUnit(v, avg));
+  return lowerPoolPlan(model, index, v, options, p);
+}
+
+hal::Status meanSupport(const OpView& v) {
+  auto plan = planMean(v);
+  return plan.ok() ? hal::Status::Ok() : hal::fail(plan.error());
+}
+
+hal::Result<CompiledStep> lowerMean(const hal::Model& model, uint32_t index, const OpView& v,
+                                    const LoweringOptions& options) {
+  NNC_ASSIGN_OR_RETURN(PoolUnitPlan p, planMean(v));
+  return lowerPoolPlan(model, index, v, options, p);
 }
 
 hal::Result<CompiledStep> lowerMaxPool(const hal::Model& model, uint32_t index, const OpView& v,
@@ -208,6 +333,8 @@ namespace nncosim::driver {
 void registerPoolLowerings(NpuLoweringTable& t) {
   t.add({hal::OperationType::MAX_POOL_2D, NpuUnit::kPoolingUnit, &internal::maxPoolSupport,
          &internal::lowerMaxPool});
+  t.add({hal::OperationType::MEAN, NpuUnit::kPoolingUnit, &internal::meanSupport,
+         &internal::lowerMean});
 }
 
 }  // namespace nncosim::driver

@@ -22,9 +22,9 @@ void UnitStepStream::endJob() {
   jobOpen_ = false;
 }
 
-UnitStepStream::Chunk UnitStepStream::beginChunk() {
-  // A chunk adds a handful of commands (loads, the unit's command, stores, SYNCs).
-  if (jobOpen_ && options_.maxJobCommands && ss_.commandBound() + 16 > options_.maxJobCommands)
+UnitStepStream::Chunk UnitStepStream::beginChunk(uint32_t commands) {
+  if (jobOpen_ && options_.maxJobCommands &&
+      ss_.commandBound() + commands > options_.maxJobCommands)
     endJob();
   Chunk c;
   c.firstOfJob = !jobOpen_;
@@ -42,10 +42,10 @@ void UnitStepStream::load(const firmware::DmaLoad& d) {
   if (!d.fill) loadBytes_ += bytesOf(d.count0, d.count1, d.count2, d.elemWidth);
 }
 
-void UnitStepStream::output(const firmware::Command& c,
+void UnitStepStream::output(const std::vector<firmware::Command>& unitCommands,
                             const std::vector<firmware::DmaStore>& stores) {
   ss_.beginOutput();
-  ss_.requant(c);
+  for (const firmware::Command& c : unitCommands) ss_.requant(c);
   for (const firmware::DmaStore& s : stores) {
     ss_.store(s);
     ++dmaStores_;

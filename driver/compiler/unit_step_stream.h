@@ -1,6 +1,6 @@
 // The command stream of a step that runs one unit command per chunk of its tensor (ELTWISE,
 // POOL): per chunk a StepStream step (its loads into buffer slot s mod 2) and one output
-// event (the command writing OUT slot e mod 2, then the stores of its results), cut into
+// event (the commands writing OUT slot e mod 2, then the stores of their results), cut into
 // jobs that fit LoweringOptions::maxJobCommands. finish() writes the commands, the report's
 // stream fields (slots, steps, jobs, DMA tallies) and the ISA interpreter's estimate into
 // the step.
@@ -24,11 +24,13 @@ class UnitStepStream {
     uint32_t slot = 0;        // the step's INP / WGT slot
     uint32_t outSlot = 0;     // the OUT slot its command writes
   };
-  // Opens the next chunk (a new job first when this one is full).
-  Chunk beginChunk();
+  // Opens the next chunk (a new job first when this one is full): it may add up to
+  // `commands` commands (loads, the unit's commands, stores, SYNCs).
+  Chunk beginChunk(uint32_t commands = 16);
   void load(const firmware::DmaLoad& d);
-  // The chunk's unit command and the stores of what it wrote.
-  void output(const firmware::Command& c, const std::vector<firmware::DmaStore>& stores);
+  // The chunk's unit commands and the stores of what they wrote.
+  void output(const std::vector<firmware::Command>& unitCommands,
+              const std::vector<firmware::DmaStore>& stores);
   hal::Status finish(CompiledStep& step, const char* what);
 
  private:

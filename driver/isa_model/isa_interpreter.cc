@@ -1125,8 +1125,11 @@ void Machine::pool(const firmware::Pool& p, std::vector<Access>& accesses) {
           sum += x;
           best = std::max(best, x);
         }
-      // AVG: the reference's (sum +- count/2) / count, C's truncating division.
-      int64_t r = p.avg ? (sum >= 0 ? sum + count / 2 : sum - count / 2) / count : best;
+      // AVG: the reference's (sum +- count/2) / count, C's truncating division; with trunc
+      // (ISA 1.8) MEAN's sum / count.
+      int64_t r = !p.avg    ? best
+                  : p.trunc ? sum / count
+                            : (sum >= 0 ? sum + count / 2 : sum - count / 2) / count;
       r = r < p.clampMin ? p.clampMin : (r > p.clampMax ? p.clampMax : r);
       r = std::clamp<int64_t>(r, type.min, type.max);
       uint8_t* out = buffers_[3].data() + p.outAddr + (uint64_t{i} * C + j) * eb;

@@ -1,15 +1,16 @@
-// Testbench `npu_pool`: POOL (ISA 1.7, the pooling unit) on the whole NPU, through the job
-// protocol. INP holds a random image; each iteration fills OUT around the result tile with
-// a poison byte, runs one random POOL (MAX or AVG; uint8, int8 or int16 values; 1..255
+// Testbench `npu_pool`: POOL (ISA 1.7, the pooling unit; trunc, ISA 1.8) on the whole NPU,
+// through the job protocol. INP holds a random image; each iteration fills OUT around the
+// result tile with a poison byte, runs one random POOL (MAX, AVG or truncating AVG, MEAN's
+// division; uint8, int8 or int16 values; 1..255
 // output pixels of 1..16 channels; filters of 1..15 x 1..15, 3x3, 2x2 and 7x7 favoured;
 // strides 1..3; random row strides; clamps random; some footprints ending at INP's last
 // byte) and stores the tile with a margin on both sides: every output must equal the
 // reference's pooling formula over a C++ copy of the image (MAX the largest value, AVG the
-// sum plus or minus half the count, divided with C's truncation), channels past n and the
-// margins must hold the poison. In turn, one fault: a footprint one byte past INP or past
-// OUT (dma_oob naming the buffer), a filter of no rows, an empty clamp range or 16-bit
-// values not marked signed (bad_field at the field). Last, 16 back-to-back 3x3 MAX row tiles
-// of 56 pixels, timed from the doorbell to the interrupt.
+// sum plus or minus half the count, divided with C's truncation, MEAN the sum so divided),
+// channels past n and the margins must hold the poison. In turn, one fault: a footprint one
+// byte past INP or past OUT (dma_oob naming the buffer), a filter of no rows, an empty
+// clamp range, 16-bit values not marked signed or a truncating MAX (bad_field at the field). Last,
+// 16 back-to-back 3x3 MAX row tiles of 56 pixels, timed from the doorbell to the interrupt.
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -48,7 +49,9 @@ int64_t model(const Pool& p, const std::vector<uint8_t>& mem, uint32_t i, uint32
       best = std::max(best, x);
     }
   const int64_t count = int64_t{p.fh} * p.fw;
-  int64_t r = p.avg ? (sum >= 0 ? sum + count / 2 : sum - count / 2) / count : best;
+  int64_t r = !p.avg    ? best
+              : p.trunc ? sum / count
+                        : (sum >= 0 ? sum + count / 2 : sum - count / 2) / count;
   r = std::max<int64_t>(p.clampMin, std::min<int64_t>(p.clampMax, r));
   const int64_t lo = p.wide ? -32768 : p.aSigned ? -128 : 0;
   const int64_t hi = p.wide ? 32767 : p.aSigned ? 127 : 255;
@@ -61,6 +64,7 @@ Pool randomPool(std::mt19937_64& rng, bool atEnd) {
   };
   Pool p;
   p.avg = rng() % 2;
+  p.trunc = p.avg && rng() % 3 == 0;
   p.wide = rng() % 4 == 0;
   p.aSigned = p.wide || rng() % 2;
   const uint32_t eb = p.wide ? 2 : 1;
@@ -81,9 +85,17 @@ Pool randomPool(std::mt19937_64& rng, bool atEnd) {
   p.sw = static_cast<uint32_t>(rnd(1, 3));
   p.m = static_cast<uint32_t>(rng() % 3 ? rnd(1, 64) : rnd(1, 255));
   p.n = static_cast<uint32_t>(rng() % 3 ? kC : rnd(1, kC));
-  const uint32_t spanBytes = ((p.m - 1) * p.sw + p.fw) * kC * eb;
-  p.rowStride = static_cast<uint32_t>(rng() % 2 ? spanBytes : rnd(0, 16000));
-  const uint64_t extent = uint64_t{p.fh - 1} * p.rowStride + spanBytes;
+  const bool rowsBackToBack = rng() % 2;
+  const uint32_t strideDraw = static_cast<uint32_t>(rnd(0, 16000));
+  uint32_t spanBytes = 0;
+  uint64_t extent = 0;
+  // Fewer pixels until the footprint fits INP (15 rows of 255 wide int16 pixels do not).
+  for (;; --p.m) {
+    spanBytes = ((p.m - 1) * p.sw + p.fw) * kC * eb;
+    p.rowStride = rowsBackToBack ? spanBytes : strideDraw;
+    extent = uint64_t{p.fh - 1} * p.rowStride + spanBytes;
+    if (extent <= kInpBufBytes || p.m == 1) break;
+  }
   p.inpAddr = static_cast<uint32_t>(atEnd ? kInpBufBytes - extent : rnd(0, kInpBufBytes - extent));
   const uint32_t outBytes = ((p.m - 1) * kC + p.n) * eb;
   p.outAddr = static_cast<uint32_t>(rnd(kMargin, kOutBufBytes - kMargin - outBytes));
@@ -113,8 +125,8 @@ Pool randomPool(std::mt19937_64& rng, bool atEnd) {
 }
 
 struct Tally {
-  uint64_t commands = 0, results = 0, avg = 0, wide = 0, atEnd = 0, inside = 0, faults = 0,
-           values = 0;
+  uint64_t commands = 0, results = 0, avg = 0, trunc = 0, wide = 0, atEnd = 0, inside = 0,
+           faults = 0, values = 0;
 };
 
 void randomCase(Npu& npu, std::mt19937_64& rng, uint64_t it, Failures& f, Tally& t) {
@@ -141,7 +153,11 @@ void randomCase(Npu& npu, std::mt19937_64& rng, uint64_t it, Failures& f, Tally&
   std::vector<Command> s = {cmd(poison, false, false, false, true),
                             cmd(p, true, false, false, true), cmd(dump, true), cmd(end)};
   std::ostringstream what;
-  what << "POOL " << it << (p.avg ? " AVG " : " MAX ") << p.fh << "x" << p.fw << " s" << p.sw
+  what << "POOL " << it
+       << (!p.avg    ? " MAX "
+           : p.trunc ? " MEAN "
+                     : " AVG ")
+       << p.fh << "x" << p.fw << " s" << p.sw
        << (p.wide      ? " int16"
            : p.aSigned ? " int8"
                        : " uint8")
@@ -150,6 +166,7 @@ void randomCase(Npu& npu, std::mt19937_64& rng, uint64_t it, Failures& f, Tally&
   if (!runJob(npu, s, end.tag, f, what.str(), 400000)) return;
   ++t.commands;
   t.avg += p.avg;
+  t.trunc += p.trunc;
   t.wide += p.wide;
   t.values += uint64_t{p.m} * p.fh * p.fw;
   for (uint32_t b = 0; b < kMargin; ++b)
@@ -209,12 +226,19 @@ void faultCase(Npu& npu, std::mt19937_64& rng, int kind, Failures& f, Tally& t) 
       wantInfo = 4 * 32;  // clamp_min: word 4 bits 15:0
       what = "POOL with an empty clamp range";
       break;
-    default:
+    case 4:
       p.wide = true;
       p.aSigned = false;
       wantCode = static_cast<uint32_t>(ErrCode::kBadField);
       wantInfo = 14;  // wide: word 0 bit 14
       what = "POOL of 16-bit values not signed";
+      break;
+    default:
+      p.avg = false;
+      p.trunc = true;
+      wantCode = static_cast<uint32_t>(ErrCode::kBadField);
+      wantInfo = 15;  // trunc: word 0 bit 15
+      what = "POOL MAX marked truncating";
   }
   const CommandWords bad = encode(Command{Deps{}, p});
   if (wantCode == static_cast<uint32_t>(ErrCode::kBadField) &&
@@ -282,7 +306,7 @@ TestbenchResult runNpuPool(const TestbenchOptions& opt) {
   const uint64_t c0 = npu.cycle();
   for (uint64_t it = 0; it < iterations && f.first.empty(); ++it) {
     randomCase(npu, rng, it, f, t);
-    if (f.first.empty() && it % 2 == 1) faultCase(npu, rng, static_cast<int>((it / 2) % 5), f, t);
+    if (f.first.empty() && it % 2 == 1) faultCase(npu, rng, static_cast<int>((it / 2) % 6), f, t);
     res.iterations = it + 1;
   }
   const uint64_t randomCycles = npu.cycle() - c0;
@@ -292,23 +316,26 @@ TestbenchResult runNpuPool(const TestbenchOptions& opt) {
   if (f.first.empty() && t.atEnd == 0) f.fail("no footprint ended at INP's last byte");
   res.cycles = npu.cycle();
   std::ostringstream os;
-  os << t.commands << " POOLs (" << t.avg << " AVG, " << t.wide << " int16; " << t.atEnd
-     << " ending at INP's last byte; " << t.values << " window values): " << t.results
-     << " results exact vs the reference's formula (" << t.inside
+  os << t.commands << " POOLs (" << t.avg << " AVG, " << t.trunc << " of them truncating, "
+     << t.wide << " int16; " << t.atEnd << " ending at INP's last byte; " << t.values
+     << " window values): " << t.results << " results exact vs the reference's formula ("
+     << t.inside
      << " strictly inside the clamps), channels past n and OUT around each tile untouched ("
      << randomCycles << " cycles); " << t.faults
      << " faults (one byte past INP or OUT: dma_oob; no filter rows, an empty clamp range, "
-        "unsigned 16-bit values: bad_field) as documented; 16 back-to-back 3x3 MAX row tiles "
+        "unsigned 16-bit values, a truncating MAX: bad_field) as documented; 16 back-to-back 3x3 "
+        "MAX row tiles "
         "of 56 pixels ("
      << values << " window values): " << timed << " cycles (doorbell to interrupt, checked)";
   return finish(res, f, os.str());
 }
 
-TestbenchRegistrar reg{TestbenchDef{
-    "npu_pool",
-    "Whole NPU: random POOLs (ISA 1.7) vs the reference's pooling formula, OUT outside the tile "
-    "untouched, their faults, and back-to-back POOLs timed (iterations = commands)",
-    &runNpuPool, 30}};
+TestbenchRegistrar reg{
+    TestbenchDef{"npu_pool",
+                 "Whole NPU: random POOLs (ISA 1.7, trunc 1.8) vs the reference's pooling formula, "
+                 "OUT outside the tile "
+                 "untouched, their faults, and back-to-back POOLs timed (iterations = commands)",
+                 &runNpuPool, 30}};
 
 }  // namespace
 }  // namespace nncosim::testbench

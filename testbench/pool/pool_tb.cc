@@ -1,11 +1,11 @@
 // Testbench `pool`: the pooling unit's datapath (rtl/nnc_pool.sv) against the reference's
-// quantized MAX_POOL_2D and AVERAGE_POOL_2D arithmetic (ops/conv/max_pool_2d.cc,
-// average_pool_2d.cc), bit for bit, with random stalls on both sides. Seeded random windows
-// of 1 to 600 values per lane (clipped border windows are just smaller counts), uint8, int8
-// and int16 values with the type's extremes favoured, MAX and AVG, activation ranges
-// empty, inverted, partial, the type's and the full int32. The AVG reciprocal is derived
-// here as a driver would; its exactness for every |sum| + count/2 < 2^32 is also checked
-// on its own over random and extreme numerators.
+// quantized MAX_POOL_2D, AVERAGE_POOL_2D and MEAN arithmetic (ops/conv/max_pool_2d.cc,
+// average_pool_2d.cc, ops/movement/mean.cc), bit for bit, with random stalls on both sides. Seeded
+// random windows of 1 to 600 values per lane (clipped border windows are just smaller counts),
+// uint8, int8 and int16 values with the type's extremes favoured, MAX, AVG and truncating AVG
+// (MEAN, a third of the AVG windows), activation ranges empty, inverted, partial, the type's and
+// the full int32. The AVG reciprocal is derived here as a driver would; its exactness for every
+// |sum| + count/2 < 2^32 is also checked on its own over random and extreme numerators.
 #include <algorithm>
 #include <cstdint>
 #include <deque>
@@ -45,6 +45,7 @@ uint64_t divideByReciprocal(uint64_t n, const Reciprocal& r) {
 
 struct Window {
   bool max;
+  bool trunc;  // AVG: MEAN's truncating division
   int type;
   std::vector<int16_t> v[kLanes];  // count values per lane
   int32_t actMin, actMax;
@@ -60,8 +61,9 @@ int32_t model(const Window& w, int lane) {
   } else {
     int64_t sum = 0;
     for (int16_t x : v) sum += x;
-    // C++ division truncates toward zero; +-count/2 makes it round half away from zero.
-    r = sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
+    // C++ division truncates toward zero (MEAN); +-count/2 makes it round half away from
+    // zero (AVERAGE_POOL_2D).
+    r = w.trunc ? sum / count : sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
   }
   r = r < w.actMin ? w.actMin : (r > w.actMax ? w.actMax : r);
   r = saturateToType(r, w.type);
@@ -75,6 +77,7 @@ class Generator {
   Window window() {
     Window w;
     w.max = pick(2);
+    w.trunc = !w.max && pick(3) == 0;
     w.type = static_cast<int>(pick(3));
     size_t count;
     switch (pick(8)) {
@@ -185,7 +188,8 @@ TestbenchResult run(const TestbenchOptions& opt) {
 
   std::deque<Window> inFlight;
   MismatchLog firstMismatches;
-  uint64_t sent = 0, received = 0, checked = 0, unclamped = 0, maxChecked = 0, values = 0;
+  uint64_t sent = 0, received = 0, checked = 0, unclamped = 0, maxChecked = 0, truncChecked = 0,
+           values = 0;
   Window next = gen.window();
   size_t pos = 0;  // the next value of `next` to send
   uint64_t maxCycles = 1000;
@@ -201,6 +205,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
     dut->in_last_i = pos + 1 == count;
     const Reciprocal r = reciprocal(static_cast<uint32_t>(count));
     dut->in_max_i = next.max;
+    dut->in_trunc_i = next.trunc;
     dut->in_count_i = static_cast<uint32_t>(count);
     dut->in_recip_i = r.mult;  // 33 bits: a QData port
     dut->in_recip_shift_i = static_cast<uint8_t>(r.shift);
@@ -220,6 +225,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
           const int32_t want = model(w, l);
           ++checked;
           maxChecked += w.max;
+          truncChecked += w.trunc;
           const int64_t lo = std::max<int64_t>(w.actMin, kTypeMin[w.type]);
           const int64_t hi = std::min<int64_t>(w.actMax, kTypeMax[w.type]);
           unclamped += want > lo && want < hi;
@@ -227,10 +233,13 @@ TestbenchResult run(const TestbenchOptions& opt) {
             ++res.mismatches;
             if (firstMismatches.wants()) {
               std::ostringstream m;
-              m << "window " << received << " lane " << l << " " << (w.max ? "MAX" : "AVG") << " "
-                << kOutTypeName[w.type] << " of " << w.v[l].size() << " values (first " << w.v[l][0]
-                << ") act=[" << w.actMin << "," << w.actMax << "] -> got " << got << ", want "
-                << want;
+              m << "window " << received << " lane " << l << " "
+                << (w.max     ? "MAX"
+                    : w.trunc ? "MEAN"
+                              : "AVG")
+                << " " << kOutTypeName[w.type] << " of " << w.v[l].size() << " values (first "
+                << w.v[l][0] << ") act=[" << w.actMin << "," << w.actMax << "] -> got " << got
+                << ", want " << want;
               firstMismatches.add(m.str());
             }
           }
@@ -269,8 +278,9 @@ TestbenchResult run(const TestbenchOptions& opt) {
   res.passed = res.mismatches == 0;
   if (res.passed) {
     s << checked << " lane results bit-exact vs the reference's pooling arithmetic: " << maxChecked
-      << " MAX, " << checked - maxChecked << " AVG, " << unclamped << " of them inside the clamps ("
-      << windows << " windows of " << kLanes << " lanes, " << values << " values, " << res.cycles
+      << " MAX, " << checked - maxChecked - truncChecked << " AVG, " << truncChecked
+      << " truncating AVG (MEAN), " << unclamped << " of them inside the clamps (" << windows
+      << " windows of " << kLanes << " lanes, " << values << " values, " << res.cycles
       << " cycles); " << recipChecked << " reciprocal quotients exact";
   } else {
     s << res.mismatches << " mismatches";

@@ -131,6 +131,16 @@ std::vector<uint8_t> toBytes(const std::vector<int32_t>& v, OperandType t) {
   return b;
 }
 
+// A runtime input of type t holding `values`.
+hal::TensorValue tensorValue(OperandType t, const std::vector<uint32_t>& dims,
+                             const std::vector<int32_t>& values) {
+  hal::TensorValue v;
+  v.type = t;
+  v.dimensions = dims;
+  v.bytes = toBytes(values, t);
+  return v;
+}
+
 const char* activationName(int32_t a) {
   switch (a) {
     case 0:
@@ -538,11 +548,7 @@ RandomLayer randomConv(Rng& r, ConvKind kind, const GeneratorOptions& opt) {
   const uint32_t output = b.addOutput(t, outDims, oq.outScale, oq.outZp);
   b.addOperation(L.type, args, {output});
   L.model = b.build();
-  hal::TensorValue v;
-  v.type = t;
-  v.dimensions = inDims;
-  v.bytes = toBytes(inValues, t);
-  L.inputs.push_back(std::move(v));
+  L.inputs.push_back(tensorValue(t, inDims, inValues));
 
   std::ostringstream d;
   d << hal::toString(L.type)
@@ -687,11 +693,7 @@ RandomLayer randomTransposeConv(Rng& r, const GeneratorOptions& opt) {
   args.push_back(b.addBool(nchw));
   b.addOperation(L.type, args, {b.addOutput(t, outDims, oq.outScale, oq.outZp)});
   L.model = b.build();
-  hal::TensorValue v;
-  v.type = t;
-  v.dimensions = inDims;
-  v.bytes = toBytes(inValues, t);
-  L.inputs.push_back(std::move(v));
+  L.inputs.push_back(tensorValue(t, inDims, inValues));
 
   std::ostringstream d;
   d << "TRANSPOSE_CONV_2D"
@@ -778,11 +780,7 @@ RandomLayer randomFullyConnected(Rng& r, const GeneratorOptions& opt) {
   const uint32_t output = b.addOutput(t, {batches, units}, oq.outScale, oq.outZp);
   b.addOperation(L.type, {input, weights, biasOperand, b.addInt32(activation)}, {output});
   L.model = b.build();
-  hal::TensorValue v;
-  v.type = t;
-  v.dimensions = inDims;
-  v.bytes = toBytes(inValues, t);
-  L.inputs.push_back(std::move(v));
+  L.inputs.push_back(tensorValue(t, inDims, inValues));
 
   std::ostringstream d;
   d << "FULLY_CONNECTED"
@@ -1123,11 +1121,7 @@ RandomLayer randomPool(Rng& r, const GeneratorOptions& opt, OperationType type) 
   for (int32_t v : {pl, pr, pt, pb, sw, sh, fw, fh, activation}) args.push_back(b.addInt32(v));
   b.addOperation(L.type, args, {output});
   L.model = b.build();
-  hal::TensorValue v;
-  v.type = t;
-  v.dimensions = inDims;
-  v.bytes = toBytes(values, t);
-  L.inputs.push_back(std::move(v));
+  L.inputs.push_back(tensorValue(t, inDims, values));
 
   std::ostringstream d;
   d << hal::toString(type)
@@ -1137,6 +1131,71 @@ RandomLayer randomPool(Rng& r, const GeneratorOptions& opt, OperationType type) 
     << " in " << ops::toString(inDims) << " filter " << fh << "x" << fw << " stride " << sh << "x"
     << sw << " pad t" << pt << " b" << pb << " l" << pl << " r" << pr << " act "
     << activationName(activation) << " | zp " << zp << " scale " << fmt(scale) << " | data "
+    << pattern;
+  L.description = d.str();
+  return L;
+}
+
+// MEAN of an [N, H, W, C] tensor over height and width (the global pool of Keras-exported
+// networks; two thirds of the layers), height alone or width alone, the axes sometimes
+// negative or repeated, keep_dims either way; planes up to 15 x 15 (the pooling unit's
+// windows) and a tenth up to 24 (the CPU's, with its reason), a twentieth over the channels
+// (the CPU's); uint8 or int8, the output quantized as the input (NNAPI's rule).
+RandomLayer randomMean(Rng& r, const GeneratorOptions& opt) {
+  RandomLayer L;
+  L.type = OperationType::MEAN;
+  const bool isSigned = r.coin();
+  const OperandType t = isSigned ? kS8 : kU8;
+  const QRange q = rangeOf(t);
+  const uint32_t batches = randomBatch(r, std::max<uint32_t>(1, opt.maxBatch));
+  const uint32_t c = randomChannels(r, std::max<uint32_t>(1, opt.maxChannels) * 2);
+  const uint32_t maxS = r.coin(0.1) ? 24 : 15;
+  const uint32_t inH = static_cast<uint32_t>(r.range(1, static_cast<int32_t>(maxS)));
+  const uint32_t inW = static_cast<uint32_t>(r.range(1, static_cast<int32_t>(maxS)));
+  std::vector<int32_t> axes;
+  const int kind = r.range(0, 19);
+  if (kind < 13)
+    axes = {1, 2};
+  else if (kind < 16)
+    axes = {1};
+  else if (kind < 19)
+    axes = {2};
+  else
+    axes = {3};
+  for (int32_t& a : axes)
+    if (r.coin(0.25)) a -= 4;  // the same axis, counted from the end
+  if (r.coin(0.1)) axes.push_back(axes.front());
+  if (r.coin()) std::reverse(axes.begin(), axes.end());
+  const bool keepDims = r.coin();
+  const float scale = static_cast<float>(r.logUniform(1e-3, 0.2));
+  const int32_t zp = randomZeroPoint(r, q);
+  std::string pattern;
+  const std::vector<int32_t> values =
+      randomValues(r, size_t{batches} * inH * inW * c, q, zp, &pattern);
+
+  std::vector<uint32_t> outDims;
+  const std::vector<uint32_t> inDims = {batches, inH, inW, c};
+  for (uint32_t d = 0; d < 4; ++d) {
+    bool reduced = false;
+    for (int32_t a : axes) reduced = reduced || (a < 0 ? a + 4 : a) == static_cast<int32_t>(d);
+    if (!reduced)
+      outDims.push_back(inDims[d]);
+    else if (keepDims)
+      outDims.push_back(1);
+  }
+  hal::ModelBuilder b;
+  const uint32_t input = b.addInput(t, inDims, scale, zp);
+  const uint32_t output = b.addOutput(t, outDims, scale, zp);
+  const uint32_t axesOperand =
+      b.addConstant(OperandType::TENSOR_INT32, {static_cast<uint32_t>(axes.size())}, axes);
+  b.addOperation(L.type, {input, axesOperand, b.addInt32(keepDims ? 1 : 0)}, {output});
+  L.model = b.build();
+  L.inputs.push_back(tensorValue(t, inDims, values));
+
+  std::ostringstream d;
+  d << "MEAN " << (isSigned ? "s8" : "u8") << " in " << ops::toString(inDims) << " axes [";
+  for (size_t i = 0; i < axes.size(); ++i) d << (i ? "," : "") << axes[i];
+  d << "] keep_dims " << keepDims << " | zp " << zp << " scale " << fmt(scale) << " | data "
     << pattern;
   L.description = d.str();
   return L;
@@ -1230,6 +1289,7 @@ const std::vector<hal::OperationType>& onRequestLayerTypes() {
                                                          OperationType::QUANTIZED_LSTM,
                                                          OperationType::AVERAGE_POOL_2D,
                                                          OperationType::MAX_POOL_2D,
+                                                         OperationType::MEAN,
                                                          OperationType::ADD,
                                                          OperationType::SUB,
                                                          OperationType::MUL};
@@ -1283,6 +1343,9 @@ RandomLayer randomLayer(uint64_t seed, const GeneratorOptions& options) {
     case OperationType::AVERAGE_POOL_2D:
     case OperationType::MAX_POOL_2D:
       L = randomPool(r, options, type);
+      break;
+    case OperationType::MEAN:
+      L = randomMean(r, options);
       break;
     case OperationType::ADD:
     case OperationType::SUB:

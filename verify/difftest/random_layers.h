@@ -14,7 +14,8 @@
 // peephole, layer-norm, projection and clipping variants; constant weights, random activations and
 // cell states, batches up to 40; AVERAGE_POOL_2D and MAX_POOL_2D (filters up to 7x7, a
 // tenth up to 15x15, strides, some padding, uint8, int8 and int16 in the 16x8 mode, every
-// fused activation); and ADD, SUB, MUL (the elementwise unit:
+// fused activation); MEAN over height and/or width (uint8, int8; the pooling unit); and
+// ADD, SUB, MUL (the elementwise unit:
 // same shapes and every broadcast it takes, constant or runtime inputs, uint8, int8 and int16
 // ADD/SUB in the 16x8 mode, every fused activation).
 //
@@ -55,8 +56,8 @@ struct RandomLayer {
 // The operation types the generator draws by default (the MAC array's operations).
 const std::vector<hal::OperationType>& randomLayerTypes();
 // The types it produces only when asked for them: the LSTM steps, AVERAGE_POOL_2D
-// (mostly unclipped windows, which run on the depthwise unit or the pooling unit; a share
-// clipped, which stay on the CPU), MAX_POOL_2D (the pooling unit), and ADD, SUB, MUL (the
+// (mostly unclipped windows, which run on the depthwise unit; clipped ones and the rest on
+// the pooling unit), MAX_POOL_2D and MEAN (the pooling unit), and ADD, SUB, MUL (the
 // elementwise unit).
 const std::vector<hal::OperationType>& onRequestLayerTypes();
 // True when `type` is one of randomLayerTypes() or onRequestLayerTypes().
