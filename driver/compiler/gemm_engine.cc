@@ -563,9 +563,40 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
     for (uint32_t cap : {8u, 4u, 2u})
       if (cap < tiles) caps.push_back(cap);
   }
+  const bool fast = preference == hal::ExecutionPreference::FAST_SINGLE_ANSWER;
+  // Deeper pipelines: a third buffer slot lets the loads run further ahead of the
+  // computes, and smaller steps start the first computes sooner and end with a shorter
+  // tail; both cost buffer space (each slot holds fewer rows) and commands, so each is kept
+  // only when its estimate is strictly faster. The depthwise layers, whose loads and
+  // computes are alike in length, gain most (MobileNet-v1's first ones 12-16 %). `block` is
+  // the row tiles per step of the phase size's plain plan.
+  auto deeperVariants = [&](uint32_t phaseCap, uint32_t block) {
+    struct Slots {
+      uint32_t slots, rowCap;  // rowCap 0: as many row tiles as the buffers hold
+    };
+    // (A fourth slot won no layer of MobileNet-v1, MobileNet-v2 or ResNet-50 that these do
+    // not, so it is not tried: the search is a fifth shorter.)
+    std::vector<Slots> slots = {{3, 0}};
+    for (uint32_t cap : {block / 2, block / 4})
+      if (cap > 0) slots.insert(slots.end(), {{2, cap}, {3, cap}});
+    std::vector<PlanOptions> out;
+    for (const Slots& v : slots)
+      for (bool late : {false, true}) {
+        PlanOptions o = base;
+        o.maxTilesPerPhase = phaseCap;
+        o.bufferSlots = v.slots;
+        o.outSlots = v.slots;
+        o.maxRowTilesPerStep = v.rowCap;
+        o.lateLoads = late;
+        out.push_back(o);
+      }
+    return out;
+  };
   hal::Result<std::vector<firmware::Command>> best = hal::Error{"no plan"};
   StepReport bestReport;
   uint64_t bestCycles = 0;
+  uint32_t bestCap = 0;
+  std::vector<uint32_t> blocks;  // per phase size: its plain plan's row tiles per step
   for (uint32_t cap : caps) {
     PlanOptions o = base;
     o.maxTilesPerPhase = cap;
@@ -573,6 +604,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
     r.phaseCap = cap;
     auto commands = emitGemm(spec, npu, o, tag, r);
     if (!commands.ok()) return commands;
+    blocks.push_back(r.rowTilesPerStep);
     // A candidate with the best's cycles may still win on its load bytes, so only one
     // with more stops early.
     const uint64_t limit = best.ok() ? std::min(cycleLimit, bestCycles + 1) : cycleLimit;
@@ -584,17 +616,24 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
       best = std::move(commands);
       bestReport = r;
       bestCycles = cycles;
+      bestCap = cap;
     }
   }
-  // The best phase size with the next step's loads among the REQUANT_STOREs.
-  if (preference == hal::ExecutionPreference::FAST_SINGLE_ANSWER && best.ok()) {
-    PlanOptions o = base;
-    o.maxTilesPerPhase = bestReport.phaseCap;
-    o.lateLoads = true;
-    StepReport r = report;
-    auto commands = emitGemm(spec, npu, o, tag, r);
-    if (commands.ok()) {
-      // Kept only when strictly faster (an estimate that fails keeps the best too).
+  // The best phase size with the next step's loads among the REQUANT_STOREs, then its
+  // deeper pipelines; each kept only when strictly faster (an estimate that fails keeps
+  // the best too).
+  if (fast && best.ok()) {
+    const uint32_t block = bestReport.rowTilesPerStep;
+    PlanOptions late = base;
+    late.maxTilesPerPhase = bestCap;
+    late.lateLoads = true;
+    std::vector<PlanOptions> candidates = {late};
+    for (const PlanOptions& o : deeperVariants(bestCap, block)) candidates.push_back(o);
+    for (const PlanOptions& o : candidates) {
+      StepReport r = report;
+      r.phaseCap = bestCap;
+      auto commands = emitGemm(spec, npu, o, tag, r);
+      if (!commands.ok()) continue;  // the buffers do not hold that many slots
       auto estimated = estimate(*commands, std::min(cycleLimit, bestCycles));
       if (estimated.ok() && *estimated) {
         best = std::move(commands);
@@ -603,51 +642,20 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
       }
     }
   }
-  // Deeper pipelines: a third or fourth buffer slot lets the loads run further ahead of the
-  // computes, and smaller steps start the first computes sooner and end with a shorter
-  // tail; both cost buffer space (each slot holds fewer rows) and commands, so each is kept
-  // only when its estimate is strictly faster. The depthwise layers, whose loads and
-  // computes are alike in length, gain most (MobileNet-v1's first ones 12-16 %).
-  if (preference == hal::ExecutionPreference::FAST_SINGLE_ANSWER && best.ok()) {
-    const uint32_t block = bestReport.rowTilesPerStep;
-    struct Variant {
-      uint32_t slots, rowCap;  // rowCap 0: as many row tiles as the buffers hold
-    };
-    std::vector<Variant> variants = {{3, 0}, {4, 0}};
-    for (uint32_t cap : {block / 2, block / 4})
-      if (cap > 0) variants.insert(variants.end(), {{2, cap}, {3, cap}});
-    const uint32_t phaseCap = bestReport.phaseCap;
-    for (const Variant& v : variants)
-      for (bool late : {false, true}) {
-        PlanOptions o = base;
-        o.maxTilesPerPhase = phaseCap;
-        o.bufferSlots = v.slots;
-        o.outSlots = v.slots;
-        o.maxRowTilesPerStep = v.rowCap;
-        o.lateLoads = late;
-        StepReport r = report;
-        r.phaseCap = phaseCap;
-        auto commands = emitGemm(spec, npu, o, tag, r);
-        if (!commands.ok()) continue;  // the buffers do not hold that many slots
-        auto estimated = estimate(*commands, std::min(cycleLimit, bestCycles));
-        if (estimated.ok() && *estimated) {
-          best = std::move(commands);
-          bestReport = r;
-          bestCycles = **estimated;
-        }
-      }
-  }
   if (!best.ok()) {
     // Every phase size reaches the caller's limit (an emit error returned above). The
-    // plan could still come in under it as the best of them with late loads, whose
-    // cycles that best's do not bound; but only if some phase size's late-loads variant
-    // does. If none does, the plan cannot.
+    // plan could still come in under it as one of their late-loads or deeper variants,
+    // whose cycles theirs do not bound; but only if one of those does, for some phase
+    // size. If none does, the plan cannot: it is the best of them, by the best phase
+    // size's plain plan, which is among the variants tried here.
     bool under = false;
-    if (preference == hal::ExecutionPreference::FAST_SINGLE_ANSWER)
-      for (uint32_t cap : caps) {
-        PlanOptions o = base;
-        o.maxTilesPerPhase = cap;
-        o.lateLoads = true;
+    for (size_t i = 0; fast && i < caps.size() && !under; ++i) {
+      PlanOptions late = base;
+      late.maxTilesPerPhase = caps[i];
+      late.lateLoads = true;
+      std::vector<PlanOptions> candidates = {late};
+      for (const PlanOptions& o : deeperVariants(caps[i], blocks[i])) candidates.push_back(o);
+      for (const PlanOptions& o : candidates) {
         StepReport r = report;
         auto commands = emitGemm(spec, npu, o, tag, r);
         if (!commands.ok()) continue;
@@ -657,6 +665,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
           break;
         }
       }
+    }
     if (!under) return hal::fail(kOverCycleLimit, cycleLimit, " cycles");
     // Rare: choose as without a limit (the best phase size needs its exact cycles).
     return emitGemmFor(spec, npu, preference, maxJobCommands, cost, tag, report,
