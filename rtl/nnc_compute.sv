@@ -145,6 +145,11 @@ module nnc_compute
   assign c_is_gemm = c_op == nnc_isa_pkg::OpcodeGemm;
   assign c_is_dw   = c_op == nnc_isa_pkg::OpcodeDwconv;
 
+  // POOL's window (ISA 1.8): fh + 15*fh_hi rows, fw + 15*fw_hi columns, 1..240.
+  logic [7:0] c_pool_fh, c_pool_fw;
+  assign c_pool_fh = 8'(c_p.fh) + ({4'd0, c_p.fh_hi} << 4) - {4'd0, c_p.fh_hi};
+  assign c_pool_fw = 8'(c_p.fw) + ({4'd0, c_p.fw_hi} << 4) - {4'd0, c_p.fw_hi};
+
   function automatic logic over(logic [39:0] end_byte, int unsigned size);
     over = end_byte > 40'(size);
   endfunction
@@ -224,8 +229,8 @@ module nnc_compute
       nnc_isa_pkg::OpcodePool: begin
         // The last filter row's span of pixel vectors; m result vectors, the last n wide.
         eb = c_p.wide ? 40'd2 : 40'd1;
-        inp_end = 40'(c_p.inp_addr) + 40'(4'(c_p.fh - 4'd1)) * 40'(c_p.row_stride) +
-                  (40'(8'(c_p.m - 8'd1)) * 40'(c_p.sw) + 40'(c_p.fw)) * 40'(Cols) * eb;
+        inp_end = 40'(c_p.inp_addr) + 40'(8'(c_pool_fh - 8'd1)) * 40'(c_p.row_stride) +
+                  (40'(8'(c_p.m - 8'd1)) * 40'(c_p.sw) + 40'(c_pool_fw)) * 40'(Cols) * eb;
         if (over(inp_end, InpBytes)) begin
           c_oob = 1'b1;
           c_oob_buf = nnc_isa_pkg::BufferInp;
@@ -681,8 +686,8 @@ module nnc_compute
     .m_i          (c_p.m),
     .n_i          (c_p.n),
     .inp_addr_i   (c_p.inp_addr),
-    .fh_i         (c_p.fh),
-    .fw_i         (c_p.fw),
+    .fh_i         (c_pool_fh),
+    .fw_i         (c_pool_fw),
     .sw_i         (c_p.sw),
     .row_stride_i (c_p.row_stride),
     .out_addr_i   (c_p.out_addr),

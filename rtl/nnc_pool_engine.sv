@@ -1,5 +1,6 @@
 // POOL (ISA 1.7): feeds nnc_pool from INP and writes its results to OUT. One command is a
-// row tile: for each of m output pixels the fh x fw pixel vectors of its window are read
+// row tile: for each of m output pixels the fh x fw pixel vectors of its window (1..240
+// each, ISA 1.8; nnc_compute adds the fields' fifteens) are read
 // one per cycle (lane j = channel j of the vector, as DWCONV reads them), the window's
 // first and last marked; each window's result vector is written to OUT as it leaves the
 // unit, channels past n under cleared byte enables. Nothing holds the unit's output (the
@@ -9,7 +10,7 @@
 // AVG divides by fh*fw (rounding half away from zero, or with trunc, ISA 1.8, truncating
 // toward zero as MEAN does) through the unit's reciprocal, recip = ceil(2^(32+l) / count) with
 // l = ceil(log2(count)): computed here before the first read by restoring division of
-// 2^(32+l) - 1 by count, one quotient bit per cycle (32 + l <= 40 cycles), so the command
+// 2^(32+l) - 1 by count, one quotient bit per cycle (32 + l <= 48 cycles), so the command
 // needs no table and carries no derived field. MAX starts at once.
 //
 // The compute unit starts it only when nothing else runs and checks the footprints first.
@@ -33,8 +34,8 @@ module nnc_pool_engine
   input  logic [7:0]            m_i,
   input  logic [7:0]            n_i,
   input  logic [AddrW-1:0]      inp_addr_i,
-  input  logic [3:0]            fh_i,
-  input  logic [3:0]            fw_i,
+  input  logic [7:0]            fh_i,
+  input  logic [7:0]            fw_i,
   input  logic [1:0]            sw_i,
   input  logic [AddrW-1:0]      row_stride_i,
   input  logic [AddrW-1:0]      out_addr_i,
@@ -57,16 +58,16 @@ module nnc_pool_engine
   state_e           state_q;
   logic             avg_q, trunc_q, a_signed_q, wide_q;
   logic [7:0]       m_q, n_q, issued_q, written_q;
-  logic [3:0]       fh_q, fw_q, fy_q, fx_q;
+  logic [7:0]       fh_q, fw_q, fy_q, fx_q;
   logic [1:0]       sw_q;
   logic [AddrW-1:0] row_stride_q, out_q;
   logic [AddrW-1:0] pix_q, row_q, tap_q;  // the read address's parts: pixel, filter row, tap
   logic [15:0]      clamp_min_q, clamp_max_q;
   // AVG's reciprocal: the window's count, l, the division's remainder and quotient.
-  logic [7:0]       count_q;
-  logic [3:0]       l_q;
+  logic [15:0]      count_q;  // up to 240 x 240
+  logic [4:0]       l_q;
   logic [5:0]       div_left_q;
-  logic [8:0]       rem_q;
+  logic [16:0]      rem_q;
   logic [32:0]      quot_q;  // < 2^33: count > 2^(l-1)
   logic [32:0]      recip_q;
   // The beat read last cycle: its window flags.
@@ -79,20 +80,20 @@ module nnc_pool_engine
 
   assign vb     = AddrW'(Lanes) << wide_q;
   assign issue  = state_q == PlStream;
-  assign first  = fy_q == 4'd0 && fx_q == 4'd0;
-  assign last   = fy_q == fh_q - 4'd1 && fx_q == fw_q - 4'd1;
+  assign first  = fy_q == 8'd0 && fx_q == 8'd0;
+  assign last   = fy_q == fh_q - 8'd1 && fx_q == fw_q - 8'd1;
   assign busy_o = state_q != PlIdle;
 
-  // ceil(log2(c)) for a count of 1..225.
-  function automatic logic [3:0] clog2_count(logic [7:0] c);
-    clog2_count = 4'd0;
-    for (int unsigned b = 0; b < 8; b++) begin
-      if ({1'b0, c} > (9'd1 << b)) clog2_count = 4'(b + 1);
+  // ceil(log2(c)) for a count of 1..57,600.
+  function automatic logic [4:0] clog2_count(logic [15:0] c);
+    clog2_count = 5'd0;
+    for (int unsigned b = 0; b < 16; b++) begin
+      if ({1'b0, c} > (17'd1 << b)) clog2_count = 5'(b + 1);
     end
   endfunction
 
-  logic [7:0] start_count;
-  assign start_count = 8'(fh_i) * 8'(fw_i);
+  logic [15:0] start_count;
+  assign start_count = 16'(fh_i) * 16'(fw_i);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -145,8 +146,8 @@ module nnc_pool_engine
     // Restoring division of 2^(32+l) - 1 (all ones) by count, a bit per cycle.
     if (state_q == PlDivide) begin
       if (div_left_q != 6'd0) begin
-        logic [8:0] r;
-        r = {rem_q[7:0], 1'b1};
+        logic [16:0] r;
+        r = {rem_q[15:0], 1'b1};
         if (r >= {1'b0, count_q}) begin
           rem_q  <= r - {1'b0, count_q};
           quot_q <= {quot_q[31:0], 1'b1};
@@ -160,14 +161,14 @@ module nnc_pool_engine
       end
     end
     if (issue) begin
-      if (fx_q != fw_q - 4'd1) begin
-        fx_q  <= fx_q + 4'd1;
+      if (fx_q != fw_q - 8'd1) begin
+        fx_q  <= fx_q + 8'd1;
         tap_q <= tap_q + vb;
       end else begin
         fx_q  <= '0;
         tap_q <= '0;
-        if (fy_q != fh_q - 4'd1) begin
-          fy_q  <= fy_q + 4'd1;
+        if (fy_q != fh_q - 8'd1) begin
+          fy_q  <= fy_q + 8'd1;
           row_q <= row_q + row_stride_q;
         end else begin
           fy_q  <= '0;
@@ -247,7 +248,7 @@ module nnc_pool_engine
   end
 
   logic unused_engine;
-  assign unused_engine = ^{inp_rdata_i, unit_ready, rem_q[8]};
+  assign unused_engine = ^{inp_rdata_i, unit_ready, rem_q[16]};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

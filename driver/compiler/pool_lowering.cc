@@ -12,18 +12,20 @@
 // writes one byte value into both bytes), so there the block's lanes are cut into runs
 // whose windows are clipped alike, and each run is one POOL over just the window's part
 // inside the image (its own fh x fw, hence its own count): the left- and right-most lanes
-// alone, the middle lanes together. What stays on the CPU: filters over 15 x 15, a row
-// stride over 3 pixels.
+// alone, the middle lanes together. Windows up to 240 x 240 (ISA 1.8's fh_hi, fw_hi; a
+// global pool of a 56 x 56 map is one window) as far as fh rows of a block's span fit half
+// of INP. What stays on the CPU: larger filters, a row stride over 3 pixels.
 //
 // MEAN over height and/or width (8-bit) is the same step: a window per output pixel over the
 // reduced extent, AVG truncating toward zero as the reference's MEAN divides (POOL trunc,
-// ISA 1.8); planes over 15 pixels along a reduced axis stay on the CPU.
+// ISA 1.8); planes over 240 pixels along a reduced axis stay on the CPU.
 #include <algorithm>
 #include <cstring>
 
 #include "driver/compiler/lowering_internal.h"
 #include "driver/compiler/lowering_table.h"
 #include "driver/compiler/unit_step_stream.h"
+#include "firmware/pool_window.h"
 #include "ops/conv/pooling.h"
 #include "ops/quant/quant_params.h"
 
@@ -63,9 +65,10 @@ hal::Status planWindows(PoolUnitPlan& p) {
   if (g.batches == 0) return hal::fail("empty batch: nothing to compute");
   p.sh = g.outH == 1 ? 1 : g.strideH;
   p.sw = g.outW == 1 ? 1 : g.strideW;
-  if (g.filterH > 15 || g.filterW > 15)
+  constexpr int32_t kMax = static_cast<int32_t>(firmware::kPoolWindowMax);
+  if (g.filterH > kMax || g.filterW > kMax)
     return hal::fail("filter ", g.filterH, "x", g.filterW,
-                     ": the pooling unit's windows are at most 15x15");
+                     ": the pooling unit's windows are at most ", kMax, "x", kMax);
   if (p.sw > 3) return hal::fail("stride w ", p.sw, ": the pooling unit strides rows by 1..3");
   p.clipped = g.padTop > 0 || g.padLeft > 0 || int64_t{g.outH - 1} * p.sh + g.filterH > g.inH ||
               int64_t{g.outW - 1} * p.sw + g.filterW > g.inW;
@@ -124,9 +127,10 @@ hal::Result<PoolUnitPlan> planMean(const OpView& v) {
   g.outW = reduced[2] ? 1 : g.inW;
   g.activation = 0;
   if (g.inH == 0 || g.inW == 0 || g.channels == 0) return hal::fail("an empty input");
-  if (g.filterH > 15 || g.filterW > 15)
+  constexpr int32_t kMax = static_cast<int32_t>(firmware::kPoolWindowMax);
+  if (g.filterH > kMax || g.filterW > kMax)
     return hal::fail("a mean over ", g.filterH, "x", g.filterW,
-                     " pixels: the pooling unit's windows are at most 15x15");
+                     " pixels: the pooling unit's windows are at most ", kMax, "x", kMax);
   NNC_TRY(planWindows(p));
   return p;
 }
@@ -204,9 +208,11 @@ hal::Result<CompiledStep> lowerPoolPlan(const hal::Model& model, uint32_t index,
         for (uint32_t x0 = 0; x0 < g.outW; x0 += block) {
           const uint32_t m = std::min(block, g.outW - x0), span = spanOf(m);
           const uint32_t pitch = span * vb;
-          // Fills or runs of lanes: at most a clipped run per lane position left and right.
-          const UnitStepStream::Chunk ck =
-              us.beginChunk(16 + 2 * static_cast<uint32_t>((fw + p.sw - 1) / p.sw));
+          // Fills, or runs of lanes: the lanes clipped on the left or on the right one run
+          // each (ceil(fw / sw) at most per side), the rest one.
+          const uint32_t runs =
+              std::min<uint32_t>(m, 2 * static_cast<uint32_t>((fw + p.sw - 1) / p.sw) + 1);
+          const UnitStepStream::Chunk ck = us.beginChunk(16 + runs);
           const uint32_t at = ck.slot * inpSlot;
           const int64_t iy0 = int64_t{oy} * p.sh - g.padTop, ix0 = int64_t{x0} * p.sw - g.padLeft;
           const int64_t ya = std::max<int64_t>(0, iy0), yb = std::min<int64_t>(g.inH, iy0 + fh);
@@ -244,8 +250,7 @@ hal::Result<CompiledStep> lowerPoolPlan(const hal::Model& model, uint32_t index,
               fill(at + (top + rows) * pitch, pitch, static_cast<uint32_t>(fh) - top - rows);
             pc.m = m;
             pc.inpAddr = at;
-            pc.fh = static_cast<uint32_t>(fh);
-            pc.fw = static_cast<uint32_t>(fw);
+            firmware::setPoolWindow(pc, static_cast<uint32_t>(fh), static_cast<uint32_t>(fw));
             pc.outAddr = outAt;
             pools.push_back(firmware::Command{{}, pc});
           } else {
@@ -269,8 +274,7 @@ hal::Result<CompiledStep> lowerPoolPlan(const hal::Model& model, uint32_t index,
               if (run.m == 1) run.sw = 1;
               run.inpAddr =
                   at + top * pitch + static_cast<uint32_t>((int64_t{i0} * p.sw + clip.first) * vb);
-              run.fh = rows;
-              run.fw = static_cast<uint32_t>(width);
+              firmware::setPoolWindow(run, rows, static_cast<uint32_t>(width));
               run.outAddr = outAt + i0 * vb;
               pools.push_back(firmware::Command{{}, run});
               i0 = i1;
@@ -289,10 +293,13 @@ hal::Result<CompiledStep> lowerPoolPlan(const hal::Model& model, uint32_t index,
 
   CompiledStep& step = sb.step();
   NNC_TRY(us.finish(step, "POOL"));
-  step.report.mapping = std::string("POOL on the pooling unit (ISA 1.") +
-                        (p.trunc ? "8): MEAN as truncating AVG "
-                         : p.avg ? "7): AVG "
-                                 : "7): MAX ") +
+  // ISA 1.8 where the step needs it: MEAN's truncation, a window over 15 a side.
+  const bool isa18 = p.trunc || fh > 15 || fw > 15;
+  step.report.mapping = std::string("POOL on the pooling unit (ISA ") + (isa18 ? "1.8" : "1.7") +
+                        "): " +
+                        (p.trunc ? "MEAN as truncating AVG "
+                         : p.avg ? "AVG "
+                                 : "MAX ") +
                         std::to_string(fh) + "x" + std::to_string(fw) +
                         ", channel tiles, row tiles of " + std::to_string(block) + " pixels" +
                         (!p.clipped       ? ""

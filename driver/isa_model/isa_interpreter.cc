@@ -11,6 +11,7 @@
 
 #include "driver/isa_model/densify_descriptor.h"
 #include "driver/isa_model/modular_progression.h"
+#include "firmware/pool_window.h"
 #include "hal/profile.h"
 #include "ops/densify/densify_walker.h"
 #include "ops/elementwise/quant_arith.h"
@@ -562,10 +563,11 @@ uint64_t requantCycles(const firmware::RequantStore& r, const CostModel& cost) {
 // POOL on the pooling unit: AVG's reciprocal first (a quotient bit per cycle), then a window
 // value per cycle.
 uint64_t poolCycles(const firmware::Pool& p, const CostModel& cost) {
-  uint64_t d = uint64_t{p.m} * p.fh * p.fw + cost.poolOverhead;
+  const uint64_t count = uint64_t{firmware::poolRows(p)} * firmware::poolCols(p);
+  uint64_t d = uint64_t{p.m} * count + cost.poolOverhead;
   if (p.avg) {
     uint32_t l = 0;
-    while ((1u << l) < uint32_t{p.fh} * p.fw) ++l;
+    while ((uint64_t{1} << l) < count) ++l;
     d += 32 + l + cost.poolDivideOverhead;
   }
   return d;
@@ -1095,7 +1097,8 @@ struct PoolFootprint {
 PoolFootprint poolFootprint(const firmware::Pool& p, uint32_t C) {
   const uint64_t eb = p.wide ? 2 : 1;
   auto minus1 = [](uint32_t v) { return uint64_t{v ? v - 1 : 0}; };
-  return {uint64_t{p.inpAddr} + minus1(p.fh) * p.rowStride + (minus1(p.m) * p.sw + p.fw) * C * eb,
+  return {uint64_t{p.inpAddr} + minus1(firmware::poolRows(p)) * p.rowStride +
+              (minus1(p.m) * p.sw + firmware::poolCols(p)) * C * eb,
           uint64_t{p.outAddr} + (minus1(p.m) * C + p.n) * eb};
 }
 
@@ -1110,13 +1113,14 @@ void Machine::pool(const firmware::Pool& p, std::vector<Access>& accesses) {
   const uint32_t C = config_.cols, eb = p.wide ? 2 : 1;
   const PoolFootprint fp = poolFootprint(p, C);
   const ops::quant::ActivationRange type = ops::quant::typeRange(8 * eb, p.wide || p.aSigned);
-  const int64_t count = int64_t{p.fh} * p.fw;
+  const uint32_t fh = firmware::poolRows(p), fw = firmware::poolCols(p);
+  const int64_t count = int64_t{fh} * fw;
   const uint8_t* inp = buffers_[0].data();
   for (uint32_t i = 0; i < p.m; ++i)
     for (uint32_t j = 0; j < p.n; ++j) {
       int64_t sum = 0, best = std::numeric_limits<int64_t>::min();
-      for (uint32_t fy = 0; fy < p.fh; ++fy)
-        for (uint32_t fx = 0; fx < p.fw; ++fx) {
+      for (uint32_t fy = 0; fy < fh; ++fy)
+        for (uint32_t fx = 0; fx < fw; ++fx) {
           const uint8_t* q = inp + p.inpAddr + uint64_t{fy} * p.rowStride +
                              (uint64_t{i} * p.sw + fx) * C * eb + uint64_t{j} * eb;
           const int64_t x = p.wide      ? int64_t{static_cast<int16_t>(q[0] | (q[1] << 8))}

@@ -2,7 +2,8 @@
 // through the job protocol. INP holds a random image; each iteration fills OUT around the
 // result tile with a poison byte, runs one random POOL (MAX, AVG or truncating AVG, MEAN's
 // division; uint8, int8 or int16 values; 1..255
-// output pixels of 1..16 channels; filters of 1..15 x 1..15, 3x3, 2x2 and 7x7 favoured;
+// output pixels of 1..16 channels; filters of 1..15 x 1..15, 3x3, 2x2 and 7x7 favoured, a
+// sixth 16..60 x 16..60 (ISA 1.8's fh_hi, fw_hi) over 1..4 pixels;
 // strides 1..3; random row strides; clamps random; some footprints ending at INP's last
 // byte) and stores the tile with a margin on both sides: every output must equal the
 // reference's pooling formula over a C++ copy of the image (MAX the largest value, AVG the
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "firmware/pool_window.h"
 #include "testbench/npu_top/npu_harness.h"
 
 namespace nncosim::testbench {
@@ -32,23 +34,23 @@ constexpr uint8_t kPoison = 0x5A;
 
 uint64_t inpEnd(const Pool& p) {
   const uint64_t eb = p.wide ? 2 : 1;
-  return uint64_t{p.inpAddr} + uint64_t{p.fh - 1} * p.rowStride +
-         (uint64_t{p.m - 1} * p.sw + p.fw) * kC * eb;
+  return uint64_t{p.inpAddr} + uint64_t{poolRows(p) - 1} * p.rowStride +
+         (uint64_t{p.m - 1} * p.sw + poolCols(p)) * kC * eb;
 }
 
 // One output as the reference computes it.
 int64_t model(const Pool& p, const std::vector<uint8_t>& mem, uint32_t i, uint32_t j) {
   const int eb = p.wide ? 2 : 1;
   int64_t sum = 0, best = INT64_MIN;
-  for (uint32_t fy = 0; fy < p.fh; ++fy)
-    for (uint32_t fx = 0; fx < p.fw; ++fx) {
+  for (uint32_t fy = 0; fy < poolRows(p); ++fy)
+    for (uint32_t fx = 0; fx < poolCols(p); ++fx) {
       const uint64_t a = p.inpAddr + uint64_t{fy} * p.rowStride +
                          (uint64_t{i} * p.sw + fx) * kC * eb + uint64_t{j} * eb;
       const int64_t x = getN(mem, kInpImage + a, eb, p.wide || p.aSigned);
       sum += x;
       best = std::max(best, x);
     }
-  const int64_t count = int64_t{p.fh} * p.fw;
+  const int64_t count = int64_t{poolRows(p)} * poolCols(p);
   int64_t r = !p.avg    ? best
               : p.trunc ? sum / count
                         : (sum >= 0 ? sum + count / 2 : sum - count / 2) / count;
@@ -80,20 +82,24 @@ Pool randomPool(std::mt19937_64& rng, bool atEnd) {
         return static_cast<uint32_t>(rnd(1, 15));
     }
   };
-  p.fh = filter();
-  p.fw = filter();
+  // A sixth of the windows wide (ISA 1.8's fifteens: 16..60 per side, a global pool of a
+  // 56 x 56 map among them), their rows back to back so a window fits INP.
+  const bool large = rng() % 6 == 0;
+  const uint32_t fh = large ? static_cast<uint32_t>(rnd(16, 60)) : filter();
+  const uint32_t fw = large ? static_cast<uint32_t>(rnd(16, 60)) : filter();
+  setPoolWindow(p, fh, fw);
   p.sw = static_cast<uint32_t>(rnd(1, 3));
-  p.m = static_cast<uint32_t>(rng() % 3 ? rnd(1, 64) : rnd(1, 255));
+  p.m = static_cast<uint32_t>(large ? rnd(1, 4) : rng() % 3 ? rnd(1, 64) : rnd(1, 255));
   p.n = static_cast<uint32_t>(rng() % 3 ? kC : rnd(1, kC));
-  const bool rowsBackToBack = rng() % 2;
+  const bool rowsBackToBack = large || rng() % 2;
   const uint32_t strideDraw = static_cast<uint32_t>(rnd(0, 16000));
   uint32_t spanBytes = 0;
   uint64_t extent = 0;
   // Fewer pixels until the footprint fits INP (15 rows of 255 wide int16 pixels do not).
   for (;; --p.m) {
-    spanBytes = ((p.m - 1) * p.sw + p.fw) * kC * eb;
+    spanBytes = ((p.m - 1) * p.sw + fw) * kC * eb;
     p.rowStride = rowsBackToBack ? spanBytes : strideDraw;
-    extent = uint64_t{p.fh - 1} * p.rowStride + spanBytes;
+    extent = uint64_t{fh - 1} * p.rowStride + spanBytes;
     if (extent <= kInpBufBytes || p.m == 1) break;
   }
   p.inpAddr = static_cast<uint32_t>(atEnd ? kInpBufBytes - extent : rnd(0, kInpBufBytes - extent));
@@ -125,8 +131,8 @@ Pool randomPool(std::mt19937_64& rng, bool atEnd) {
 }
 
 struct Tally {
-  uint64_t commands = 0, results = 0, avg = 0, trunc = 0, wide = 0, atEnd = 0, inside = 0,
-           faults = 0, values = 0;
+  uint64_t commands = 0, results = 0, avg = 0, trunc = 0, wide = 0, large = 0, atEnd = 0,
+           inside = 0, faults = 0, values = 0;
 };
 
 void randomCase(Npu& npu, std::mt19937_64& rng, uint64_t it, Failures& f, Tally& t) {
@@ -157,7 +163,7 @@ void randomCase(Npu& npu, std::mt19937_64& rng, uint64_t it, Failures& f, Tally&
        << (!p.avg    ? " MAX "
            : p.trunc ? " MEAN "
                      : " AVG ")
-       << p.fh << "x" << p.fw << " s" << p.sw
+       << poolRows(p) << "x" << poolCols(p) << " s" << p.sw
        << (p.wide      ? " int16"
            : p.aSigned ? " int8"
                        : " uint8")
@@ -168,7 +174,8 @@ void randomCase(Npu& npu, std::mt19937_64& rng, uint64_t it, Failures& f, Tally&
   t.avg += p.avg;
   t.trunc += p.trunc;
   t.wide += p.wide;
-  t.values += uint64_t{p.m} * p.fh * p.fw;
+  t.values += uint64_t{p.m} * poolRows(p) * poolCols(p);
+  t.large += poolRows(p) > 15 || poolCols(p) > 15;
   for (uint32_t b = 0; b < kMargin; ++b)
     if (mem[kOutDump + b] != kPoison || (kMargin + tileBytes + b < dump.count0 &&
                                          mem[kOutDump + kMargin + tileBytes + b] != kPoison)) {
@@ -317,9 +324,9 @@ TestbenchResult runNpuPool(const TestbenchOptions& opt) {
   res.cycles = npu.cycle();
   std::ostringstream os;
   os << t.commands << " POOLs (" << t.avg << " AVG, " << t.trunc << " of them truncating, "
-     << t.wide << " int16; " << t.atEnd << " ending at INP's last byte; " << t.values
-     << " window values): " << t.results << " results exact vs the reference's formula ("
-     << t.inside
+     << t.wide << " int16, " << t.large << " with windows over 15; " << t.atEnd
+     << " ending at INP's last byte; " << t.values << " window values): " << t.results
+     << " results exact vs the reference's formula (" << t.inside
      << " strictly inside the clamps), channels past n and OUT around each tile untouched ("
      << randomCycles << " cycles); " << t.faults
      << " faults (one byte past INP or OUT: dma_oob; no filter rows, an empty clamp range, "

@@ -26,6 +26,7 @@
 #include "ops/shape.h"
 #include "driver/runtime/soc/sim_npu_device.h"
 #include "firmware/isa_generated.h"
+#include "firmware/pool_window.h"
 #include "sim/device.h"
 
 using namespace nncosim;
@@ -143,7 +144,8 @@ firmware::Eltwise eltwise(uint32_t count, bool mul = false, uint32_t outAddr = 0
   return e;
 }
 
-// A POOL (ISA 1.7) row tile of m pixels, an fh x fw window at stride sw, int8.
+// A POOL (ISA 1.7) row tile of m pixels, an fh x fw window at stride sw (windows over 15:
+// ISA 1.8's fh_hi, fw_hi), int8.
 firmware::Pool pool(uint32_t m, uint32_t fh, uint32_t fw, uint32_t sw, bool avg,
                     uint32_t outAddr = 0) {
   firmware::Pool p;
@@ -151,8 +153,7 @@ firmware::Pool pool(uint32_t m, uint32_t fh, uint32_t fw, uint32_t sw, bool avg,
   p.aSigned = true;
   p.m = m;
   p.n = 16;
-  p.fh = fh;
-  p.fw = fw;
+  firmware::setPoolWindow(p, fh, fw);
   p.sw = sw;
   p.rowStride = ((m - 1) * sw + fw) * 16;
   p.outAddr = outAddr;
@@ -380,7 +381,8 @@ std::vector<Case> cases() {
   };
   for (const PoolShape& p :
        {PoolShape{56, 3, 3, 2, false}, PoolShape{1, 7, 7, 1, true}, PoolShape{16, 2, 2, 2, true},
-        PoolShape{255, 1, 1, 1, false}, PoolShape{28, 3, 3, 1, true}})
+        PoolShape{255, 1, 1, 1, false}, PoolShape{28, 3, 3, 1, true}, PoolShape{1, 56, 56, 1, true},
+        PoolShape{2, 20, 31, 3, false}})
     for (int n : {1, 4})
       v.push_back({std::to_string(n) + (p.avg ? " POOL AVG m=" : " POOL MAX m=") +
                        std::to_string(p.m) + " " + std::to_string(p.fh) + "x" +

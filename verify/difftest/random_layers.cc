@@ -1077,9 +1077,9 @@ RandomLayer randomQuantizedLstm(Rng& r, const GeneratorOptions& opt) {
 }
 
 // AVERAGE_POOL_2D and MAX_POOL_2D: filters up to 7x7 (sometimes the whole plane, as before a
-// classifier; a tenth up to 15x15), strides 1..3, a quarter with explicit padding (clipped
-// windows), uint8 or int8 (a share int16 in the 16x8 mode), the output quantized as the
-// input.
+// classifier; a tenth up to 15x15, a twentieth up to 40x40: ISA 1.8's wide windows), strides 1..3,
+// a quarter with explicit padding (clipped windows), uint8 or int8 (a share int16 in the 16x8
+// mode), the output quantized as the input.
 RandomLayer randomPool(Rng& r, const GeneratorOptions& opt, OperationType type) {
   RandomLayer L;
   L.type = type;
@@ -1090,7 +1090,7 @@ RandomLayer randomPool(Rng& r, const GeneratorOptions& opt, OperationType type) 
   const uint32_t batches = randomBatch(r, std::max<uint32_t>(1, opt.maxBatch));
   const uint32_t c = randomChannels(r, std::max<uint32_t>(1, opt.maxChannels) * 2);
   // Stride w 3 (the CPU's: the unit strides rows by 1 or 2) in a tenth of the layers.
-  const int32_t maxF = r.coin(0.1) ? 15 : 7;
+  const int32_t maxF = r.coin(0.05) ? 40 : r.coin(0.1) ? 15 : 7;
   const int32_t fh = r.range(1, maxF), fw = r.range(1, maxF), sh = r.range(1, 3),
                 sw = r.coin(0.1) ? 3 : r.range(1, 2);
   const bool global = r.coin(0.25);
@@ -1138,9 +1138,9 @@ RandomLayer randomPool(Rng& r, const GeneratorOptions& opt, OperationType type) 
 
 // MEAN of an [N, H, W, C] tensor over height and width (the global pool of Keras-exported
 // networks; two thirds of the layers), height alone or width alone, the axes sometimes
-// negative or repeated, keep_dims either way; planes up to 15 x 15 (the pooling unit's
-// windows) and a tenth up to 24 (the CPU's, with its reason), a twentieth over the channels
-// (the CPU's); uint8 or int8, the output quantized as the input (NNAPI's rule).
+// negative or repeated, keep_dims either way; planes up to 15 x 15 and a tenth up to 60 x 60
+// (ISA 1.8's wide windows), a twentieth over the channels (the CPU's, with its reason); uint8
+// or int8, the output quantized as the input (NNAPI's rule).
 RandomLayer randomMean(Rng& r, const GeneratorOptions& opt) {
   RandomLayer L;
   L.type = OperationType::MEAN;
@@ -1149,7 +1149,7 @@ RandomLayer randomMean(Rng& r, const GeneratorOptions& opt) {
   const QRange q = rangeOf(t);
   const uint32_t batches = randomBatch(r, std::max<uint32_t>(1, opt.maxBatch));
   const uint32_t c = randomChannels(r, std::max<uint32_t>(1, opt.maxChannels) * 2);
-  const uint32_t maxS = r.coin(0.1) ? 24 : 15;
+  const uint32_t maxS = r.coin(0.1) ? 60 : 15;
   const uint32_t inH = static_cast<uint32_t>(r.range(1, static_cast<int32_t>(maxS)));
   const uint32_t inW = static_cast<uint32_t>(r.range(1, static_cast<int32_t>(maxS)));
   std::vector<int32_t> axes;

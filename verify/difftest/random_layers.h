@@ -13,11 +13,11 @@
 // steps, which run as hybrid NPU steps: QUANTIZED_16BIT_LSTM, and QUANTIZED_LSTM with CIFG,
 // peephole, layer-norm, projection and clipping variants; constant weights, random activations and
 // cell states, batches up to 40; AVERAGE_POOL_2D and MAX_POOL_2D (filters up to 7x7, a
-// tenth up to 15x15, strides, some padding, uint8, int8 and int16 in the 16x8 mode, every
-// fused activation); MEAN over height and/or width (uint8, int8; the pooling unit); and
-// ADD, SUB, MUL (the elementwise unit:
-// same shapes and every broadcast it takes, constant or runtime inputs, uint8, int8 and int16
-// ADD/SUB in the 16x8 mode, every fused activation).
+// tenth up to 15x15, a twentieth up to 40x40, strides, some padding, uint8, int8 and int16 in the
+// 16x8 mode, every fused activation); MEAN over height and/or width (uint8, int8; the pooling
+// unit); and ADD, SUB, MUL (the elementwise unit: same shapes and every broadcast it takes,
+// constant or runtime inputs, uint8, int8 and int16 ADD/SUB in the 16x8 mode, every fused
+// activation).
 //
 // The same seed gives the same layer on every platform (own PRNG, no <random>
 // distributions); layer i of a run with seed S uses layerSeed(S, i).

@@ -161,18 +161,22 @@ TEST(PoolLowering, ClippedAverageWindowsRunAsPoolsOfTheirParts) {
 }
 
 // MEAN over height and/or width on the pooling unit (POOL trunc, ISA 1.8): random uint8 and
-// int8 layers, planes to 15 x 15, axes negative or repeated, keep_dims either way, values
-// often at an extreme (negative sums are where truncation and rounding part), on the real
-// buffers and the tiny NPU: bit-exact with the reference, estimates equal to the runs.
+// int8 layers, planes to 15 x 15 and a fifth to 40 x 40, axes negative or repeated, keep_dims
+// either way, values often at an extreme (negative sums are where truncation and rounding part), on
+// the real buffers and the tiny NPU: bit-exact with the reference, estimates equal to the runs.
 TEST(PoolLowering, RandomMeansAreBitExactOnThePoolingUnit) {
   std::mt19937 g(11);
   auto range = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g); };
-  int exact = 0, both = 0, negative = 0, tiny = 0;
+  int exact = 0, both = 0, negative = 0, tiny = 0, wideWindows = 0;
   for (int i = 0; i < 200; ++i) {
     const bool s8 = range(0, 1);
     const OperandType t = s8 ? kS8 : kU8;
-    const uint32_t n = static_cast<uint32_t>(range(1, 2)), h = static_cast<uint32_t>(range(1, 15)),
-                   w = static_cast<uint32_t>(range(1, 15)), c = static_cast<uint32_t>(range(1, 40));
+    // A fifth of the planes over 15 along a side (ISA 1.8's wide windows).
+    const bool big = range(0, 4) == 0;
+    const uint32_t n = static_cast<uint32_t>(range(1, 2)),
+                   h = static_cast<uint32_t>(big ? range(8, 40) : range(1, 15)),
+                   w = static_cast<uint32_t>(big ? range(16, 40) : range(1, 15)),
+                   c = static_cast<uint32_t>(range(1, 40));
     const int kind = range(0, 3);
     std::vector<int32_t> axes = kind < 2    ? std::vector<int32_t>{1, 2}
                                 : kind == 2 ? std::vector<int32_t>{1}
@@ -227,14 +231,17 @@ TEST(PoolLowering, RandomMeansAreBitExactOnThePoolingUnit) {
     EXPECT_NE(run.step.report.mapping.find("MEAN as truncating AVG"), std::string::npos);
     ++exact;
     both += kind < 2;
+    wideWindows += (reduceH && h > 15) || (reduceW && w > 15);
     tiny += i % 4 == 3;
   }
   std::printf(
       "[ MEAN ] 200 random layers: %d bit-exact on the pooling unit (%d over height and "
-      "width, %d on the tiny NPU; %d int8 layers with negative sums likely)\n",
-      exact, both, tiny, negative);
-  EXPECT_GT(exact, 180);
-  EXPECT_GT(both, 80);
+      "width, %d with a window over 15, %d on the tiny NPU; %d int8 layers with negative sums "
+      "likely)\n",
+      exact, both, wideWindows, tiny, negative);
+  EXPECT_GT(exact, 160);
+  EXPECT_GT(both, 70);
+  EXPECT_GT(wideWindows, 15);
   EXPECT_GT(negative, 40);
 }
 
@@ -252,6 +259,54 @@ TEST(PoolLowering, MeanTruncatesTowardZero) {
   ASSERT_EQ(run.error, "");
   ASSERT_EQ(run.outputs.size(), 1u);
   EXPECT_EQ(static_cast<int8_t>(run.outputs[0].at(0)), -1);
+}
+
+// Windows over 15 (ISA 1.8's fh_hi, fw_hi): the global pools of 56 x 56 and 28 x 20 maps,
+// MEAN, AVG and MAX, and a 17 x 16 AVG with padding (its clipped windows as POOLs of their
+// parts), bit-exact on the interpreter; a window whose rows do not fit half of INP fails
+// to lower, naming INP.
+TEST(PoolLowering, WindowsOver15RunOnThePoolingUnit) {
+  std::mt19937 g(5);
+  auto run = [&](OperationType type, OperandType t, std::vector<uint32_t> dims, int32_t fh,
+                 int32_t fw, int32_t pad) {
+    const uint32_t n = dims[0], h = dims[1], w = dims[2], c = dims[3];
+    std::vector<uint8_t> x(size_t{n} * h * w * c);
+    for (uint8_t& v : x) v = static_cast<uint8_t>(g());
+    OneOpModel m;
+    const uint32_t in = m.input(t, dims, x, 0.25f, t == kS8 ? -3 : 100);
+    uint32_t out;
+    if (type == OperationType::MEAN) {
+      out = m.output(t, {n, 1, 1, c}, 0.25f, t == kS8 ? -3 : 100);
+      m.op(type,
+           {in, m.constant(OperandType::TENSOR_INT32, {2}, std::vector<int32_t>{1, 2}), m.i32(1)},
+           {out});
+    } else {
+      const uint32_t oh = (h + 2 * pad - fh) / 1 + 1, ow = (w + 2 * pad - fw) / 1 + 1;
+      out = m.output(t, {n, oh, ow, c}, 0.25f, t == kS8 ? -3 : 100);
+      m.op(type,
+           {in, m.i32(pad), m.i32(pad), m.i32(pad), m.i32(pad), m.i32(1), m.i32(1), m.i32(fw),
+            m.i32(fh), m.i32(0)},
+           {out});
+    }
+    const hal::Model model = m.build();
+    std::vector<hal::TensorValue> want;
+    EXPECT_EQ(referenceRun(model, m.inputs(), want), "");
+    const NpuRun r = npuRun(model, m.inputs(), LoweringOptions{});
+    if (!r.error.empty()) return r.error;
+    EXPECT_EQ(r.outputs.at(0), want.at(0).bytes) << hal::toString(type);
+    EXPECT_EQ(r.estimatedCycles, r.stats.cycles);
+    EXPECT_NE(r.step.report.mapping.find("POOL on the pooling unit"), std::string::npos)
+        << r.step.report.mapping;
+    return std::string();
+  };
+  EXPECT_EQ(run(OperationType::MEAN, kS8, {1, 56, 56, 40}, 56, 56, 0), "");
+  EXPECT_EQ(run(OperationType::MEAN, kU8, {2, 28, 20, 16}, 28, 20, 0), "");
+  EXPECT_EQ(run(OperationType::AVERAGE_POOL_2D, kS8, {1, 56, 56, 24}, 56, 56, 0), "");
+  EXPECT_EQ(run(OperationType::MAX_POOL_2D, kU8, {1, 28, 20, 33}, 28, 20, 0), "");
+  EXPECT_EQ(run(OperationType::AVERAGE_POOL_2D, kU8, {1, 20, 19, 16}, 17, 16, 3), "");
+  // 120 rows of 120 pixel vectors: 230 KB, over half of INP.
+  EXPECT_NE(run(OperationType::MEAN, kU8, {1, 120, 120, 16}, 120, 120, 0).find("half of INP"),
+            std::string::npos);
 }
 
 // What the pooling unit does not take stays on the CPU, naming why.
@@ -277,7 +332,7 @@ TEST(PoolLowering, MeansTheUnitDoesNotTakeNameTheirReason) {
     return p.operations.at(0).reason;
   };
   EXPECT_NE(reasonFor(kU8, {1, 4, 4, 8}, {3}).find("over the channels"), std::string::npos);
-  EXPECT_NE(reasonFor(kU8, {1, 16, 4, 8}, {1, 2}).find("at most 15x15"), std::string::npos);
+  EXPECT_NE(reasonFor(kU8, {1, 241, 4, 8}, {1, 2}).find("at most 240x240"), std::string::npos);
   EXPECT_NE(reasonFor(kU8, {4, 4, 8}, {1}).find("rank 3"), std::string::npos);
   EXPECT_NE(reasonFor(OperandType::TENSOR_FLOAT32, {1, 4, 4, 8}, {1, 2}).find("quantized only"),
             std::string::npos);
