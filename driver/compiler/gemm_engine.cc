@@ -644,10 +644,9 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
   }
   if (!best.ok()) {
     // Every phase size reaches the caller's limit (an emit error returned above). The
-    // plan could still come in under it as one of their late-loads or deeper variants,
-    // whose cycles theirs do not bound; but only if one of those does, for some phase
-    // size. If none does, the plan cannot: it is the best of them, by the best phase
-    // size's plain plan, which is among the variants tried here.
+    // search without a limit ends with a plain plan (each over it) or a late-loads or
+    // deeper variant of its best phase size, which is one of these; so the plan can come in
+    // under the limit only if some phase size's variant does.
     bool under = false;
     for (size_t i = 0; fast && i < caps.size() && !under; ++i) {
       PlanOptions late = base;
