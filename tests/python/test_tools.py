@@ -52,6 +52,15 @@ def test_difftest_draws_the_elementwise_and_pooling_kinds():
     assert s["npu_checked"] > 30
 
 
+def test_difftest_draws_mean_on_the_pooling_unit():
+    # ISA 1.8: MEAN over height and/or width as truncating AVG windows; means over the
+    # channels fall back with their reason.
+    s = nncosim.difftest(layers=40, seed=3, backend="isa", ops=["MEAN"])
+    assert s["ok"] and s["mismatches"] == 0 and s["errors"] == 0
+    assert set(s["by_operation"]) == {"MEAN"}
+    assert s["npu_checked"] > 30
+
+
 def test_difftest_options_are_checked():
     with pytest.raises(nncosim.Error, match="ops: 'MAXIMUM' is not one of"):
         nncosim.difftest(layers=1, ops=["MAXIMUM"])
