@@ -10,17 +10,19 @@
 
 namespace nncosim::firmware {
 
-inline constexpr uint32_t kPoolWindowMax = 15 + 15 * 15;  // 240
+// The largest window ISA 1.7's fields alone hold, and ISA 1.8's with the high fields.
+inline constexpr uint32_t kPoolFieldMax = 15;
+inline constexpr uint32_t kPoolWindowMax = kPoolFieldMax + kPoolFieldMax * kPoolFieldMax;  // 240
 
-inline uint32_t poolRows(const Pool& p) { return p.fh + 15 * p.fhHi; }
-inline uint32_t poolCols(const Pool& p) { return p.fw + 15 * p.fwHi; }
+inline uint32_t poolRows(const Pool& p) { return p.fh + kPoolFieldMax * p.fhHi; }
+inline uint32_t poolCols(const Pool& p) { return p.fw + kPoolFieldMax * p.fwHi; }
 
 // Sets the window of p to rows x cols (each 1..kPoolWindowMax).
 inline void setPoolWindow(Pool& p, uint32_t rows, uint32_t cols) {
-  p.fh = (rows - 1) % 15 + 1;
-  p.fhHi = (rows - p.fh) / 15;
-  p.fw = (cols - 1) % 15 + 1;
-  p.fwHi = (cols - p.fw) / 15;
+  p.fh = (rows - 1) % kPoolFieldMax + 1;
+  p.fhHi = (rows - p.fh) / kPoolFieldMax;
+  p.fw = (cols - 1) % kPoolFieldMax + 1;
+  p.fwHi = (cols - p.fw) / kPoolFieldMax;
 }
 
 }  // namespace nncosim::firmware

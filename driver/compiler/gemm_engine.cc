@@ -569,8 +569,9 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
   // tail; both cost buffer space (each slot holds fewer rows) and commands, so each is kept
   // only when its estimate is strictly faster. The depthwise layers, whose loads and
   // computes are alike in length, gain most (MobileNet-v1's first ones 12-16 %). `block` is
-  // the row tiles per step of the phase size's plain plan.
-  auto deeperVariants = [&](uint32_t phaseCap, uint32_t block) {
+  // the row tiles per step of the phase size's plain plan. The plan with the next step's
+  // loads among the REQUANT_STOREs (late loads) comes first.
+  auto variantsOf = [&](uint32_t phaseCap, uint32_t block) {
     struct Slots {
       uint32_t slots, rowCap;  // rowCap 0: as many row tiles as the buffers hold
     };
@@ -579,7 +580,10 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
     std::vector<Slots> slots = {{3, 0}};
     for (uint32_t cap : {block / 2, block / 4})
       if (cap > 0) slots.insert(slots.end(), {{2, cap}, {3, cap}});
-    std::vector<PlanOptions> out;
+    PlanOptions late = base;
+    late.maxTilesPerPhase = phaseCap;
+    late.lateLoads = true;
+    std::vector<PlanOptions> out = {late};
     for (const Slots& v : slots)
       for (bool late : {false, true}) {
         PlanOptions o = base;
@@ -619,17 +623,10 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
       bestCap = cap;
     }
   }
-  // The best phase size with the next step's loads among the REQUANT_STOREs, then its
-  // deeper pipelines; each kept only when strictly faster (an estimate that fails keeps
-  // the best too).
+  // The best phase size's variants, each kept only when strictly faster (an estimate that
+  // fails keeps the best too).
   if (fast && best.ok()) {
-    const uint32_t block = bestReport.rowTilesPerStep;
-    PlanOptions late = base;
-    late.maxTilesPerPhase = bestCap;
-    late.lateLoads = true;
-    std::vector<PlanOptions> candidates = {late};
-    for (const PlanOptions& o : deeperVariants(bestCap, block)) candidates.push_back(o);
-    for (const PlanOptions& o : candidates) {
+    for (const PlanOptions& o : variantsOf(bestCap, bestReport.rowTilesPerStep)) {
       StepReport r = report;
       r.phaseCap = bestCap;
       auto commands = emitGemm(spec, npu, o, tag, r);
@@ -649,12 +646,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
     // under the limit only if some phase size's variant does.
     bool under = false;
     for (size_t i = 0; fast && i < caps.size() && !under; ++i) {
-      PlanOptions late = base;
-      late.maxTilesPerPhase = caps[i];
-      late.lateLoads = true;
-      std::vector<PlanOptions> candidates = {late};
-      for (const PlanOptions& o : deeperVariants(caps[i], blocks[i])) candidates.push_back(o);
-      for (const PlanOptions& o : candidates) {
+      for (const PlanOptions& o : variantsOf(caps[i], blocks[i])) {
         StepReport r = report;
         auto commands = emitGemm(spec, npu, o, tag, r);
         if (!commands.ok()) continue;

@@ -59,15 +59,16 @@ hal::Status planValueType(const OpView& v, PoolUnitPlan& p) {
   return hal::Status::Ok();
 }
 
-// The unit's limits on a geometry, and how its clipped windows run.
-hal::Status planWindows(PoolUnitPlan& p) {
+// The unit's limits on a geometry, and how its clipped windows run; `window` names the
+// window in an error.
+hal::Status planWindows(PoolUnitPlan& p, const char* window) {
   const ops::conv::PoolGeometry& g = p.g;
   if (g.batches == 0) return hal::fail("empty batch: nothing to compute");
   p.sh = g.outH == 1 ? 1 : g.strideH;
   p.sw = g.outW == 1 ? 1 : g.strideW;
   constexpr int32_t kMax = static_cast<int32_t>(firmware::kPoolWindowMax);
   if (g.filterH > kMax || g.filterW > kMax)
-    return hal::fail("filter ", g.filterH, "x", g.filterW,
+    return hal::fail(window, " ", g.filterH, "x", g.filterW,
                      ": the pooling unit's windows are at most ", kMax, "x", kMax);
   if (p.sw > 3) return hal::fail("stride w ", p.sw, ": the pooling unit strides rows by 1..3");
   p.clipped = g.padTop > 0 || g.padLeft > 0 || int64_t{g.outH - 1} * p.sh + g.filterH > g.inH ||
@@ -81,7 +82,7 @@ hal::Result<PoolUnitPlan> planPoolUnit(const OpView& v, bool avg) {
   p.avg = avg;
   NNC_TRY(planValueType(v, p));
   NNC_ASSIGN_OR_RETURN(p.g, ops::conv::poolGeometry(v.ctx()));
-  NNC_TRY(planWindows(p));
+  NNC_TRY(planWindows(p, "filter"));
   return p;
 }
 
@@ -127,11 +128,7 @@ hal::Result<PoolUnitPlan> planMean(const OpView& v) {
   g.outW = reduced[2] ? 1 : g.inW;
   g.activation = 0;
   if (g.inH == 0 || g.inW == 0 || g.channels == 0) return hal::fail("an empty input");
-  constexpr int32_t kMax = static_cast<int32_t>(firmware::kPoolWindowMax);
-  if (g.filterH > kMax || g.filterW > kMax)
-    return hal::fail("a mean over ", g.filterH, "x", g.filterW,
-                     " pixels: the pooling unit's windows are at most ", kMax, "x", kMax);
-  NNC_TRY(planWindows(p));
+  NNC_TRY(planWindows(p, "the mean's window"));
   return p;
 }
 
@@ -294,7 +291,7 @@ hal::Result<CompiledStep> lowerPoolPlan(const hal::Model& model, uint32_t index,
   CompiledStep& step = sb.step();
   NNC_TRY(us.finish(step, "POOL"));
   // ISA 1.8 where the step needs it: MEAN's truncation, a window over 15 a side.
-  const bool isa18 = p.trunc || fh > 15 || fw > 15;
+  const bool isa18 = p.trunc || fh > firmware::kPoolFieldMax || fw > firmware::kPoolFieldMax;
   step.report.mapping = std::string("POOL on the pooling unit (ISA ") + (isa18 ? "1.8" : "1.7") +
                         "): " +
                         (p.trunc ? "MEAN as truncating AVG "
