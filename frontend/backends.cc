@@ -4,6 +4,7 @@
 #include "driver/runtime/interpreter_device.h"
 #ifdef NNCOSIM_HAVE_HW
 #include "driver/runtime/soc/sim_npu_device.h"
+#include "driver/runtime/soc/soc_cost_model.h"
 #include "sim/device.h"
 #endif
 
@@ -21,18 +22,6 @@ hal::Result<sim::SocConfig> socConfig(const BackendOptions& o) {
   return cfg;
 }
 
-// The ISA model's timing for an SoC: its DRAM latency (the cost model's is calibrated
-// against the SoC's default, so it moves by the same amount) and bandwidth. The ISA backend
-// simulates with it, and the compiler of either backend plans with it: a driver is tuned
-// for the memory system of its SoC, so a sweep over DRAM settings sees the plans a driver
-// would choose there, not the default SoC's plans run on slower memory.
-driver::CostModel costModelFor(const sim::SocConfig& cfg) {
-  const sim::SocConfig defaults;
-  driver::CostModel cost;
-  cost.dramLatency = cost.dramLatency + cfg.dramLatencyCycles - defaults.dramLatencyCycles;
-  cost.busBytesPerCycle = cfg.dramBytesPerCycle;
-  return cost;
-}
 #endif
 
 constexpr std::pair<const char*, hal::ExecutionPreference> kPreferences[] = {
@@ -135,7 +124,7 @@ hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name,
     if (cfg.faultWriteXor)
       return hal::fail(
           "config fault_write_xor: the ISA model injects no faults (the sim backend does)");
-    cost = costModelFor(cfg);
+    cost = driver::costModelFor(cfg);
     dopt.lowering.cost = cost;
     dramBytes = cfg.dramBytes;
     dopt.clockMHz = cfg.clockMHz;
@@ -173,7 +162,7 @@ hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name,
     b->dramBytesPerCycle_ = cfg.dramBytesPerCycle;
     b->device_ = std::make_unique<driver::SimNpuDevice>(*device);
     dopt.clockMHz = cfg.clockMHz;
-    dopt.lowering.cost = costModelFor(cfg);
+    dopt.lowering.cost = driver::costModelFor(cfg);
     b->driver_ = std::make_unique<driver::NnapiDriver>(b->device_.get(), dopt);
     return b;
   }

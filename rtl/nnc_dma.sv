@@ -120,6 +120,7 @@ module nnc_dma
   output logic [7:0]            m_axi_arlen_o,
   output logic [2:0]            m_axi_arsize_o,
   output logic [1:0]            m_axi_arburst_o,
+  output logic [3:0]            m_axi_arqos_o,
   input  logic                  m_axi_rvalid_i,
   output logic                  m_axi_rready_o,
   input  logic [1:0]            m_axi_rid_i,
@@ -136,6 +137,11 @@ module nnc_dma
   localparam logic [1:0] IdFetch = 2'd0;
   localparam logic [1:0] IdDma   = 2'd1;
   localparam logic [1:0] IdAux   = 2'd2;
+  // AXI4 QoS: command fetches first. A fetch is two beats and the dispatcher waits for it;
+  // a memory that honours ARQOS serves it before DMA bursts requested earlier (AXI orders
+  // reads only within an ID, and the R beats here are routed by ID).
+  localparam logic [3:0] QosFetch = 4'd15;
+  localparam logic [3:0] QosData  = 4'd0;
   localparam logic [1:0] RespOkay = 2'b00;
   localparam int unsigned FetchBeats = nnc_isa_pkg::CmdBytes / BusBytes;
   localparam int unsigned OutW = $clog2(MaxOutstanding + 1);
@@ -248,6 +254,7 @@ module nnc_dma
   assign m_axi_arlen_o     = ar_len_q;
   assign m_axi_arsize_o    = 3'(BeatBits);
   assign m_axi_arburst_o   = 2'b01;  // INCR
+  assign m_axi_arqos_o     = ar_id_q == IdFetch ? QosFetch : QosData;
   assign fetch_req_ready_o = ar_free;
 
   // =========================================================================================

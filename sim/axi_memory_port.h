@@ -2,7 +2,12 @@
 // memory. It is cycle-based and runs inside the NPU adapter's clock loop, so DMA
 // traffic costs no SystemC context switches. Timing: a burst's first beat arrives
 // dramLatencyCycles after its address handshake; beats then flow at dramBytesPerCycle
-// (a shared token bucket for reads and writes). Every burst is checked against the
+// (a shared token bucket for reads and writes). With `readQos` the R channel serves the
+// ready burst of the highest ARQOS, the oldest among equals, never ahead of an older burst
+// of its own ID (AXI orders reads only within an ID), and a higher ARQOS takes R from the
+// next beat of the burst under way (AXI4 lets read data of different IDs interleave): the
+// NPU's command fetches pass its DMA bursts. Without it, reads go in request order.
+// Every burst is checked against the
 // protection windows first: a refused read returns SLVERR beats (zero data), a refused
 // write is dropped with SLVERR; addresses outside DRAM answer DECERR.
 //
@@ -31,13 +36,14 @@ class AxiMemoryPort {
   static constexpr uint32_t kBeatBytes = firmware::kAxiDataBytes;  // the NPU's data bus
 
   AxiMemoryPort(uint8_t* mem, uint64_t base, uint64_t size, const AddressWindows& windows,
-                uint32_t latency, uint32_t bytesPerCycle)
+                uint32_t latency, uint32_t bytesPerCycle, bool readQos = true)
       : mem_(mem),
         base_(base),
         size_(size),
         windows_(windows),
         latency_(latency),
-        bytesPerCycle_(bytesPerCycle) {}
+        bytesPerCycle_(bytesPerCycle),
+        readQos_(readQos) {}
 
   // Fault injection (SocConfig::faultWriteXor): XORed into the first strobed byte of each
   // write burst's first beat. 0 = off.
@@ -45,6 +51,8 @@ class AxiMemoryPort {
 
   void reset() {
     reads_.clear();
+    active_ = kNone;
+    presented_ = false;
     writes_.clear();
     bresps_.clear();
     credit_ = 0;
@@ -57,17 +65,22 @@ class AxiMemoryPort {
     ++now_;
     if (credit_ < 4 * kBeatBytes) credit_ += bytesPerCycle_;
     if (s_.ar) {
-      Burst b{s_.arId, s_.arAddr, static_cast<uint32_t>(s_.arLen) + 1, 0, now_ + latency_, 0};
+      Burst b{s_.arId, s_.arAddr, static_cast<uint32_t>(s_.arLen) + 1, 0, now_ + latency_,
+              0,       s_.arQos};
       b.resp = check(b.addr, b.beats, false);
       reads_.push_back(b);
       ++stats_.readBursts;
     }
     if (s_.r) {
-      Burst& b = reads_.front();
-      if (++b.done == b.beats) reads_.pop_front();
+      presented_ = false;
+      Burst& b = reads_[active_];
+      if (++b.done == b.beats) {
+        reads_.erase(reads_.begin() + static_cast<std::ptrdiff_t>(active_));
+        active_ = kNone;
+      }
     }
     if (s_.aw) {
-      Burst b{s_.awId, s_.awAddr, static_cast<uint32_t>(s_.awLen) + 1, 0, 0, 0};
+      Burst b{s_.awId, s_.awAddr, static_cast<uint32_t>(s_.awLen) + 1, 0, 0, 0, 0};
       b.resp = check(b.addr, b.beats, true);
       writes_.push_back(b);
       ++stats_.writeBursts;
@@ -101,12 +114,20 @@ class AxiMemoryPort {
     t.m_axi_arready_i = reads_.size() < kMaxOutstanding;
     t.m_axi_awready_i = writes_.size() < kMaxOutstanding;
     t.m_axi_wready_i = !writes_.empty() && credit_ >= static_cast<int64_t>(kBeatBytes);
-    // R: the head burst once its latency has passed and bandwidth allows.
-    const bool rOk = !reads_.empty() && reads_.front().readyAt <= now_ &&
-                     credit_ >= static_cast<int64_t>(kBeatBytes);
+    // R: the burst being answered, else the next one chosen, once bandwidth allows. A
+    // burst stays chosen from its first presented beat to its last, so a beat once valid
+    // stays valid and unchanged until taken.
+    const bool credit = credit_ >= static_cast<int64_t>(kBeatBytes);
+    if (credit && !presented_) {
+      const size_t next = nextRead();
+      if (active_ == kNone || (next != kNone && reads_[next].qos > reads_[active_].qos))
+        active_ = next;
+    }
+    const bool rOk = active_ != kNone && credit;
+    presented_ = rOk;
     t.m_axi_rvalid_i = rOk;
     if (rOk) {
-      const Burst& b = reads_.front();
+      const Burst& b = reads_[active_];
       t.m_axi_rid_i = b.id;
       t.m_axi_rresp_i = b.resp;
       t.m_axi_rlast_i = b.done + 1 == b.beats;
@@ -137,6 +158,7 @@ class AxiMemoryPort {
       s_.arId = t.m_axi_arid_o;
       s_.arAddr = t.m_axi_araddr_o;
       s_.arLen = t.m_axi_arlen_o;
+      s_.arQos = t.m_axi_arqos_o;
     }
     if (s_.aw) {
       s_.awId = t.m_axi_awid_o;
@@ -151,7 +173,7 @@ class AxiMemoryPort {
       }
     }
     if (s_.r) {
-      if (reads_.front().resp == 0) stats_.bytesRead += kBeatBytes;
+      if (reads_[active_].resp == 0) stats_.bytesRead += kBeatBytes;
       credit_ -= kBeatBytes;
     }
   }
@@ -161,12 +183,14 @@ class AxiMemoryPort {
 
  private:
   static constexpr size_t kMaxOutstanding = 8;
+  static constexpr size_t kNone = ~size_t{0};
   struct Burst {
     uint32_t id;
     uint64_t addr;
     uint32_t beats, done;
     uint64_t readyAt;
     uint32_t resp;
+    uint32_t qos;
   };
   struct BResp {
     uint32_t id, resp;
@@ -174,10 +198,27 @@ class AxiMemoryPort {
   };
   struct Sampled {
     bool ar = false, aw = false, w = false, r = false, b = false;
-    uint32_t arId = 0, awId = 0, arLen = 0, awLen = 0;
+    uint32_t arId = 0, awId = 0, arLen = 0, awLen = 0, arQos = 0;
     uint64_t arAddr = 0, awAddr = 0, wStrb = 0;
     uint8_t wData[kBeatBytes] = {};
   };
+
+  // The read burst to answer next (an index into reads_, oldest first), or kNone: a burst
+  // whose latency has passed and that has no older burst of its ID waiting, the highest
+  // ARQOS first (with readQos_), else the oldest.
+  size_t nextRead() const {
+    size_t best = kNone;
+    uint32_t seen = 0;  // IDs with an older burst (IDs are 2 bits wide)
+    for (size_t i = 0; i < reads_.size(); ++i) {
+      const Burst& b = reads_[i];
+      const uint32_t bit = 1u << (b.id & 31);
+      const bool eligible = !(seen & bit) && b.readyAt <= now_;
+      seen |= bit;
+      if (!readQos_) return eligible ? i : kNone;
+      if (eligible && (best == kNone || b.qos > reads_[best].qos)) best = i;
+    }
+    return best;
+  }
 
   // 0 OKAY, 2 SLVERR (protection), 3 DECERR (no memory there).
   uint32_t check(uint64_t addr, uint32_t beats, bool write) {
@@ -201,7 +242,10 @@ class AxiMemoryPort {
   uint64_t base_, size_;
   const AddressWindows& windows_;
   uint32_t latency_, bytesPerCycle_;
+  bool readQos_;
   std::deque<Burst> reads_, writes_;
+  size_t active_ = kNone;   // the read burst being answered
+  bool presented_ = false;  // its beat is on R, not yet taken
   std::deque<BResp> bresps_;
   int64_t credit_ = 0;
   uint8_t faultXor_ = 0;

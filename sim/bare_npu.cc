@@ -31,7 +31,7 @@ BareNpu::BareNpu(const SocConfig& config, uint64_t memoryBytes)
   top_ = std::make_unique<Vnnc_npu_top>(context_.get(), "npu");
   port_ = std::make_unique<AxiMemoryPort<Vnnc_npu_top>>(
       memory_.data(), config.dramBase, memory_.size(), *windows_, config.dramLatencyCycles,
-      config.dramBytesPerCycle);
+      config.dramBytesPerCycle, config.dramReadQos != 0);
   top_->rst_ni = 0;
   for (int i = 0; i < kResetCycles; ++i) step();
   top_->rst_ni = 1;

@@ -57,7 +57,7 @@ bool NpuAdapter::ensureMemory() {
   port_ = std::make_unique<AxiMemoryPort<Vnnc_npu_top>>(
       dmi.get_dmi_ptr(), dmi.get_start_address(),
       dmi.get_end_address() - dmi.get_start_address() + 1, windows_, config_.dramLatencyCycles,
-      config_.dramBytesPerCycle);
+      config_.dramBytesPerCycle, config_.dramReadQos != 0);
   port_->setWriteFault(static_cast<uint8_t>(config_.faultWriteXor));
   return true;
 }

@@ -79,6 +79,9 @@ const std::vector<Key>& keys() {
               &SocConfig::dramLatencyCycles, 0, 100000),
       uintKey("dram_bytes_per_cycle", "DRAM bandwidth (bytes per cycle)",
               &SocConfig::dramBytesPerCycle, 1, 4096),
+      uintKey("dram_read_qos",
+              "DRAM answers reads by ARQOS, command fetches first (1) or in request order (0)",
+              &SocConfig::dramReadQos, 0, 1),
       uintKey("npu_reg_base", "NPU register block base address", &SocConfig::npuRegBase, 0,
               1ull << 47),
       uintKey("quantum_cycles", "NPU cycles between SystemC synchronisations",
@@ -164,8 +167,8 @@ std::string SocConfig::describe() const {
   std::ostringstream os;
   os << "SoC: " << arrayRows << "x" << arrayCols << " MAC array at " << clockMHz << " MHz; DRAM "
      << (dramBytes >> 20) << " MiB, latency " << dramLatencyCycles << " cycles, "
-     << dramBytesPerCycle << " B/cycle; quantum " << quantumCycles << " cycles; watchdog "
-     << watchdogCycles << " cycles";
+     << dramBytesPerCycle << " B/cycle, reads " << (dramReadQos ? "by ARQOS" : "in order")
+     << "; quantum " << quantumCycles << " cycles; watchdog " << watchdogCycles << " cycles";
   for (const std::string& b : buffersNotBuilt()) os << "; " << b;
   // Said in every run's output: a faulty run must never pass for a real one.
   if (faultWriteXor)

@@ -32,6 +32,9 @@ struct SocConfig {
   uint32_t dramLatencyCycles = 40;  // first beat of a burst, in NPU clock cycles
   uint32_t dramBytesPerCycle =
       firmware::kAxiDataBytes;  // sustained bandwidth: a bus beat per cycle
+  // 1: read bursts are answered by ARQOS (the NPU's command fetches ahead of its DMA
+  // bursts, AxiMemoryPort); 0: strictly in request order, as before ISA 1.9's SoC.
+  uint32_t dramReadQos = 1;
   // NPU register block on the bus: its offsets are reg_addr_bits wide
   uint64_t npuRegBase = 0x4000'0000ull;
   uint64_t npuRegBytes = uint64_t{1} << firmware::kRegAddrBits;

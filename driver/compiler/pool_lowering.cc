@@ -168,7 +168,7 @@ hal::Result<CompiledStep> lowerPoolPlan(const hal::Model& model, uint32_t index,
   // half of OUT, at most 255 (POOL's m).
   uint32_t block = std::min<uint32_t>(g.outW, 255);
   auto spanOf = [&](uint32_t m) { return (m - 1) * static_cast<uint32_t>(p.sw) + g.filterW; };
-  while (block > 0 && (uint64_t{g.filterH} * spanOf(block) * vb > npu.inpBytes / 2 ||
+  while (block > 0 && (static_cast<uint64_t>(g.filterH) * spanOf(block) * vb > npu.inpBytes / 2 ||
                        uint64_t{block} * vb > npu.outBytes / 2))
     --block;
   if (block == 0)

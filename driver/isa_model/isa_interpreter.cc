@@ -200,12 +200,13 @@ class BurstWalk {
 };
 
 // The memory system in time: the two DMA engines issuing bursts (a few in flight each),
-// command fetches, and one data bus that reads and writes share. DRAM answers reads in
-// address order (so a fetch waits behind the read bursts requested before it) and write
-// responses come dramLatency after a burst's last beat. A fluid model: between events each
-// transferring channel (read data, write data) moves beats at a constant rate, the whole
-// bus when alone and half of it when both transfer (the SoC's memory port arbitrates beat
-// by beat).
+// command fetches, and one data bus that reads and writes share. With `fetchFirst` (the
+// SoC honouring ARQOS) a ready fetch takes the read data bus from the load burst under way
+// (which resumes after it), else every read goes in request order (so a fetch waits behind
+// the read bursts requested before it). Write responses come dramLatency after a burst's
+// last beat. A fluid model: between events each transferring channel (read data, write
+// data) moves beats at a constant rate, the whole bus when alone and half of it when both
+// transfer (the SoC's memory port arbitrates beat by beat).
 class BusSim {
  public:
   static constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
@@ -244,6 +245,7 @@ class BusSim {
     const double T = static_cast<double>(target);
     for (;;) {
       issueAddresses();
+      pickRead();
       const double e = nextInternal();
       if (e > T) {
         flow(T - t_);
@@ -257,6 +259,7 @@ class BusSim {
   }
   uint64_t nextEvent() {
     issueAddresses();
+    pickRead();
     const double e = nextInternal();
     if (e >= 1e300) return kNever;
     return static_cast<uint64_t>(std::ceil(e - 1e-9));
@@ -268,6 +271,7 @@ class BusSim {
 
  private:
   static constexpr int kLoad = 0, kStore = 1, kFetch = 2;
+  static constexpr size_t kNone = ~size_t{0};
   struct Burst {
     int kind = kLoad;
     double left = 0;    // cycles of data still to move (beats x cycles per beat)
@@ -313,10 +317,42 @@ class BusSim {
   }
   double rate(bool mine, bool other) const { return mine ? (other ? 0.5 : 1.0) : 0.0; }
 
+  // The read bursts that may go next: the oldest fetch and the oldest load (each kind keeps
+  // its order), or with !fetchFirst the oldest read of all.
+  std::array<size_t, 2> readCandidates() const {
+    std::array<size_t, 2> c = {kNone, kNone};
+    if (!cost_.fetchFirst) {
+      if (!rq_.empty()) c[0] = 0;
+      return c;
+    }
+    for (size_t i = 0; i < rq_.size() && (c[0] == kNone || c[1] == kNone); ++i) {
+      size_t& slot = c[rq_[i].kind == kFetch ? 0 : 1];
+      if (slot == kNone) slot = i;
+    }
+    return c;
+  }
+  // Chooses the read burst to answer: a ready fetch first (taking over from a load under
+  // way), else a ready load when none is under way.
+  void pickRead() {
+    if (cur_ != kNone && (rq_[cur_].kind == kFetch || !cost_.fetchFirst)) return;
+    if (cur_ != kNone) {  // a load: a ready fetch takes the bus at its next beat
+      const size_t f = readCandidates()[0];
+      if (f != kNone && rq_[f].ready <= t_ + 1e-9) cur_ = f;
+      return;
+    }
+    for (size_t i : readCandidates())
+      if (i != kNone && rq_[i].ready <= t_ + 1e-9) {
+        cur_ = i;
+        return;
+      }
+  }
+
   double nextInternal() const {
     double e = 1e300;
-    const bool r = flowing(rq_), w = flowing(wq_);
-    if (!rq_.empty()) e = std::min(e, r ? t_ + rq_.front().left / rate(r, w) : rq_.front().ready);
+    const bool r = cur_ != kNone, w = flowing(wq_);
+    if (r) e = std::min(e, t_ + rq_[cur_].left / rate(r, w));
+    for (size_t i : readCandidates())
+      if (i != kNone && rq_[i].ready > t_ + 1e-9) e = std::min(e, rq_[i].ready);
     if (!wq_.empty()) e = std::min(e, w ? t_ + wq_.front().left / rate(w, r) : wq_.front().ready);
     for (const Engine& g : engines_) {
       if (g.running && !g.issuedAll() && g.outstanding < bursts_)
@@ -328,15 +364,16 @@ class BusSim {
 
   void flow(double dt) {
     if (dt <= 0) return;
-    const bool r = flowing(rq_), w = flowing(wq_);
-    if (r) rq_.front().left -= dt * rate(r, w);
+    const bool r = cur_ != kNone, w = flowing(wq_);
+    if (r) rq_[cur_].left -= dt * rate(r, w);
     if (w) wq_.front().left -= dt * rate(w, r);
   }
 
   void completeAt(double t) {
-    if (!rq_.empty() && rq_.front().ready <= t + 1e-9 && rq_.front().left <= 1e-9) {
-      const Burst b = rq_.front();
-      rq_.pop_front();
+    if (cur_ != kNone && rq_[cur_].left <= 1e-9) {
+      const Burst b = rq_[cur_];
+      rq_.erase(rq_.begin() + static_cast<std::ptrdiff_t>(cur_));
+      cur_ = kNone;
       if (b.kind == kFetch) {
         arrivals_[b.ticket] = static_cast<uint64_t>(std::ceil(t - 1e-9)) + cost_.fetchAfterData;
         ++visible_;
@@ -367,7 +404,8 @@ class BusSim {
   const uint32_t bursts_;  // in flight per engine
   const double beatCycles_;
   double t_ = 0;
-  std::deque<Burst> rq_, wq_;
+  std::deque<Burst> rq_, wq_;  // reads (loads and fetches) and writes, oldest first
+  size_t cur_ = kNone;         // the read burst whose data is moving (an index into rq_)
   std::array<Engine, 2> engines_;
   std::vector<uint64_t> arrivals_;
   uint64_t visible_ = 0;

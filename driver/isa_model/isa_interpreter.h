@@ -72,15 +72,17 @@ class DramModel {
 // hardware's, in NpuConfig; the latencies below are measured.
 //  - Fetch: the command processor keeps `fetchDepth` ring slots requested or waiting for
 //    dispatch; each arrives `fetchLatency` cycles after its request (one request per cycle),
-//    or after the data of the DMA read bursts requested before it (DRAM answers reads in
-//    order), which is why long DMA_LOAD bursts can starve the dispatcher.
+//    or once its data has its turn on the bus: with `fetchFirst` (the SoC honours ARQOS)
+//    as soon as it is ready, interrupting a load burst; else after the data of every DMA
+//    read burst requested before it (DRAM answering reads in request order, where long
+//    DMA_LOAD bursts can starve the dispatcher).
 //  - Queues hold `queueDepth` commands each, issued or not, until they complete; the
 //    dispatcher stops at a full queue (in stream order).
 //  - DMA_LOAD / DMA_STORE: one command per engine at a time; each row is split into bursts
 //    of whole bus beats (<= 256 beats), `dmaBursts` in flight per engine; a read burst's
 //    first beat comes `dramLatency` cycles after its address, a write burst's response as
-//    long after its last beat. Reads (DMA and fetch) are answered in address order; read
-//    and write data share the bus (`busBytesPerCycle`), half each while both flow.
+//    long after its last beat. Reads go one burst at a time (fetches first, as above);
+//    read and write data share the bus (`busBytesPerCycle`), half each while both flow.
 //  - GEMM: k beats at one per cycle from `gemmIssue` after acceptance; the next GEMM is
 //    accepted after the last beat, but its own last beat comes at least `gemmSpacing`
 //    (max(R, C)) cycles after the previous one's; results are in ACC (the command
@@ -110,8 +112,11 @@ struct CostModel {
   uint32_t fillOverhead = 4;
   uint32_t fetchLatency = 45;   // ring slot requested -> command at the dispatcher
   uint32_t fetchAfterData = 4;  // a fetch queued behind DMA read data: cycles after it
-  uint32_t endCycles = 6;       // END dispatched -> job done
-  uint32_t gemmIssue = 1;       // GEMM accepted -> first beat
+  // The SoC answers reads by ARQOS (SocConfig::dramReadQos): a ready command fetch goes
+  // before the DMA read bursts requested earlier, from the next beat.
+  bool fetchFirst = true;
+  uint32_t endCycles = 6;  // END dispatched -> job done
+  uint32_t gemmIssue = 1;  // GEMM accepted -> first beat
   // Min cycles between consecutive GEMMs' last beats: the MAC array's max(R, C).
   uint32_t gemmSpacing = std::max(firmware::kArrayRows, firmware::kArrayCols);
   uint32_t gemmDrain = 35;  // last beat -> results in ACC

@@ -4,9 +4,11 @@
 // unaligned rows, stores), GEMM streaming and back-to-back overlap, REQUANT_STORE after
 // GEMMs, the pipelined load/compute/store loop, and DENSIFY of a few sparse formats.
 //
-//   npu_calibrate [--filter SUBSTRING]
+//   npu_calibrate [--filter SUBSTRING] [--set KEY=VALUE]...
 //   npu_calibrate --model FILE --op N [--mapping im2col|dma|shifted|blocks]
 //       one operation of a model, compiled as the driver does, on both (queue counters)
+// --set changes the SoC (sim/soc_config.h keys) and the interpreter's timing with it
+// (costModelFor), e.g. dram_read_qos=0 for reads answered in request order.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +27,7 @@
 #include "hal/model_file.h"
 #include "ops/shape.h"
 #include "driver/runtime/soc/sim_npu_device.h"
+#include "driver/runtime/soc/soc_cost_model.h"
 #include "firmware/isa_generated.h"
 #include "firmware/pool_window.h"
 #include "sim/device.h"
@@ -473,6 +476,19 @@ std::vector<Case> cases() {
                      }
                      return only(c);
                    }});
+  // Command fetches during long read bursts: short GEMMs dispatched while loads stream in
+  // 4 KiB rows (256-beat bursts). The SoC answers the fetches first (ARQOS); in request
+  // order (dram_read_qos=0) each would wait for the bursts requested before it.
+  for (uint32_t n : {1u, 4u})
+    v.push_back(
+        {std::to_string(n) + "x load 16384 B in 4096 B rows || 32 GEMM k=16", [=](const Ctx& x) {
+           std::vector<Command> c;
+           for (uint32_t i = 0; i < n; ++i)
+             c.push_back(
+                 Command{{}, load(x.src + i * 16384, Buffer::kInp, 131072, 4096, 4, 4096, 4096)});
+           for (int i = 0; i < 32; ++i) c.push_back(Command{{}, gemm(16, false, (i % 8) * 1024)});
+           return only(c);
+         }});
   // A double-buffered loop: load A (k*16 B) -> GEMM -> REQUANT -> store 256 B.
   for (uint32_t k : {32u, 256u})
     v.push_back({"pipeline 16 steps k=" + std::to_string(k), [=](const Ctx& x) {
@@ -578,6 +594,7 @@ int runOperation(SimNpuDevice& soc, InterpreterDevice& isa, const std::string& f
 int main(int argc, char** argv) {
   std::string filter, modelFile, mapping;
   int op = -1;
+  sim::SocConfig socConfig;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--filter") == 0 && i + 1 < argc)
       filter = argv[++i];
@@ -587,14 +604,20 @@ int main(int argc, char** argv) {
       op = std::atoi(argv[++i]);
     else if (std::strcmp(argv[i], "--mapping") == 0 && i + 1 < argc)
       mapping = argv[++i];
+    else if (std::strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
+      if (auto st = socConfig.set(argv[++i]); !st.ok()) {
+        std::fprintf(stderr, "%s\n", st.error().c_str());
+        return 1;
+      }
+    }
   }
-  auto dev = sim::Device::open(sim::SocConfig{});
+  auto dev = sim::Device::open(socConfig);
   if (!dev) {
     std::fprintf(stderr, "%s\n", dev.error().c_str());
     return 1;
   }
   SimNpuDevice soc(**dev);
-  InterpreterDevice isa(soc.config());
+  InterpreterDevice isa(soc.config(), socConfig.dramBytes, costModelFor(socConfig));
   Ctx sx, ix;
   std::vector<uint8_t> junk(1 << 20);
   for (size_t i = 0; i < junk.size(); ++i) junk[i] = static_cast<uint8_t>(i * 37);
