@@ -15,12 +15,16 @@ namespace {
 
 namespace reg = firmware::reg;
 
+// Protection windows cover whole 64-byte lines; buffers start on 4 KiB pages (as an IOMMU
+// maps them), so a buffer's offset within a page, which decides where the DMA splits its
+// bursts (AXI bursts never cross 4 KiB), is the same as in the driver's step-local plan.
 constexpr uint64_t kAlign = 64;
+constexpr uint64_t kPage = 4096;
 // Written to IRQ_STATUS (write 1 to clear) to acknowledge whatever was raised.
 constexpr uint32_t kEveryIrqCause = reg::kIrqStatusDone | reg::kIrqStatusError;
 Device* gDevice = nullptr;
 
-uint64_t alignUp(uint64_t x) { return (x + kAlign - 1) & ~(kAlign - 1); }
+uint64_t alignUp(uint64_t x, uint64_t to = kAlign) { return (x + to - 1) & ~(to - 1); }
 
 }  // namespace
 
@@ -58,7 +62,9 @@ Device::Device(const SocConfig& config, const DeviceOptions& options) : options_
   dram_ = platform_->dram.data();
   ringBase_ = config.dramBase;
   const uint64_t ringBytes = alignUp(uint64_t{options.ringSlots} * firmware::kCommandBytes);
-  freeList_.push_back({config.dramBase + ringBytes, config.dramBytes - ringBytes});
+  const uint64_t heap = alignUp(config.dramBase + ringBytes, kPage);
+  if (heap < config.dramBase + config.dramBytes)
+    freeList_.push_back({heap, config.dramBase + config.dramBytes - heap});
   platform_->windows.map({ringBase_, ringBytes, true, false, "command ring"});
 }
 
@@ -68,7 +74,7 @@ const SocConfig& Device::config() const { return platform_->config; }
 uint64_t Device::cycle() const { return platform_->npu.cycles(); }
 
 hal::Result<DeviceBuffer> Device::allocate(uint64_t bytes, const std::string& name) {
-  const uint64_t need = alignUp(std::max<uint64_t>(bytes, 1));
+  const uint64_t need = alignUp(std::max<uint64_t>(bytes, 1), kPage);
   for (auto it = freeList_.begin(); it != freeList_.end(); ++it) {
     if (it->bytes < need) continue;
     DeviceBuffer b{it->address, bytes, name};

@@ -25,7 +25,11 @@
 namespace nncosim::driver {
 
 inline constexpr uint64_t kStepLocalBase = 0x1000;
-inline constexpr uint64_t kDeviceAlignment = 64;
+// Device buffers start on 4 KiB pages: the DMA splits its bursts at 4 KiB boundaries (AXI),
+// so a step's timing depends on its buffers' offsets within a page, and page-aligned
+// buffers keep a step's estimate in its step-local addresses equal to its cycles wherever
+// it is placed.
+inline constexpr uint64_t kDeviceAlignment = 4096;
 
 enum class BufferRole { kInput, kOutput, kConstant, kScratch };
 const char* toString(BufferRole r);

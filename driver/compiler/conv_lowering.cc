@@ -72,6 +72,7 @@
 #include <string>
 
 #include "driver/isa_model/isa_interpreter.h"
+#include "driver/compiler/load_coalescing.h"
 #include "driver/compiler/lowering_internal.h"
 #include "driver/compiler/lowering_table.h"
 #include "ops/conv/conv_args.h"
@@ -1045,8 +1046,14 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   if (dwUnit && !pointwise) {
     prob.loadA = loadShared;
   } else {
+    // Row tiles after one another in DRAM and INP load as one command (load_coalescing.h).
     prob.loadA = [=](const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>& out) {
-      for (const APiece& a : pieces) loadPiece(a, out);
+      std::vector<firmware::DmaLoad> piece;
+      for (const APiece& a : pieces) {
+        piece.clear();
+        loadPiece(a, piece);
+        for (const firmware::DmaLoad& d : piece) appendCoalesced(out, d);
+      }
     };
   }
   prob.gemms = [=](uint32_t p, uint32_t q, uint32_t k0, uint32_t k1, uint32_t inpAddr,

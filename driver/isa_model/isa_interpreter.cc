@@ -155,7 +155,7 @@ struct Recorded {
 };
 
 // A DMA command's bursts in issue order, made one at a time as the engine issues them: per
-// row (z-major), whole bus beats in bursts of at most 256 beats, the full ones first.
+// row (z-major), whole bus beats in bursts of at most 256 beats that never cross 4 KiB.
 // A command may have 65535 x 4095 rows, so a list of them would cost memory in proportion
 // to the transfer; this is O(1).
 class BurstWalk {
@@ -173,7 +173,9 @@ class BurstWalk {
   bool done() const { return z_ >= c2_; }
   // The beats of the next burst; only while !done().
   uint32_t next() {
-    const uint64_t b = std::min(left_, kMaxBeats);
+    uint64_t b = std::min(left_, kMaxBeats);
+    b = std::min(b, kPageBeats - beat_ % kPageBeats);  // never across 4 KiB
+    beat_ += b;
     left_ -= b;
     if (left_ == 0) {
       if (++y_ == c1_) {
@@ -186,17 +188,20 @@ class BurstWalk {
   }
 
  private:
-  static constexpr uint64_t kBeat = firmware::kAxiDataBytes, kMaxBeats = 256;
+  static constexpr uint64_t kBeat = firmware::kAxiDataBytes, kMaxBeats = 256,
+                            kPageBeats = 4096 / kBeat;
   void loadRow() {
     // DRAM addresses wrap modulo 2^32 (the field width).
     const uint64_t a = (uint64_t{addr_} + uint64_t{z_} * s2_ + uint64_t{y_} * s1_) & 0xFFFFFFFFull;
     left_ = (a + rowBytes_ - 1) / kBeat - a / kBeat + 1;
+    beat_ = a / kBeat;
   }
   uint32_t addr_ = 0;
   uint64_t rowBytes_ = 0;
   uint32_t c1_ = 0, c2_ = 0, s1_ = 0, s2_ = 0;
   uint32_t z_ = 0, y_ = 0;  // the row being issued
   uint64_t left_ = 0;       // its beats not yet issued
+  uint64_t beat_ = 0;       // the next burst's first beat (its DRAM address / kBeat)
 };
 
 // The memory system in time: the two DMA engines issuing bursts (a few in flight each),

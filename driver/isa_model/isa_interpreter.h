@@ -98,9 +98,9 @@ class DramModel {
 //    values; the `densify*` fields); without DRAM contents (estimate()) it is the fill alone.
 //  - SYNC completes as it issues, once its queue has nothing in flight; END waits for all.
 // Timing never depends on data (DENSIFY's metadata aside, a constant of the model), and on
-// addresses only through their offset in a bus
-// beat (4 KiB burst boundaries are not modelled), so the estimate of a step in its
-// step-local address space equals its cycles wherever it is relocated (64-byte aligned).
+// DRAM addresses only through their offset in a 4 KiB page (bus beats, and bursts split
+// at page boundaries), so the estimate of a step in its step-local address space equals
+// its cycles wherever it is relocated (its buffers page-aligned, kDeviceAlignment).
 struct CostModel {
   uint32_t dramLatency = 41;  // read: address -> first beat; write: last beat -> response
   // DRAM bandwidth, reads and writes sharing it: the SoC's default, a bus beat per cycle.

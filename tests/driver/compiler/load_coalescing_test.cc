@@ -1,0 +1,120 @@
+#include "driver/compiler/load_coalescing.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+namespace nncosim::driver {
+namespace {
+
+using firmware::Buffer;
+using firmware::DmaLoad;
+
+DmaLoad load(uint32_t dram, uint32_t buf, uint32_t row, uint32_t planes, uint32_t dramPlane,
+             uint32_t bufPlane) {
+  DmaLoad d;
+  d.bufId = Buffer::kInp;
+  d.dramAddr = dram;
+  d.bufAddr = buf;
+  d.count0 = row;
+  d.count2 = planes;
+  d.dramStride2 = dramPlane;
+  d.bufStride2 = bufPlane;
+  return d;
+}
+
+// What the loads leave in a buffer, as DMA_LOAD's spec says (rows z-major, 8-bit elements),
+// reading DRAM byte a as a function of a; a fill writes its value.
+std::vector<int> bufferAfter(const std::vector<DmaLoad>& loads, size_t bufBytes) {
+  std::vector<int> buf(bufBytes, -1);
+  for (const DmaLoad& d : loads)
+    for (uint32_t z = 0; z < d.count2; ++z)
+      for (uint32_t y = 0; y < d.count1; ++y)
+        for (uint32_t x = 0; x < d.count0; ++x) {
+          const uint64_t b =
+              uint64_t{d.bufAddr} + z * uint64_t{d.bufStride2} + y * uint64_t{d.bufStride1} + x;
+          const uint32_t a = d.dramAddr + z * d.dramStride2 + y * d.dramStride1 + x;
+          buf.at(b) = d.fill ? static_cast<int>(d.fillValue) : static_cast<int>((a * 7 + 3) % 251);
+        }
+  return buf;
+}
+
+// A pointwise layer's A pieces: per row tile, 16 pixels of two channel tiles, each tile a
+// DRAM plane; in INP the row tiles 512 bytes apart, their two tiles 256 apart.
+TEST(LoadCoalescing, RowTilesOfAPointwiseLayerBecomeOneLoad) {
+  std::vector<DmaLoad> pieces, out;
+  for (uint32_t p = 0; p < 16; ++p)
+    pieces.push_back(load(0x1000 + p * 256, p * 512, 256, 2, 0x31000, 256));
+  for (const DmaLoad& d : pieces) appendCoalesced(out, d);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].count1, 16u);
+  EXPECT_EQ(out[0].dramStride1, 256u);
+  EXPECT_EQ(out[0].bufStride1, 512u);
+  EXPECT_EQ(bufferAfter(out, 1 << 14), bufferAfter(pieces, 1 << 14));
+}
+
+TEST(LoadCoalescing, RowsThatWouldOverlapInTheBufferStaySeparate) {
+  // Two planes 256 apart each, 300 bytes per row: the second load starts inside the first.
+  std::vector<DmaLoad> out;
+  appendCoalesced(out, load(0, 0, 300, 1, 0, 0));
+  appendCoalesced(out, load(4096, 200, 300, 1, 0, 0));
+  EXPECT_EQ(out.size(), 2u);
+  // Planes of one load reaching past where the next starts.
+  out.clear();
+  appendCoalesced(out, load(0, 0, 256, 2, 0x10000, 256));
+  appendCoalesced(out, load(256, 256, 256, 2, 0x10000, 256));
+  EXPECT_EQ(out.size(), 2u);
+}
+
+TEST(LoadCoalescing, ARunEndsWhereTheStepsChangeOrTheShapeDiffers) {
+  std::vector<DmaLoad> out;
+  appendCoalesced(out, load(0, 0, 64, 1, 0, 0));
+  appendCoalesced(out, load(64, 64, 64, 1, 0, 0));
+  appendCoalesced(out, load(128, 128, 64, 1, 0, 0));
+  appendCoalesced(out, load(1000, 192, 64, 1, 0, 0));  // DRAM step differs
+  appendCoalesced(out, load(1064, 256, 32, 1, 0, 0));  // row length differs
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].count1, 3u);
+  DmaLoad fill = load(0, 512, 64, 1, 0, 0);
+  fill.fill = true;
+  fill.fillValue = 7;
+  appendCoalesced(out, fill);  // a fill never joins a DRAM read
+  EXPECT_EQ(out.size(), 4u);
+}
+
+// Random runs of loads: whatever merges, the buffer ends the same, with fewer commands.
+TEST(LoadCoalescing, RandomRunsWriteWhatTheLoadsWouldWrite) {
+  std::mt19937 rng(5);
+  size_t loads = 0, commands = 0;
+  for (int c = 0; c < 300; ++c) {
+    std::vector<DmaLoad> in, out;
+    const uint32_t row = 1 + rng() % 64, planes = 1 + rng() % 3;
+    const uint32_t bufPlane = row + rng() % 8, dramPlane = 4096 + rng() % 100;
+    uint32_t dram = rng() % 1000, buf = rng() % 64;
+    const uint32_t dramStep = rng() % 300, bufStep = planes * bufPlane + rng() % 4;
+    const int n = 1 + static_cast<int>(rng() % 12);
+    for (int i = 0; i < n; ++i) {
+      DmaLoad d = load(dram, buf, row, planes, dramPlane, bufPlane);
+      d.fill = rng() % 5 == 0;
+      d.fillValue = d.fill ? 9 : 0;
+      in.push_back(d);
+      // Mostly regular steps, now and then a jump or a step back.
+      const uint32_t r = rng() % 8;
+      dram += r == 0 ? 777 : dramStep;
+      buf = r == 1 && buf > 40 ? buf - 40 : buf + (r == 2 ? bufStep + 5 : bufStep);
+    }
+    for (const DmaLoad& d : in) appendCoalesced(out, d);
+    EXPECT_LE(out.size(), in.size());
+    loads += in.size();
+    commands += out.size();
+    EXPECT_EQ(bufferAfter(out, 1 << 13), bufferAfter(in, 1 << 13)) << "case " << c;
+  }
+  EXPECT_LT(commands, loads * 3 / 4);  // the runs did merge
+  std::printf("[ LoadCoalescing ] %zu loads -> %zu commands\n", loads, commands);
+}
+
+}  // namespace
+}  // namespace nncosim::driver
