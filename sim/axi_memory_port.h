@@ -114,9 +114,9 @@ class AxiMemoryPort {
     t.m_axi_arready_i = reads_.size() < kMaxOutstanding;
     t.m_axi_awready_i = writes_.size() < kMaxOutstanding;
     t.m_axi_wready_i = !writes_.empty() && credit_ >= static_cast<int64_t>(kBeatBytes);
-    // R: the burst being answered, else the next one chosen, once bandwidth allows. A
-    // burst stays chosen from its first presented beat to its last, so a beat once valid
-    // stays valid and unchanged until taken.
+    // R: the burst being answered, else the next one chosen, once bandwidth allows. A beat
+    // once valid stays valid and unchanged until taken; between beats a ready burst of
+    // higher ARQOS takes over (the one it interrupts resumes after it).
     const bool credit = credit_ >= static_cast<int64_t>(kBeatBytes);
     if (credit && !presented_) {
       const size_t next = nextRead();
