@@ -580,10 +580,10 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
     std::vector<Slots> slots = {{3, 0}};
     for (uint32_t cap : {block / 2, block / 4})
       if (cap > 0) slots.insert(slots.end(), {{2, cap}, {3, cap}});
-    PlanOptions late = base;
-    late.maxTilesPerPhase = phaseCap;
-    late.lateLoads = true;
-    std::vector<PlanOptions> out = {late};
+    PlanOptions lateOnly = base;
+    lateOnly.maxTilesPerPhase = phaseCap;
+    lateOnly.lateLoads = true;
+    std::vector<PlanOptions> out = {lateOnly};
     for (const Slots& v : slots)
       for (bool late : {false, true}) {
         PlanOptions o = base;

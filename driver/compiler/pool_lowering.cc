@@ -20,13 +20,13 @@
 // reduced extent, AVG truncating toward zero as the reference's MEAN divides (POOL trunc,
 // ISA 1.8); planes over 240 pixels along a reduced axis stay on the CPU.
 #include <algorithm>
-#include <cstring>
 
 #include "driver/compiler/lowering_internal.h"
 #include "driver/compiler/lowering_table.h"
 #include "driver/compiler/unit_step_stream.h"
 #include "firmware/pool_window.h"
 #include "ops/conv/pooling.h"
+#include "ops/movement/common.h"
 #include "ops/quant/quant_params.h"
 
 namespace nncosim::driver::internal {
@@ -102,17 +102,11 @@ hal::Result<PoolUnitPlan> planMean(const OpView& v) {
     return hal::fail("input rank ", in.rank(), ": the pooling unit reduces [N, H, W, C] tensors");
   if (!v.isConstant(1) || !v.isConstant(2))
     return hal::fail("the axes and keep_dims are not constants");
-  const ops::Shape& axesShape = v.inShape(1);
-  const auto* axes = reinterpret_cast<const int32_t*>(v.constantBytes(1));
-  bool reduced[4] = {false, false, false, false};
-  const uint32_t naxes = axesShape.rank() == 0 ? 1 : axesShape.dimensions.at(0);
-  for (uint32_t i = 0; i < naxes; ++i) {
-    int32_t a = 0;
-    std::memcpy(&a, axes + i, sizeof a);
-    if (a < 0) a += 4;
-    if (a < 0 || a > 3) return hal::fail("axis ", a, " is outside rank 4");
-    reduced[a] = true;
-  }
+  // The reference's own reading of the axes (negative ones counted from the end).
+  NNC_ASSIGN_OR_RETURN(const ops::movement::ReducePlan rp,
+                       ops::movement::makeReducePlan(in, ops::movement::int32Values(v.ctx(), 1),
+                                                     false, "input 1 (axes): axis"));
+  const std::vector<bool>& reduced = rp.reduced;
   if (reduced[0] || reduced[3])
     return hal::fail("MEAN over ", reduced[0] ? "the batch" : "the channels",
                      ": the pooling unit averages over height and width only");

@@ -339,17 +339,13 @@ class BusSim {
   // Chooses the read burst to answer: a ready fetch first (taking over from a load under
   // way), else a ready load when none is under way.
   void pickRead() {
-    if (cur_ != kNone && (rq_[cur_].kind == kFetch || !cost_.fetchFirst)) return;
-    if (cur_ != kNone) {  // a load: a ready fetch takes the bus at its next beat
-      const size_t f = readCandidates()[0];
-      if (f != kNone && rq_[f].ready <= t_ + 1e-9) cur_ = f;
-      return;
+    const std::array<size_t, 2> c = readCandidates();
+    auto ready = [&](size_t i) { return i != kNone && rq_[i].ready <= t_ + 1e-9; };
+    if (cur_ == kNone) {
+      cur_ = ready(c[0]) ? c[0] : ready(c[1]) ? c[1] : kNone;
+    } else if (cost_.fetchFirst && rq_[cur_].kind != kFetch && ready(c[0])) {
+      cur_ = c[0];  // a load under way: the fetch takes the bus at its next beat
     }
-    for (size_t i : readCandidates())
-      if (i != kNone && rq_[i].ready <= t_ + 1e-9) {
-        cur_ = i;
-        return;
-      }
   }
 
   double nextInternal() const {
