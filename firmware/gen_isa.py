@@ -127,6 +127,7 @@ class Field:
 class Constraint:
     """A rule between fields, checked after the field ranges. Kinds:
     {"le": [a, b]}: a <= b; {"zero_unless": [a, g]}: a == 0 while bool g is clear;
+    {"zero_when": [a, g]}: a == 0 while bool g is set;
     {"eq_product": [a, [b, ...]]}: a == b * ...; "when": g (optional) gates le and
     eq_product on bool g. The error names field a (its bit offset)."""
 
@@ -135,9 +136,10 @@ class Constraint:
             if n not in by_name:
                 raise SpecError(f"{where}: constraint names unknown field {n}")
             return by_name[n]
-        kinds = [k for k in ("le", "zero_unless", "eq_product") if k in d]
+        kinds = [k for k in ("le", "zero_unless", "zero_when", "eq_product") if k in d]
         if len(kinds) != 1:
-            raise SpecError(f"{where}: a constraint has exactly one of le, zero_unless, eq_product")
+            raise SpecError(
+                f"{where}: a constraint has exactly one of le, zero_unless, zero_when, eq_product")
         self.kind = kinds[0]
         self.doc = d.get("doc", "")
         self.when = field(d["when"]) if "when" in d else None
@@ -151,8 +153,8 @@ class Constraint:
                 raise SpecError(f"{where}: eq_product's factors exceed the 40-bit check")
         else:
             self.b = field(args[1])
-        if self.kind == "zero_unless" and (self.b.kind != "bool" or self.when):
-            raise SpecError(f"{where}: zero_unless takes a bool gate and no when")
+        if self.kind in ("zero_unless", "zero_when") and (self.b.kind != "bool" or self.when):
+            raise SpecError(f"{where}: {self.kind} takes a bool gate and no when")
         if self.when is not None and self.when.kind != "bool":
             raise SpecError(f"{where}: when takes a bool field")
 
@@ -161,6 +163,8 @@ class Constraint:
             t = f"{self.a.name} <= {self.b.name}"
         elif self.kind == "zero_unless":
             return f"{self.a.name} = 0 unless {self.b.name}"
+        elif self.kind == "zero_when":
+            return f"{self.a.name} = 0 when {self.b.name}"
         else:
             t = f"{self.a.name} = {' * '.join(f.name for f in self.factors)}"
         return t + (f" when {self.when.name}" if self.when else "")
@@ -742,6 +746,9 @@ def gen_cpp_source(s):
             elif k.kind == "zero_unless":
                 w(f"      if ({cpp_extract(k.b)} == 0 && {va} != 0)")
                 w(f'        return bad(ErrCode::kBadField, {a.bit}, "{c.opcode}: field {a.name} = " + std::to_string({va}) + " must be 0 without {k.b.name}");')
+            elif k.kind == "zero_when":
+                w(f"      if ({cpp_extract(k.b)} != 0 && {va} != 0)")
+                w(f'        return bad(ErrCode::kBadField, {a.bit}, "{c.opcode}: field {a.name} = " + std::to_string({va}) + " must be 0 with {k.b.name}");')
             else:
                 prod = " * ".join(cpp_value(f) for f in k.factors)
                 names = " * ".join(f.name for f in k.factors)
@@ -1096,6 +1103,8 @@ def gen_sv_pkg(s):
                 checks.append((f"{gate}{va} > {vb}", a.bit))
             elif k.kind == "zero_unless":
                 checks.append((f"!{sv_slice(k.b)} && {va} != '0", a.bit))
+            elif k.kind == "zero_when":
+                checks.append((f"{sv_slice(k.b)} && {va} != '0", a.bit))
             else:
                 # 40-bit products: no factor list of the spec overflows them.
                 prod = " * ".join(f"40'({sv_slice(f)})" for f in k.factors)

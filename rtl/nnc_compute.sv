@@ -23,7 +23,9 @@
 // unit is empty (they read what GEMMs wrote), so completions stay in command order.
 //
 // REQUANT_STORE: loads the bias/multiplier/shift vectors from PRM, streams ACC rows (int32
-// or, with acc64, int64 elements) through nnc_requant and writes the packed rows to OUT.
+// or, with acc64, int64 elements) through nnc_requant and writes the packed rows to OUT, or
+// with to_inp (ISA 1.9, 8-bit outputs) to INP, where the next commands of this queue read
+// them: the on-chip path from one layer's results to the next one's operands.
 // The unit has 2C lanes: an ACC read of C*8 bytes is two int32 rows, so 8- and 16-bit
 // outputs take two rows per cycle (their two rows fit OUT's write port); int64 rows and
 // 32-bit outputs one. The requant unit runs with the int32 output
@@ -89,6 +91,10 @@ module nnc_compute
   output logic [nnc_isa_pkg::BufAddrBits-1:0] out_waddr_o,
   output logic [Cols*32-1:0]     out_wdata_o,
   output logic [Cols*4-1:0]      out_wbe_o,
+  output logic                   inp_we_o,    // REQUANT_STORE to_inp (ISA 1.9)
+  output logic [nnc_isa_pkg::BufAddrBits-1:0] inp_waddr_o,
+  output logic [Rows*16-1:0]     inp_wdata_o,
+  output logic [Rows*2-1:0]      inp_wbe_o,
   output logic                   prm_re_o,
   output logic [nnc_isa_pkg::BufAddrBits-1:0] prm_raddr_o,
   input  logic [Cols*32-1:0]     prm_rdata_i,
@@ -245,9 +251,10 @@ module nnc_compute
                  AccBytes)) begin
           c_oob = 1'b1;
           c_oob_buf = nnc_isa_pkg::BufferAcc;
-        end else if (over(40'(c_r.out_addr) + 40'(c_r.rows) * 40'(Cols) * ob, OutBytes)) begin
+        end else if (over(40'(c_r.out_addr) + 40'(c_r.rows) * 40'(Cols) * ob,
+                          c_r.to_inp ? InpBytes : OutBytes)) begin
           c_oob = 1'b1;
-          c_oob_buf = nnc_isa_pkg::BufferOut;
+          c_oob_buf = c_r.to_inp ? nnc_isa_pkg::BufferInp : nnc_isa_pkg::BufferOut;
         end else if ((c_r.bias_en && over(40'(c_r.bias_addr) + 40'(Cols * 4), PrmBytes)) ||
                      over(40'(c_r.mult_addr) + (c_r.per_channel ? 40'(Cols * 4) : 40'd4), PrmBytes) ||
                      over(40'(c_r.shift_addr) + (c_r.per_channel ? 40'(Cols) : 40'd1), PrmBytes)) begin
@@ -851,7 +858,7 @@ module nnc_compute
     acc_wdata_o = d1_row_q;
     if (d1_valid_q && d1_accum_q) acc_wdata_o = add_rows(d1_row_q, acc_rdata_i, d1_acc64_q);
     acc_wbe_o   = d1_be_q;
-    out_we_o    = rq_out_valid;
+    out_we_o    = rq_out_valid && !rq_q.to_inp;
     out_waddr_o = rq_q.out_addr + BAddrW'((32'(rq_written_q) * Cols) << rq_q.out_width);
     out_wdata_o = pack_out(rq_out_data, rq_q.out_width);
     unique case (rq_q.out_width)
@@ -861,6 +868,12 @@ module nnc_compute
                                                               : (Cols*4)'({(2*Cols){1'b1}});
       default:      out_wbe_o = {(Cols*4){1'b1}};
     endcase
+    // to_inp: the same rows into INP (8-bit only, the decode check's rule: the pair's 2C
+    // bytes fit the INP port of 2 * Rows bytes).
+    inp_we_o    = rq_out_valid && rq_q.to_inp;
+    inp_waddr_o = out_waddr_o;
+    inp_wdata_o = (Rows*16)'(out_wdata_o);
+    inp_wbe_o   = (Rows*2)'(out_wbe_o);
     if (ew_out_we) begin
       out_we_o    = 1'b1;
       out_waddr_o = ew_out_waddr;
@@ -1199,7 +1212,11 @@ module nnc_compute
         ("nnc_compute: window fetch and k-major GEMM read INP in one cycle"))
       `PRIM_ASSERT_I(NextIsWindow_A, !(nx_valid_q && !(s_active_q && s_q.win && nx_q.win)),
         ("nnc_compute: a GEMM waits behind one that is not a window GEMM"))
+      `PRIM_ASSERT_I(InpWriteIsByte_A, !(inp_we_o && rq_q.out_width != nnc_isa_pkg::ElemWidthW8),
+        ("nnc_compute: a REQUANT_STORE wrote INP with wider than 8-bit outputs"))
     end
   end
+  `PRIM_ASSERT_INIT(InpPortFitsPair_A, Cols <= Rows,
+      ("nnc_compute: two 8-bit rows of C bytes must fit INP's port of 2 * Rows bytes"))
 
 endmodule

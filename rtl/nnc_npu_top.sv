@@ -362,8 +362,11 @@ module nnc_npu_top
   // =========================================================================================
   // Compute
   // =========================================================================================
-  logic                   inp_re, wgt_re, acc_re, acc_we, out_we, prm_re;
+  logic                   inp_re, wgt_re, acc_re, acc_we, out_we, prm_re, inp_we;
   logic [nnc_isa_pkg::BufAddrBits-1:0] inp_raddr, wgt_raddr, acc_raddr, acc_waddr, out_waddr;
+  logic [nnc_isa_pkg::BufAddrBits-1:0] inp_waddr;
+  logic [Rows*16-1:0]     inp_wdata;
+  logic [Rows*2-1:0]      inp_wbe;
   logic [nnc_isa_pkg::BufAddrBits-1:0] prm_raddr;
   logic [Rows*16-1:0]     inp_rdata;
   logic [Cols*16-1:0]     wgt_rdata;
@@ -412,6 +415,10 @@ module nnc_npu_top
     .out_waddr_o     (out_waddr),
     .out_wdata_o     (out_wdata),
     .out_wbe_o       (out_wbe),
+    .inp_we_o        (inp_we),
+    .inp_waddr_o     (inp_waddr),
+    .inp_wdata_o     (inp_wdata),
+    .inp_wbe_o       (inp_wbe),
     .prm_re_o        (prm_re),
     .prm_raddr_o     (prm_raddr),
     .prm_rdata_i     (prm_rdata),
@@ -438,7 +445,7 @@ module nnc_npu_top
   // Per buffer: does the compute unit use the read / write port this cycle?
   logic [4:0] cp_rd, cp_wr;
   assign cp_rd = {prm_re, 1'b0, acc_re, wgt_re, inp_re};   // index = buffer id
-  assign cp_wr = {1'b0, out_we, acc_we, 1'b0, 1'b0};
+  assign cp_wr = {1'b0, out_we, acc_we, 1'b0, inp_we};
 
   assign br_ready = !cp_rd[br_buf];
   assign bw_ready = !cp_wr[bw_buf];
@@ -463,7 +470,7 @@ module nnc_npu_top
 
   logic dma_w_inp, dma_w_wgt, dma_w_acc, dma_w_out, dma_w_prm;
   logic dma_r_inp, dma_r_wgt, dma_r_acc, dma_r_out, dma_r_prm;
-  assign dma_w_inp = bw_valid && bw_buf == nnc_isa_pkg::BufferInp;
+  assign dma_w_inp = bw_valid && bw_buf == nnc_isa_pkg::BufferInp && !inp_we;
   assign dma_w_wgt = bw_valid && bw_buf == nnc_isa_pkg::BufferWgt;
   assign dma_w_acc = bw_valid && bw_buf == nnc_isa_pkg::BufferAcc && !acc_we;
   assign dma_w_out = bw_valid && bw_buf == nnc_isa_pkg::BufferOut && !out_we;
@@ -476,10 +483,10 @@ module nnc_npu_top
 
   nnc_buffer #(.SizeBytes(InpBytes), .LineBytes(InpLine)) u_inp (
     .clk_i,
-    .we_i    (dma_w_inp),
-    .waddr_i (bw_addr[$clog2(InpBytes)-1:0]),
-    .wdata_i ((InpLine*8)'(bw_data)),
-    .wbe_i   (InpLine'(bw_be)),
+    .we_i    (inp_we || dma_w_inp),
+    .waddr_i (inp_we ? inp_waddr[$clog2(InpBytes)-1:0] : bw_addr[$clog2(InpBytes)-1:0]),
+    .wdata_i (inp_we ? (InpLine*8)'(inp_wdata) : (InpLine*8)'(bw_data)),
+    .wbe_i   (inp_we ? InpLine'(inp_wbe) : InpLine'(bw_be)),
     .re_i    (inp_re || dma_r_inp),
     .raddr_i (inp_re ? inp_raddr[$clog2(InpBytes)-1:0] : br_addr[$clog2(InpBytes)-1:0]),
     .rdata_o (inp_rd)
@@ -542,7 +549,8 @@ module nnc_npu_top
 
   // Address bits above a buffer's size and the units' status outputs that only feed asserts.
   logic unused_top;
-  assign unused_top = ^{bw_addr, br_addr, inp_raddr, wgt_raddr, acc_raddr, acc_waddr, out_waddr,
+  assign unused_top = ^{bw_addr, br_addr, inp_raddr, inp_waddr, wgt_raddr, acc_raddr, acc_waddr,
+                        out_waddr,
                         prm_raddr, ld_busy, st_busy_dma, dma_rd_q, out_rd[WideLine*8-1:BusBits],
                         inp_rd[InpLine*8-1:BusBits], wgt_rd[WgtLine*8-1:BusBits]};
 
@@ -555,6 +563,9 @@ module nnc_npu_top
       `PRIM_ASSERT_I(AccWriteOnce_A,
           !(bw_valid && bw_ready && (bw_buf == nnc_isa_pkg::BufferAcc && acc_we)),
         ("nnc_npu_top: ACC write port granted twice"))
+      `PRIM_ASSERT_I(InpWriteOnce_A,
+          !(bw_valid && bw_ready && (bw_buf == nnc_isa_pkg::BufferInp && inp_we)),
+        ("nnc_npu_top: INP write port granted twice"))
     end
   end
   `PRIM_ASSERT_INIT(BeatFitsLine_A, BusBytes <= InpLine && BusBytes <= WgtLine,

@@ -66,7 +66,7 @@ EnergyEvents streamEvents(const std::vector<firmware::Command>& stream) {
       e.sramRead[acc] += uint64_t{q->rows} * cols * (q->acc64 ? 8 : 4);
       // Bias (int32), multiplier (int32) and shift (int8) per column, read once per command.
       e.sramRead[prm] += (q->biasEn ? cols * 4 : 0) + (q->perChannel ? cols * 5 : 5);
-      e.sramWrite[out] += uint64_t{q->rows} * cols * elementBytes(q->outWidth);
+      e.sramWrite[q->toInp ? inp : out] += uint64_t{q->rows} * cols * elementBytes(q->outWidth);
     } else if (const auto* d = std::get_if<firmware::Densify>(&c.args)) {
       // The dense output written, and about as much read (descriptor and stored values).
       e.densifyBytes += 2 * uint64_t{d->outSize};

@@ -792,8 +792,8 @@ GemmFootprint gemmFootprint(const firmware::Gemm& g, uint32_t R, uint32_t C) {
           uint64_t{g.accAddr} + uint64_t{g.m} * C * accElemBytes(g.acc64)};
 }
 
-// REQUANT_STORE's footprints: rows of C accumulators in ACC, rows of C outputs in OUT, and
-// in PRM C biases, perParam multipliers and perParam shifts.
+// REQUANT_STORE's footprints: rows of C accumulators in ACC, rows of C outputs in OUT (INP
+// with to_inp, ISA 1.9), and in PRM C biases, perParam multipliers and perParam shifts.
 struct RequantFootprint {
   uint64_t accHi, outHi, biasHi, multHi, shiftHi;
   uint32_t perParam;
@@ -998,7 +998,8 @@ Fault Machine::checkRequant(const firmware::RequantStore& r) const {
   if (Fault f = checkBuffer(Buffer::kAcc, r.accAddr, fp.accHi, "REQUANT_STORE");
       f.code != ErrCode::kNone)
     return f;
-  if (Fault f = checkBuffer(Buffer::kOut, r.outAddr, fp.outHi, "REQUANT_STORE");
+  if (Fault f =
+          checkBuffer(r.toInp ? Buffer::kInp : Buffer::kOut, r.outAddr, fp.outHi, "REQUANT_STORE");
       f.code != ErrCode::kNone)
     return f;
   if (r.biasEn)
@@ -1017,6 +1018,7 @@ void Machine::requant(const firmware::RequantStore& r, std::vector<Access>& acce
   const uint32_t ab = accElemBytes(r.acc64);
   const RequantFootprint fp = requantFootprint(r, C);
   const uint8_t* prm = buffers_[4].data();
+  const int outSpace = r.toInp ? 0 : 3;  // to_inp: the on-chip path into INP (ISA 1.9)
   // Saturation range of the output type.
   int64_t lo, hi;
   if (ob == 4) {
@@ -1051,12 +1053,12 @@ void Machine::requant(const firmware::RequantStore& r, std::vector<Access>& acce
           static_cast<int32_t>(static_cast<uint32_t>(scaled) + static_cast<uint32_t>(r.outZp));
       y = std::max<int64_t>(std::min<int64_t>(y, r.clampMax), r.clampMin);
       y = std::max(std::min(y, hi), lo);
-      uint8_t* p = buffers_[3].data() + r.outAddr + (size_t{row} * C + j) * ob;
+      uint8_t* p = buffers_[outSpace].data() + r.outAddr + (size_t{row} * C + j) * ob;
       const auto v = static_cast<uint32_t>(static_cast<int32_t>(y));
       for (uint32_t b = 0; b < ob; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));
     }
   accesses.push_back({2, r.accAddr, fp.accHi, false});
-  accesses.push_back({3, r.outAddr, fp.outHi, true});
+  accesses.push_back({outSpace, r.outAddr, fp.outHi, true});
   if (r.biasEn) accesses.push_back({4, r.biasAddr, fp.biasHi, false});
   accesses.push_back({4, r.multAddr, fp.multHi, false});
   accesses.push_back({4, r.shiftAddr, fp.shiftHi, false});

@@ -489,6 +489,28 @@ std::vector<Case> cases() {
            for (int i = 0; i < 32; ++i) c.push_back(Command{{}, gemm(16, false, (i % 8) * 1024)});
            return only(c);
          }});
+  // The OUT-to-INP path (ISA 1.9): a GEMM's rows requantized into INP and read back by a
+  // window GEMM (a fused layer's chain), alone and beside a 16 KiB load into other INP
+  // bytes, whose beats wait whenever a requantized pair takes INP's write port.
+  for (bool beside : {false, true})
+    v.push_back(
+        {std::string("8x (GEMM k=64 ; REQUANT to_inp rows=64 ; window GEMM k=16)") +
+             (beside ? " || load 16384 B" : ""),
+         [=](const Ctx& x) {
+           std::vector<Command> c;
+           if (beside)
+             c.push_back(Command{{}, load(x.src, Buffer::kInp, 131072, 4096, 4, 4096, 4096)});
+           for (uint32_t i = 0; i < 8; ++i) {
+             c.push_back(Command{{}, gemm(64, false, 0)});
+             firmware::RequantStore r = requant(64, 0, 65536 + (i % 2) * 1024);
+             r.toInp = true;
+             c.push_back(Command{{}, r});
+             firmware::Gemm g = windowGemm(16, 16, 1, 1, 16, 4096);
+             g.inpAddr = r.outAddr;
+             c.push_back(Command{{}, g});
+           }
+           return only(c);
+         }});
   // A double-buffered loop: load A (k*16 B) -> GEMM -> REQUANT -> store 256 B.
   for (uint32_t k : {32u, 256u})
     v.push_back({"pipeline 16 steps k=" + std::to_string(k), [=](const Ctx& x) {

@@ -287,9 +287,33 @@ TEST(Isa, Acc64FieldPositions) {
   auto dr = decode(w);
   ASSERT_TRUE(dr.ok()) << dr.error();
   EXPECT_TRUE(std::get<RequantStore>(dr->args).acc64);
-  w[2] |= 1u << 22;
+  w[2] |= 1u << 23;  // bit 22 is ISA 1.9's to_inp, 23 and up are reserved
   EXPECT_FALSE(decode(w).ok());
   EXPECT_NE(disassemble(*dr).find("acc64=1"), std::string::npos) << disassemble(*dr);
+}
+
+// ISA 1.9 added to_inp (REQUANT_STORE word 2 bit 22, reserved in 1.8): 8-bit rows only, so
+// out_width must be 0 with it (checked at out_width's bit, word 0 bit 12), and an encoding
+// without it decodes as in 1.8.
+TEST(Isa, ToInpFieldPositionAndRule) {
+  RequantStore r;
+  r.rows = 1;
+  r.toInp = true;
+  CommandWords w = encode(Command{Deps{}, r});
+  EXPECT_EQ(w[2], 1u << 22);
+  auto d = decode(w);
+  ASSERT_TRUE(d.ok()) << d.error();
+  EXPECT_TRUE(std::get<RequantStore>(d->args).toInp);
+  EXPECT_NE(disassemble(*d).find("to_inp=1"), std::string::npos) << disassemble(*d);
+  r.outWidth = ElemWidth::kW16;
+  w = encode(Command{Deps{}, r});
+  EXPECT_FALSE(decode(w).ok());
+  EXPECT_EQ(check(w).code, ErrCode::kBadField);
+  EXPECT_EQ(check(w).bit, 12);
+  r.toInp = false;
+  w = encode(Command{Deps{}, r});
+  EXPECT_TRUE(decode(w).ok());
+  EXPECT_EQ(w[2], 0u);
 }
 
 // ISA 1.2 added wgt8 (GEMM word 4 bit 17, reserved in 1.1): 8-bit weights under int16
@@ -428,8 +452,9 @@ TEST(IsaRegisters, IdSpellsNnc1) {
 // ISA 1.3: the CONFIG registers report every hardware number the compiler and the ISA model
 // plan with, each in its own bits of a register past the counters.
 TEST(IsaRegisters, ConfigReportsTheHardwareContract) {
-  // 1.4-1.8 (fill, window, DWCONV, ELTWISE and POOL, POOL trunc) keep 1.3's registers.
-  EXPECT_EQ(kIsaVersion, (1u << 16) | 8u);
+  // 1.4-1.9 (fill, window, DWCONV, ELTWISE and POOL, POOL trunc, REQUANT_STORE to_inp) keep
+  // 1.3's registers.
+  EXPECT_EQ(kIsaVersion, (1u << 16) | 9u);
   std::map<uint32_t, uint32_t> used;  // offset -> mask bits taken
   std::set<std::string> reported;
   for (const reg::ConfigReport& c : reg::kConfigReports) {

@@ -134,6 +134,95 @@ TEST(IsaInterpreter, GemmAndRequantMatchTheFormulas) {
     }
 }
 
+// ISA 1.9 to_inp: the same rows land in INP instead of OUT (OUT untouched), a window GEMM
+// of the same queue reads them back as pixel vectors, the footprint is checked against INP's
+// capacity (beyond OUT's is fine), 16-bit outputs are refused at out_width, and a load into
+// the same INP bytes without a token is a race.
+TEST(IsaInterpreter, RequantToInpWritesInpAndFeedsTheNextGemm) {
+  DramModel dram(kBase, 4096);
+  NpuConfig cfg = array16();
+  IsaInterpreter npu(cfg, dram);
+  std::mt19937 rng(5);
+  auto& acc = npu.buffer(Buffer::kAcc);
+  auto& prm = npu.buffer(Buffer::kPrm);
+  auto& wgt = npu.buffer(Buffer::kWgt);
+  for (uint32_t i = 0; i < 16 * 16 * 4; ++i) acc[i] = static_cast<uint8_t>(rng());
+  for (uint32_t i = 0; i < 16 * 16; ++i) wgt[i] = static_cast<uint8_t>(rng());
+  for (uint32_t j = 0; j < 16; ++j) {
+    const int32_t mult = (1 << 30) + static_cast<int32_t>(rng() % (1 << 30));
+    for (int b = 0; b < 4; ++b)
+      prm[64 + 4 * j + b] = static_cast<uint8_t>(static_cast<uint32_t>(mult) >> (8 * b));
+    prm[128 + j] = static_cast<uint8_t>(static_cast<int8_t>(-20));
+  }
+  firmware::RequantStore rq;
+  rq.rows = 16;
+  rq.multAddr = 64;
+  rq.shiftAddr = 128;
+  rq.perChannel = true;
+  rq.outSigned = true;
+  rq.outZp = -5;
+  rq.clampMin = -128;
+  rq.clampMax = 127;
+  InterpreterResult r = npu.run({cmd(rq), end()});  // the reference: the rows into OUT
+  ASSERT_TRUE(r.clean()) << r.describe();
+  const std::vector<uint8_t> rows(npu.buffer(Buffer::kOut).begin(),
+                                  npu.buffer(Buffer::kOut).begin() + 256);
+  std::fill(npu.buffer(Buffer::kOut).begin(), npu.buffer(Buffer::kOut).end(), 0xEE);
+  // Into INP past OUT's capacity, then a window GEMM over the rows (vec 16, lane stride 16).
+  const uint32_t at = static_cast<uint32_t>(cfg.outBytes) + 4096;
+  rq.toInp = true;
+  rq.outAddr = at;
+  firmware::Gemm g;
+  g.window = true;
+  g.vec = 16;
+  g.taps = 1;
+  g.tiles = 1;
+  g.k = 16;
+  g.laneStride = 16;
+  g.inpAddr = at;
+  g.aSigned = true;
+  g.bSigned = true;
+  g.m = 16;
+  g.n = 16;
+  g.accAddr = 4096;
+  r = npu.run({cmd(rq), cmd(g), end()});
+  ASSERT_TRUE(r.clean()) << r.describe();
+  const auto& inp = npu.buffer(Buffer::kInp);
+  EXPECT_TRUE(std::equal(rows.begin(), rows.end(), inp.begin() + at));
+  EXPECT_TRUE(std::all_of(npu.buffer(Buffer::kOut).begin(), npu.buffer(Buffer::kOut).end(),
+                          [](uint8_t v) { return v == 0xEE; }));
+  for (uint32_t i = 0; i < 16; ++i)
+    for (uint32_t j = 0; j < 16; ++j) {
+      int32_t want = 0;
+      for (uint32_t c = 0; c < 16; ++c)
+        want += int32_t{static_cast<int8_t>(rows[i * 16 + c])} *
+                int32_t{static_cast<int8_t>(wgt[c * 16 + j])};
+      int32_t got = 0;
+      for (int b = 0; b < 4; ++b) got |= acc[4096 + (i * 16 + j) * 4 + b] << (8 * b);
+      ASSERT_EQ(got, want) << i << "," << j;
+    }
+  // The footprint is INP's: one byte past it is dma_oob naming INP.
+  rq.outAddr = static_cast<uint32_t>(cfg.inpBytes) - 256 + 1;
+  r = npu.run({cmd(rq), end()});
+  EXPECT_EQ(r.error, firmware::ErrCode::kDmaOob);
+  EXPECT_EQ(r.errInfo, static_cast<uint32_t>(Buffer::kInp));
+  // 16-bit rows do not fit INP's port: bad_field at out_width (word 0, bit 12).
+  rq.outAddr = 0;
+  rq.outWidth = firmware::ElemWidth::kW16;
+  r = npu.run({cmd(rq), end()});
+  EXPECT_EQ(r.error, firmware::ErrCode::kBadField);
+  EXPECT_EQ(r.errInfo, 12u);
+  // A load into the rows' bytes with no token between them races with the requant.
+  rq.outWidth = firmware::ElemWidth::kW8;
+  firmware::DmaLoad ld;
+  ld.dramAddr = kBase;
+  ld.bufAddr = 64;
+  ld.count0 = 64;
+  r = npu.run({cmd(rq), cmd(ld), end()});
+  ASSERT_TRUE(r.completed) << r.describe();
+  EXPECT_EQ(r.races.size(), 1u) << r.describe();
+}
+
 // acc64 (docs/isa.md): int16 GEMMs whose sums leave int32, accumulated over several
 // commands into int64 ACC elements (8 bytes each), then REQUANT_STORE's 64-bit path.
 TEST(IsaInterpreter, Acc64GemmAndRequantMatchTheInt64Model) {

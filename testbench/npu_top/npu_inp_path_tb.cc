@@ -1,0 +1,368 @@
+// Testbench `npu_inp_path`: the on-chip OUT-to-INP path (REQUANT_STORE to_inp, ISA 1.9) on
+// the whole NPU, through the job protocol. INP holds a random image (a C++ mirror follows
+// every write). Each iteration is one job: a k-major GEMM of M x K x C from the image, its
+// rows requantized to 8 bits straight into INP (random signs, zero points, per-channel or
+// per-tensor parameters, clamps; the rows anywhere in INP, past OUT's capacity too, now and
+// then over the GEMM's own operand or ending at INP's last byte), a window GEMM of the same
+// queue reading those rows back as pixel vectors, its ACC rows and the written INP rows
+// stored by DMA and checked against ops/quant; meanwhile the load queue writes another INP
+// region, so the DMA and the requant unit meet on INP's write port. In turn, one fault:
+// to_inp with 16-bit outputs (bad_field at out_width) or rows one byte past INP (dma_oob
+// naming INP). Then a timed stretch (32 REQUANT_STOREs of R rows into INP against the same
+// into OUT) and a dump of the whole of INP against the mirror: nothing was written where it
+// should not be.
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ops/quant/fixed_point.h"
+#include "testbench/npu_top/npu_harness.h"
+
+namespace nncosim::testbench {
+namespace {
+
+using namespace nncosim::firmware;
+using namespace nncosim::testbench::npu;
+
+// DRAM: the INP image, the WGT image, PRM parameters, stored ACC and INP rows, reload data
+// for the concurrent load, an ACC image for the timed stretch, and the final INP dump.
+constexpr uint32_t kInpImage = 0x40000, kWgtImage = 0x80000, kWgtImageBytes = 0x10000,
+                   kPrmImage = 0x90000, kAccOut = 0x92000, kRowsOut = 0x96000, kReload = 0x98000,
+                   kAccImage = 0xA0000, kInpDump = 0x140000;
+constexpr uint32_t kReloadMax = 4096, kTileBytes = kR * kC * 4;
+static_assert(kInpImage + kInpBufBytes <= kWgtImage, "INP image overlaps the WGT image");
+static_assert(kAccImage + kTileBytes <= kInpDump, "ACC image overlaps the INP dump");
+// PRM image: C int32 biases, C int32 multipliers, C int8 shifts.
+constexpr uint32_t kPrmMult = 4 * kC, kPrmShift = 8 * kC, kPrmBytes = 9 * kC;
+
+// One REQUANT_STORE's parameters and the reference of its 8-bit results.
+struct Requant {
+  bool isSigned = true, perChannel = true, biasEn = true;
+  int32_t zp = 0, cmin = -128, cmax = 127;
+  int32_t bias[kC] = {}, mult[kC] = {};
+  int shift[kC] = {};
+  uint8_t apply(uint32_t acc, uint32_t j) const {
+    const uint32_t jj = perChannel ? j : 0;
+    const auto x = static_cast<int32_t>(acc + static_cast<uint32_t>(biasEn ? bias[j] : 0));
+    int64_t y = int64_t{ops::quant::multiplyByQuantizedMultiplier(x, mult[jj], shift[jj])} + zp;
+    y = std::clamp<int64_t>(y, cmin, cmax);
+    y = std::clamp<int64_t>(y, isSigned ? -128 : 0, isSigned ? 127 : 255);
+    return static_cast<uint8_t>(y);
+  }
+  RequantStore command(uint32_t accAddr, uint32_t rows, uint32_t addr, bool toInp) const {
+    RequantStore r;
+    r.outWidth = ElemWidth::kW8;
+    r.outSigned = isSigned;
+    r.perChannel = perChannel;
+    r.outZp = zp;
+    r.accAddr = accAddr;
+    r.rows = rows;
+    r.outAddr = addr;
+    r.toInp = toInp;
+    r.biasEn = biasEn;
+    r.biasAddr = 0;
+    r.multAddr = kPrmMult;
+    r.shiftAddr = kPrmShift;
+    r.clampMin = cmin;
+    r.clampMax = cmax;
+    return r;
+  }
+};
+
+struct Tally {
+  uint64_t chains = 0, rows = 0, pastOut = 0, atEnd = 0, overOperand = 0, reloadBytes = 0,
+           faults = 0;
+};
+
+int64_t rndIn(std::mt19937_64& rng, int64_t a, int64_t b) {
+  return a + static_cast<int64_t>(rng() % static_cast<uint64_t>(b - a + 1));
+}
+
+// Random parameters, written to the PRM image in DRAM.
+Requant randomRequant(std::mt19937_64& rng, std::vector<uint8_t>& mem) {
+  auto rnd = [&](int64_t a, int64_t b) { return rndIn(rng, a, b); };
+  Requant q;
+  q.isSigned = rng() % 2;
+  q.perChannel = rng() % 2;
+  q.biasEn = rng() % 4 != 0;
+  const int32_t lo = q.isSigned ? -128 : 0, hi = q.isSigned ? 127 : 255;
+  q.zp = static_cast<int32_t>(rnd(lo, hi));
+  q.cmin = lo;
+  q.cmax = hi;
+  if (rng() % 2) {
+    const auto a = static_cast<int32_t>(rnd(lo, hi)), b = static_cast<int32_t>(rnd(lo, hi));
+    q.cmin = std::min(a, b);
+    q.cmax = std::max(a, b);
+  }
+  for (uint32_t j = 0; j < kC; ++j) {
+    q.bias[j] = static_cast<int32_t>(rnd(-20000, 20000));
+    q.mult[j] = static_cast<int32_t>(rnd(int64_t{1} << 30, (int64_t{1} << 31) - 1));
+    q.shift[j] = static_cast<int>(rnd(-12, -4));  // sums of K <= 64 products land in range
+    put32(mem, kPrmImage + 4 * j, static_cast<uint32_t>(q.bias[j]));
+    put32(mem, kPrmImage + kPrmMult + 4 * j, static_cast<uint32_t>(q.mult[j]));
+    mem[kPrmImage + kPrmShift + j] = static_cast<uint8_t>(q.shift[j]);
+  }
+  return q;
+}
+
+bool overlaps(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1) { return a0 < b1 && b0 < a1; }
+
+void chainCase(Npu& npu, std::mt19937_64& rng, std::vector<uint8_t>& inp, Failures& f, Tally& t,
+               Requant& last) {
+  auto rnd = [&](int64_t a, int64_t b) { return rndIn(rng, a, b); };
+  auto& mem = npu.mem().mem();
+  const uint32_t M = static_cast<uint32_t>(rnd(1, kR)), K = static_cast<uint32_t>(rnd(1, 64));
+  // GEMM 1: k-major A (K x R bytes) from INP, all C columns (REQUANT_STORE writes them all).
+  Gemm g1;
+  g1.aSigned = rng() % 2;
+  g1.bSigned = rng() % 2;
+  g1.aZp = static_cast<int32_t>(rng() % 2 ? 0 : rnd(-127, 127));
+  g1.bZp = static_cast<int32_t>(rng() % 2 ? 0 : rnd(-127, 127));
+  g1.m = M;
+  g1.n = kC;
+  g1.k = K;
+  g1.inpAddr = static_cast<uint32_t>(rnd(0, kInpBufBytes - K * kR));
+  g1.wgtAddr = static_cast<uint32_t>(rnd(0, kWgtImageBytes - K * kC));
+  g1.accAddr = static_cast<uint32_t>(rnd(0, 7)) * kTileBytes;
+  const Requant q = randomRequant(rng, mem);
+  // The requantized rows: anywhere, at INP's end, or over GEMM 1's operand (read already).
+  const uint32_t rowBytes = M * kC;
+  uint32_t x;
+  switch (rng() % 4) {
+    case 0:
+      x = kInpBufBytes - rowBytes;
+      ++t.atEnd;
+      break;
+    case 1:
+      x = std::min<uint32_t>(g1.inpAddr, kInpBufBytes - rowBytes);
+      ++t.overOperand;
+      break;
+    default:
+      x = static_cast<uint32_t>(rnd(0, kInpBufBytes - rowBytes));
+      break;
+  }
+  if (x + rowBytes > kOutBufBytes) ++t.pastOut;
+  // GEMM 2: a window over the rows as pixel vectors (lane_stride C), its first vec channels.
+  Gemm g2;
+  g2.window = true;
+  g2.vec = static_cast<uint32_t>(rnd(1, std::min(kR, kC)));
+  g2.taps = 1;
+  g2.tiles = 1;
+  g2.k = g2.vec;
+  g2.laneStride = kC;
+  g2.inpAddr = x;
+  g2.aSigned = q.isSigned;
+  g2.bSigned = rng() % 2;
+  g2.aZp = q.zp;
+  g2.bZp = static_cast<int32_t>(rnd(-127, 127));
+  g2.m = M;
+  g2.n = static_cast<uint32_t>(rnd(1, kC));
+  g2.wgtAddr = static_cast<uint32_t>(rnd(0, kWgtImageBytes - g2.k * kC));
+  g2.accAddr = static_cast<uint32_t>(rnd(8, 15)) * kTileBytes;
+  // The load queue's write into INP meanwhile, clear of everything the chain touches.
+  uint32_t reloadAddr = 0, reloadBytes = 0;
+  for (int tries = 0; tries < 50 && reloadBytes == 0; ++tries) {
+    const auto n = static_cast<uint32_t>(rnd(16, kReloadMax));
+    const auto a = static_cast<uint32_t>(rnd(0, kInpBufBytes - n));
+    if (!overlaps(a, a + n, g1.inpAddr, g1.inpAddr + K * kR) &&
+        !overlaps(a, a + n, x, x + rowBytes)) {
+      reloadAddr = a;
+      reloadBytes = n;
+    }
+  }
+  for (uint32_t b = 0; b < reloadBytes; ++b) mem[kReload + b] = static_cast<uint8_t>(rng());
+
+  // Reference: GEMM 1 from the mirror, the rows into the mirror, GEMM 2 from the mirror.
+  auto elem = [](uint8_t v, bool s) { return s ? int64_t{static_cast<int8_t>(v)} : int64_t{v}; };
+  std::vector<uint8_t> rows(rowBytes);
+  for (uint32_t i = 0; i < M; ++i)
+    for (uint32_t j = 0; j < kC; ++j) {
+      int64_t s = 0;
+      for (uint32_t k = 0; k < K; ++k)
+        s += (elem(inp[g1.inpAddr + k * kR + i], g1.aSigned) - g1.aZp) *
+             (elem(mem[kWgtImage + g1.wgtAddr + k * kC + j], g1.bSigned) - g1.bZp);
+      rows[i * kC + j] = q.apply(static_cast<uint32_t>(s), j);
+    }
+  std::copy(rows.begin(), rows.end(), inp.begin() + x);
+  std::copy(mem.begin() + kReload, mem.begin() + kReload + reloadBytes, inp.begin() + reloadAddr);
+  std::vector<uint32_t> want(kR * kC, 0);
+  for (uint32_t i = 0; i < M; ++i)
+    for (uint32_t j = 0; j < g2.n; ++j) {
+      int64_t s = 0;
+      for (uint32_t c = 0; c < g2.vec; ++c)
+        s += (elem(rows[i * kC + c], g2.aSigned) - g2.aZp) *
+             (elem(mem[kWgtImage + g2.wgtAddr + c * kC + j], g2.bSigned) - g2.bZp);
+      want[i * kC + j] = static_cast<uint32_t>(s);
+    }
+
+  // The job. Load: PRM (token to compute), then the concurrent INP write. Compute: GEMM 1,
+  // REQUANT_STORE to_inp, GEMM 2 (token to store). Store: ACC rows and the INP rows.
+  std::fill(mem.begin() + kAccOut, mem.begin() + kAccOut + M * g2.n * 4 + 64, 0x5A);
+  std::fill(mem.begin() + kRowsOut, mem.begin() + kRowsOut + rowBytes + 64, 0xC3);
+  std::vector<Command> s;
+  s.push_back(cmd(load(Buffer::kPrm, ElemWidth::kW8, kPrmImage, 0, 0, 0, 0, 0, kPrmBytes, 1, 1),
+                  false, false, false, true));
+  if (reloadBytes)
+    s.push_back(cmd(
+        load(Buffer::kInp, ElemWidth::kW8, kReload, 0, 0, reloadAddr, 0, 0, reloadBytes, 1, 1)));
+  s.push_back(cmd(g1, true));
+  s.push_back(cmd(q.command(g1.accAddr, M, x, true)));
+  s.push_back(cmd(g2, false, false, false, true));
+  s.push_back(cmd(accStore(g2.accAddr, M, g2.n, kAccOut), true));
+  DmaStore st;
+  st.bufId = Buffer::kInp;
+  st.elemWidth = ElemWidth::kW8;
+  st.dramAddr = kRowsOut;
+  st.bufAddr = x;
+  st.count0 = rowBytes;
+  s.push_back(cmd(st));
+  End e;
+  e.irq = true;
+  e.tag = static_cast<uint16_t>(rng());
+  s.push_back(cmd(e));
+  std::ostringstream what;
+  what << "chain " << t.chains << ": GEMM M=" << M << " K=" << K << " -> " << (int)M
+       << " rows into INP at " << x << " -> window GEMM vec=" << g2.vec << " n=" << g2.n;
+  if (!runJob(npu, s, e.tag, f, what.str(), 400000)) return;
+  for (uint32_t b = 0; b < rowBytes; ++b)
+    if (mem[kRowsOut + b] != rows[b]) {
+      f.fail(what.str() + ": INP row byte " + std::to_string(b) + " = " +
+             std::to_string(mem[kRowsOut + b]) + ", want " + std::to_string(rows[b]));
+      return;
+    }
+  if (mem[kRowsOut + rowBytes] != 0xC3) f.fail(what.str() + ": stored past the INP rows");
+  checkAcc(mem, kAccOut, want, M, g2.n, f, what.str());
+  ++t.chains;
+  t.rows += M;
+  t.reloadBytes += reloadBytes;
+  last = q;
+}
+
+void faultCase(Npu& npu, std::mt19937_64& rng, int kind, const Requant& q, Failures& f, Tally& t) {
+  const auto rows = static_cast<uint32_t>(rndIn(rng, 1, kR));
+  RequantStore r = q.command(0, rows, 0, true);
+  uint32_t wantCode = static_cast<uint32_t>(ErrCode::kDmaOob), wantInfo = 0;
+  std::string what;
+  if (kind == 0) {
+    r.outWidth = ElemWidth::kW16;
+    wantCode = static_cast<uint32_t>(ErrCode::kBadField);
+    wantInfo = 12;  // out_width: word 0 bits 13:12
+    what = "REQUANT_STORE to_inp of 16-bit outputs";
+  } else {
+    r.outAddr = kInpBufBytes - rows * kC + 1;
+    wantInfo = static_cast<uint32_t>(Buffer::kInp);
+    what = "REQUANT_STORE to_inp one byte past INP";
+  }
+  const CommandWords bad = encode(Command{Deps{}, r});  // unchecked: the NPU must refuse it
+  if (wantCode == static_cast<uint32_t>(ErrCode::kBadField) &&
+      check(bad).bit != static_cast<int>(wantInfo))
+    f.fail(what + ": check() names bit " + std::to_string(check(bad).bit));
+  expectCommandError(npu, bad, wantCode, wantInfo, what, f);
+  ++t.faults;
+}
+
+// 32 back-to-back REQUANT_STOREs of R rows from one ACC tile (loaded from a random image),
+// into consecutive INP places, against the same 32 into OUT: cycles from the doorbell to the
+// interrupt. The INP rows join the mirror (the final dump checks them).
+void timedStretch(Npu& npu, std::mt19937_64& rng, const Requant& q, std::vector<uint8_t>& inp,
+                  Failures& f, uint64_t& toInp, uint64_t& toOut) {
+  auto& mem = npu.mem().mem();
+  constexpr uint32_t kCount = 32, kBase = 0x10000;
+  for (uint32_t b = 0; b < kTileBytes; ++b) mem[kAccImage + b] = static_cast<uint8_t>(rng());
+  End e;
+  e.irq = true;
+  e.tag = 7;
+  if (!runJob(npu,
+              {cmd(load(Buffer::kAcc, ElemWidth::kW8, kAccImage, 0, 0, 0, 0, 0, kTileBytes, 1, 1)),
+               cmd(load(Buffer::kPrm, ElemWidth::kW8, kPrmImage, 0, 0, 0, 0, 0, kPrmBytes, 1, 1)),
+               cmd(e)},
+              e.tag, f, "ACC image load", 400000))
+    return;
+  for (int intoInp = 1; intoInp >= 0; --intoInp) {
+    std::vector<Command> s;
+    for (uint32_t i = 0; i < kCount; ++i)
+      s.push_back(cmd(q.command(0, kR, (intoInp ? kBase : 0) + i * kR * kC, intoInp)));
+    e.tag = static_cast<uint16_t>(8 + intoInp);
+    s.push_back(cmd(e));
+    const uint64_t c0 = npu.cycle();
+    if (!runJob(npu, s, e.tag, f, intoInp ? "REQUANT_STOREs into INP" : "into OUT", 400000)) return;
+    (intoInp ? toInp : toOut) = npu.cycle() - c0;
+  }
+  for (uint32_t i = 0; i < kCount; ++i)
+    for (uint32_t r = 0; r < kR; ++r)
+      for (uint32_t j = 0; j < kC; ++j)
+        inp[kBase + (i * kR + r) * kC + j] =
+            q.apply(static_cast<uint32_t>(getN(mem, kAccImage + (r * kC + j) * 4, 4, false)), j);
+}
+
+TestbenchResult runNpuInpPath(const TestbenchOptions& opt) {
+  TestbenchResult res;
+  res.seed = opt.seed;
+  const uint64_t iterations = opt.iterations ? opt.iterations : 200;
+  std::mt19937_64 rng(opt.seed);
+  Npu npu(opt, 2 << 20, rng());
+  Failures f;
+  npu.mem().setTiming(80, 1, 6);
+  npu.setupRing(64, 100000);
+  loadImages(npu, rng, kInpImage, kWgtImage, kWgtImageBytes, f);
+  auto& mem = npu.mem().mem();
+  std::vector<uint8_t> inp(mem.begin() + kInpImage, mem.begin() + kInpImage + kInpBufBytes);
+  Tally t;
+  Requant last;
+  const uint64_t c0 = npu.cycle();
+  for (uint64_t it = 0; it < iterations && f.first.empty(); ++it) {
+    chainCase(npu, rng, inp, f, t, last);
+    if (f.first.empty()) faultCase(npu, rng, static_cast<int>(it % 2), last, f, t);
+    res.iterations = it + 1;
+  }
+  const uint64_t randomCycles = npu.cycle() - c0;
+  uint64_t toInp = 0, toOut = 0;
+  if (f.first.empty()) timedStretch(npu, rng, last, inp, f, toInp, toOut);
+  // The whole of INP against the mirror.
+  uint64_t differing = 0;
+  if (f.first.empty()) {
+    DmaStore st;
+    st.bufId = Buffer::kInp;
+    st.elemWidth = ElemWidth::kW32;
+    st.dramAddr = kInpDump;
+    st.count0 = 16384 / 4;
+    st.count1 = kInpBufBytes / 16384;
+    st.bufStride1 = 16384;
+    st.dramStride1 = 16384;
+    End e;
+    e.irq = true;
+    e.tag = 11;
+    if (runJob(npu, {cmd(st), cmd(e)}, e.tag, f, "INP dump", 2000000)) {
+      for (uint32_t b = 0; b < kInpBufBytes; ++b) differing += mem[kInpDump + b] != inp[b];
+      if (differing)
+        f.fail("INP differs from its mirror in " + std::to_string(differing) + " bytes");
+    }
+  }
+  for (const auto& v : npu.mem().violations()) f.fail("AXI protocol: " + v);
+  if (f.first.empty() && (t.atEnd == 0 || t.pastOut == 0 || t.overOperand == 0))
+    f.fail("the rows never ended at INP's end, passed OUT's capacity or covered the operand");
+  res.cycles = npu.cycle();
+  std::ostringstream os;
+  os << t.chains << " GEMM -> REQUANT_STORE to_inp -> window GEMM chains (" << t.rows
+     << " rows into INP: " << t.atEnd << " ending at its last byte, " << t.pastOut
+     << " past OUT's capacity, " << t.overOperand << " over the GEMM's operand; " << t.reloadBytes
+     << " bytes loaded into INP meanwhile) exact vs ops/quant (" << randomCycles << " cycles); "
+     << t.faults
+     << " faults (16-bit outputs: bad_field; one byte past INP: dma_oob) as documented; 32 "
+        "back-to-back REQUANT_STOREs of "
+     << kR << " rows: " << toInp << " cycles into INP, " << toOut
+     << " into OUT; the whole of INP equal to its mirror";
+  return finish(res, f, os.str());
+}
+
+TestbenchRegistrar reg{TestbenchDef{
+    "npu_inp_path",
+    "Whole NPU: REQUANT_STORE to_inp (ISA 1.9) chains read back by window GEMMs, a concurrent "
+    "INP load, faults, and the rate into INP against OUT (iterations = chains)",
+    &runNpuInpPath, 12}};
+
+}  // namespace
+}  // namespace nncosim::testbench
