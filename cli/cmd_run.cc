@@ -152,7 +152,7 @@ int cmdRun(const Args& args) {
                                             preference = "fast_single_answer", reportPath,
                                             tracePath, wavesPath, configPath;
   std::vector<std::string> settings, hostSettings;
-  bool check = false, profile = false;
+  bool check = false, profile = false, noFuse = false;
   desc.add_options()("model", po::value(&file), "model file (default: the embedded demo network)")(
       "inputs", po::value(&inputsPath),
       "JSON file of input values ({\"inputs\": [{\"dimensions\", \"data\"}]}), or .npy files "
@@ -162,6 +162,9 @@ int cmdRun(const Args& args) {
       "sim (simulated SoC), isa (ISA interpreter), ref (reference only)")(
       "check", po::bool_switch(&check),
       "also run every NPU step on the reference and compare bit for bit")(
+      "no-fuse", po::bool_switch(&noFuse),
+      "every operation its own step: no fused depthwise -> pointwise steps (ISA 1.9), to "
+      "compare")(
       "profile", po::bool_switch(&profile),
       "print where the process's wall time went: loading, compile (mapping estimates), host "
       "packing, NPU job set-up, simulation, CPU steps, report")(
@@ -183,7 +186,7 @@ int cmdRun(const Args& args) {
   int exit = 0;
   if (!parseOptions(args,
                     "nncosim run [MODEL] [--inputs FILE|A.npy,B.npy] [--outputs-dir DIR] "
-                    "[--backend sim|isa|ref] [--check] "
+                    "[--backend sim|isa|ref] [--check] [--no-fuse] "
                     "[--preference P] [--report FILE.json] [--trace FILE.json] [--waves FILE.fst]",
                     desc, pos, vm, &exit))
     return exit;
@@ -202,6 +205,7 @@ int cmdRun(const Args& args) {
     return kExitUsage;
   }
   bo.wavesPath = wavesPath;
+  bo.fuseLayers = !noFuse;
   bo.socSettings = settings;
   bo.socConfigFile = configPath;
   bo.hostSettings = hostSettings;

@@ -106,6 +106,7 @@ hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name,
   b->name_ = name;
   driver::DriverOptions dopt;
   dopt.lowering.convMapping = o.convMapping;
+  dopt.lowering.fuseLayers = o.fuseLayers;
   for (const auto& kv : o.hostSettings) {
     std::string error;
     if (!dopt.lowering.host.set(kv, &error)) return hal::fail("--host: ", error);

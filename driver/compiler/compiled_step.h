@@ -107,6 +107,9 @@ struct CompiledStep {
   std::vector<Binding> outputs;  // operands the runtime reads after it
   uint64_t localBytes = 0;       // extent of the step-local space
   HostEpilogue epilogue;         // set for a hybrid step (its outputs come from the host)
+  // A fused step (fused_lowering.h): the later operations it computes too, in order; its
+  // inputs are the first operation's, its outputs the last one's.
+  std::vector<uint32_t> fused;
   StepReport report;
 };
 

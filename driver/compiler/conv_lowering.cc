@@ -736,9 +736,12 @@ enum class WindowInput {
 // The window mapping (kDepthwiseUnit: its depthwise variant, one DWCONV per row tile and
 // channel tile on the depthwise unit instead of a block-diagonal window GEMM; the same INP
 // pieces. kRawPixels: one input "tile" of inC-byte pixel vectors, see rawWindowApplies).
+// `fused` (a half of a fused step): the depthwise unit's rows into its INP tensor, or a
+// pointwise layer's A read from it; the slots in its buffer windows.
 hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, const OpView& v,
                                       const LoweringOptions& options, const ConvSetup& s,
-                                      WindowInput input, bool packedRows = false) {
+                                      WindowInput input, bool packedRows = false,
+                                      const FusedHalf* fused = nullptr) {
   const ops::conv::ConvGeometry& g = s.g;
   const uint32_t R = s.R, C = s.C, eb = s.eb();
   const bool dwUnit = input == WindowInput::kDepthwiseUnit;
@@ -750,6 +753,10 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   if (dwUnit && !dwconvApplies(s, options.npu)) return hal::fail("dwconv: does not apply");
   // DWCONV's lanes run along one output row (lane i at i*sw pixel vectors).
   const bool pointwise = isPointwise(s) && !dwUnit;
+  const bool intoInp = fused && dwUnit, fromInp = fused && !dwUnit;
+  if (fromInp && (!pointwise || raw || packedRows))
+    return hal::fail("fused: a pointwise layer over channel tiles reads INP");
+  if (fused && s.eb() != 1) return hal::fail("fused: 8-bit layers only");
   // Packed rows (packedWidth): lanes across output rows, wv per row.
   const bool packed = packedRows;
   const uint32_t wv = packed ? packedWidth(s) : 0;
@@ -834,13 +841,22 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   auto firstPixel = [=](uint32_t p) -> uint64_t {
     return pointwise ? uint64_t{p} * R : uint64_t{p / perRow} * g.outW + uint64_t{p % perRow} * R;
   };
+  // A fused step's block of output rows [rowFirst, rowEnd) (all of them otherwise), its
+  // pixels from pixelBase on: where the INP tensor between the halves starts.
+  const uint64_t rowFirst = fused ? fused->rowFirst : 0;
+  const uint64_t rowEnd =
+      fused && fused->rowCount ? rowFirst + fused->rowCount : uint64_t{g.batches} * g.outH;
+  const uint64_t pixelBase = rowFirst * g.outW, pixelEnd = rowEnd * g.outW;
+  if (pointwise && pixelBase % R != 0)
+    return hal::fail("fused: a block must start on a row tile (pixel ", pixelBase, ")");
   GemmProblem prob;
   prob.weightImage = sb.address(wBuf);
-  prob.rowTiles = static_cast<uint32_t>(pointwise ? (totalRows + R - 1) / R
+  prob.firstRowTile = static_cast<uint32_t>(pointwise ? pixelBase / R : rowFirst * perRow);
+  prob.rowTiles = static_cast<uint32_t>(pointwise ? (pixelEnd - pixelBase + R - 1) / R
                                         : packed  ? (virtualRows + R - 1) / R
-                                                  : uint64_t{g.batches} * g.outH * perRow);
+                                                  : (rowEnd - rowFirst) * perRow);
   prob.rowsOf = [=](uint32_t p) {
-    return static_cast<uint32_t>(pointwise ? std::min<uint64_t>(R, totalRows - uint64_t{p} * R)
+    return static_cast<uint32_t>(pointwise ? std::min<uint64_t>(R, pixelEnd - uint64_t{p} * R)
                                  : packed  ? std::min<uint64_t>(R, virtualRows - uint64_t{p} * R)
                                            : std::min(R, g.outW - (p % perRow) * R));
   };
@@ -1043,7 +1059,9 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
       i = j;
     }
   };
-  if (dwUnit && !pointwise) {
+  if (fromInp) {
+    prob.loadA = [](const std::vector<APiece>&, std::vector<firmware::DmaLoad>&) {};
+  } else if (dwUnit && !pointwise) {
     prob.loadA = loadShared;
   } else {
     // Row tiles after one another in DRAM and INP load as one command (load_coalescing.h).
@@ -1094,8 +1112,20 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
     gm.laneStride = static_cast<uint32_t>((pointwise ? 1 : s.sw) * vb);
     gm.tapStride = gm.taps > 1 ? static_cast<uint32_t>((rowVector ? rawRow.group : s.dw) * vb) : 0;
     gm.tileStride = static_cast<uint32_t>((pointwise ? R : spanOf(p)) * vb);
+    if (fromInp) {
+      // Row tile p's pixels in the INP tensor's channel tiles, from the chunk's first.
+      const uint32_t u0 = groupFirstU[tileGroup[q]] + k0 / kUnit;
+      gm.inpAddr = fused->tensor.base + u0 * fused->tensor.tileStride +
+                   static_cast<uint32_t>((firstPixel(p) - pixelBase) * vb);
+      gm.tileStride = fused->tensor.tileStride;
+    }
     out.push_back(gm);
   };
+  if (intoInp)
+    prob.requantInp = [=](uint32_t p0, uint32_t q) {
+      return fused->tensor.base + q * fused->tensor.tileStride +
+             static_cast<uint32_t>((firstPixel(p0) - pixelBase) * C);
+    };
   prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows,
                       uint32_t outAddr, std::vector<firmware::DmaStore>& out) {
     if (!packed) {
@@ -1119,6 +1149,11 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   spec.kUnit = kUnit;
   spec.aElemsPerK = dwUnit ? R * C : packed ? (packedSpan(s) + s.fw - 1) / s.fw : 0;
   spec.prmImage = sb.address(pBuf);
+  if (fused) {
+    spec.inpWindow = fused->inp;
+    spec.wgtWindow = fused->wgt;
+    spec.prmWindow = fused->prm;
+  }
   spec.problems.push_back(std::move(prob));
   std::string mapping =
       std::string(dwUnit ? "DWCONV on the depthwise unit (ISA 1.6" : "window GEMM (ISA 1.5") +
@@ -1483,6 +1518,28 @@ hal::Status transposeConvSupport(const OpView& v) {
   NNC_TRY(ops::conv::makeConvQuantParams(v.inShape(0), v.inShape(1), &v.inShape(2), v.outShape(0),
                                          tg.activation, tg.outC));
   return outputShapeSupport(v, tg.outputNhwcDims(), tg.nchw);
+}
+
+hal::Result<CompiledStep> lowerDepthwiseIntoInp(const hal::Model& model, uint32_t index,
+                                                const OpView& v, const LoweringOptions& options,
+                                                const FusedHalf& half) {
+  const ConvKind kind = kindOf(v.op().type);
+  if (kind != ConvKind::kDepthwise) return hal::fail("fused: not a depthwise layer");
+  NNC_ASSIGN_OR_RETURN(auto g, ops::conv::convGeometry(v.ctx(), kind));
+  NNC_ASSIGN_OR_RETURN(auto s, setupConv(v, options, kind, g));
+  return lowerWindow(model, index, v, options, s, WindowInput::kDepthwiseUnit, false, &half);
+}
+
+hal::Result<CompiledStep> lowerPointwiseFromInp(const hal::Model& model, uint32_t index,
+                                                const OpView& v, const LoweringOptions& options,
+                                                const FusedHalf& half) {
+  const ConvKind kind = kindOf(v.op().type);
+  if (kind != ConvKind::kConv) return hal::fail("fused: not a CONV_2D");
+  NNC_ASSIGN_OR_RETURN(auto g, ops::conv::convGeometry(v.ctx(), kind));
+  NNC_ASSIGN_OR_RETURN(auto s, setupConv(v, options, kind, g));
+  if (!isPointwise(s) || !windowApplies(s, options.npu))
+    return hal::fail("fused: not a pointwise window layer");
+  return lowerWindow(model, index, v, options, s, WindowInput::kChannelTiles, false, &half);
 }
 
 hal::Result<CompiledStep> lowerTransposeConv(const hal::Model& model, uint32_t index,

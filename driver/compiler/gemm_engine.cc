@@ -159,9 +159,12 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   const uint32_t Do = std::max<uint32_t>(1, options.outSlots);
   // Slot sizes, 64-byte aligned so slots start on bus and bank boundaries.
   auto slot = [](uint32_t bytes, uint32_t n) { return (bytes / n) & ~63u; };
-  const uint32_t inpSlot = slot(npu.inpBytes, D);
-  const uint32_t wgtSlot = slot(npu.wgtBytes, D);
-  const uint32_t prmSlot = slot(npu.prmBytes, D);
+  auto span = [](const BufferWindow& w, uint32_t whole) { return w.bytes ? w.bytes : whole; };
+  const uint32_t inpSlot = slot(span(spec.inpWindow, npu.inpBytes), D);
+  const uint32_t wgtSlot = slot(span(spec.wgtWindow, npu.wgtBytes), D);
+  const uint32_t prmSlot = slot(span(spec.prmWindow, npu.prmBytes), D);
+  const uint32_t inpBase = spec.inpWindow.base, wgtBase = spec.wgtWindow.base,
+                 prmBase = spec.prmWindow.base;
   const uint32_t outSlot = slot(npu.outBytes, Do);
   // Element sizes: operands (INP/WGT), ACC words, outputs.
   const uint32_t eb = spec.wide ? 2 : 1, ab = spec.wide ? 8 : 4;
@@ -297,8 +300,9 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
       }
       maxBlock = std::max(maxBlock, block);
       report.rowTilesPerStep = maxBlock;
-      for (uint32_t p0 = 0; p0 < P.rowTiles;) {
-        const uint32_t p1 = std::min(P.rowTiles, p0 + block);
+      const uint32_t pEnd = P.firstRowTile + P.rowTiles;
+      for (uint32_t p0 = P.firstRowTile; p0 < pEnd;) {
+        const uint32_t p1 = std::min(pEnd, p0 + block);
         std::vector<uint32_t> rowBase(p1 - p0 + 1, 0);  // rows before row tile p in the block
         for (uint32_t p = p0; p < p1; ++p) rowBase[p - p0 + 1] = rowBase[p - p0] + P.rowsOf(p);
         const uint32_t rows = rowBase[p1 - p0];
@@ -328,10 +332,11 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
             ss.beginStep();
             std::vector<firmware::DmaLoad> loads;
             if (phaseLoads || reloadResident) {
-              contiguousLoad(Buffer::kPrm, resSlot * prmSlot, spec.prmImage + ph.q0 * prmTile,
-                             uint64_t{ph.q1 - ph.q0} * prmTile, loads);
+              contiguousLoad(Buffer::kPrm, prmBase + resSlot * prmSlot,
+                             spec.prmImage + ph.q0 * prmTile, uint64_t{ph.q1 - ph.q0} * prmTile,
+                             loads);
               if (resident)
-                contiguousLoad(Buffer::kWgt, resSlot * wgtSlot,
+                contiguousLoad(Buffer::kWgt, wgtBase + resSlot * wgtSlot,
                                static_cast<uint32_t>(P.weightImage + offset[ph.q0]),
                                offset[ph.q1] - offset[ph.q0], loads);
               phaseLoads = false;
@@ -340,7 +345,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
             // A pieces: group-major, then row tile.
             std::vector<APiece> pieces;
             std::vector<uint32_t> pieceAt;  // per (run, p): INP address
-            uint32_t at = s * inpSlot;
+            uint32_t at = inpBase + s * inpSlot;
             for (size_t r = r0; r < r1; ++r) {
               const uint32_t depth = chunked ? k1 - k0 : spec.tileDepth[runs[r].q0];
               for (uint32_t p = p0; p < p1; ++p) {
@@ -359,7 +364,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
             if (!resident)
               for (uint32_t q = qa; q < qb; ++q)
                 contiguousLoad(
-                    Buffer::kWgt, s * wgtSlot + (q - qa) * kChunk * C * wb,
+                    Buffer::kWgt, wgtBase + s * wgtSlot + (q - qa) * kChunk * C * wb,
                     static_cast<uint32_t>(P.weightImage + offset[q] + uint64_t{k0} * C * wb),
                     uint64_t{k1 - k0} * C * wb, loads);
             for (const firmware::DmaLoad& d : loads) {
@@ -384,9 +389,10 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
                 const uint32_t kq1 = chunked ? k1 : spec.tileDepth[q];  // runs differ in depth
                 g.k = kq1 - k0;
                 g.inpAddr = pieceAt[(runIndex - r0) * (p1 - p0) + (p - p0)];
-                g.wgtAddr = resident ? static_cast<uint32_t>(resSlot * wgtSlot + offset[q] -
-                                                             offset[ph.q0] + uint64_t{k0} * C * wb)
-                                     : s * wgtSlot + (q - qa) * kChunk * C * wb;
+                g.wgtAddr = wgtBase +
+                            (resident ? static_cast<uint32_t>(resSlot * wgtSlot + offset[q] -
+                                                              offset[ph.q0] + uint64_t{k0} * C * wb)
+                                      : s * wgtSlot + (q - qa) * kChunk * C * wb);
                 g.accAddr = ((q - qa) * rows + rowBase[p - p0]) * C * ab;
                 g.aZp = spec.aZp;
                 g.bZp = spec.bZp;
@@ -407,8 +413,10 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
             }
             canCut = k1 == K;
             if (k1 < K) continue;
-            const uint32_t o = ss.nextOutSlot();
-            ss.beginOutput();
+            // Into INP (a fused step): the REQUANT_STOREs are the step's last computes.
+            const bool toInp = static_cast<bool>(P.requantInp);
+            const uint32_t o = toInp ? 0 : ss.nextOutSlot();
+            if (!toInp) ss.beginOutput();
             for (uint32_t q = qa; q < qb; ++q) {
               firmware::RequantStore r;
               r.outWidth = ob == 1   ? firmware::ElemWidth::kW8
@@ -422,14 +430,21 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
               r.rows = rows;
               r.outAddr = o * outSlot + (q - qa) * rows * C * ob;
               r.biasEn = spec.biasEn;
-              const uint32_t prm = resSlot * prmSlot + (q - ph.q0) * prmTile;
+              const uint32_t prm = prmBase + resSlot * prmSlot + (q - ph.q0) * prmTile;
               r.biasAddr = prm;
               r.multAddr = prm + multOffset;
               r.shiftAddr = prm + shiftOffset;
               r.clampMin = spec.clampMin;
               r.clampMax = spec.clampMax;
-              ss.requant(r);
+              if (toInp) {
+                r.toInp = true;
+                r.outAddr = P.requantInp(p0, q);
+                ss.compute(firmware::Command{{}, r});
+              } else {
+                ss.requant(r);
+              }
             }
+            if (toInp) continue;
             std::vector<firmware::DmaStore> stores;
             P.storeOut(p0, p1, qa, qb, rows, o * outSlot, stores);
             for (const firmware::DmaStore& d : stores) {

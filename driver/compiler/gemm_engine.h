@@ -77,6 +77,9 @@ struct APiece {
 
 struct GemmProblem {
   uint32_t weightImage = 0;  // DRAM address of B: per channel tile, depth(q) x C elements
+  // Row tiles [firstRowTile, firstRowTile + rowTiles): the callbacks see these indices (a
+  // fused step's block of output rows starts past 0).
+  uint32_t firstRowTile = 0;
   uint32_t rowTiles = 0;
   std::function<uint32_t(uint32_t p)> rowsOf;  // m of row tile p (1..R)
   // DMA_LOADs of the step's A pieces.
@@ -97,6 +100,15 @@ struct GemmProblem {
   std::function<void(uint32_t p0, uint32_t p1, uint32_t q0, uint32_t q1, uint32_t rows,
                      uint32_t outAddr, std::vector<firmware::DmaStore>&)>
       storeOut;
+  // Optional (fused steps, fused_lowering.h): channel tile q's rows of a step, from row tile
+  // p0 on, go to INP at requantInp(p0, q) (REQUANT_STORE to_inp, ISA 1.9), where the step's
+  // next operation reads them; storeOut is not called and OUT is not used.
+  std::function<uint32_t(uint32_t p0, uint32_t q)> requantInp;
+};
+
+// A part [base, base + bytes) of an on-chip buffer; bytes 0 = the whole buffer.
+struct BufferWindow {
+  uint32_t base = 0, bytes = 0;
 };
 
 struct GemmSpec {
@@ -130,6 +142,9 @@ struct GemmSpec {
   uint32_t prmTile = 0, multOffset = 0, shiftOffset = 0;
   bool perChannel = false, biasEn = true, outSigned = false;
   int32_t outZp = 0, clampMin = 0, clampMax = 0;
+  // The parts of INP, WGT and PRM the plan's slots take: a fused step gives each of its
+  // operations its own, so the next one's loads never overwrite what this one reads.
+  BufferWindow inpWindow, wgtWindow, prmWindow;
   std::vector<GemmProblem> problems;
 };
 

@@ -77,6 +77,9 @@ struct LoweringOptions {
   double costLimit = std::numeric_limits<double>::infinity();
   // Set by compileModel: what earlier NPU steps leave on the device (null: nothing).
   const DeviceLayouts* deviceLayouts = nullptr;
+  // compileModel: a depthwise layer and the pointwise layer after it as one fused step when
+  // that is faster (fused_lowering.h); off = every operation its own step.
+  bool fuseLayers = true;
 };
 
 // The host's bytes around one step (its bindings' packing, copies and unpacking, and a

@@ -69,6 +69,30 @@ std::string operationName(const hal::Model& model, uint32_t operationIndex);
 hal::Status convSupport(const OpView& v);
 hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, const OpView& v,
                                     const LoweringOptions& options);
+// The halves of a fused depthwise -> pointwise step (fused_lowering.h): a tensor kept in
+// INP between them, channel tiles `tileStride` bytes apart from `base`, each the pixels in
+// raster order, C bytes per pixel (the channel-tile layout of device DRAM, on chip), and
+// the parts of INP, WGT and PRM each half's slots take.
+struct InpTensor {
+  uint32_t base = 0, tileStride = 0;
+};
+struct FusedHalf {
+  InpTensor tensor;  // its base holds the first pixel of output row rowFirst
+  BufferWindow inp, wgt, prm;
+  // The block of output rows (across batches) this half computes: [rowFirst, + rowCount);
+  // rowCount 0 = every row.
+  uint32_t rowFirst = 0, rowCount = 0;
+};
+// DEPTHWISE_CONV_2D on the depthwise unit (DWCONV), its rows REQUANT_STOREd into
+// `half.tensor` (to_inp) instead of stored; its output binding is left unused.
+hal::Result<CompiledStep> lowerDepthwiseIntoInp(const hal::Model& model, uint32_t index,
+                                                const OpView& v, const LoweringOptions& options,
+                                                const FusedHalf& half);
+// A pointwise CONV_2D (window GEMMs over channel tiles) whose A is `half.tensor` in INP: no
+// loads of its input, whose binding is left unused.
+hal::Result<CompiledStep> lowerPointwiseFromInp(const hal::Model& model, uint32_t index,
+                                                const OpView& v, const LoweringOptions& options,
+                                                const FusedHalf& half);
 // TRANSPOSE_CONV_2D as the convolution of its zero-inserted input (host im2col).
 hal::Status transposeConvSupport(const OpView& v);
 hal::Result<CompiledStep> lowerTransposeConv(const hal::Model& model, uint32_t index,

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "driver/compiler/fused_lowering.h"
 #include "hal/profile.h"
 
 namespace nncosim::driver {
@@ -55,7 +56,8 @@ std::string ModelPlan::describe() const {
   for (const PlannedOperation& o : operations) p.operations.push_back(o.placement);
   os << p.describe() << "\n";
   for (const PlannedOperation& o : operations)
-    if (o.placement.target == Target::kNpu) os << "  " << o.step.report.describe() << "\n";
+    if (o.placement.target == Target::kNpu && !o.fusedInto)
+      os << "  " << o.step.report.describe() << "\n";
   os << "device memory: arena " << arenaBytes << " B (" << constantBytes
      << " B resident constants; " << requestedBytes << " B without reuse)";
   return os.str();
@@ -129,6 +131,38 @@ std::map<std::pair<size_t, size_t>, std::pair<size_t, size_t>> markResident(cons
   return aliases;
 }
 
+// Fuses each depthwise step with the pointwise step right after it that alone reads its
+// output (no model output) into one step (fused_lowering.h) when the estimate says the
+// fused step takes fewer cycles than the two.
+void fuseDepthwisePointwise(const hal::Model& model, const std::vector<ops::Shape>& shapes,
+                            ModelPlan& plan) {
+  std::map<uint32_t, uint32_t> reads;
+  for (const hal::Operation& op : model.main.operations)
+    for (uint32_t in : op.inputs) ++reads[in];
+  const std::set<uint32_t> modelOutputs(model.main.outputIndexes.begin(),
+                                        model.main.outputIndexes.end());
+  for (size_t k = 0; k + 1 < plan.operations.size(); ++k) {
+    PlannedOperation& a = plan.operations[k];
+    PlannedOperation& b = plan.operations[k + 1];
+    const hal::Operation& op = model.main.operations[k];
+    if (a.placement.target != Target::kNpu || b.placement.target != Target::kNpu || a.fusedInto ||
+        !a.step.fused.empty() || a.step.epilogue || b.step.epilogue ||
+        op.type != hal::OperationType::DEPTHWISE_CONV_2D || op.outputs.size() != 1 ||
+        reads[op.outputs[0]] != 1 || modelOutputs.count(op.outputs[0]))
+      continue;
+    LoweringOptions lo = plan.options;
+    lo.tag = static_cast<uint32_t>(k) + 1;
+    auto fused = lowerFusedDepthwisePointwise(model, static_cast<uint32_t>(k),
+                                              static_cast<uint32_t>(k + 1), shapes, lo);
+    if (!fused.ok() || fused->report.estimatedCycles >=
+                           a.step.report.estimatedCycles + b.step.report.estimatedCycles)
+      continue;
+    a.step = std::move(*fused);
+    b.step = CompiledStep{};
+    b.fusedInto = static_cast<uint32_t>(k);
+  }
+}
+
 }  // namespace
 
 hal::Result<ModelPlan> compileModel(const hal::Model& model, const LoweringOptions& options) {
@@ -163,6 +197,7 @@ hal::Result<ModelPlan> compileModel(const hal::Model& model, const LoweringOptio
     }
     plan.operations.push_back(std::move(po));
   }
+  if (options.fuseLayers) fuseDepthwisePointwise(model, shapes, plan);
   const std::map<std::pair<size_t, size_t>, std::pair<size_t, size_t>> aliases =
       markResident(model, plan);
   // Lifetimes: constants for the whole plan, the rest for their step only.

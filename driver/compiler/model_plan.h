@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ struct PlannedOperation {
   OperationPlacement placement;
   CompiledStep step;                  // when placement.target == kNpu
   std::vector<uint64_t> arenaOffset;  // per step buffer
+  // On the NPU inside an earlier operation's fused step (that operation's index): no step of
+  // its own.
+  std::optional<uint32_t> fusedInto;
 };
 
 struct ModelPlan {

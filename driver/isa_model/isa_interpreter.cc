@@ -211,7 +211,9 @@ class BurstWalk {
 // the read bursts requested before it). Write responses come dramLatency after a burst's
 // last beat. A fluid model: between events each transferring channel (read data, write
 // data) moves beats at a constant rate, the whole bus when alone and half of it when both
-// transfer (the SoC's memory port arbitrates beat by beat).
+// transfer (the SoC's memory port arbitrates beat by beat). A load into INP stops moving
+// while a REQUANT_STORE to_inp (ISA 1.9) writes its rows there: INP's write port is the
+// requant unit's then, the DMA's buffer write waits and with it its read data.
 class BusSim {
  public:
   static constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
@@ -221,11 +223,13 @@ class BusSim {
         beatCycles_(std::max<double>(1.0, std::ceil(double{firmware::kAxiDataBytes} /
                                                     std::max<uint32_t>(1, c.busBytesPerCycle)))) {}
 
-  // Starts a command on engine e (0 load, 1 store) at `now` with its bursts.
-  void start(int e, uint64_t now, const BurstWalk& bursts) {
+  // Starts a command on engine e (0 load, 1 store) at `now` with its bursts; `intoInp`: a
+  // load whose data goes to INP.
+  void start(int e, uint64_t now, const BurstWalk& bursts, bool intoInp = false) {
     Engine& g = engines_[e];
     g = Engine{};
     g.running = true;
+    g.intoInp = intoInp;
     g.bursts = bursts;
     g.nextIssue = static_cast<double>(now + cost_.dmaSetup);
     g.lastDone = g.nextIssue;
@@ -245,6 +249,10 @@ class BusSim {
     return b.ticket;
   }
   uint64_t arrival(size_t ticket) const { return arrivals_[ticket]; }
+  // The requant unit holds INP's write port during [from, to) (calls in time order).
+  void blockInpWrites(double from, double to) {
+    if (to > from) inpBusy_.push_back({from, to});
+  }
 
   void advanceTo(uint64_t target) {
     const double T = static_cast<double>(target);
@@ -291,6 +299,7 @@ class BusSim {
     double nextIssue = 0, lastDone = 0;
     std::deque<double> responses;  // store: write responses due (a slot frees)
     uint64_t done = kNever;
+    bool intoInp = false;
     bool issuedAll() const { return bursts.done(); }
   };
 
@@ -319,6 +328,14 @@ class BusSim {
 
   bool flowing(const std::deque<Burst>& q) const {
     return !q.empty() && q.front().ready <= t_ + 1e-9;
+  }
+  // Whether the read burst under way moves data now (not a load into INP while the requant
+  // unit writes INP).
+  bool reading() const {
+    if (cur_ == kNone) return false;
+    if (rq_[cur_].kind != kLoad || !engines_[kLoad].intoInp || inpBusy_.empty()) return true;
+    const auto& [from, to] = inpBusy_.front();
+    return !(from <= t_ + 1e-9 && t_ + 1e-9 < to);
   }
   double rate(bool mine, bool other) const { return mine ? (other ? 0.5 : 1.0) : 0.0; }
 
@@ -350,8 +367,11 @@ class BusSim {
 
   double nextInternal() const {
     double e = 1e300;
-    const bool r = cur_ != kNone, w = flowing(wq_);
+    const bool r = reading(), w = flowing(wq_);
     if (r) e = std::min(e, t_ + rq_[cur_].left / rate(r, w));
+    if (!inpBusy_.empty())
+      e = std::min(
+          e, inpBusy_.front().first > t_ + 1e-9 ? inpBusy_.front().first : inpBusy_.front().second);
     for (size_t i : readCandidates())
       if (i != kNone && rq_[i].ready > t_ + 1e-9) e = std::min(e, rq_[i].ready);
     if (!wq_.empty()) e = std::min(e, w ? t_ + wq_.front().left / rate(w, r) : wq_.front().ready);
@@ -365,12 +385,13 @@ class BusSim {
 
   void flow(double dt) {
     if (dt <= 0) return;
-    const bool r = cur_ != kNone, w = flowing(wq_);
+    const bool r = reading(), w = flowing(wq_);
     if (r) rq_[cur_].left -= dt * rate(r, w);
     if (w) wq_.front().left -= dt * rate(w, r);
   }
 
   void completeAt(double t) {
+    while (!inpBusy_.empty() && inpBusy_.front().second <= t + 1e-9) inpBusy_.pop_front();
     if (cur_ != kNone && rq_[cur_].left <= 1e-9) {
       const Burst b = rq_[cur_];
       rq_.erase(rq_.begin() + static_cast<std::ptrdiff_t>(cur_));
@@ -406,7 +427,8 @@ class BusSim {
   const double beatCycles_;
   double t_ = 0;
   std::deque<Burst> rq_, wq_;  // reads (loads and fetches) and writes, oldest first
-  size_t cur_ = kNone;         // the read burst whose data is moving (an index into rq_)
+  std::deque<std::pair<double, double>> inpBusy_;  // the requant unit's INP writes
+  size_t cur_ = kNone;  // the read burst whose data is moving (an index into rq_)
   std::array<Engine, 2> engines_;
   std::vector<uint64_t> arrivals_;
   uint64_t visible_ = 0;
@@ -622,7 +644,7 @@ uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) 
       s.readyAt = end + 1;
       return end;
     }
-    bus_.start(0, now, dmaBursts(*d));
+    bus_.start(0, now, dmaBursts(*d), d->bufId == firmware::Buffer::kInp);
     return BusSim::kNever;
   }
   if (auto* d = std::get_if<firmware::DmaStore>(&c.args)) {
@@ -649,9 +671,15 @@ uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) 
     return done;
   }
   uint64_t d = 1;
-  if (auto* r = std::get_if<firmware::RequantStore>(&c.args))
+  if (auto* r = std::get_if<firmware::RequantStore>(&c.args)) {
     d = requantCycles(*r, cost_);
-  else if (auto* e = std::get_if<firmware::Eltwise>(&c.args))
+    // to_inp: its row pairs take INP's write port one cycle each, ending two before it.
+    if (r->toInp) {
+      const uint64_t writes = (uint64_t{r->rows} + 1) / 2;
+      bus_.blockInpWrites(static_cast<double>(now + d - 2 - writes),
+                          static_cast<double>(now + d - 2));
+    }
+  } else if (auto* e = std::get_if<firmware::Eltwise>(&c.args))
     d = (uint64_t{e->count} + config_.cols - 1) / config_.cols + cost_.eltwiseOverhead;
   else if (auto* p = std::get_if<firmware::Pool>(&c.args))
     d = poolCycles(*p, cost_);

@@ -155,6 +155,9 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
     deviceOnly.erase(it);
     return hal::Status::Ok();
   };
+  // A fused step's results (its last operation's outputs), kept until that operation's turn
+  // prepares their storage: the operation that ran the step, and the bytes.
+  std::map<uint32_t, std::pair<size_t, std::vector<std::vector<uint8_t>>>> fusedResults;
   for (size_t k = 0; k < g.operations.size(); ++k) {
     const hal::Operation& op = g.operations[k];
     const ops::OperationDef* def = ops::operationTable().find(op.type);
@@ -163,6 +166,10 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
                               (op.origin.empty() ? "" : ", " + op.origin) + ")";
     if (!def) return hal::fail(where, ": not implemented");
     const PlannedOperation& po = plan_.operations.at(k);
+    // Computed by an earlier operation's fused step: its inputs between the two never left
+    // the NPU (they hold values only when the cross-check ran the reference).
+    auto fusedIt = fusedResults.find(static_cast<uint32_t>(k));
+    const bool fusedHere = po.fusedInto && fusedIt != fusedResults.end();
     // Inputs this operation's NPU step reads where their producer left them.
     std::set<uint32_t> residentIn;
     if (po.placement.target == Target::kNpu)
@@ -174,7 +181,8 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
         if (hal::Status st = materialize(op.inputs[j], readBack); !st.ok())
           return hal::fail(where, ": input ", j, ": ", st.error());
       const ops::RuntimeOperand& r = operands[op.inputs[j]];
-      if (!r.omitted && !r.hasValue()) return hal::fail(where, ": input ", j, " has no value");
+      if (!r.omitted && !r.hasValue() && !fusedHere)
+        return hal::fail(where, ": input ", j, " has no value");
     }
     ops::OperationContext ctx(model_, op, operands, /*executing=*/true, &subgraphs);
     if (hal::Status st = ops::validateSignature(*def, ctx); !st.ok())
@@ -188,9 +196,52 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
     s.operation = static_cast<uint32_t>(k);
     s.type = op.type;
     s.macs = ops::macCount(model_, g, op);
+    // A fused step's cycles are all on its first operation's line, so its MACs are too.
+    if (po.placement.target == Target::kNpu)
+      for (uint32_t f : po.step.fused) s.macs += ops::macCount(model_, g, g.operations.at(f));
+    if (fusedHere) s.macs = 0;
     s.startCycle = rep.npuCycles;
     const auto stepStart = std::chrono::steady_clock::now();
-    bool onNpu = po.placement.target == Target::kNpu;
+    if (fusedHere) {
+      // The outputs of the step that ran at operation fusedIt->second.first.
+      const size_t at = fusedIt->second.first;
+      const std::vector<std::vector<uint8_t>>& out = fusedIt->second.second;
+      const CompiledStep& step = plan_.operations.at(at).step;
+      if (crossCheck_) {
+        if (hal::Status st = def->execute(ctx); !st.ok())
+          return hal::fail(where, ": reference: ", st.error());
+        s.checked = true;
+        for (size_t i = 0; i < step.outputs.size() && s.mismatch.empty(); ++i) {
+          const ops::RuntimeOperand& r = operands[step.outputs[i].operand];
+          s.mismatch = firstDifference(r.shape.type, r.storage, out[i], i);
+        }
+        if (!s.mismatch.empty()) ++rep.mismatches;
+      }
+      for (size_t i = 0; i < step.outputs.size(); ++i) {
+        const uint32_t o = step.outputs[i].operand;
+        ops::RuntimeOperand& r = operands[o];
+        if (step.outputs[i].resident && out[i].empty()) {
+          deviceOnly[o] = {at, i};
+          continue;
+        }
+        deviceOnly.erase(o);
+        if (out[i].size() != r.storage.size())
+          return hal::fail(where, ": NPU output ", i, " has ", out[i].size(), " bytes, expected ",
+                           r.storage.size());
+        std::copy(out[i].begin(), out[i].end(), r.storage.begin());
+      }
+      fusedResults.erase(fusedIt);
+      s.target = Target::kNpu;
+      s.note = "fused into operation " + std::to_string(at) + "'s step (its cycles there)";
+      ++rep.npuSteps;
+      s.hostNanos = rep.hostModel.nanos(s.host);
+      rep.host += s.host;
+      rep.hostNanos += s.hostNanos;
+      s.wallNanos = nanosSince(stepStart);
+      rep.steps.push_back(std::move(s));
+      continue;
+    }
+    bool onNpu = po.placement.target == Target::kNpu && !po.fusedInto;
     if (onNpu) {
       // The step was compiled for the declared shapes; anything else runs on the CPU.
       for (uint32_t o : op.inputs)
@@ -243,6 +294,14 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
           }
           if (!s.mismatch.empty()) ++rep.mismatches;
         }
+      } else if (!po.step.fused.empty()) {
+        // A fused step: its outputs are its last operation's, whose turn checks and keeps
+        // them; the cross-check computes this operation's outputs on the reference for it.
+        if (crossCheck_)
+          if (hal::Status st = def->execute(ctx); !st.ok())
+            return hal::fail(where, ": reference: ", st.error());
+        fusedResults[po.step.fused.back()] = {k, std::move(out)};
+        out.clear();
       } else if (crossCheck_) {
         // The reference computes into the outputs' storage; compare, then keep the NPU's.
         if (hal::Status st = def->execute(ctx); !st.ok())
@@ -254,7 +313,7 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
         }
         if (!s.mismatch.empty()) ++rep.mismatches;
       }
-      for (size_t i = 0; i < po.step.outputs.size(); ++i) {
+      for (size_t i = 0; i < po.step.outputs.size() && po.step.fused.empty(); ++i) {
         const uint32_t o = po.step.outputs[i].operand;
         ops::RuntimeOperand& r = operands[o];
         if (po.step.outputs[i].resident && out[i].empty()) {

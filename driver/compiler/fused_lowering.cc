@@ -1,0 +1,202 @@
+#include "driver/compiler/fused_lowering.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <string>
+
+#include "driver/compiler/gemm_engine.h"
+#include "driver/compiler/lowering_internal.h"
+#include "driver/isa_model/isa_interpreter.h"
+
+namespace nncosim::driver {
+namespace {
+
+uint32_t align64(uint64_t v) { return static_cast<uint32_t>((v + 63) & ~uint64_t{63}); }
+
+// One step of every block's two halves: block i's job is `a[i]`'s commands (their END
+// dropped) then `b[i]`'s. The buffers are the first block's (every block binds the same
+// operands and constants in the same order): all of `a`'s but its outputs and of `b`'s but
+// its inputs (the tensor between them, which lives in INP), rebased into one space.
+hal::Result<CompiledStep> mergeHalves(const std::vector<CompiledStep>& a,
+                                      const std::vector<CompiledStep>& b) {
+  CompiledStep m;
+  uint64_t at = kStepLocalBase;
+  auto take = [&](const CompiledStep& st, const std::vector<Binding>& dropped,
+                  std::vector<uint64_t>& placement, std::vector<size_t>& index) -> hal::Status {
+    placement.assign(st.buffers.size(), 0);
+    index.assign(st.buffers.size(), SIZE_MAX);
+    for (size_t i = 0; i < st.buffers.size(); ++i) {
+      if (std::any_of(dropped.begin(), dropped.end(),
+                      [&](const Binding& x) { return x.buffer == i; }))
+        continue;
+      placement[i] = at;
+      index[i] = m.buffers.size();
+      m.buffers.push_back(st.buffers[i]);
+      m.buffers.back().localAddress = at;
+      at += (st.buffers[i].bytes + kDeviceAlignment - 1) & ~(kDeviceAlignment - 1);
+    }
+    for (size_t i = 0; i < st.buffers.size(); ++i) {
+      if (index[i] == SIZE_MAX || st.buffers[i].addressWords.empty()) continue;
+      NNC_ASSIGN_OR_RETURN(m.buffers[index[i]].contents, relocatedContents(st, i, placement));
+    }
+    return hal::Status::Ok();
+  };
+  std::vector<uint64_t> pa, pb;
+  std::vector<size_t> ia, ib;
+  NNC_TRY(take(a.at(0), a[0].outputs, pa, ia));
+  NNC_TRY(take(b.at(0), b[0].inputs, pb, ib));
+  if (at > 0xFFFFFFFFull) return hal::fail("fused: the step passes the 32-bit DRAM addresses");
+  m.localBytes = at - kStepLocalBase;
+  auto sameBuffers = [](const CompiledStep& x, const CompiledStep& y) {
+    if (x.buffers.size() != y.buffers.size()) return false;
+    for (size_t i = 0; i < x.buffers.size(); ++i)
+      if (x.buffers[i].bytes != y.buffers[i].bytes ||
+          x.buffers[i].localAddress != y.buffers[i].localAddress)
+        return false;
+    return true;
+  };
+  for (size_t k = 0; k < a.size(); ++k) {
+    if (!sameBuffers(a[k], a[0]) || !sameBuffers(b.at(k), b[0]))
+      return hal::fail("fused: block ", k, " lays out other buffers");
+    NNC_ASSIGN_OR_RETURN(auto ca, relocate(a[k], pa));
+    NNC_ASSIGN_OR_RETURN(auto cb, relocate(b[k], pb));
+    if (splitJobs(ca).size() != 1 || splitJobs(cb).size() != 1)
+      return hal::fail("fused: a half is more than one job");
+    ca.pop_back();  // its END: the job goes on with the pointwise half
+    m.commands.insert(m.commands.end(), ca.begin(), ca.end());
+    m.commands.insert(m.commands.end(), cb.begin(), cb.end());
+  }
+  for (Binding x : a[0].inputs) {
+    x.buffer = ia.at(x.buffer);
+    m.inputs.push_back(x);
+  }
+  for (Binding x : b[0].outputs) {
+    x.buffer = ib.at(x.buffer);
+    m.outputs.push_back(x);
+  }
+  // Every command now addresses the merged buffers only (a dropped buffer would not rebase).
+  std::vector<uint64_t> same;
+  for (const StepBuffer& x : m.buffers) same.push_back(x.localAddress);
+  if (auto check = relocate(m, same); !check.ok()) return hal::fail("fused: ", check.error());
+  return m;
+}
+
+}  // namespace
+
+hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, uint32_t depthwise,
+                                                       uint32_t pointwise,
+                                                       const std::vector<ops::Shape>& shapes,
+                                                       const LoweringOptions& options) {
+  const NpuConfig& npu = options.npu;
+  const hal::Operation& dw = model.main.operations.at(depthwise);
+  const hal::Operation& pw = model.main.operations.at(pointwise);
+  if (dw.type != hal::OperationType::DEPTHWISE_CONV_2D || pw.type != hal::OperationType::CONV_2D)
+    return hal::fail("fused: not a DEPTHWISE_CONV_2D and a CONV_2D");
+  if (dw.outputs.size() != 1 || pw.inputs.empty() || pw.inputs[0] != dw.outputs[0])
+    return hal::fail("fused: the CONV_2D does not read the depthwise output");
+  const std::vector<uint32_t>& d = shapes.at(dw.outputs[0]).dimensions;
+  const std::vector<uint32_t>& f = shapes.at(dw.inputs.at(1)).dimensions;
+  if (d.size() != 4 || f.size() != 4) return hal::fail("fused: not 4-D");
+  // The tensor between them in INP (channel tiles of C bytes per pixel; the geometry's NCHW
+  // flag does not change it), above the depthwise input slots, which keep a quarter of INP;
+  // by blocks of output rows when it does not fit whole, each block a job. A block other
+  // than the last fills whole row tiles of the pointwise half (R pixels).
+  const uint32_t R = npu.rows, C = npu.cols, tiles = (d[3] + C - 1) / C;
+  const uint32_t rowsTotal = d[0] * d[1], width = d[2];
+  const uint64_t rowBytes = uint64_t{width} * C * tiles, room = npu.inpBytes / 4 * 3;
+  const uint32_t rowStep = R / std::gcd(width, R);
+  uint64_t rows = std::min<uint64_t>(rowsTotal, room / rowBytes);
+  if (rows < rowsTotal) rows -= rows % rowStep;
+  if (rows == 0)
+    return hal::fail("fused: not even ", rowStep, " rows of ", rowBytes,
+                     " B between the layers fit in INP");
+  const uint64_t blocks = (rowsTotal + rows - 1) / rows;
+  if (blocks > 1) {  // the same number of blocks, as even as the row tiles allow
+    const uint64_t even = (rowsTotal + blocks - 1) / blocks;
+    rows = std::min(rows, (even + rowStep - 1) / rowStep * rowStep);
+  }
+  const uint64_t tileStride = rows * width * C, tensorBytes = tileStride * tiles;
+  if (tileStride >= (1u << 20)) return hal::fail("fused: a tile of the tensor passes 1 MiB");
+  internal::FusedHalf dwHalf, pwHalf;
+  const uint32_t base = static_cast<uint32_t>(npu.inpBytes - tensorBytes) & ~63u;
+  dwHalf.tensor = pwHalf.tensor = {base, static_cast<uint32_t>(tileStride)};
+  dwHalf.inp = {0, base};
+  pwHalf.inp = {0, npu.inpBytes};  // it loads nothing into INP: its slots are notional
+  // WGT and PRM: twice the depthwise weights and parameters (its slots) low, the rest above.
+  const uint64_t taps = uint64_t{f[1]} * f[2];
+  const uint32_t dwWgt = align64(2 * uint64_t{align64(tiles * taps * C)});
+  const uint32_t dwPrm =
+      std::min(npu.prmBytes / 2, align64(2 * uint64_t{align64(tiles * prmTileBytes(C))}));
+  if (dwWgt > npu.wgtBytes / 4) return hal::fail("fused: the depthwise weights take too much WGT");
+  dwHalf.wgt = {0, dwWgt};
+  pwHalf.wgt = {dwWgt, npu.wgtBytes - dwWgt};
+  dwHalf.prm = {0, dwPrm};
+  pwHalf.prm = {dwPrm, npu.prmBytes - dwPrm};
+  // Each half of each block alone in one job, planned without the caller's cost limit.
+  LoweringOptions lo = options;
+  lo.maxJobCommands = 0;
+  lo.costLimit = std::numeric_limits<double>::infinity();
+  internal::OpView dwView(model, depthwise, shapes), pwView(model, pointwise, shapes);
+  std::vector<CompiledStep> a, b;
+  for (uint64_t first = 0; first < rowsTotal; first += rows) {
+    dwHalf.rowFirst = pwHalf.rowFirst = static_cast<uint32_t>(first);
+    dwHalf.rowCount = pwHalf.rowCount = static_cast<uint32_t>(std::min(rows, rowsTotal - first));
+    NNC_ASSIGN_OR_RETURN(auto x,
+                         internal::lowerDepthwiseIntoInp(model, depthwise, dwView, lo, dwHalf));
+    NNC_ASSIGN_OR_RETURN(auto y,
+                         internal::lowerPointwiseFromInp(model, pointwise, pwView, lo, pwHalf));
+    a.push_back(std::move(x));
+    b.push_back(std::move(y));
+  }
+  NNC_ASSIGN_OR_RETURN(auto step, mergeHalves(a, b));
+  step.operation = depthwise;
+  step.type = dw.type;
+  step.fused = {pointwise};
+  StepReport& r = step.report;
+  r = b[0].report;
+  r.operation = a[0].report.operation + " + " + b[0].report.operation;
+  r.mapping = "fused: " + a[0].report.mapping +
+              "; its rows into INP (REQUANT_STORE to_inp, ISA 1.9), " +
+              std::to_string(uint64_t{rowsTotal} * rowBytes) + " B never in DRAM" +
+              (a.size() > 1 ? ", in " + std::to_string(a.size()) + " blocks of " +
+                                  std::to_string(rows) + " rows (a job each)"
+                            : "") +
+              "; then " + b[0].report.mapping;
+  for (size_t k = 1; k < b.size(); ++k) {
+    r.gemms += b[k].report.gemms;
+    r.macs += b[k].report.macs;
+    r.usefulMacs += b[k].report.usefulMacs;
+    r.dmaLoads += b[k].report.dmaLoads;
+    r.dmaStores += b[k].report.dmaStores;
+    r.loadBytes += b[k].report.loadBytes;
+    r.storeBytes += b[k].report.storeBytes;
+    r.steps += b[k].report.steps;
+  }
+  for (const CompiledStep& x : a) {
+    r.gemms += x.report.gemms;
+    r.macs += x.report.macs;
+    r.usefulMacs += x.report.usefulMacs;
+    r.dmaLoads += x.report.dmaLoads;
+    r.dmaStores += x.report.dmaStores;
+    r.loadBytes += x.report.loadBytes;
+    r.storeBytes += x.report.storeBytes;
+    r.steps += x.report.steps;
+  }
+  // The blocks' useful MACs were counted once per block for the whole layers.
+  r.usefulMacs = a[0].report.usefulMacs + b[0].report.usefulMacs;
+  r.commands = step.commands.size();
+  r.jobs = static_cast<uint32_t>(a.size());
+  r.estimatedCycles = 0;
+  for (const std::vector<firmware::Command>& job : splitJobs(step.commands)) {
+    if (options.maxJobCommands && job.size() > options.maxJobCommands)
+      return hal::fail("fused: a job of ", job.size(), " commands, more than ",
+                       options.maxJobCommands);
+    const InterpreterResult est = IsaInterpreter::estimate(npu, job, options.cost);
+    if (!est.completed) return hal::fail("fused: plan estimate failed: ", est.describe());
+    r.estimatedCycles += est.counters.cycles;
+  }
+  return step;
+}
+
+}  // namespace nncosim::driver

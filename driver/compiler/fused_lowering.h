@@ -1,0 +1,37 @@
+// Fused steps: two operations in one job, the tensor between them kept in INP (REQUANT_STORE
+// to_inp, ISA 1.9) instead of going through device DRAM.
+//
+// A depthwise layer on the depthwise unit and the pointwise CONV_2D that reads its output:
+// the depthwise half requantizes its rows into INP, where its channel tiles lie as they would
+// in DRAM (the pixels of a tile in raster order, C channels each), and the pointwise half's
+// window GEMMs read them there instead of loading them. Each half is planned by its own
+// lowering (conv_lowering's window mapping) in its own parts of the buffers: the tensor at
+// the top of INP and the depthwise input slots below it; the depthwise weights and
+// parameters in the low parts of WGT and PRM and the pointwise ones above, so the pointwise
+// half's loads run while the depthwise half computes and never overwrite what it reads.
+// The two streams follow each other in one job; each balances its own tokens (docs/isa.md),
+// and the in-order queues keep them apart. No on-chip state crosses an END.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "driver/compiler/compiled_step.h"
+#include "driver/compiler/lowering.h"
+#include "hal/model.h"
+#include "hal/result.h"
+#include "ops/shape.h"
+
+namespace nncosim::driver {
+
+// Main-subgraph operation `depthwise` (DEPTHWISE_CONV_2D) and `pointwise` (a 1x1 stride-1
+// CONV_2D whose input is the depthwise output) as one step: its inputs those of the
+// depthwise layer, its outputs those of the pointwise one, CompiledStep::fused = {pointwise}.
+// Fails (the caller keeps the two steps) when a half does not apply or the tensor does not
+// fit in INP beside the depthwise input.
+hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, uint32_t depthwise,
+                                                       uint32_t pointwise,
+                                                       const std::vector<ops::Shape>& shapes,
+                                                       const LoweringOptions& options);
+
+}  // namespace nncosim::driver

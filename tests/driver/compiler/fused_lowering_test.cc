@@ -1,0 +1,209 @@
+// Fused depthwise -> pointwise steps (driver/compiler/fused_lowering.h): the tensor between
+// the layers kept in INP (REQUANT_STORE to_inp, ISA 1.9). Random layer pairs run as one
+// fused step on a strict interpreter device, bit-exact with the reference; whole models fuse
+// through compileModel and check under the executor's cross-check; tensors larger than INP
+// fuse in blocks of rows, and one whose single row does not fit is refused.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "driver/compiler/fused_lowering.h"
+#include "tests/driver/compiler_test_util.h"
+
+namespace nncosim::driver::test {
+namespace {
+
+constexpr OperandType kI32 = OperandType::TENSOR_INT32;
+
+struct Pair {
+  hal::Model model;
+  std::vector<hal::TensorValue> inputs;
+  std::string what;
+};
+
+// input [n, h, w, c] -> DEPTHWISE_CONV_2D f x f (stride, padding scheme, activation)
+// -> CONV_2D 1x1 c -> outC; the tensor between them a temporary. `pre`: a pointwise layer
+// in front (so the pair sits inside a model, its input an NPU step's output).
+Pair randomPair(std::mt19937& rng, uint32_t n, uint32_t h, uint32_t w, uint32_t c, uint32_t outC,
+                uint32_t f, uint32_t stride, bool same, bool pre) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const bool isSigned = rng() % 2;
+  const OperandType t =
+      isSigned ? OperandType::TENSOR_QUANT8_ASYMM_SIGNED : OperandType::TENSOR_QUANT8_ASYMM;
+  const int lo = isSigned ? -128 : 0, hi = isSigned ? 127 : 255;
+  auto bytes = [&](size_t count) {
+    std::vector<uint8_t> v(count);
+    for (uint8_t& x : v) x = static_cast<uint8_t>(pick(lo, hi));
+    return v;
+  };
+  auto ints = [&](size_t count, int range) {
+    std::vector<int32_t> v(count);
+    for (int32_t& x : v) x = pick(-range, range);
+    return v;
+  };
+  auto zp = [&] { return pick(lo + 20, hi - 20); };
+  OneOpModel m;
+  uint32_t x =
+      m.input(t, {n, h, w, pre ? 8u : c}, bytes(size_t{n} * h * w * (pre ? 8 : c)), 0.05f, zp());
+  std::vector<uint32_t> temps;
+  if (pre) {
+    const uint32_t w0 = m.constant(t, {c, 1, 1, 8}, bytes(size_t{c} * 8), 0.02f, zp());
+    const uint32_t b0 = m.constant(kI32, {c}, ints(c, 300), 0.05f * 0.02f);
+    const uint32_t y = m.output(t, {n, h, w, c}, 0.06f, zp());
+    m.op(OperationType::CONV_2D, {x, w0, b0, m.i32(1), m.i32(1), m.i32(1), m.i32(1)}, {y});
+    temps.push_back(y);
+    x = y;
+  }
+  const uint32_t oh = same ? (h + stride - 1) / stride : (h - f) / stride + 1;
+  const uint32_t ow = same ? (w + stride - 1) / stride : (w - f) / stride + 1;
+  const float inScale = pre ? 0.06f : 0.05f;
+  const uint32_t wd = m.constant(t, {1, f, f, c}, bytes(size_t{f} * f * c), 0.03f, zp());
+  const uint32_t bd = m.constant(kI32, {c}, ints(c, 500), inScale * 0.03f);
+  const uint32_t mid = m.output(t, {n, oh, ow, c}, 0.08f, zp());
+  const int32_t act = pick(0, 3) == 0 ? 0 : pick(1, 3);  // none, relu, relu1, relu6
+  m.op(OperationType::DEPTHWISE_CONV_2D,
+       {x, wd, bd, m.i32(same ? 1 : 2), m.i32(static_cast<int32_t>(stride)),
+        m.i32(static_cast<int32_t>(stride)), m.i32(1), m.i32(act)},
+       {mid});
+  temps.push_back(mid);
+  const uint32_t wp = m.constant(t, {outC, 1, 1, c}, bytes(size_t{outC} * c), 0.02f, zp());
+  const uint32_t bp = m.constant(kI32, {outC}, ints(outC, 800), 0.08f * 0.02f);
+  const uint32_t out = m.output(t, {n, oh, ow, outC}, 0.1f, zp());
+  m.op(OperationType::CONV_2D, {mid, wp, bp, m.i32(1), m.i32(1), m.i32(1), m.i32(act % 2)}, {out});
+  Pair p{m.build(), m.inputs(), ""};
+  hal::Subgraph& g = p.model.main;
+  for (uint32_t tmp : temps) g.operands[tmp].lifetime = hal::OperandLifeTime::TEMPORARY_VARIABLE;
+  g.outputIndexes = {out};
+  p.what = std::string(isSigned ? "int8" : "uint8") + " [" + std::to_string(n) + "," +
+           std::to_string(h) + "," + std::to_string(w) + "," + std::to_string(c) + "] dw " +
+           std::to_string(f) + "x" + std::to_string(f) + " s" + std::to_string(stride) +
+           (same ? " SAME" : " VALID") + " act " + std::to_string(act) + " -> pw " +
+           std::to_string(outC) + (pre ? " (after a pointwise layer)" : "");
+  return p;
+}
+
+// Every random pair as one fused step: the job's output equals the reference's, the
+// tensor between the layers never in DRAM (no binding, no buffer of its size).
+TEST(FusedLowering, RandomDepthwisePointwisePairsAreBitExact) {
+  std::mt19937 rng(21);
+  auto pick = [&](int lo, int hi) {
+    return static_cast<uint32_t>(std::uniform_int_distribution<int>(lo, hi)(rng));
+  };
+  int fused = 0;
+  for (int i = 0; i < 40; ++i) {
+    const uint32_t f = pick(0, 3) == 0 ? 5 : 3, stride = pick(1, 2);
+    const bool same = pick(0, 2) != 0;
+    const uint32_t h = pick(f, 19), w = pick(f, 37);
+    const uint32_t c = 8 * pick(1, 9), outC = 8 * pick(1, 7), n = pick(0, 4) == 0 ? 2 : 1;
+    Pair p = randomPair(rng, n, h, w, c, outC, f, stride, same, false);
+    SCOPED_TRACE(p.what);
+    std::vector<hal::TensorValue> want;
+    ASSERT_EQ(referenceRun(p.model, p.inputs, want), "");
+    LoweringOptions o;
+    o.npu = array16();
+    auto step = lowerFusedDepthwisePointwise(p.model, 0, 1, declaredShapes(p.model), o);
+    ASSERT_TRUE(step.ok()) << step.error();
+    ASSERT_EQ(step->fused, std::vector<uint32_t>{1});
+    ASSERT_EQ(step->inputs.size(), 1u);
+    ASSERT_EQ(step->outputs.size(), 1u);
+    EXPECT_EQ(step->outputs[0].operand, p.model.main.outputIndexes[0]);
+    InterpreterDevice dev(o.npu, 64ull << 20);
+    std::vector<std::vector<uint8_t>> out;
+    auto stats = runStep(dev, *step, {p.inputs[0].bytes}, out);
+    ASSERT_TRUE(stats.ok()) << stats.error();
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0], want[0].bytes);
+    // The estimate is the run's timing (the same interpreter, timing only).
+    EXPECT_EQ(step->report.estimatedCycles, stats->cycles);
+    ++fused;
+  }
+  EXPECT_EQ(fused, 40);
+}
+
+// Through compileModel and the executor (cross-check on): a pair behind a pointwise layer
+// fuses, the second operation has no step of its own, nothing mismatches, and the output
+// equals the reference and the unfused plan's.
+TEST(FusedLowering, ModelsFuseAndTheCrossCheckSeesTheChain) {
+  std::mt19937 rng(5);
+  for (int i = 0; i < 6; ++i) {
+    Pair p = randomPair(rng, 1, 14, 14, 32 + 16 * (i % 3), 32, 3, 1 + i % 2, true, true);
+    SCOPED_TRACE(p.what);
+    std::vector<hal::TensorValue> want;
+    ASSERT_EQ(referenceRun(p.model, p.inputs, want), "");
+    for (bool fuse : {true, false}) {
+      LoweringOptions o;
+      o.npu = array16();
+      o.fuseLayers = fuse;
+      auto plan = compileModel(p.model, o);
+      ASSERT_TRUE(plan.ok()) << plan.error();
+      ASSERT_EQ(plan->operations.size(), 3u);
+      for (const PlannedOperation& po : plan->operations)
+        ASSERT_EQ(po.placement.target, Target::kNpu);
+      EXPECT_EQ(plan->operations[2].fusedInto.has_value(), fuse) << plan->describe();
+      if (fuse) {
+        EXPECT_EQ(*plan->operations[2].fusedInto, 1u);
+        EXPECT_EQ(plan->operations[1].step.fused, std::vector<uint32_t>{2});
+        EXPECT_TRUE(plan->operations[2].step.commands.empty());
+        // The first layer's output is read in place (resident) by the fused step.
+        ASSERT_EQ(plan->operations[1].step.inputs.size(), 1u);
+        EXPECT_TRUE(plan->operations[1].step.inputs[0].resident);
+      }
+      InterpreterDevice device(o.npu);
+      NpuExecutor ex(p.model, *plan, device);
+      ex.setCrossCheck(true);
+      std::vector<hal::TensorValue> got;
+      ExecutionReport report;
+      ASSERT_TRUE(ex.run(p.inputs, got, &report).ok());
+      EXPECT_EQ(report.mismatches, 0u) << report.describe();
+      ASSERT_EQ(report.steps.size(), 3u);
+      EXPECT_TRUE(report.steps[2].checked);
+      EXPECT_EQ(report.npuSteps, 3);
+      ASSERT_EQ(got.size(), 1u);
+      EXPECT_EQ(got[0].bytes, want[0].bytes) << (fuse ? "fused" : "unfused");
+    }
+  }
+}
+
+// A tensor larger than INP's part for it fuses in blocks of output rows, a job each (a
+// block across a batch boundary, an odd last block, stride 2), bit-exact; a tensor of which
+// not even one row tile of rows fits is refused, and the plan keeps the two steps.
+TEST(FusedLowering, LargeTensorsFuseInBlocksOfRows) {
+  std::mt19937 rng(9);
+  struct Case {
+    uint32_t n, h, w, c, stride, jobs;
+  };
+  // 112 x 112 x 32: 392 KiB, 3 blocks; 3 x 25 x 48 x 96: 2 blocks of 38 rows, the first
+  // ending in the second image; 160 x 160 x 32 at stride 2: 80 x 80 x 32, 200 KiB, 2 blocks.
+  for (const Case& c :
+       {Case{1, 112, 112, 32, 1, 3}, Case{3, 25, 48, 96, 1, 2}, Case{1, 160, 160, 32, 2, 2}}) {
+    Pair p = randomPair(rng, c.n, c.h, c.w, c.c, 16, 3, c.stride, true, false);
+    SCOPED_TRACE(p.what);
+    std::vector<hal::TensorValue> want;
+    ASSERT_EQ(referenceRun(p.model, p.inputs, want), "");
+    LoweringOptions o;
+    o.npu = array16();
+    auto step = lowerFusedDepthwisePointwise(p.model, 0, 1, declaredShapes(p.model), o);
+    ASSERT_TRUE(step.ok()) << step.error();
+    EXPECT_EQ(splitJobs(step->commands).size(), c.jobs) << step->report.describe();
+    InterpreterDevice dev(o.npu, 64ull << 20);
+    std::vector<std::vector<uint8_t>> out;
+    auto stats = runStep(dev, *step, {p.inputs[0].bytes}, out);
+    ASSERT_TRUE(stats.ok()) << stats.error();
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0], want[0].bytes);
+    EXPECT_EQ(step->report.estimatedCycles, stats->cycles);
+  }
+  // 3 x 1600 x 128: one row is 200 KiB.
+  Pair p = randomPair(rng, 1, 3, 1600, 128, 16, 3, 1, true, false);
+  LoweringOptions o;
+  o.npu = array16();
+  auto step = lowerFusedDepthwisePointwise(p.model, 0, 1, declaredShapes(p.model), o);
+  ASSERT_FALSE(step.ok());
+  EXPECT_NE(step.error().find("fit in INP"), std::string::npos) << step.error();
+  auto plan = compileModel(p.model, o);
+  ASSERT_TRUE(plan.ok()) << plan.error();
+  EXPECT_FALSE(plan->operations[1].fusedInto.has_value());
+}
+
+}  // namespace
+}  // namespace nncosim::driver::test
