@@ -49,7 +49,7 @@ int cmdDifftest(const Args& args) {
   uint32_t maxSpatial = 20, maxChannels = 48, maxBatch = 3;
   double quant16x8 = verify::difftest::GeneratorOptions{}.quant16x8;
   size_t maxFailures = 50;
-  bool verbose = false;
+  bool verbose = false, fusedPairs = false;
   desc.add_options()("layers,n", po::value(&layers)->default_value(layers), "random layers to run")(
       "seed,s", po::value(&seed)->default_value(seed),
       "run seed (layer i is generated from seed and i)")(
@@ -82,6 +82,9 @@ int cmdDifftest(const Args& args) {
                                                      "SoC configuration JSON (sim)")(
       "set", po::value(&soc)->multitoken(),
       "SoC setting key=value, e.g. dram_latency_cycles=80 (sim)")(
+      "fused-pairs", po::bool_switch(&fusedPairs),
+      "draw pairs instead of single layers: a DEPTHWISE_CONV_2D and the pointwise CONV_2D "
+      "that reads its output, which the driver fuses into one step (ISA 1.9)")(
       "max-failures", po::value(&maxFailures)->default_value(maxFailures),
       "failures listed in the summary")("verbose,v", po::bool_switch(&verbose),
                                         "one line per layer: outcome, cycles, parameters");
@@ -90,7 +93,7 @@ int cmdDifftest(const Args& args) {
   int exit = 0;
   const char* usage =
       "nncosim difftest [--layers N] [--seed S] [--first I] [--backend sim|isa] [--op CONV_2D|...] "
-      "[--mapping M] [--preference P] [--set k=v] [--verbose]";
+      "[--fused-pairs] [--mapping M] [--preference P] [--set k=v] [--verbose]";
   if (!parseOptions(args, usage, desc, pos, vm, &exit)) return exit;
 
   verify::difftest::DifftestOptions opt;
@@ -101,6 +104,7 @@ int cmdDifftest(const Args& args) {
   opt.generator.maxChannels = maxChannels;
   opt.generator.maxBatch = maxBatch;
   opt.generator.quant16x8 = quant16x8;
+  opt.generator.fusedPairs = fusedPairs;
   for (const std::string& list : opNames) {
     std::stringstream ss(list);
     std::string name;

@@ -155,6 +155,36 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
     deviceOnly.erase(it);
     return hal::Status::Ok();
   };
+  // The reference's outputs (computed into the operands' storage) against a step's NPU ones.
+  auto compareOutputs = [&](const CompiledStep& step, const std::vector<std::vector<uint8_t>>& out,
+                            ExecutionReport::Step& s) {
+    s.checked = true;
+    for (size_t i = 0; i < step.outputs.size() && s.mismatch.empty(); ++i) {
+      const ops::RuntimeOperand& r = operands[step.outputs[i].operand];
+      s.mismatch = firstDifference(r.shape.type, r.storage, out[i], i);
+    }
+    if (!s.mismatch.empty()) ++rep.mismatches;
+  };
+  // A step's NPU outputs into their operands; a resident one (no bytes read back) stays on
+  // the device where the step, run at operation `at`, left it, for the NPU steps that read it.
+  auto keepOutputs = [&](const CompiledStep& step, size_t at,
+                         const std::vector<std::vector<uint8_t>>& out,
+                         const std::string& where) -> hal::Status {
+    for (size_t i = 0; i < step.outputs.size(); ++i) {
+      const uint32_t o = step.outputs[i].operand;
+      ops::RuntimeOperand& r = operands[o];
+      if (step.outputs[i].resident && out[i].empty()) {
+        deviceOnly[o] = {at, i};
+        continue;
+      }
+      deviceOnly.erase(o);
+      if (out[i].size() != r.storage.size())
+        return hal::fail(where, ": NPU output ", i, " has ", out[i].size(), " bytes, expected ",
+                         r.storage.size());
+      std::copy(out[i].begin(), out[i].end(), r.storage.begin());
+    }
+    return hal::Status::Ok();
+  };
   // A fused step's results (its last operation's outputs), kept until that operation's turn
   // prepares their storage: the operation that ran the step, and the bytes.
   std::map<uint32_t, std::pair<size_t, std::vector<std::vector<uint8_t>>>> fusedResults;
@@ -210,26 +240,9 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
       if (crossCheck_) {
         if (hal::Status st = def->execute(ctx); !st.ok())
           return hal::fail(where, ": reference: ", st.error());
-        s.checked = true;
-        for (size_t i = 0; i < step.outputs.size() && s.mismatch.empty(); ++i) {
-          const ops::RuntimeOperand& r = operands[step.outputs[i].operand];
-          s.mismatch = firstDifference(r.shape.type, r.storage, out[i], i);
-        }
-        if (!s.mismatch.empty()) ++rep.mismatches;
+        compareOutputs(step, out, s);
       }
-      for (size_t i = 0; i < step.outputs.size(); ++i) {
-        const uint32_t o = step.outputs[i].operand;
-        ops::RuntimeOperand& r = operands[o];
-        if (step.outputs[i].resident && out[i].empty()) {
-          deviceOnly[o] = {at, i};
-          continue;
-        }
-        deviceOnly.erase(o);
-        if (out[i].size() != r.storage.size())
-          return hal::fail(where, ": NPU output ", i, " has ", out[i].size(), " bytes, expected ",
-                           r.storage.size());
-        std::copy(out[i].begin(), out[i].end(), r.storage.begin());
-      }
+      NNC_TRY(keepOutputs(step, at, out, where));
       fusedResults.erase(fusedIt);
       s.target = Target::kNpu;
       s.note = "fused into operation " + std::to_string(at) + "'s step (its cycles there)";
@@ -306,26 +319,9 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
         // The reference computes into the outputs' storage; compare, then keep the NPU's.
         if (hal::Status st = def->execute(ctx); !st.ok())
           return hal::fail(where, ": reference: ", st.error());
-        s.checked = true;
-        for (size_t i = 0; i < po.step.outputs.size() && s.mismatch.empty(); ++i) {
-          const ops::RuntimeOperand& r = operands[po.step.outputs[i].operand];
-          s.mismatch = firstDifference(r.shape.type, r.storage, out[i], i);
-        }
-        if (!s.mismatch.empty()) ++rep.mismatches;
+        compareOutputs(po.step, out, s);
       }
-      for (size_t i = 0; i < po.step.outputs.size() && po.step.fused.empty(); ++i) {
-        const uint32_t o = po.step.outputs[i].operand;
-        ops::RuntimeOperand& r = operands[o];
-        if (po.step.outputs[i].resident && out[i].empty()) {
-          deviceOnly[o] = {k, i};  // stays for the NPU steps that read it
-          continue;
-        }
-        deviceOnly.erase(o);
-        if (out[i].size() != r.storage.size())
-          return hal::fail(where, ": NPU output ", i, " has ", out[i].size(), " bytes, expected ",
-                           r.storage.size());
-        std::copy(out[i].begin(), out[i].end(), r.storage.begin());
-      }
+      if (po.step.fused.empty()) NNC_TRY(keepOutputs(po.step, k, out, where));
       s.target = Target::kNpu;
       s.stats = *stats;
       s.note = po.step.report.mapping;

@@ -180,12 +180,14 @@ LayerResult runLayer(const RandomLayer& layer, uint64_t index, const DifftestDri
     return r;
   }
   r.npuCycles = rep.npuCycles;
-  if (rep.npuSteps != 1) {
+  // Every operation of the layer's model on the NPU (a fused pair: both, in one step).
+  if (rep.npuSteps != static_cast<int>(layer.model.main.operations.size())) {
     r.outcome = Outcome::kFallback;
     r.detail = rep.steps.empty() ? "no step ran" : rep.steps.front().note;
     if (r.detail.empty()) r.detail = "on the CPU (no reason given)";
   } else if (!rep.steps.empty()) {
     r.mapping = rep.steps.front().note;
+    r.fused = r.mapping.rfind("fused:", 0) == 0;
   }
   // Outputs are compared even for a fallback: the CPU path must agree too.
   const std::string diff = compareOutputs(got, want);
@@ -225,10 +227,12 @@ DifftestSummary runDifftest(
         ++s.npuChecked, ++t.npuChecked, ++s.matched;
         s.constantOutputs += r.constantOutput;
         s.quant16x8Checked += r.quant16x8;
+        s.fusedChecked += r.fused;
         break;
       case Outcome::kMismatch:
         ++s.npuChecked, ++t.npuChecked, ++s.mismatches, ++t.mismatches;
         s.quant16x8Checked += r.quant16x8;
+        s.fusedChecked += r.fused;
         s.failures.push_back(r);
         break;
       case Outcome::kFallback: {
@@ -289,9 +293,10 @@ void DifftestSummary::print(std::ostream& os, size_t maxFailures) const {
   }
   os << std::fixed << std::setprecision(1);
   os << "layers " << layers << ", NPU-checked " << npuChecked << " (" << matched << " bit-exact, "
-     << outputElements << " output elements; " << quant16x8Checked
-     << " in the 16x8 mode), CPU fallbacks " << fallbacks << ", mismatches " << mismatches
-     << ", errors " << errors << "\n";
+     << outputElements << " output elements; " << quant16x8Checked << " in the 16x8 mode";
+  if (fusedChecked) os << ", " << fusedChecked << " as fused steps";
+  os << "), CPU fallbacks " << fallbacks << ", mismatches " << mismatches << ", errors " << errors
+     << "\n";
   os << "NPU cycles " << npuCycles << " total";
   if (npuChecked) os << " (" << npuCycles / npuChecked << " per checked layer)";
   os << "; wall time " << seconds << " s (NPU backend " << npuSeconds << " s, reference "

@@ -1276,6 +1276,148 @@ RandomLayer randomArithmetic(Rng& r, const GeneratorOptions& opt, OperationType 
 
 }  // namespace
 
+// A depthwise layer and the pointwise CONV_2D that alone reads its output (uint8 or int8,
+// NHWC, multiplier 1, per-tensor or per-channel filters, filters 1x1 to 7x7, strides and
+// dilations 1 or 2, SAME or VALID, every fused activation on both): what the driver fuses
+// into one step when its estimate wins. The pointwise quantization is fitted to values drawn
+// over the depthwise output's range (a stand-in for the outputs themselves; the check
+// compares the NPU with the reference whatever they are).
+RandomLayer randomFusedPair(Rng& r, const GeneratorOptions& opt) {
+  RandomLayer L;
+  L.type = OperationType::DEPTHWISE_CONV_2D;
+  const bool isSigned = r.coin();
+  const OperandType t = isSigned ? kS8 : kU8;
+  const QRange q = rangeOf(t);
+  const uint32_t maxC = std::max<uint32_t>(1, opt.maxChannels);
+  const uint32_t batches = randomBatch(r, std::max<uint32_t>(1, opt.maxBatch));
+  const uint32_t c = randomChannels(r, maxC), outC = randomChannels(r, maxC);
+  const uint32_t fh = static_cast<uint32_t>(r.coin(0.6) ? 3 : r.range(1, 7));
+  const uint32_t fw = r.coin(0.8) ? fh : static_cast<uint32_t>(r.range(1, 7));
+  const int32_t sh = r.range(1, 2), sw = r.coin(0.8) ? sh : r.range(1, 2);
+  const int32_t dh = r.coin(0.2) ? 2 : 1, dw = r.coin(0.2) ? 2 : 1;
+  const int32_t effH = (static_cast<int32_t>(fh) - 1) * dh + 1,
+                effW = (static_cast<int32_t>(fw) - 1) * dw + 1;
+  const int32_t maxS = static_cast<int32_t>(std::max<uint32_t>(1, opt.maxSpatial));
+  const auto inH = static_cast<uint32_t>(r.range(std::min(effH, maxS), std::max(effH, maxS)));
+  const auto inW = static_cast<uint32_t>(r.range(std::min(effW, maxS), std::max(effW, maxS)));
+  const int32_t scheme = r.coin() ? ops::conv::kPaddingSame : ops::conv::kPaddingValid;
+  int32_t pl = 0, pr = 0, pt = 0, pb = 0;
+  ops::conv::explicitPadding(static_cast<int32_t>(inW), sw, dw, static_cast<int32_t>(fw), scheme,
+                             false, &pl, &pr);
+  ops::conv::explicitPadding(static_cast<int32_t>(inH), sh, dh, static_cast<int32_t>(fh), scheme,
+                             false, &pt, &pb);
+  int64_t outH = ops::conv::convOutSize(inH, fh, sh, dh, pt, pb);
+  int64_t outW = ops::conv::convOutSize(inW, fw, sw, dw, pl, pr);
+  const bool valid = outH > 0 && outW > 0;
+  const int32_t sa = valid ? scheme : ops::conv::kPaddingSame;  // SAME always has an output
+  if (!valid) {
+    ops::conv::explicitPadding(static_cast<int32_t>(inW), sw, dw, static_cast<int32_t>(fw), sa,
+                               false, &pl, &pr);
+    ops::conv::explicitPadding(static_cast<int32_t>(inH), sh, dh, static_cast<int32_t>(fh), sa,
+                               false, &pt, &pb);
+    outH = ops::conv::convOutSize(inH, fh, sh, dh, pt, pb);
+    outW = ops::conv::convOutSize(inW, fw, sw, dw, pl, pr);
+  }
+  const auto oh = static_cast<uint32_t>(outH), ow = static_cast<uint32_t>(outW);
+  const int32_t act1 = r.range(0, 3), act2 = r.range(0, 3);
+
+  // The depthwise layer: its accumulators fit its output quantization.
+  std::string inPattern, wPattern, midPattern, pwPattern, biasKind1, biasKind2;
+  const int32_t inZp = randomZeroPoint(r, q);
+  const std::vector<int32_t> in =
+      randomValues(r, size_t{batches} * inH * inW * c, q, inZp, &inPattern);
+  const bool pc1 = r.coin(0.4), pc2 = r.coin(0.4);
+  const QRange fq1 = rangeOf(pc1 ? kPerChannel : t);
+  const int32_t fZp1 = pc1 ? 0 : randomZeroPoint(r, fq1);
+  const std::vector<int32_t> w1 = randomValues(r, size_t{fh} * fw * c, fq1, fZp1, &wPattern);
+  std::vector<Column> cols1(c);
+  for (uint32_t n = 0; n < batches; ++n)
+    for (uint32_t oy = 0; oy < oh; ++oy)
+      for (uint32_t ox = 0; ox < ow; ++ox)
+        for (uint32_t ch = 0; ch < c; ++ch) {
+          int64_t acc = 0;
+          for (uint32_t fy = 0; fy < fh; ++fy) {
+            const int64_t iy = int64_t{oy} * sh - pt + int64_t{fy} * dh;
+            if (iy < 0 || iy >= inH) continue;
+            for (uint32_t fx = 0; fx < fw; ++fx) {
+              const int64_t ix = int64_t{ox} * sw - pl + int64_t{fx} * dw;
+              if (ix < 0 || ix >= inW) continue;
+              acc += (int64_t{in[((size_t{n} * inH + iy) * inW + ix) * c + ch]} - inZp) *
+                     (int64_t{w1[(size_t{fy} * fw + fx) * c + ch]} - fZp1);
+            }
+          }
+          cols1[ch].add(acc);
+        }
+  for (Column& col : cols1) col.finish();
+  const ConvQuant cq1 = drawConvQuant(r, cols1, pc1, act1, q, false, &biasKind1);
+  // The pointwise layer over values drawn across the depthwise output's range.
+  const int32_t midZp = cq1.out.outZp;
+  const std::vector<int32_t> mid =
+      randomValues(r, size_t{batches} * oh * ow * c, q, midZp, &midPattern);
+  const QRange fq2 = rangeOf(pc2 ? kPerChannel : t);
+  const int32_t fZp2 = pc2 ? 0 : randomZeroPoint(r, fq2);
+  const std::vector<int32_t> w2 = randomValues(r, size_t{outC} * c, fq2, fZp2, &pwPattern);
+  std::vector<Column> cols2(outC);
+  for (size_t px = 0; px < size_t{batches} * oh * ow; ++px)
+    for (uint32_t oc = 0; oc < outC; ++oc) {
+      int64_t acc = 0;
+      for (uint32_t ch = 0; ch < c; ++ch)
+        acc += (int64_t{mid[px * c + ch]} - midZp) * (int64_t{w2[size_t{oc} * c + ch]} - fZp2);
+      cols2[oc].add(acc);
+    }
+  for (Column& col : cols2) col.finish();
+  ConvQuant cq2 = drawConvQuant(r, cols2, pc2, act2, q, false, &biasKind2);
+  // Its input scale is the depthwise output's: the filter scales absorb the difference, so
+  // every product's scale (and each multiplier) is the one drawn.
+  const double k = cq2.out.inScale / cq1.out.outScale;
+  cq2.baseScale = static_cast<float>(cq2.baseScale * k);
+  for (float& x : cq2.channelScales) x = static_cast<float>(x * k);
+  cq2.out.inScale = cq1.out.outScale;
+
+  hal::ModelBuilder b;
+  const std::vector<uint32_t> inDims = {batches, inH, inW, c};
+  std::vector<uint32_t> a1 = addConvOperands(b, t, inDims, inZp, w1, {1, fh, fw, c},
+                                             pc1 ? kPerChannel : t, fZp1, pc1, 3, cq1);
+  for (int32_t v : {sa, sw, sh, 1, act1}) a1.push_back(b.addInt32(v));
+  const bool dilated = dh > 1 || dw > 1;
+  if (dilated) {
+    a1.push_back(b.addBool(false));
+    a1.push_back(b.addInt32(dw));
+    a1.push_back(b.addInt32(dh));
+  }
+  const uint32_t midOp = b.addOperand(t, {batches, oh, ow, c}, cq1.out.outScale, midZp);
+  b.addOperation(OperationType::DEPTHWISE_CONV_2D, a1, {midOp});
+  const std::vector<uint8_t> w2Bytes = toBytes(w2);
+  uint32_t filter2;
+  if (pc2) {
+    filter2 = b.addConstant(kPerChannel, {outC, 1, 1, c}, w2Bytes.data(), w2Bytes.size(), 0.0f, 0);
+    b.setChannelQuant(filter2, cq2.channelScales, 0);
+  } else {
+    filter2 =
+        b.addConstant(t, {outC, 1, 1, c}, w2Bytes.data(), w2Bytes.size(), cq2.baseScale, fZp2);
+  }
+  const uint32_t bias2 =
+      b.addConstant(kI32, {outC}, cq2.bias, pc2 ? 0.0f : cq2.out.inScale * cq2.baseScale, 0);
+  const uint32_t out = b.addOutput(t, {batches, oh, ow, outC}, cq2.out.outScale, cq2.out.outZp);
+  b.addOperation(OperationType::CONV_2D,
+                 {midOp, filter2, bias2, b.addInt32(ops::conv::kPaddingValid), b.addInt32(1),
+                  b.addInt32(1), b.addInt32(act2)},
+                 {out});
+  L.model = b.build();
+  L.inputs.push_back(tensorValue(t, inDims, in));
+  std::ostringstream d;
+  d << "DEPTHWISE_CONV_2D -> CONV_2D 1x1" << (isSigned ? " s8" : " u8") << " in "
+    << ops::toString(inDims) << " filter " << fh << "x" << fw << (pc1 ? " per-channel" : "")
+    << " stride " << sh << "x" << sw << " dilation " << dh << "x" << dw << " pad "
+    << (sa == ops::conv::kPaddingSame ? "SAME" : "VALID") << " act " << activationName(act1)
+    << " -> [" << batches << ", " << oh << ", " << ow << ", " << c << "] -> pointwise " << outC
+    << (pc2 ? " per-channel" : "") << " act " << activationName(act2) << " | zp in " << inZp
+    << " mid " << midZp << " out " << cq2.out.outZp << " | data " << inPattern << " weights "
+    << wPattern << "/" << pwPattern << " bias " << biasKind1 << "/" << biasKind2;
+  L.description = d.str();
+  return L;
+}
+
 const std::vector<hal::OperationType>& randomLayerTypes() {
   static const std::vector<hal::OperationType> kTypes = {
       OperationType::CONV_2D,         OperationType::DEPTHWISE_CONV_2D,
@@ -1313,6 +1455,11 @@ uint64_t layerSeed(uint64_t runSeed, uint64_t index) {
 RandomLayer randomLayer(uint64_t seed, const GeneratorOptions& options) {
   Rng r(seed);
   std::vector<hal::OperationType> types;
+  if (options.fusedPairs) {
+    RandomLayer L = randomFusedPair(r, options);
+    L.seed = seed;
+    return L;
+  }
   for (hal::OperationType t : options.types)
     if (isRandomLayerType(t)) types.push_back(t);
   if (types.empty()) types = randomLayerTypes();

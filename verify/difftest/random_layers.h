@@ -43,12 +43,15 @@ struct GeneratorOptions {
   // in the 16x8 mode (int16 activations and outputs, int8 symmetric weights; the model's
   // quant16x8 flag set).
   double quant16x8 = 0.2;
+  // Instead of single layers: a DEPTHWISE_CONV_2D and the pointwise CONV_2D that reads its
+  // output, the pair the driver fuses into one step (`nncosim difftest --fused-pairs`).
+  bool fusedPairs = false;
 };
 
 struct RandomLayer {
   uint64_t seed = 0;
   hal::OperationType type = hal::OperationType::CONV_2D;
-  hal::Model model;                      // one operation, inputs = its runtime operands
+  hal::Model model;  // one operation (two for a fused pair), inputs = its runtime operands
   std::vector<hal::TensorValue> inputs;  // per model.main.inputIndexes
   std::string description;               // one line: every parameter of the layer
 };

@@ -82,6 +82,19 @@ Pair randomPair(std::mt19937& rng, uint32_t n, uint32_t h, uint32_t w, uint32_t 
   return p;
 }
 
+// Runs a pair's fused step on a strict interpreter device: its output is the reference's,
+// and its estimate the run's timing (the same interpreter, timing only).
+void expectBitExactRun(const CompiledStep& step, const Pair& p,
+                       const std::vector<hal::TensorValue>& want, const NpuConfig& npu) {
+  InterpreterDevice dev(npu, 64ull << 20);
+  std::vector<std::vector<uint8_t>> out;
+  auto stats = runStep(dev, step, {p.inputs[0].bytes}, out);
+  ASSERT_TRUE(stats.ok()) << stats.error();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0], want[0].bytes);
+  EXPECT_EQ(step.report.estimatedCycles, stats->cycles);
+}
+
 // Every random pair as one fused step: the job's output equals the reference's, the
 // tensor between the layers never in DRAM (no binding, no buffer of its size).
 TEST(FusedLowering, RandomDepthwisePointwisePairsAreBitExact) {
@@ -107,14 +120,7 @@ TEST(FusedLowering, RandomDepthwisePointwisePairsAreBitExact) {
     ASSERT_EQ(step->inputs.size(), 1u);
     ASSERT_EQ(step->outputs.size(), 1u);
     EXPECT_EQ(step->outputs[0].operand, p.model.main.outputIndexes[0]);
-    InterpreterDevice dev(o.npu, 64ull << 20);
-    std::vector<std::vector<uint8_t>> out;
-    auto stats = runStep(dev, *step, {p.inputs[0].bytes}, out);
-    ASSERT_TRUE(stats.ok()) << stats.error();
-    ASSERT_EQ(out.size(), 1u);
-    EXPECT_EQ(out[0], want[0].bytes);
-    // The estimate is the run's timing (the same interpreter, timing only).
-    EXPECT_EQ(step->report.estimatedCycles, stats->cycles);
+    expectBitExactRun(*step, p, want, o.npu);
     ++fused;
   }
   EXPECT_EQ(fused, 40);
@@ -185,13 +191,7 @@ TEST(FusedLowering, LargeTensorsFuseInBlocksOfRows) {
     auto step = lowerFusedDepthwisePointwise(p.model, 0, 1, declaredShapes(p.model), o);
     ASSERT_TRUE(step.ok()) << step.error();
     EXPECT_EQ(splitJobs(step->commands).size(), c.jobs) << step->report.describe();
-    InterpreterDevice dev(o.npu, 64ull << 20);
-    std::vector<std::vector<uint8_t>> out;
-    auto stats = runStep(dev, *step, {p.inputs[0].bytes}, out);
-    ASSERT_TRUE(stats.ok()) << stats.error();
-    ASSERT_EQ(out.size(), 1u);
-    EXPECT_EQ(out[0], want[0].bytes);
-    EXPECT_EQ(step->report.estimatedCycles, stats->cycles);
+    expectBitExactRun(*step, p, want, o.npu);
   }
   // 3 x 1600 x 128: one row is 200 KiB.
   Pair p = randomPair(rng, 1, 3, 1600, 128, 16, 3, 1, true, false);
