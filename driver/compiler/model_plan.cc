@@ -133,7 +133,7 @@ std::map<std::pair<size_t, size_t>, std::pair<size_t, size_t>> markResident(cons
 
 // Fuses each depthwise step with the pointwise step right after it that alone reads its
 // output (no model output) into one step (fused_lowering.h) when the estimate says the
-// fused step takes fewer cycles than the two.
+// fused step takes fewer cycles than the two (LOW_POWER: less energy).
 void fuseDepthwisePointwise(const hal::Model& model, const std::vector<ops::Shape>& shapes,
                             ModelPlan& plan) {
   std::map<uint32_t, uint32_t> reads;
@@ -154,9 +154,13 @@ void fuseDepthwisePointwise(const hal::Model& model, const std::vector<ops::Shap
     lo.tag = static_cast<uint32_t>(k) + 1;
     auto fused = lowerFusedDepthwisePointwise(model, static_cast<uint32_t>(k),
                                               static_cast<uint32_t>(k + 1), shapes, lo);
-    if (!fused.ok() || fused->report.estimatedCycles >=
-                           a.step.report.estimatedCycles + b.step.report.estimatedCycles)
-      continue;
+    // The preference's measure: LOW_POWER's energy, else cycles.
+    auto cost = [&](const CompiledStep& st) {
+      return lo.preference == hal::ExecutionPreference::LOW_POWER
+                 ? estimatedEnergyPj(model, st, lo)
+                 : static_cast<double>(st.report.estimatedCycles);
+    };
+    if (!fused.ok() || cost(*fused) >= cost(a.step) + cost(b.step)) continue;
     a.step = std::move(*fused);
     b.step = CompiledStep{};
     b.fusedInto = static_cast<uint32_t>(k);

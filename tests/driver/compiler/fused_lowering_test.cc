@@ -170,6 +170,33 @@ TEST(FusedLowering, ModelsFuseAndTheCrossCheckSeesTheChain) {
   }
 }
 
+// LOW_POWER chooses by estimated energy: the pair fuses (its tensor's DRAM round trip is
+// most of what fusion saves) and stays bit-exact.
+TEST(FusedLowering, LowPowerFusesByEnergy) {
+  std::mt19937 rng(13);
+  Pair p = randomPair(rng, 1, 28, 28, 64, 64, 3, 1, true, true);
+  std::vector<hal::TensorValue> want;
+  ASSERT_EQ(referenceRun(p.model, p.inputs, want), "");
+  LoweringOptions o;
+  o.npu = array16();
+  o.preference = hal::ExecutionPreference::LOW_POWER;
+  auto plan = compileModel(p.model, o);
+  ASSERT_TRUE(plan.ok()) << plan.error();
+  ASSERT_TRUE(plan->operations[2].fusedInto.has_value()) << plan->describe();
+  LoweringOptions apart = o;
+  apart.fuseLayers = false;
+  auto unfused = compileModel(p.model, apart);
+  ASSERT_TRUE(unfused.ok()) << unfused.error();
+  EXPECT_LT(estimatedEnergyPj(p.model, plan->operations[1].step, o),
+            estimatedEnergyPj(p.model, unfused->operations[1].step, o) +
+                estimatedEnergyPj(p.model, unfused->operations[2].step, o));
+  InterpreterDevice device(o.npu);
+  NpuExecutor ex(p.model, *plan, device);
+  std::vector<hal::TensorValue> got;
+  ASSERT_TRUE(ex.run(p.inputs, got).ok());
+  EXPECT_EQ(got[0].bytes, want[0].bytes);
+}
+
 // A tensor larger than INP's part for it fuses in blocks of output rows, a job each (a
 // block across a batch boundary, an odd last block, stride 2), bit-exact; a tensor of which
 // not even one row tile of rows fits is refused, and the plan keeps the two steps.
