@@ -1,5 +1,6 @@
-// CompiledStep: one NPU step (one model operation) as the compiler hands it to a runtime:
-// a command stream, the device buffers it addresses, and how model operands map onto them.
+// CompiledStep: one NPU step (one model operation, or a fused chain of them, fused_lowering.h)
+// as the compiler hands it to a runtime: a command stream, the device buffers it addresses,
+// and how model operands map onto them.
 //
 // Addresses: the compiler lays the step's buffers out in a step-local DRAM space starting
 // at kStepLocalBase (never 0, so a null address stays recognisable). Every DRAM address in

@@ -1,4 +1,5 @@
-// The plan of a whole model: the partition, one compiled step per NPU operation and a
+// The plan of a whole model: the partition, one compiled step per NPU operation (a fused
+// step covers the operations after it too, which keep none of their own) and a
 // device-memory plan for all of them. Built once per preparation; the runtime
 // (driver/runtime/npu_executor.h) runs it.
 //
