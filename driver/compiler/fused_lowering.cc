@@ -163,27 +163,19 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
                                   std::to_string(rows) + " rows (a job each)"
                             : "") +
               "; then " + b[0].report.mapping;
-  for (size_t k = 1; k < b.size(); ++k) {
-    r.gemms += b[k].report.gemms;
-    r.macs += b[k].report.macs;
-    r.usefulMacs += b[k].report.usefulMacs;
-    r.dmaLoads += b[k].report.dmaLoads;
-    r.dmaStores += b[k].report.dmaStores;
-    r.loadBytes += b[k].report.loadBytes;
-    r.storeBytes += b[k].report.storeBytes;
-    r.steps += b[k].report.steps;
-  }
-  for (const CompiledStep& x : a) {
-    r.gemms += x.report.gemms;
-    r.macs += x.report.macs;
-    r.usefulMacs += x.report.usefulMacs;
-    r.dmaLoads += x.report.dmaLoads;
-    r.dmaStores += x.report.dmaStores;
-    r.loadBytes += x.report.loadBytes;
-    r.storeBytes += x.report.storeBytes;
-    r.steps += x.report.steps;
-  }
-  // The blocks' useful MACs were counted once per block for the whole layers.
+  // The counts of every block's halves; the useful MACs are the two layers', once.
+  r.gemms = r.macs = r.dmaLoads = r.dmaStores = r.loadBytes = r.storeBytes = 0;
+  r.steps = 0;
+  for (const std::vector<CompiledStep>* half : {&a, &b})
+    for (const CompiledStep& x : *half) {
+      r.gemms += x.report.gemms;
+      r.macs += x.report.macs;
+      r.dmaLoads += x.report.dmaLoads;
+      r.dmaStores += x.report.dmaStores;
+      r.loadBytes += x.report.loadBytes;
+      r.storeBytes += x.report.storeBytes;
+      r.steps += x.report.steps;
+    }
   r.usefulMacs = a[0].report.usefulMacs + b[0].report.usefulMacs;
   r.commands = step.commands.size();
   r.jobs = static_cast<uint32_t>(a.size());
