@@ -82,6 +82,15 @@ Pair randomPair(std::mt19937& rng, uint32_t n, uint32_t h, uint32_t w, uint32_t 
   return p;
 }
 
+// The reference's outputs of a pair, and its fused step on a 16x16 array.
+hal::Result<CompiledStep> referenceAndFused(const Pair& p, std::vector<hal::TensorValue>& want) {
+  if (const std::string e = referenceRun(p.model, p.inputs, want); !e.empty())
+    return hal::fail("reference: ", e);
+  LoweringOptions o;
+  o.npu = array16();
+  return lowerFusedDepthwisePointwise(p.model, 0, 1, declaredShapes(p.model), o);
+}
+
 // Runs a pair's fused step on a strict interpreter device: its output is the reference's,
 // and its estimate the run's timing (the same interpreter, timing only).
 void expectBitExactRun(const CompiledStep& step, const Pair& p,
@@ -111,16 +120,13 @@ TEST(FusedLowering, RandomDepthwisePointwisePairsAreBitExact) {
     Pair p = randomPair(rng, n, h, w, c, outC, f, stride, same, false);
     SCOPED_TRACE(p.what);
     std::vector<hal::TensorValue> want;
-    ASSERT_EQ(referenceRun(p.model, p.inputs, want), "");
-    LoweringOptions o;
-    o.npu = array16();
-    auto step = lowerFusedDepthwisePointwise(p.model, 0, 1, declaredShapes(p.model), o);
+    auto step = referenceAndFused(p, want);
     ASSERT_TRUE(step.ok()) << step.error();
     ASSERT_EQ(step->fused, std::vector<uint32_t>{1});
     ASSERT_EQ(step->inputs.size(), 1u);
     ASSERT_EQ(step->outputs.size(), 1u);
     EXPECT_EQ(step->outputs[0].operand, p.model.main.outputIndexes[0]);
-    expectBitExactRun(*step, p, want, o.npu);
+    expectBitExactRun(*step, p, want, array16());
     ++fused;
   }
   EXPECT_EQ(fused, 40);
@@ -212,13 +218,10 @@ TEST(FusedLowering, LargeTensorsFuseInBlocksOfRows) {
     Pair p = randomPair(rng, c.n, c.h, c.w, c.c, 16, 3, c.stride, true, false);
     SCOPED_TRACE(p.what);
     std::vector<hal::TensorValue> want;
-    ASSERT_EQ(referenceRun(p.model, p.inputs, want), "");
-    LoweringOptions o;
-    o.npu = array16();
-    auto step = lowerFusedDepthwisePointwise(p.model, 0, 1, declaredShapes(p.model), o);
+    auto step = referenceAndFused(p, want);
     ASSERT_TRUE(step.ok()) << step.error();
     EXPECT_EQ(splitJobs(step->commands).size(), c.jobs) << step->report.describe();
-    expectBitExactRun(*step, p, want, o.npu);
+    expectBitExactRun(*step, p, want, array16());
   }
   // 3 x 1600 x 128: one row is 200 KiB.
   Pair p = randomPair(rng, 1, 3, 1600, 128, 16, 3, 1, true, false);
