@@ -58,6 +58,9 @@ module nnc_compute
   parameter int unsigned TileFifo    = nnc_isa_pkg::GemmTiles,
   parameter int unsigned StreamDepth = nnc_isa_pkg::DensifyBeats,
   parameter int unsigned MaxReads    = nnc_isa_pkg::DensifyReads,
+  // Bytes an INP read returns (INP's line): the depthwise unit takes all of them, the other
+  // readers the first Rows*2.
+  parameter int unsigned InpReadBytes = Rows * 2,
   localparam int unsigned BusBits = BusBytes * 8
 ) (
   input  logic                   clk_i,
@@ -76,7 +79,7 @@ module nnc_compute
   // Buffers (this unit has priority on every port it uses)
   output logic                   inp_re_o,
   output logic [nnc_isa_pkg::BufAddrBits-1:0] inp_raddr_o,
-  input  logic [Rows*16-1:0]     inp_rdata_i,
+  input  logic [InpReadBytes*8-1:0] inp_rdata_i,
   output logic                   wgt_re_o,
   output logic [nnc_isa_pkg::BufAddrBits-1:0] wgt_raddr_o,
   input  logic [Cols*16-1:0]     wgt_rdata_i,
@@ -393,10 +396,15 @@ module nnc_compute
   logic [RowIdxW-1:0] dw_out_row;
   logic [Cols*32-1:0] dw_out_acc;
   assign dw_start = cmd_fire && c_is_dw && !c_oob;
+  // The first Rows*2 bytes of an INP read: the line every reader but the depthwise unit takes.
+  logic [Rows*16-1:0] inp_line;
+  assign inp_line = inp_rdata_i[Rows*16-1:0];
+
   nnc_dwconv #(
-    .Rows (Rows),
-    .Cols (Cols),
-    .AddrW(BAddrW)
+    .Rows        (Rows),
+    .Cols        (Cols),
+    .AddrW       (BAddrW),
+    .InpReadBytes(InpReadBytes)
   ) u_dwconv (
     .clk_i,
     .rst_ni,
@@ -468,7 +476,7 @@ module nnc_compute
     .idle_o        (f_idle),
     .inp_re_o      (f_inp_re),
     .inp_raddr_o   (f_inp_raddr),
-    .inp_rdata_i,
+    .inp_rdata_i (inp_line),
     .out_valid_o   (f_valid),
     .out_ready_i   (f_ready),
     .out_act_o     (f_act),
@@ -657,7 +665,7 @@ module nnc_compute
     .done_o       (ew_done),
     .inp_re_o     (ew_inp_re),
     .inp_raddr_o  (ew_inp_raddr),
-    .inp_rdata_i,
+    .inp_rdata_i (inp_line),
     .wgt_re_o     (ew_wgt_re),
     .wgt_raddr_o  (ew_wgt_raddr),
     .wgt_rdata_i,
@@ -704,7 +712,7 @@ module nnc_compute
     .done_o       (pl_done),
     .inp_re_o     (pl_inp_re),
     .inp_raddr_o  (pl_inp_raddr),
-    .inp_rdata_i,
+    .inp_rdata_i (inp_line),
     .out_we_o     (pl_out_we),
     .out_waddr_o  (pl_out_waddr),
     .out_wdata_o  (pl_out_wdata),
@@ -1119,7 +1127,7 @@ module nnc_compute
   nnc_unpack_lanes #(
     .Lanes(Rows)
   ) u_unpack_inp (
-    .line_i  (inp_rdata_i),
+    .line_i  (inp_line),
     .wide_i  (p_q.wide),
     .lanes_o (inp_lanes)
   );

@@ -29,8 +29,10 @@ module nnc_dwconv
   parameter int unsigned Cols    = nnc_isa_pkg::ArrayCols,
   parameter int unsigned AddrW   = nnc_isa_pkg::BufAddrBits,
   parameter int unsigned MaxTaps = 7,   // fh, fw <= MaxTaps; sw, dw in 1..2
+  // Bytes an INP read returns (INP's line): VecPerRead pixel vectors of Cols bytes.
+  parameter int unsigned InpReadBytes = Rows * 2,
   localparam int unsigned SpanMax    = (Rows - 1) * 2 + (MaxTaps - 1) * 2 + 1,
-  localparam int unsigned VecPerRead = (Rows * 2) / Cols,
+  localparam int unsigned VecPerRead = InpReadBytes / Cols,
   localparam int unsigned CntW       = $clog2(Rows + 1),
   localparam int unsigned TapW       = $clog2(MaxTaps + 1),
   localparam int unsigned RowIdxW    = Rows > 1 ? $clog2(Rows) : 1
@@ -54,11 +56,11 @@ module nnc_dwconv
   input  logic signed [16:0]      b_zp_i,
   output logic                    idle_o,       // the last tile's reads are issued
 
-  // INP (Rows*2 bytes per read) and WGT (Cols*2 bytes per read; the first Cols bytes are
+  // INP (InpReadBytes per read) and WGT (Cols*2 bytes per read; the first Cols bytes are
   // used) read ports, one-cycle latency.
   output logic                    inp_re_o,
   output logic [AddrW-1:0]        inp_raddr_o,
-  input  logic [Rows*16-1:0]      inp_rdata_i,
+  input  logic [InpReadBytes*8-1:0] inp_rdata_i,
   output logic                    wgt_re_o,
   output logic [AddrW-1:0]        wgt_raddr_o,
   input  logic [Cols*16-1:0]      wgt_rdata_i,
@@ -201,7 +203,7 @@ module nnc_dwconv
           if (ld_fy_q + 1'b1 == ld_fh_q) ld_active_q <= 1'b0;
         end else begin
           ld_read_q <= ld_read_q + 1'b1;
-          ld_addr_q <= ld_addr_q + AddrW'(Rows * 2);
+          ld_addr_q <= ld_addr_q + AddrW'(InpReadBytes);
         end
       end
       if (pend_q && pend_last_q) begin

@@ -94,7 +94,9 @@ module nnc_npu_top
   output logic [2:0]          cmd_done_o
 );
 
-  localparam int unsigned InpLine = Rows * 2;
+  // INP's line: two rows' worth of int8 pixel vectors per read for the depthwise unit (its
+  // filter rows' spans load twice as fast as with Rows*2); the other readers take Rows*2.
+  localparam int unsigned InpLine = Rows * 4;
   localparam int unsigned WgtLine = Cols * 2;
   localparam int unsigned WideLine = Cols * 4;  // OUT, PRM: a row of int32
   localparam int unsigned AccLine  = Cols * 8;  // ACC: a row of int64 (acc64) in one access
@@ -368,7 +370,7 @@ module nnc_npu_top
   logic [Rows*16-1:0]     inp_wdata;
   logic [Rows*2-1:0]      inp_wbe;
   logic [nnc_isa_pkg::BufAddrBits-1:0] prm_raddr;
-  logic [Rows*16-1:0]     inp_rdata;
+  logic [InpLine*8-1:0]  inp_rdata;
   logic [Cols*16-1:0]     wgt_rdata;
   logic [Cols*64-1:0]     acc_rdata, acc_wdata;
   logic [Cols*32-1:0]     out_wdata, prm_rdata;
@@ -386,7 +388,8 @@ module nnc_npu_top
     .PrmBytes    (PrmBytes),
     .TileFifo    (TileFifo),
     .StreamDepth (StreamDepth),
-    .MaxReads    (MaxReads)
+    .MaxReads    (MaxReads),
+    .InpReadBytes(InpLine)
   ) u_compute (
     .clk_i,
     .rst_ni,

@@ -593,7 +593,8 @@ uint64_t Machine::windowBeats(const firmware::Gemm& g, uint64_t now) {
 
 uint64_t Machine::dwconvTiming(const firmware::Dwconv& w, uint64_t now, uint64_t& readsDone) {
   const uint64_t span = uint64_t{w.m - 1} * w.sw + uint64_t{w.fw - 1} * w.dw + 1;
-  const uint64_t perRead = std::max<uint64_t>(1, 2 * config_.rows / config_.cols);
+  // Pixel vectors per INP read: nnc_npu_top's INP line of Rows*4 bytes over C-byte vectors.
+  const uint64_t perRead = std::max<uint64_t>(1, 4 * config_.rows / config_.cols);
   const uint64_t reads = (span + perRead - 1) / perRead;
   uint64_t rd = std::max(now + cost_.dwRead, dwReadFree_), lastTap = now;
   for (uint32_t fy = 0; fy < w.fh; ++fy) {

@@ -7,7 +7,7 @@
 // for lanes i < m and channels j < C, rows drained in order. Two parts:
 //  - free flow: 64 back-to-back 3x3 stride-1 tiles of 16 lanes, then 64 of stride 2, each
 //    started as soon as the unit takes it, the output always ready: cycles against the
-//    bound of the unit's reads (a filter row's span, two vectors per read);
+//    bound of the unit's reads (a filter row's span, kVecPerRead vectors per read);
 //  - random tiles (m 1..R, filters 1..7 x 1..7 with 3x3 favoured, strides and dilations 1
 //    or 2, signed and unsigned operands, zero points), the output stalled one cycle in
 //    three in half of them, random gaps between starts; a start with an out-of-range field
@@ -31,6 +31,9 @@ namespace nncosim::testbench {
 namespace {
 
 constexpr uint32_t kRows = firmware::kArrayRows, kCols = firmware::kArrayCols;
+// Pixel vectors per INP read: nnc_npu_top's INP line (Rows*4 bytes, the InpReadBytes the
+// unit is Verilated with, rtl/CMakeLists.txt) over a vector's Cols bytes.
+constexpr uint32_t kVecPerRead = 4 * kRows / kCols;
 constexpr uint32_t kInpBytes = firmware::kInpBufBytes, kWgtBytes = firmware::kWgtBufBytes;
 constexpr uint32_t kMaxTaps = 7;
 
@@ -192,7 +195,7 @@ class Harness {
       const bool ri = dut_->inp_re_o, rw = dut_->wgt_re_o;
       const uint32_t ai = dut_->inp_raddr_o, aw = dut_->wgt_raddr_o;
       tick();
-      for (uint32_t b = 0; b < 2 * kRows; ++b)
+      for (uint32_t b = 0; b < kVecPerRead * kCols; ++b)
         putBits(dut_->inp_rdata_i, b * 8, 8, ri ? inp_.at(uint64_t{ai} + b) : 0);
       for (uint32_t b = 0; b < 2 * kCols; ++b)
         putBits(dut_->wgt_rdata_i, b * 8, 8, rw ? wgt_.at(uint64_t{aw} + b) : 0);
@@ -253,8 +256,9 @@ TestbenchResult run(const TestbenchOptions& opt) {
   std::ostringstream s;
   bool ok = true;
 
-  // Free flow: per filter row, the span's reads (2 vectors each) or the taps, whichever is
-  // longer; the fill of the first row and the last tile's drain once.
+  // Free flow: per tile, its filter rows (each the span's reads, kVecPerRead vectors at a
+  // time, or its taps, whichever is longer) or its drain, whichever is longer; the fill of
+  // the first row and the last tile's drain once.
   constexpr int kFree = 64;
   uint64_t freeCycles[2] = {0, 0}, freeBound[2] = {0, 0};
   for (uint32_t stride : {1u, 2u}) {
@@ -263,10 +267,13 @@ TestbenchResult run(const TestbenchOptions& opt) {
     const uint64_t start = h.cycles;
     ok &= h.stream(free, {}, false, gen.rng());
     const Tile& t = free[0];
-    const uint64_t reads = (t.span() + 1) / 2;
+    const uint64_t reads = (t.span() + kVecPerRead - 1) / kVecPerRead;
     freeCycles[stride - 1] = h.cycles - start;
+    // A tile's rows drain one per cycle while the next accumulates: with 4 vectors per read
+    // a 3x3 stride-1 tile's 16 rows take longer than its 3 x 5 cycles of reads.
     freeBound[stride - 1] =
-        uint64_t{kFree} * t.fh * std::max<uint64_t>(reads, t.fw) + reads + t.m + 4;
+        uint64_t{kFree} * std::max<uint64_t>(t.fh * std::max<uint64_t>(reads, t.fw), t.m) + reads +
+        t.m + 4;
     if (freeCycles[stride - 1] > freeBound[stride - 1]) {
       ++h.mismatches;
       s << "stride " << stride << " free flow took " << freeCycles[stride - 1]
