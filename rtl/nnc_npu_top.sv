@@ -94,8 +94,9 @@ module nnc_npu_top
   output logic [2:0]          cmd_done_o
 );
 
-  // INP's line: two rows' worth of int8 pixel vectors per read for the depthwise unit (its
-  // filter rows' spans load twice as fast as with Rows*2); the other readers take Rows*2.
+  // INP's line, 4R bytes: the depthwise unit reads four int8 pixel vectors (of C = R bytes)
+  // per cycle, so its filter rows' spans load twice as fast as with 2R; every other reader
+  // takes the first 2R bytes.
   localparam int unsigned InpLine = Rows * 4;
   localparam int unsigned WgtLine = Cols * 2;
   localparam int unsigned WideLine = Cols * 4;  // OUT, PRM: a row of int32
