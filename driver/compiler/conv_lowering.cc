@@ -1526,6 +1526,8 @@ hal::Result<CompiledStep> lowerDepthwiseIntoInp(const hal::Model& model, uint32_
   const ConvKind kind = kindOf(v.op().type);
   if (kind != ConvKind::kDepthwise) return hal::fail("fused: not a depthwise layer");
   NNC_ASSIGN_OR_RETURN(auto g, ops::conv::convGeometry(v.ctx(), kind));
+  // The fused step sizes the tensor between the halves from NHWC dimensions.
+  if (g.nchw) return hal::fail("fused: NCHW layers are not fused");
   NNC_ASSIGN_OR_RETURN(auto s, setupConv(v, options, kind, g));
   return lowerWindow(model, index, v, options, s, WindowInput::kDepthwiseUnit, false, &half);
 }
@@ -1536,6 +1538,7 @@ hal::Result<CompiledStep> lowerPointwiseFromInp(const hal::Model& model, uint32_
   const ConvKind kind = kindOf(v.op().type);
   if (kind != ConvKind::kConv) return hal::fail("fused: not a CONV_2D");
   NNC_ASSIGN_OR_RETURN(auto g, ops::conv::convGeometry(v.ctx(), kind));
+  if (g.nchw) return hal::fail("fused: NCHW layers are not fused");
   NNC_ASSIGN_OR_RETURN(auto s, setupConv(v, options, kind, g));
   if (!isPointwise(s) || !windowApplies(s, options.npu))
     return hal::fail("fused: not a pointwise window layer");

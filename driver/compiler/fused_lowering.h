@@ -27,8 +27,8 @@ namespace nncosim::driver {
 // Main-subgraph operation `depthwise` (DEPTHWISE_CONV_2D) and `pointwise` (a 1x1 stride-1
 // CONV_2D whose input is the depthwise output) as one step: its inputs those of the
 // depthwise layer, its outputs those of the pointwise one, CompiledStep::fused = {pointwise}.
-// Fails (the caller keeps the two steps) when a half does not apply or the tensor does not
-// fit in INP beside the depthwise input.
+// Fails (the caller keeps the two steps) when a half does not apply (NCHW layers among
+// them) or not one block of the tensor's rows fits in INP beside the depthwise input.
 hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, uint32_t depthwise,
                                                        uint32_t pointwise,
                                                        const std::vector<ops::Shape>& shapes,

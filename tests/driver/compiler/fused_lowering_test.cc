@@ -2,7 +2,7 @@
 // the layers kept in INP (REQUANT_STORE to_inp, ISA 1.9). Random layer pairs run as one
 // fused step on a strict interpreter device, bit-exact with the reference; whole models fuse
 // through compileModel and check under the executor's cross-check; tensors larger than INP
-// fuse in blocks of rows, and one whose single row does not fit is refused.
+// fuse in blocks of rows, and one whose single row does not fit, or NCHW layers, are refused.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -23,9 +23,10 @@ struct Pair {
 
 // input [n, h, w, c] -> DEPTHWISE_CONV_2D f x f (stride, padding scheme, activation)
 // -> CONV_2D 1x1 c -> outC; the tensor between them a temporary. `pre`: a pointwise layer
-// in front (so the pair sits inside a model, its input an NPU step's output).
+// in front (so the pair sits inside a model, its input an NPU step's output). `nchw` (no
+// `pre`): both layers in NCHW, [n, c, h, w] tensors.
 Pair randomPair(std::mt19937& rng, uint32_t n, uint32_t h, uint32_t w, uint32_t c, uint32_t outC,
-                uint32_t f, uint32_t stride, bool same, bool pre) {
+                uint32_t f, uint32_t stride, bool same, bool pre, bool nchw = false) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   const bool isSigned = rng() % 2;
   const OperandType t =
@@ -43,8 +44,11 @@ Pair randomPair(std::mt19937& rng, uint32_t n, uint32_t h, uint32_t w, uint32_t 
   };
   auto zp = [&] { return pick(lo + 20, hi - 20); };
   OneOpModel m;
+  auto dims = [&](uint32_t a, uint32_t b, uint32_t ch) {
+    return nchw ? std::vector<uint32_t>{n, ch, a, b} : std::vector<uint32_t>{n, a, b, ch};
+  };
   uint32_t x =
-      m.input(t, {n, h, w, pre ? 8u : c}, bytes(size_t{n} * h * w * (pre ? 8 : c)), 0.05f, zp());
+      m.input(t, dims(h, w, pre ? 8u : c), bytes(size_t{n} * h * w * (pre ? 8 : c)), 0.05f, zp());
   std::vector<uint32_t> temps;
   if (pre) {
     const uint32_t w0 = m.constant(t, {c, 1, 1, 8}, bytes(size_t{c} * 8), 0.02f, zp());
@@ -59,17 +63,25 @@ Pair randomPair(std::mt19937& rng, uint32_t n, uint32_t h, uint32_t w, uint32_t 
   const float inScale = pre ? 0.06f : 0.05f;
   const uint32_t wd = m.constant(t, {1, f, f, c}, bytes(size_t{f} * f * c), 0.03f, zp());
   const uint32_t bd = m.constant(kI32, {c}, ints(c, 500), inScale * 0.03f);
-  const uint32_t mid = m.output(t, {n, oh, ow, c}, 0.08f, zp());
+  const uint32_t mid = m.output(t, dims(oh, ow, c), 0.08f, zp());
   const int32_t act = pick(0, 3) == 0 ? 0 : pick(1, 3);  // none, relu, relu1, relu6
-  m.op(OperationType::DEPTHWISE_CONV_2D,
-       {x, wd, bd, m.i32(same ? 1 : 2), m.i32(static_cast<int32_t>(stride)),
-        m.i32(static_cast<int32_t>(stride)), m.i32(1), m.i32(act)},
-       {mid});
+  std::vector<uint32_t> dwArgs = {x,
+                                  wd,
+                                  bd,
+                                  m.i32(same ? 1 : 2),
+                                  m.i32(static_cast<int32_t>(stride)),
+                                  m.i32(static_cast<int32_t>(stride)),
+                                  m.i32(1),
+                                  m.i32(act)};
+  if (nchw) dwArgs.push_back(m.flag(true));
+  m.op(OperationType::DEPTHWISE_CONV_2D, dwArgs, {mid});
   temps.push_back(mid);
   const uint32_t wp = m.constant(t, {outC, 1, 1, c}, bytes(size_t{outC} * c), 0.02f, zp());
   const uint32_t bp = m.constant(kI32, {outC}, ints(outC, 800), 0.08f * 0.02f);
-  const uint32_t out = m.output(t, {n, oh, ow, outC}, 0.1f, zp());
-  m.op(OperationType::CONV_2D, {mid, wp, bp, m.i32(1), m.i32(1), m.i32(1), m.i32(act % 2)}, {out});
+  const uint32_t out = m.output(t, dims(oh, ow, outC), 0.1f, zp());
+  std::vector<uint32_t> pwArgs = {mid, wp, bp, m.i32(1), m.i32(1), m.i32(1), m.i32(act % 2)};
+  if (nchw) pwArgs.push_back(m.flag(true));
+  m.op(OperationType::CONV_2D, pwArgs, {out});
   Pair p{m.build(), m.inputs(), ""};
   hal::Subgraph& g = p.model.main;
   for (uint32_t tmp : temps) g.operands[tmp].lifetime = hal::OperandLifeTime::TEMPORARY_VARIABLE;
@@ -233,6 +245,21 @@ TEST(FusedLowering, LargeTensorsFuseInBlocksOfRows) {
   auto plan = compileModel(p.model, o);
   ASSERT_TRUE(plan.ok()) << plan.error();
   EXPECT_FALSE(plan->operations[1].fusedInto.has_value());
+  // NCHW layers (the tensor's rows would be sized from other dimensions) are refused, and
+  // the two steps run apart, bit-exact.
+  Pair q = randomPair(rng, 1, 12, 14, 32, 16, 3, 1, true, false, true);
+  std::vector<hal::TensorValue> want;
+  auto fused = referenceAndFused(q, want);
+  ASSERT_FALSE(fused.ok());
+  EXPECT_NE(fused.error().find("NCHW"), std::string::npos) << fused.error();
+  auto apart = compileModel(q.model, o);
+  ASSERT_TRUE(apart.ok()) << apart.error();
+  EXPECT_FALSE(apart->operations[1].fusedInto.has_value());
+  InterpreterDevice device(o.npu);
+  NpuExecutor ex(q.model, *apart, device);
+  std::vector<hal::TensorValue> got;
+  ASSERT_TRUE(ex.run(q.inputs, got).ok());
+  EXPECT_EQ(got[0].bytes, want[0].bytes);
 }
 
 }  // namespace
