@@ -14,6 +14,53 @@ namespace {
 
 uint32_t align64(uint64_t v) { return static_cast<uint32_t>((v + 63) & ~uint64_t{63}); }
 
+// Drops the padding fills of a half's job that write INP bytes already holding their value:
+// the depthwise half refills the same zero-point borders of the same slot step after step,
+// and the load engine runs its commands one at a time, so each fill costs the half its
+// cycles. Follows every INP write of the job in order (loads, fills, REQUANT_STORE to_inp);
+// a fill that carries a dependency token stays. Returns the fills dropped.
+uint64_t dropRepeatedFills(std::vector<firmware::Command>& commands, uint32_t inpBytes,
+                           uint32_t cols) {
+  std::vector<int16_t> known(inpBytes, -1);  // the byte's value when a fill wrote it last
+  auto rows = [&](uint32_t addr, uint64_t bytes, uint32_t n1, uint32_t s1, uint32_t n2, uint32_t s2,
+                  const auto& visit) {
+    for (uint32_t z = 0; z < std::max<uint32_t>(1, n2); ++z)
+      for (uint32_t y = 0; y < std::max<uint32_t>(1, n1); ++y) {
+        const uint64_t row = uint64_t{addr} + uint64_t{z} * s2 + uint64_t{y} * s1;
+        for (uint64_t b = 0; b < bytes; ++b) visit((row + b) % inpBytes);
+      }
+  };
+  uint64_t dropped = 0;
+  std::vector<firmware::Command> kept;
+  for (const firmware::Command& c : commands) {
+    if (const auto* d = std::get_if<firmware::DmaLoad>(&c.args);
+        d && d->bufId == firmware::Buffer::kInp) {
+      const uint64_t bytes = uint64_t{d->count0} << static_cast<int>(d->elemWidth);
+      if (d->fill) {
+        bool holds = true;
+        rows(d->bufAddr, bytes, d->count1, d->bufStride1, d->count2, d->bufStride2,
+             [&](uint64_t a) { holds = holds && known[a] == d->fillValue; });
+        const bool token = c.deps.popPrev || c.deps.popNext || c.deps.pushPrev || c.deps.pushNext;
+        if (holds && !token) {
+          ++dropped;
+          continue;
+        }
+        rows(d->bufAddr, bytes, d->count1, d->bufStride1, d->count2, d->bufStride2,
+             [&](uint64_t a) { known[a] = d->fillValue; });
+      } else {
+        rows(d->bufAddr, bytes, d->count1, d->bufStride1, d->count2, d->bufStride2,
+             [&](uint64_t a) { known[a] = -1; });
+      }
+    } else if (const auto* r = std::get_if<firmware::RequantStore>(&c.args); r && r->toInp) {
+      const uint64_t bytes = (uint64_t{r->rows} * cols) << static_cast<int>(r->outWidth);
+      rows(r->outAddr, bytes, 1, 0, 1, 0, [&](uint64_t a) { known[a] = -1; });
+    }
+    kept.push_back(c);
+  }
+  commands = std::move(kept);
+  return dropped;
+}
+
 // One step of every block's two halves: block i's job is `a[i]`'s commands (their END
 // dropped) then `b[i]`'s. The buffers are the first block's (every block binds the same
 // operands and constants in the same order): all of `a`'s but its outputs and of `b`'s but
@@ -144,6 +191,7 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
     dwHalf.rowCount = pwHalf.rowCount = static_cast<uint32_t>(std::min(rows, rowsTotal - first));
     NNC_ASSIGN_OR_RETURN(auto x,
                          internal::lowerDepthwiseIntoInp(model, depthwise, dwView, lo, dwHalf));
+    x.report.dmaLoads -= dropRepeatedFills(x.commands, npu.inpBytes, npu.cols);
     NNC_ASSIGN_OR_RETURN(auto y,
                          internal::lowerPointwiseFromInp(model, pointwise, pwView, lo, pwHalf));
     a.push_back(std::move(x));
