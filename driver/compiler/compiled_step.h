@@ -31,6 +31,10 @@ inline constexpr uint64_t kStepLocalBase = 0x1000;
 // buffers keep a step's estimate in its step-local addresses equal to its cycles wherever
 // it is placed.
 inline constexpr uint64_t kDeviceAlignment = 4096;
+// `bytes` (or an address) rounded up to the next multiple of kDeviceAlignment.
+inline constexpr uint64_t deviceAligned(uint64_t bytes) {
+  return (bytes + kDeviceAlignment - 1) & ~(kDeviceAlignment - 1);
+}
 
 enum class BufferRole { kInput, kOutput, kConstant, kScratch };
 const char* toString(BufferRole r);

@@ -22,10 +22,11 @@ uint32_t align64(uint64_t v) { return static_cast<uint32_t>((v + 63) & ~uint64_t
 uint64_t dropRepeatedFills(std::vector<firmware::Command>& commands, uint32_t inpBytes,
                            uint32_t cols) {
   std::vector<int16_t> known(inpBytes, -1);  // the byte's value when a fill wrote it last
+  // Every INP byte a command's rows write (buffer addresses wrap, as INP's do).
   auto rows = [&](uint32_t addr, uint64_t bytes, uint32_t n1, uint32_t s1, uint32_t n2, uint32_t s2,
                   const auto& visit) {
-    for (uint32_t z = 0; z < std::max<uint32_t>(1, n2); ++z)
-      for (uint32_t y = 0; y < std::max<uint32_t>(1, n1); ++y) {
+    for (uint32_t z = 0; z < n2; ++z)
+      for (uint32_t y = 0; y < n1; ++y) {
         const uint64_t row = uint64_t{addr} + uint64_t{z} * s2 + uint64_t{y} * s1;
         for (uint64_t b = 0; b < bytes; ++b) visit((row + b) % inpBytes);
       }
@@ -35,22 +36,21 @@ uint64_t dropRepeatedFills(std::vector<firmware::Command>& commands, uint32_t in
   for (const firmware::Command& c : commands) {
     if (const auto* d = std::get_if<firmware::DmaLoad>(&c.args);
         d && d->bufId == firmware::Buffer::kInp) {
-      const uint64_t bytes = uint64_t{d->count0} << static_cast<int>(d->elemWidth);
+      auto each = [&](const auto& visit) {
+        rows(d->bufAddr, uint64_t{d->count0} << static_cast<int>(d->elemWidth), d->count1,
+             d->bufStride1, d->count2, d->bufStride2, visit);
+      };
+      const int16_t value = d->fill ? d->fillValue : -1;  // what the bytes hold after it
       if (d->fill) {
         bool holds = true;
-        rows(d->bufAddr, bytes, d->count1, d->bufStride1, d->count2, d->bufStride2,
-             [&](uint64_t a) { holds = holds && known[a] == d->fillValue; });
+        each([&](uint64_t a) { holds = holds && known[a] == value; });
         const bool token = c.deps.popPrev || c.deps.popNext || c.deps.pushPrev || c.deps.pushNext;
         if (holds && !token) {
           ++dropped;
           continue;
         }
-        rows(d->bufAddr, bytes, d->count1, d->bufStride1, d->count2, d->bufStride2,
-             [&](uint64_t a) { known[a] = d->fillValue; });
-      } else {
-        rows(d->bufAddr, bytes, d->count1, d->bufStride1, d->count2, d->bufStride2,
-             [&](uint64_t a) { known[a] = -1; });
       }
+      each([&](uint64_t a) { known[a] = value; });
     } else if (const auto* r = std::get_if<firmware::RequantStore>(&c.args); r && r->toInp) {
       const uint64_t bytes = (uint64_t{r->rows} * cols) << static_cast<int>(r->outWidth);
       rows(r->outAddr, bytes, 1, 0, 1, 0, [&](uint64_t a) { known[a] = -1; });
@@ -81,7 +81,7 @@ hal::Result<CompiledStep> mergeHalves(const std::vector<CompiledStep>& a,
       index[i] = m.buffers.size();
       m.buffers.push_back(st.buffers[i]);
       m.buffers.back().localAddress = at;
-      at += (st.buffers[i].bytes + kDeviceAlignment - 1) & ~(kDeviceAlignment - 1);
+      at += deviceAligned(st.buffers[i].bytes);
     }
     for (size_t i = 0; i < st.buffers.size(); ++i) {
       if (index[i] == SIZE_MAX || st.buffers[i].addressWords.empty()) continue;

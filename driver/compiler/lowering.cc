@@ -107,7 +107,7 @@ hal::Status StepBuilder::layout() {
   uint64_t at = kStepLocalBase;
   for (StepBuffer& b : step_.buffers) {
     b.localAddress = at;
-    at += (b.bytes + kDeviceAlignment - 1) & ~(kDeviceAlignment - 1);
+    at += deviceAligned(b.bytes);
   }
   if (at > 0xFFFFFFFFull)
     return hal::fail("the step needs ", at - kStepLocalBase,

@@ -238,8 +238,7 @@ hal::Result<ModelPlan> compileModel(const hal::Model& model, const LoweringOptio
       } else if (sb.role == BufferRole::kConstant) {
         r.first = 0;
         r.last = steps ? steps - 1 : 0;
-        plan.constantBytes +=
-            (sb.bytes + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
+        plan.constantBytes += deviceAligned(sb.bytes);
       } else {
         r.first = r.last = npuIndex;
       }

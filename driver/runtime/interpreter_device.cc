@@ -15,7 +15,7 @@ InterpreterDevice::InterpreterDevice(const NpuConfig& config, uint64_t dramBytes
       next_(dram_.base()) {}
 
 hal::Result<uint64_t> InterpreterDevice::allocate(uint64_t bytes, const std::string& name) {
-  const uint64_t at = (next_ + kDeviceAlignment - 1) & ~(kDeviceAlignment - 1);
+  const uint64_t at = deviceAligned(next_);
   if (!dram_.contains(at, std::max<uint64_t>(bytes, 1)))
     return hal::fail("device memory exhausted allocating ", bytes, " bytes for ", name);
   next_ = at + std::max<uint64_t>(bytes, 1);

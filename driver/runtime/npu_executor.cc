@@ -232,28 +232,6 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
     if (fusedHere) s.macs = 0;
     s.startCycle = rep.npuCycles;
     const auto stepStart = std::chrono::steady_clock::now();
-    if (fusedHere) {
-      // The outputs of the step that ran at operation fusedIt->second.first.
-      const size_t at = fusedIt->second.first;
-      const std::vector<std::vector<uint8_t>>& out = fusedIt->second.second;
-      const CompiledStep& step = plan_.operations.at(at).step;
-      if (crossCheck_) {
-        if (hal::Status st = def->execute(ctx); !st.ok())
-          return hal::fail(where, ": reference: ", st.error());
-        compareOutputs(step, out, s);
-      }
-      NNC_TRY(keepOutputs(step, at, out, where));
-      fusedResults.erase(fusedIt);
-      s.target = Target::kNpu;
-      s.note = "fused into operation " + std::to_string(at) + "'s step (its cycles there)";
-      ++rep.npuSteps;
-      s.hostNanos = rep.hostModel.nanos(s.host);
-      rep.host += s.host;
-      rep.hostNanos += s.hostNanos;
-      s.wallNanos = nanosSince(stepStart);
-      rep.steps.push_back(std::move(s));
-      continue;
-    }
     bool onNpu = po.placement.target == Target::kNpu && !po.fusedInto;
     if (onNpu) {
       // The step was compiled for the declared shapes; anything else runs on the CPU.
@@ -268,7 +246,23 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
       for (uint32_t o : residentIn)
         if (hal::Status st = materialize(o, s.host); !st.ok())
           return hal::fail(where, ": ", st.error());
-    if (onNpu) {
+    if (fusedHere) {
+      // The outputs of the step that ran at operation fusedIt->second.first (its cycles,
+      // energy and commands are on that operation's line).
+      const size_t at = fusedIt->second.first;
+      const std::vector<std::vector<uint8_t>>& out = fusedIt->second.second;
+      const CompiledStep& step = plan_.operations.at(at).step;
+      if (crossCheck_) {
+        if (hal::Status st = def->execute(ctx); !st.ok())
+          return hal::fail(where, ": reference: ", st.error());
+        compareOutputs(step, out, s);
+      }
+      NNC_TRY(keepOutputs(step, at, out, where));
+      fusedResults.erase(fusedIt);
+      s.target = Target::kNpu;
+      s.note = "fused into operation " + std::to_string(at) + "'s step (its cycles there)";
+      ++rep.npuSteps;
+    } else if (onNpu) {
       std::vector<std::vector<uint8_t>> in;
       for (const Binding& b : po.step.inputs) {
         const ops::RuntimeOperand& r = operands[b.operand];
@@ -352,9 +346,7 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
     rep.energy += s.energy;
     rep.host += s.host;
     rep.hostNanos += s.hostNanos;
-    s.wallNanos = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                            std::chrono::steady_clock::now() - stepStart)
-                                            .count());
+    s.wallNanos = nanosSince(stepStart);
     rep.steps.push_back(std::move(s));
   }
   outputs.clear();
