@@ -20,6 +20,7 @@ HostWork& HostWork::operator+=(const HostWork& o) {
   bytes += o.bytes;
   passNanos += o.passNanos;
   cpuNanos += o.cpuNanos;
+  cpuColdNanos += o.cpuColdNanos;
   return *this;
 }
 

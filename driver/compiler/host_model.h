@@ -39,8 +39,9 @@ struct HostBytes {
 // What the host did in one step, measured on this machine, and its bytes.
 struct HostWork {
   HostBytes bytes;
-  uint64_t passNanos = 0;  // measured: packing, unpacking and copies
-  uint64_t cpuNanos = 0;   // measured: reference kernels (CPU steps) and host epilogues
+  uint64_t passNanos = 0;     // measured: packing, unpacking and copies
+  uint64_t cpuNanos = 0;      // measured: reference kernels (CPU steps) and host epilogues, warm
+  uint64_t cpuColdNanos = 0;  // the first runs of the short ones among them (not on the books)
   HostWork& operator+=(const HostWork& o);
 };
 
