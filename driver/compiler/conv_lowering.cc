@@ -741,7 +741,8 @@ enum class WindowInput {
 hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, const OpView& v,
                                       const LoweringOptions& options, const ConvSetup& s,
                                       WindowInput input, bool packedRows = false,
-                                      const FusedHalf* fused = nullptr) {
+                                      const FusedHalf* fused = nullptr,
+                                      const EltwiseAfter* after = nullptr) {
   const ops::conv::ConvGeometry& g = s.g;
   const uint32_t R = s.R, C = s.C, eb = s.eb();
   const bool dwUnit = input == WindowInput::kDepthwiseUnit;
@@ -756,7 +757,9 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   const bool intoInp = fused && dwUnit, fromInp = fused && !dwUnit;
   if (fromInp && (!pointwise || raw || packedRows))
     return hal::fail("fused: a pointwise layer over channel tiles reads INP");
-  if (fused && s.eb() != 1) return hal::fail("fused: 8-bit layers only");
+  if ((fused || after) && s.eb() != 1) return hal::fail("fused: 8-bit layers only");
+  if (after && (fused || packedRows))
+    return hal::fail("fused: an elementwise operation after a plain window step only");
   // Packed rows (packedWidth): lanes across output rows, wv per row.
   const bool packed = packedRows;
   const uint32_t wv = packed ? packedWidth(s) : 0;
@@ -826,8 +829,18 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   const size_t wBuf = sb.addConstant("weights", std::move(weights));
   const size_t pBuf =
       sb.addConstant("requant parameters", prmImage(g.outC, C, s.bias.data(), s.mult, s.shift));
-  const size_t oBuf = sb.bindOutput(v.outOperand(0), outLayout,
-                                    outLayout.deviceBytes(s.pixels() * g.outC * eb), "output");
+  // An elementwise operation after: its other operand, in the output's layout, and its
+  // parameters; the step's output is its output.
+  size_t otherBuf = 0, recordBuf = 0;
+  if (after) {
+    NNC_ASSIGN_OR_RETURN(
+        otherBuf,
+        sb.bindInput(after->other, outLayout, "input of the " + after->name + " (channel tiles)"));
+    recordBuf = sb.addConstant(after->name + " parameters", after->record);
+  }
+  const size_t oBuf = sb.bindOutput(after ? after->output : v.outOperand(0), outLayout,
+                                    outLayout.deviceBytes(s.pixels() * g.outC * eb),
+                                    after ? after->name + " output" : "output");
   NNC_TRY(sb.layout());
   const uint64_t inBase = sb.address(inBuf), outBase = sb.address(oBuf);
   const uint64_t inPixels = uint64_t{g.batches} * g.inH * g.inW, vb = uint64_t{vecElems} * eb;
@@ -1144,6 +1157,27 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
     }
   };
   GemmSpec spec = baseSpec(s);
+  if (after) {
+    // The other operand's rows: the rows storeOut stores, read from its channel tiles.
+    const uint64_t otherBase = sb.address(otherBuf);
+    EltwiseEpilogue e;
+    e.proto = after->proto;
+    e.prmImage = static_cast<uint32_t>(sb.address(recordBuf));
+    e.loadOther = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows,
+                      uint32_t wgtAddr, std::vector<firmware::DmaLoad>& out) {
+      firmware::DmaLoad d;
+      d.bufId = firmware::Buffer::kWgt;
+      d.bufAddr = wgtAddr;
+      d.dramAddr =
+          static_cast<uint32_t>(otherBase + (uint64_t{q0} * totalRows + firstPixel(p0)) * C);
+      d.count0 = rows * C;
+      d.count1 = q1 - q0;
+      d.dramStride1 = static_cast<uint32_t>(totalRows * C);
+      d.bufStride1 = rows * C;
+      out.push_back(d);
+    };
+    spec.eltwise = std::move(e);
+  }
   spec.tileDepth = tileDepth;
   spec.tileGroup = tileGroup;
   spec.kUnit = kUnit;
@@ -1168,6 +1202,9 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
     mapping += ", block-diagonal depthwise tiles (" + std::to_string(std::min(C, g.outC)) +
                " channels per GEMM)";
   if (s.wide) mapping += ", 16x8 (int16 x int8, acc64)";
+  if (after)
+    mapping += "; its rows into INP (REQUANT_STORE to_inp, ISA 1.9), then " + after->name +
+               " with the other input's rows on the elementwise unit (ELTWISE, ISA 1.7)";
   return finish(model, sb, spec, options, mapping);
 }
 
@@ -1543,6 +1580,18 @@ hal::Result<CompiledStep> lowerPointwiseFromInp(const hal::Model& model, uint32_
   if (!isPointwise(s) || !windowApplies(s, options.npu))
     return hal::fail("fused: not a pointwise window layer");
   return lowerWindow(model, index, v, options, s, WindowInput::kChannelTiles, false, &half);
+}
+
+hal::Result<CompiledStep> lowerConvThenEltwise(const hal::Model& model, uint32_t index,
+                                               const OpView& v, const LoweringOptions& options,
+                                               const EltwiseAfter& after) {
+  const ConvKind kind = kindOf(v.op().type);
+  if (kind != ConvKind::kConv) return hal::fail("fused: not a CONV_2D");
+  NNC_ASSIGN_OR_RETURN(auto g, ops::conv::convGeometry(v.ctx(), kind));
+  if (g.nchw) return hal::fail("fused: NCHW layers are not fused");
+  NNC_ASSIGN_OR_RETURN(auto s, setupConv(v, options, kind, g));
+  return lowerWindow(model, index, v, options, s, WindowInput::kChannelTiles, false, nullptr,
+                     &after);
 }
 
 hal::Result<CompiledStep> lowerTransposeConv(const hal::Model& model, uint32_t index,

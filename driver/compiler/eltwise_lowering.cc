@@ -105,6 +105,37 @@ hal::Result<EltwisePlan> planEltwise(const OpView& v) {
   return p;
 }
 
+// ELTWISE's fields and PRM record for the plan's arithmetic (addresses and count unset).
+struct Arithmetic {
+  firmware::Eltwise proto;
+  std::vector<uint8_t> record;
+};
+
+Arithmetic arithmetic(const EltwisePlan& p, OperandType type) {
+  const ops::elementwise::QuantArithParams& q = p.params;
+  Arithmetic r;
+  r.record.assign(firmware::kEltwisePrmBytes, 0);
+  putI32(r.record, 0, q.a.multiplier);
+  putI32(r.record, 4, q.b.multiplier);
+  putI32(r.record, 8, q.out.multiplier);
+  putI32(r.record, 12, q.range.min);
+  putI32(r.record, 16, q.range.max);
+  r.record[20] = static_cast<uint8_t>(q.a.shift);
+  r.record[21] = static_cast<uint8_t>(q.b.shift);
+  r.record[22] = static_cast<uint8_t>(q.out.shift);
+  const bool wide = type == OperandType::TENSOR_QUANT16_SYMM;
+  firmware::Eltwise& e = r.proto;
+  e.mul = p.mul;
+  e.wide = e.outWide = wide;
+  e.aSigned = e.bSigned = e.outSigned = type != OperandType::TENSOR_QUANT8_ASYMM;
+  e.left = static_cast<uint32_t>(q.leftShift);
+  e.aZp = q.aZp;
+  e.bZp = q.bZp;
+  e.outZp = q.outZp;
+  e.prmAddr = 0;
+  return r;
+}
+
 // A DMA_LOAD of `rows` rows of `elems` elements from DRAM `dram` (rows `dramStride` apart)
 // into `buf` (rows adjacent).
 firmware::DmaLoad run(firmware::Buffer id, uint32_t eb, uint64_t dram, uint64_t dramStride,
@@ -123,6 +154,29 @@ firmware::DmaLoad run(firmware::Buffer id, uint32_t eb, uint64_t dram, uint64_t 
 }
 
 }  // namespace
+
+hal::Result<EltwiseAfter> eltwiseAfter(const OpView& v, uint32_t convInput) {
+  if (convInput > 1) return hal::fail("input ", convInput, ": not an operand of the arithmetic");
+  NNC_ASSIGN_OR_RETURN(EltwisePlan p, planEltwise(v));
+  if (p.repeats) return hal::fail("a broadcast input (fused steps take equal shapes only)");
+  if (v.inShape(0).type == OperandType::TENSOR_QUANT16_SYMM)
+    return hal::fail("int16 operands (fused steps are 8-bit)");
+  // The convolution's rows are ELTWISE's a: when they are input 1 the inputs change places
+  // with their parameters, as for a repeated first input (the sum does not depend on the
+  // order; SUB's negated multiplier goes with its input).
+  if (convInput == 1) {
+    std::swap(p.params.a, p.params.b);
+    std::swap(p.params.aZp, p.params.bZp);
+  }
+  Arithmetic arith = arithmetic(p, v.outShape(0).type);
+  EltwiseAfter r;
+  r.other = v.inOperand(1 - convInput);
+  r.output = v.outOperand(0);
+  r.proto = arith.proto;
+  r.record = std::move(arith.record);
+  r.name = p.mul ? "MUL" : p.negate ? "SUB" : "ADD";
+  return r;
+}
 
 hal::Status eltwiseSupport(const OpView& v) {
   auto plan = planEltwise(v);
@@ -166,17 +220,8 @@ hal::Result<CompiledStep> lowerEltwise(const hal::Model& model, uint32_t index, 
     NNC_ASSIGN_OR_RETURN(
         repBuf, sb.bindInput(v.inOperand(repIn), p.repeats ? TensorLayout{} : layout, "input b"));
   }
-  std::vector<uint8_t> record(firmware::kEltwisePrmBytes, 0);
-  const ops::elementwise::QuantArithParams& q = p.params;
-  putI32(record, 0, q.a.multiplier);
-  putI32(record, 4, q.b.multiplier);
-  putI32(record, 8, q.out.multiplier);
-  putI32(record, 12, q.range.min);
-  putI32(record, 16, q.range.max);
-  record[20] = static_cast<uint8_t>(q.a.shift);
-  record[21] = static_cast<uint8_t>(q.b.shift);
-  record[22] = static_cast<uint8_t>(q.out.shift);
-  const size_t prmBuf = sb.addConstant("eltwise parameters", std::move(record));
+  Arithmetic arith = arithmetic(p, out.type);
+  const size_t prmBuf = sb.addConstant("eltwise parameters", std::move(arith.record));
   const size_t outBuf = sb.bindOutput(v.outOperand(0), layout, outBytes, "output");
   NNC_TRY(sb.layout());
   const uint64_t aBase = sb.address(fullBuf), outBase = sb.address(outBuf);
@@ -190,16 +235,7 @@ hal::Result<CompiledStep> lowerEltwise(const hal::Model& model, uint32_t index, 
   chunk = std::max<uint64_t>(C, chunk / C * C);
   const uint32_t inpSlot = static_cast<uint32_t>(chunk * eb),
                  outSlot = static_cast<uint32_t>(chunk * eb);
-  firmware::Eltwise proto;
-  proto.mul = p.mul;
-  proto.wide = eb == 2;
-  proto.aSigned = proto.bSigned = proto.outSigned = out.type != OperandType::TENSOR_QUANT8_ASYMM;
-  proto.outWide = eb == 2;
-  proto.left = static_cast<uint32_t>(q.leftShift);
-  proto.aZp = q.aZp;
-  proto.bZp = q.bZp;
-  proto.outZp = q.outZp;
-  proto.prmAddr = 0;
+  const firmware::Eltwise proto = arith.proto;
 
   // One chunk: elements [r0, r0 + n) of segment s.
   UnitStepStream us(options);

@@ -239,4 +239,32 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
   return step;
 }
 
+hal::Result<CompiledStep> lowerFusedConvEltwise(const hal::Model& model, uint32_t conv,
+                                                uint32_t eltwise,
+                                                const std::vector<ops::Shape>& shapes,
+                                                const LoweringOptions& options) {
+  const hal::Operation& c = model.main.operations.at(conv);
+  const hal::Operation& e = model.main.operations.at(eltwise);
+  if (c.type != hal::OperationType::CONV_2D) return hal::fail("fused: not a CONV_2D");
+  if (e.type != hal::OperationType::ADD && e.type != hal::OperationType::SUB &&
+      e.type != hal::OperationType::MUL)
+    return hal::fail("fused: not an ADD, SUB or MUL");
+  if (c.outputs.size() != 1 || e.inputs.size() < 2)
+    return hal::fail("fused: the convolution has more than one output");
+  const uint32_t y = c.outputs[0];
+  if ((e.inputs[0] == y) == (e.inputs[1] == y))
+    return hal::fail("fused: the ", hal::toString(e.type),
+                     " does not read the convolution's output exactly once");
+  const uint32_t convInput = e.inputs[0] == y ? 0 : 1;
+  internal::OpView convView(model, conv, shapes), eltView(model, eltwise, shapes);
+  NNC_ASSIGN_OR_RETURN(auto after, internal::eltwiseAfter(eltView, convInput));
+  LoweringOptions lo = options;
+  lo.costLimit = std::numeric_limits<double>::infinity();
+  NNC_ASSIGN_OR_RETURN(auto step, internal::lowerConvThenEltwise(model, conv, convView, lo, after));
+  step.fused = {eltwise};
+  step.report.operation += " + " + std::string(hal::toString(e.type));
+  step.report.mapping = "fused: " + step.report.mapping;
+  return step;
+}
+
 }  // namespace nncosim::driver

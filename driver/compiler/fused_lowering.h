@@ -11,6 +11,12 @@
 // half's loads run while the depthwise half computes and never overwrite what it reads.
 // The two streams follow each other in one job; each balances its own tokens (docs/isa.md),
 // and the in-order queues keep them apart. No on-chip state crosses an END.
+//
+// A CONV_2D and the ADD, SUB or MUL that alone reads its output (ResNet's residual ADDs):
+// the convolution's rows are requantized into INP, the step's loads bring the other
+// input's matching rows into WGT beside its weights, and ELTWISE (ISA 1.7) writes the
+// elementwise results into OUT, which the step stores: one plan (the GEMM engine's
+// elementwise epilogue), the convolution's output never in DRAM.
 #pragma once
 
 #include <cstdint>
@@ -33,5 +39,16 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
                                                        uint32_t pointwise,
                                                        const std::vector<ops::Shape>& shapes,
                                                        const LoweringOptions& options);
+
+// Main-subgraph operation `conv` (CONV_2D) and `eltwise` (ADD, SUB or MUL of the
+// convolution's output and a tensor of the same shape and type) as one step: its inputs
+// the convolution's and the other tensor, its output the elementwise operation's,
+// CompiledStep::fused = {eltwise}. Fails (the caller keeps the two steps) when the
+// convolution is no window mapping over channel tiles, an input broadcasts, or the
+// operands are not 8-bit.
+hal::Result<CompiledStep> lowerFusedConvEltwise(const hal::Model& model, uint32_t conv,
+                                                uint32_t eltwise,
+                                                const std::vector<ops::Shape>& shapes,
+                                                const LoweringOptions& options);
 
 }  // namespace nncosim::driver

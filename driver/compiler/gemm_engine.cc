@@ -160,11 +160,6 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   // Slot sizes, 64-byte aligned so slots start on bus and bank boundaries.
   auto slot = [](uint32_t bytes, uint32_t n) { return (bytes / n) & ~63u; };
   auto span = [](const BufferWindow& w, uint32_t whole) { return w.bytes ? w.bytes : whole; };
-  const uint32_t inpSlot = slot(span(spec.inpWindow, npu.inpBytes), D);
-  const uint32_t wgtSlot = slot(span(spec.wgtWindow, npu.wgtBytes), D);
-  const uint32_t prmSlot = slot(span(spec.prmWindow, npu.prmBytes), D);
-  const uint32_t inpBase = spec.inpWindow.base, wgtBase = spec.wgtWindow.base,
-                 prmBase = spec.prmWindow.base;
   const uint32_t outSlot = slot(npu.outBytes, Do);
   // Element sizes: operands (INP/WGT), ACC words, outputs.
   const uint32_t eb = spec.wide ? 2 : 1, ab = spec.wide ? 8 : 4;
@@ -178,6 +173,28 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   const uint32_t accRows = npu.accBytes / (C * ab);  // ACC rows of C
   const uint32_t outRows = outSlot / (C * ob);       // OUT rows of C
   const uint32_t rowCap = std::min(accRows, outRows);
+  // The elementwise epilogue's regions: a step's rows (rowCap of C bytes at most) in INP
+  // and in each of D WGT slots, and its record, at the top of the windows.
+  const bool epi = spec.eltwise.has_value();
+  if (epi && (spec.problems.size() != 1 || ob != 1 || spec.wide ||
+              static_cast<bool>(spec.problems[0].requantInp)))
+    return hal::fail("GEMM plan: an elementwise epilogue needs one problem of 8-bit outputs");
+  if (epi && uint64_t{rowCap} * C > 65535)
+    return hal::fail("GEMM plan: a step's rows pass ELTWISE's 65535 elements");
+  const uint32_t epiBytes = epi ? (rowCap * C + 63) & ~63u : 0, epiPrm = epi ? 64 : 0;
+  const uint32_t inpSpan = span(spec.inpWindow, npu.inpBytes),
+                 wgtSpan = span(spec.wgtWindow, npu.wgtBytes),
+                 prmSpan = span(spec.prmWindow, npu.prmBytes);
+  if (inpSpan < 2 * epiBytes || wgtSpan < 2 * D * epiBytes || prmSpan < 2 * epiPrm)
+    return hal::fail("GEMM plan: no room for the elementwise epilogue");
+  const uint32_t inpSlot = slot(inpSpan - epiBytes, D);
+  const uint32_t wgtSlot = slot(wgtSpan - D * epiBytes, D);
+  const uint32_t prmSlot = slot(prmSpan - epiPrm, D);
+  const uint32_t inpBase = spec.inpWindow.base, wgtBase = spec.wgtWindow.base,
+                 prmBase = spec.prmWindow.base;
+  const uint32_t epiInp = inpBase + inpSpan - epiBytes;
+  const uint32_t epiWgt = wgtBase + wgtSpan - D * epiBytes;  // slot s at + s * epiBytes
+  const uint32_t epiRecord = prmBase + prmSpan - epiPrm;
   const uint32_t unit = std::max<uint32_t>(1, spec.kUnit);
   const uint32_t prmTile = spec.prmTile ? spec.prmTile : prmTileBytes(C);
   const uint32_t multOffset = spec.prmTile ? spec.multOffset : 4 * C;
@@ -242,7 +259,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   // Jobs are self-contained: a job ends only between steps (no partial sums left in ACC),
   // and the next job reloads the phase's resident data, so no on-chip state crosses an
   // END. A "unit" is one step with all its k chunks.
-  bool canCut = true, reloadResident = false;
+  bool canCut = true, reloadResident = false, recordLoaded = false;
   // After a unit completes: its size against the budget.
   auto measure = [&]() -> hal::Status {
     largestUnit = std::max(largestUnit, ss.commandBound() - unitStart);
@@ -264,6 +281,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
         ss = StepStream(D, Do, options.lateLoads);
         ++jobs;
         reloadResident = true;
+        recordLoaded = false;
         unitStart = 0;
       }
     }
@@ -342,6 +360,12 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
               phaseLoads = false;
               reloadResident = false;
             }
+            // The elementwise record, once per job (its ELTWISEs read it all along).
+            if (epi && !recordLoaded) {
+              contiguousLoad(Buffer::kPrm, epiRecord, spec.eltwise->prmImage,
+                             firmware::kEltwisePrmBytes, loads);
+              recordLoaded = true;
+            }
             // A pieces: group-major, then row tile.
             std::vector<APiece> pieces;
             std::vector<uint32_t> pieceAt;  // per (run, p): INP address
@@ -367,6 +391,9 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
                     Buffer::kWgt, wgtBase + s * wgtSlot + (q - qa) * kChunk * C * wb,
                     static_cast<uint32_t>(P.weightImage + offset[q] + uint64_t{k0} * C * wb),
                     uint64_t{k1 - k0} * C * wb, loads);
+            // The other operand's rows, for the step that requantizes.
+            if (epi && k1 == K)
+              spec.eltwise->loadOther(p0, p1, qa, qb, rows, epiWgt + s * epiBytes, loads);
             for (const firmware::DmaLoad& d : loads) {
               ss.load(d);
               ++report.dmaLoads;
@@ -440,11 +467,26 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
                 r.toInp = true;
                 r.outAddr = P.requantInp(p0, q);
                 ss.compute(firmware::Command{{}, r});
+              } else if (epi) {
+                r.toInp = true;
+                r.outAddr = epiInp + (q - qa) * rows * C;
+                ss.requant(r);
               } else {
                 ss.requant(r);
               }
             }
             if (toInp) continue;
+            if (epi) {
+              // The event's rows, every tile's, in one pass (tile q's rows at the same
+              // offset in INP, WGT and OUT).
+              firmware::Eltwise e = spec.eltwise->proto;
+              e.aAddr = epiInp;
+              e.bAddr = epiWgt + s * epiBytes;
+              e.outAddr = o * outSlot;
+              e.prmAddr = epiRecord;
+              e.count = (qb - qa) * rows * C;
+              ss.requant(firmware::Command{{}, e});
+            }
             std::vector<firmware::DmaStore> stores;
             P.storeOut(p0, p1, qa, qb, rows, o * outSlot, stores);
             for (const firmware::DmaStore& d : stores) {

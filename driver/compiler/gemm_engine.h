@@ -36,6 +36,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,23 @@ struct BufferWindow {
   uint32_t base = 0, bytes = 0;
 };
 
+// An elementwise operation after the requantization (a residual ADD fused into the
+// convolution before it, fused_lowering.h). Each output event's rows are requantized into
+// INP (REQUANT_STORE to_inp, ISA 1.9) instead of OUT; the step's loads bring the other
+// operand's matching rows into WGT; one ELTWISE (ISA 1.7) per event writes the results
+// into the OUT slot its stores read. It takes an INP region and D WGT slots of a step's
+// rows (the top of those windows) and the 24-byte record at the top of PRM.
+struct EltwiseEpilogue {
+  firmware::Eltwise proto;  // the arithmetic: every field but the addresses and the count
+  uint32_t prmImage = 0;    // DRAM address of its 24-byte parameter record
+  // DMA_LOADs of the other operand's rows of row tiles [p0, p1) x channel tiles [q0, q1)
+  // into WGT: tile q's `rows` rows at wgtAddr + (q - q0)*rows*C, C bytes each (the rows
+  // storeOut stores from OUT).
+  std::function<void(uint32_t p0, uint32_t p1, uint32_t q0, uint32_t q1, uint32_t rows,
+                     uint32_t wgtAddr, std::vector<firmware::DmaLoad>&)>
+      loadOther;
+};
+
 struct GemmSpec {
   uint32_t channels = 0;            // output columns N (tiles of C)
   std::vector<uint32_t> tileDepth;  // K of each channel tile
@@ -145,6 +163,7 @@ struct GemmSpec {
   // The parts of INP, WGT and PRM the plan's slots take: a fused step gives each of its
   // operations its own, so the next one's loads never overwrite what this one reads.
   BufferWindow inpWindow, wgtWindow, prmWindow;
+  std::optional<EltwiseEpilogue> eltwise;  // one problem, 8-bit outputs, not into INP
   std::vector<GemmProblem> problems;
 };
 

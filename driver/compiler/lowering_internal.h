@@ -93,6 +93,21 @@ hal::Result<CompiledStep> lowerDepthwiseIntoInp(const hal::Model& model, uint32_
 hal::Result<CompiledStep> lowerPointwiseFromInp(const hal::Model& model, uint32_t index,
                                                 const OpView& v, const LoweringOptions& options,
                                                 const FusedHalf& half);
+// An ADD, SUB or MUL fused after a convolution: inputs of the output's shape, the
+// convolution's output its input `convInput` (ELTWISE's a, requantized into INP), the other
+// one ELTWISE's b (loaded beside the accumulators).
+struct EltwiseAfter {
+  uint32_t other = 0, output = 0;  // the other input's and the output's operands
+  firmware::Eltwise proto;         // the arithmetic (addresses and count unset)
+  std::vector<uint8_t> record;     // ELTWISE's PRM record
+  std::string name;                // ADD, SUB or MUL
+};
+hal::Result<EltwiseAfter> eltwiseAfter(const OpView& v, uint32_t convInput);
+// CONV_2D as window GEMMs over channel tiles, `after` applied to its rows on the NPU: the
+// step's output is `after.output`; the convolution's own output binding is left unused.
+hal::Result<CompiledStep> lowerConvThenEltwise(const hal::Model& model, uint32_t index,
+                                               const OpView& v, const LoweringOptions& options,
+                                               const EltwiseAfter& after);
 // TRANSPOSE_CONV_2D as the convolution of its zero-inserted input (host im2col).
 hal::Status transposeConvSupport(const OpView& v);
 hal::Result<CompiledStep> lowerTransposeConv(const hal::Model& model, uint32_t index,

@@ -167,6 +167,52 @@ void fuseDepthwisePointwise(const hal::Model& model, const std::vector<ops::Shap
   }
 }
 
+// Fuses each CONV_2D step with the ADD, SUB or MUL step right after it that alone reads
+// its output (no model output) into one step (fused_lowering.h) when the estimate says the
+// fused step costs less than the two, its output lands in the layout the elementwise step's
+// readers were planned for, and the other input comes from before the convolution.
+void fuseConvEltwise(const hal::Model& model, const std::vector<ops::Shape>& shapes,
+                     ModelPlan& plan) {
+  std::map<uint32_t, uint32_t> reads;
+  for (const hal::Operation& op : model.main.operations)
+    for (uint32_t in : op.inputs) ++reads[in];
+  const std::set<uint32_t> modelOutputs(model.main.outputIndexes.begin(),
+                                        model.main.outputIndexes.end());
+  std::map<uint32_t, size_t> producer;
+  for (size_t k = 0; k < model.main.operations.size(); ++k)
+    for (uint32_t o : model.main.operations[k].outputs) producer[o] = k;
+  for (size_t k = 0; k + 1 < plan.operations.size(); ++k) {
+    PlannedOperation& a = plan.operations[k];
+    PlannedOperation& b = plan.operations[k + 1];
+    const hal::Operation& op = model.main.operations[k];
+    const hal::Operation& next = model.main.operations[k + 1];
+    if (a.placement.target != Target::kNpu || b.placement.target != Target::kNpu || a.fusedInto ||
+        b.fusedInto || !a.step.fused.empty() || !b.step.fused.empty() || a.step.epilogue ||
+        b.step.epilogue || op.type != hal::OperationType::CONV_2D || op.outputs.size() != 1 ||
+        reads[op.outputs[0]] != 1 || modelOutputs.count(op.outputs[0]) || next.inputs.size() < 2 ||
+        b.step.outputs.size() != 1)
+      continue;
+    const uint32_t other = next.inputs[0] == op.outputs[0] ? next.inputs[1] : next.inputs[0];
+    if (auto it = producer.find(other); it != producer.end() && it->second >= k) continue;
+    LoweringOptions lo = plan.options;
+    lo.tag = static_cast<uint32_t>(k) + 1;
+    auto fused = lowerFusedConvEltwise(model, static_cast<uint32_t>(k),
+                                       static_cast<uint32_t>(k + 1), shapes, lo);
+    if (!fused.ok() || fused->outputs.size() != 1 ||
+        fused->outputs[0].layout != b.step.outputs[0].layout)
+      continue;
+    auto cost = [&](const CompiledStep& st) {
+      return lo.preference == hal::ExecutionPreference::LOW_POWER
+                 ? estimatedEnergyPj(model, st, lo)
+                 : static_cast<double>(st.report.estimatedCycles);
+    };
+    if (cost(*fused) >= cost(a.step) + cost(b.step)) continue;
+    a.step = std::move(*fused);
+    b.step = CompiledStep{};
+    b.fusedInto = static_cast<uint32_t>(k);
+  }
+}
+
 }  // namespace
 
 hal::Result<ModelPlan> compileModel(const hal::Model& model, const LoweringOptions& options) {
@@ -201,7 +247,10 @@ hal::Result<ModelPlan> compileModel(const hal::Model& model, const LoweringOptio
     }
     plan.operations.push_back(std::move(po));
   }
-  if (options.fuseLayers) fuseDepthwisePointwise(model, shapes, plan);
+  if (options.fuseLayers) {
+    fuseDepthwisePointwise(model, shapes, plan);
+    fuseConvEltwise(model, shapes, plan);
+  }
   const std::map<std::pair<size_t, size_t>, std::pair<size_t, size_t>> aliases =
       markResident(model, plan);
   // Lifetimes: constants for the whole plan, the rest for their step only.

@@ -249,7 +249,9 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
         if (b.resident) residentIn.insert(b.operand);
     HostWork readBack;  // device-only inputs a host reader needs
     for (size_t j = 0; j < op.inputs.size(); ++j) {
-      if (!residentIn.count(op.inputs[j]))
+      // A fused step read its inputs where they were (the reference of its later operation,
+      // under the cross-check only, finds them read back already).
+      if (!residentIn.count(op.inputs[j]) && !fusedHere)
         if (hal::Status st = materialize(op.inputs[j], readBack); !st.ok())
           return hal::fail(where, ": input ", j, ": ", st.error());
       const ops::RuntimeOperand& r = operands[op.inputs[j]];

@@ -1,8 +1,10 @@
-// Fused depthwise -> pointwise steps (driver/compiler/fused_lowering.h): the tensor between
-// the layers kept in INP (REQUANT_STORE to_inp, ISA 1.9). Random layer pairs run as one
+// Fused steps (driver/compiler/fused_lowering.h), the tensor between two operations kept in
+// INP (REQUANT_STORE to_inp, ISA 1.9). Depthwise -> pointwise: random layer pairs run as one
 // fused step on a strict interpreter device, bit-exact with the reference; whole models fuse
 // through compileModel and check under the executor's cross-check; tensors larger than INP
 // fuse in blocks of rows, and one whose single row does not fit, or NCHW layers, are refused.
+// CONV_2D -> ADD / SUB / MUL (a residual's elementwise epilogue): random pairs bit-exact,
+// ResNet-like identity blocks through the executor, broadcasts refused.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -260,6 +262,177 @@ TEST(FusedLowering, LargeTensorsFuseInBlocksOfRows) {
   std::vector<hal::TensorValue> got;
   ASSERT_TRUE(ex.run(q.inputs, got).ok());
   EXPECT_EQ(got[0].bytes, want[0].bytes);
+}
+
+// A convolution and the elementwise operation after it. Without `chain`: input x
+// [n, h, w, cin] -> CONV_2D f x f (stride, SAME) -> y; `type`(y, r), or (r, y) with `swap`,
+// r a model input of y's shape. With `chain` (stride 1): x -> CONV_2D 1x1 -> r, r -> CONV_2D
+// f x f -> y, `type`(y, r): a ResNet identity block, r read by both.
+Pair randomConvEltwise(std::mt19937& rng, uint32_t n, uint32_t h, uint32_t w, uint32_t cin,
+                       uint32_t cout, uint32_t f, uint32_t stride, OperationType type, bool swap,
+                       bool chain) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const bool isSigned = rng() % 2;
+  const OperandType t =
+      isSigned ? OperandType::TENSOR_QUANT8_ASYMM_SIGNED : OperandType::TENSOR_QUANT8_ASYMM;
+  const int lo = isSigned ? -128 : 0, hi = isSigned ? 127 : 255;
+  auto bytes = [&](size_t count) {
+    std::vector<uint8_t> v(count);
+    for (uint8_t& x : v) x = static_cast<uint8_t>(pick(lo, hi));
+    return v;
+  };
+  auto ints = [&](size_t count, int range) {
+    std::vector<int32_t> v(count);
+    for (int32_t& x : v) x = pick(-range, range);
+    return v;
+  };
+  auto zp = [&] { return pick(lo + 20, hi - 20); };
+  const uint32_t oh = (h + stride - 1) / stride, ow = (w + stride - 1) / stride;
+  OneOpModel m;
+  uint32_t x = m.input(t, {n, h, w, cin}, bytes(size_t{n} * h * w * cin), 0.05f, zp());
+  std::vector<uint32_t> temps;
+  uint32_t r = 0;
+  float inScale = 0.05f;
+  if (chain) {
+    const uint32_t w0 = m.constant(t, {cout, 1, 1, cin}, bytes(size_t{cout} * cin), 0.02f, zp());
+    const uint32_t b0 = m.constant(kI32, {cout}, ints(cout, 300), 0.05f * 0.02f);
+    r = m.output(t, {n, h, w, cout}, 0.06f, zp());
+    m.op(OperationType::CONV_2D, {x, w0, b0, m.i32(1), m.i32(1), m.i32(1), m.i32(1)}, {r});
+    temps.push_back(r);
+    x = r;
+    inScale = 0.06f;
+  } else {
+    r = m.input(t, {n, oh, ow, cout}, bytes(size_t{n} * oh * ow * cout), 0.06f, zp());
+  }
+  const uint32_t cy = chain ? cout : cin;
+  const uint32_t wc =
+      m.constant(t, {cout, f, f, cy}, bytes(size_t{cout} * f * f * cy), 0.02f, zp());
+  const uint32_t bc = m.constant(kI32, {cout}, ints(cout, 800), inScale * 0.02f);
+  const uint32_t y = m.output(t, {n, oh, ow, cout}, 0.08f, zp());
+  const int32_t convAct = pick(0, 1);
+  m.op(OperationType::CONV_2D,
+       {x, wc, bc, m.i32(1), m.i32(static_cast<int32_t>(stride)),
+        m.i32(static_cast<int32_t>(stride)), m.i32(convAct)},
+       {y});
+  temps.push_back(y);
+  const int32_t act = pick(0, 3);  // none, relu, relu1, relu6
+  const float outScale = type == OperationType::MUL ? 0.3f : 0.1f;
+  const uint32_t out = m.output(t, {n, oh, ow, cout}, outScale, zp());
+  m.op(type, {swap ? r : y, swap ? y : r, m.i32(act)}, {out});
+  Pair p{m.build(), m.inputs(), ""};
+  hal::Subgraph& g = p.model.main;
+  for (uint32_t tmp : temps) g.operands[tmp].lifetime = hal::OperandLifeTime::TEMPORARY_VARIABLE;
+  g.outputIndexes = {out};
+  p.what = std::string(isSigned ? "int8" : "uint8") + " [" + std::to_string(n) + "," +
+           std::to_string(h) + "," + std::to_string(w) + "," + std::to_string(cin) + "] conv " +
+           std::to_string(f) + "x" + std::to_string(f) + " s" + std::to_string(stride) + " -> " +
+           std::to_string(cout) + ", " + std::string(hal::toString(type)) +
+           (swap ? " (other, conv)" : " (conv, other)") + " act " + std::to_string(act) +
+           (chain ? " (identity block)" : "");
+  return p;
+}
+
+// Every random convolution + ADD / SUB / MUL as one step: the elementwise operation's output
+// equals the reference's; the step reads the convolution's input and the other operand and
+// writes the elementwise output only (the convolution's never in DRAM).
+TEST(FusedLowering, RandomConvEltwisePairsAreBitExact) {
+  std::mt19937 rng(31);
+  auto pick = [&](int lo, int hi) {
+    return static_cast<uint32_t>(std::uniform_int_distribution<int>(lo, hi)(rng));
+  };
+  const OperationType types[] = {OperationType::ADD, OperationType::SUB, OperationType::MUL};
+  for (int i = 0; i < 30; ++i) {
+    // (A strided 1x1 layer has no window mapping.)
+    const uint32_t f = pick(0, 1) ? 1 : 3, stride = f == 3 && pick(0, 2) == 0 ? 2 : 1;
+    const uint32_t h = pick(3, 17), w = pick(3, 23), n = pick(0, 4) == 0 ? 2 : 1;
+    const uint32_t cin = 8 * pick(1, 8), cout = 8 * pick(1, 9);
+    Pair p = randomConvEltwise(rng, n, h, w, cin, cout, f, stride, types[i % 3], pick(0, 1), false);
+    SCOPED_TRACE(p.what);
+    std::vector<hal::TensorValue> want;
+    ASSERT_EQ(referenceRun(p.model, p.inputs, want), "");
+    LoweringOptions o;
+    o.npu = array16();
+    auto step = lowerFusedConvEltwise(p.model, 0, 1, declaredShapes(p.model), o);
+    ASSERT_TRUE(step.ok()) << step.error();
+    ASSERT_EQ(step->fused, std::vector<uint32_t>{1});
+    ASSERT_EQ(step->inputs.size(), 2u);
+    ASSERT_EQ(step->outputs.size(), 1u);
+    EXPECT_EQ(step->outputs[0].operand, p.model.main.outputIndexes[0]);
+    InterpreterDevice dev(o.npu, 64ull << 20);
+    std::vector<std::vector<uint8_t>> out;
+    auto stats = runStep(dev, *step, {p.inputs[0].bytes, p.inputs[1].bytes}, out);
+    ASSERT_TRUE(stats.ok()) << stats.error();
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0], want[0].bytes);
+    EXPECT_EQ(step->report.estimatedCycles, stats->cycles);
+  }
+}
+
+// ResNet-like identity blocks through compileModel and the executor (cross-check on): the
+// ADD fuses into the convolution before it when that is faster, reads the first layer's
+// output where it lies (resident), nothing mismatches, and the output equals the reference
+// and the unfused plan's. A broadcast other operand is refused.
+TEST(FusedLowering, ResidualAddsFuseIntoTheConvolution) {
+  std::mt19937 rng(17);
+  int fusedPlans = 0;
+  for (int i = 0; i < 6; ++i) {
+    Pair p = randomConvEltwise(rng, 1, 14, 14, 32, 16 * (2 + i % 3), i % 2 ? 3 : 1, 1,
+                               OperationType::ADD, i % 3 == 2, true);
+    SCOPED_TRACE(p.what);
+    std::vector<hal::TensorValue> want;
+    ASSERT_EQ(referenceRun(p.model, p.inputs, want), "");
+    for (bool fuse : {true, false}) {
+      LoweringOptions o;
+      o.npu = array16();
+      o.fuseLayers = fuse;
+      auto plan = compileModel(p.model, o);
+      ASSERT_TRUE(plan.ok()) << plan.error();
+      ASSERT_EQ(plan->operations.size(), 3u);
+      const bool fused = plan->operations[2].fusedInto.has_value();
+      if (!fuse) EXPECT_FALSE(fused);
+      if (fused) {
+        ++fusedPlans;
+        EXPECT_EQ(*plan->operations[2].fusedInto, 1u);
+        EXPECT_EQ(plan->operations[1].step.fused, std::vector<uint32_t>{2});
+        ASSERT_EQ(plan->operations[1].step.inputs.size(), 2u);
+        for (const Binding& b : plan->operations[1].step.inputs) {
+          EXPECT_TRUE(b.resident);
+        }
+      }
+      InterpreterDevice device(o.npu);
+      NpuExecutor ex(p.model, *plan, device);
+      ex.setCrossCheck(true);
+      std::vector<hal::TensorValue> got;
+      ExecutionReport report;
+      ASSERT_TRUE(ex.run(p.inputs, got, &report).ok());
+      EXPECT_EQ(report.mismatches, 0u) << report.describe();
+      ASSERT_EQ(report.steps.size(), 3u);
+      EXPECT_TRUE(report.steps[2].checked);
+      EXPECT_EQ(report.host.bytes.betweenNpuSteps, 0u);
+      ASSERT_EQ(got.size(), 1u);
+      EXPECT_EQ(got[0].bytes, want[0].bytes) << (fuse ? "fused" : "unfused");
+    }
+  }
+  EXPECT_GT(fusedPlans, 0);
+  // The other operand broadcast over the pixels: ELTWISE's epilogue takes equal shapes.
+  OneOpModel m;
+  const OperandType t = OperandType::TENSOR_QUANT8_ASYMM;
+  const uint32_t x = m.input(t, {1, 4, 4, 16}, std::vector<uint8_t>(256, 3), 0.05f, 10);
+  const uint32_t r = m.input(t, {1, 1, 1, 16}, std::vector<uint8_t>(16, 7), 0.05f, 10);
+  const uint32_t wc = m.constant(t, {16, 1, 1, 16}, std::vector<uint8_t>(256, 130), 0.02f, 128);
+  const uint32_t bc = m.constant(kI32, {16}, std::vector<int32_t>(16, 5), 0.001f);
+  const uint32_t y = m.output(t, {1, 4, 4, 16}, 0.08f, 5);
+  m.op(OperationType::CONV_2D, {x, wc, bc, m.i32(1), m.i32(1), m.i32(1), m.i32(0)}, {y});
+  const uint32_t out = m.output(t, {1, 4, 4, 16}, 0.1f, 3);
+  m.op(OperationType::ADD, {y, r, m.i32(0)}, {out});
+  hal::Model model = m.build();
+  model.main.operands[y].lifetime = hal::OperandLifeTime::TEMPORARY_VARIABLE;
+  model.main.outputIndexes = {out};
+  LoweringOptions o;
+  o.npu = array16();
+  auto step = lowerFusedConvEltwise(model, 0, 1, declaredShapes(model), o);
+  ASSERT_FALSE(step.ok());
+  EXPECT_NE(step.error().find("broadcast"), std::string::npos) << step.error();
 }
 
 }  // namespace
