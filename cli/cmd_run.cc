@@ -163,8 +163,8 @@ int cmdRun(const Args& args) {
       "check", po::bool_switch(&check),
       "also run every NPU step on the reference and compare bit for bit")(
       "no-fuse", po::bool_switch(&noFuse),
-      "every operation its own step: no fused depthwise -> pointwise steps (ISA 1.9), to "
-      "compare")(
+      "every operation its own step: no fused depthwise -> pointwise or convolution -> "
+      "ADD steps (ISA 1.9), to compare")(
       "profile", po::bool_switch(&profile),
       "print where the process's wall time went: loading, compile (mapping estimates), host "
       "packing, NPU job set-up, simulation, CPU steps, report")(
