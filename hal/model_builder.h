@@ -12,6 +12,9 @@ namespace nncosim::hal {
 
 class ModelBuilder {
  public:
+  ModelBuilder() = default;
+  // Goes on building `model` (its operands, operations and indexes as they are).
+  explicit ModelBuilder(Model model) : model_(std::move(model)) {}
   // A tensor or scalar operand with the given lifetime (no value); returns its index.
   uint32_t addOperand(OperandType type, std::vector<uint32_t> dims, float scale = 0.0f,
                       int32_t zeroPoint = 0,

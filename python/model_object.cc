@@ -150,10 +150,12 @@ void bindModel(py::module_& m) {
       .def("prepare", &prepareModel, py::arg("backend") = frontend::defaultBackend(),
            py::arg("preference") = "fast_single_answer", py::arg("config") = py::none(),
            py::arg("config_file") = py::none(), py::arg("host") = py::none(),
+           py::arg("fuse") = true,
            "validate and compile for a backend (sim | isa | ref; default sim, isa in builds "
            "without the hardware); preference low_power | "
            "fast_single_answer | sustained_speed; config: SoC settings as `nncosim run --set` "
-           "(sim); config_file: as --config; host: host model settings as --host")
+           "(sim); config_file: as --config; host: host model settings as --host; fuse=False: "
+           "every operation its own step, as --no-fuse")
       .def("__repr__", [](const Model& pm) {
         return "<nncosim.Model " + pm.name + ": " +
                std::to_string(pm.model.main.operations.size()) + " operations, " +

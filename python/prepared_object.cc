@@ -88,7 +88,7 @@ Result run(Prepared& p, const py::object& inputs, bool check) {
 std::shared_ptr<Prepared> prepareModel(const std::shared_ptr<Model>& model,
                                        const std::string& backend, const std::string& preference,
                                        const py::object& config, const py::object& configFile,
-                                       const py::object& host) {
+                                       const py::object& host, bool fuse) {
   const auto pref = frontend::preferenceFromName(preference);
   if (!pref)
     throw Error("preference must be low_power, fast_single_answer or sustained_speed, not '" +
@@ -104,7 +104,7 @@ std::shared_ptr<Prepared> prepareModel(const std::shared_ptr<Model>& model,
   p->backend = sharedBackend(req);
   p->model = model;
   p->preference = preference;
-  auto prepared = p->backend->driver().prepareModel(model->model, *pref);
+  auto prepared = p->backend->driver().prepareModel(model->model, *pref, fuse);
   if (!prepared) throw Error(model->name + ": " + prepared.error());
   p->prepared = std::move(*prepared);
   p->modelValidations = hal::modelValidations() - modelChecks0;

@@ -32,6 +32,6 @@ struct Prepared {
 std::shared_ptr<Prepared> prepareModel(const std::shared_ptr<Model>& model,
                                        const std::string& backend, const std::string& preference,
                                        const py::object& config, const py::object& configFile,
-                                       const py::object& host);
+                                       const py::object& host, bool fuse);
 
 }  // namespace nncosim::python

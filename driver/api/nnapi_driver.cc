@@ -168,7 +168,7 @@ hal::Result<std::vector<OperationSupport>> NnapiDriver::getSupportedOperations(
 }
 
 hal::Result<std::unique_ptr<PreparedModel>> NnapiDriver::prepareModel(
-    const hal::Model& model, hal::ExecutionPreference preference) {
+    const hal::Model& model, hal::ExecutionPreference preference, std::optional<bool> fuseLayers) {
   NNC_TRY(validateModelForExecution(model));
   std::unique_ptr<ModelPlan> plan;
   if (device_) {
@@ -176,6 +176,7 @@ hal::Result<std::unique_ptr<PreparedModel>> NnapiDriver::prepareModel(
     lo.deviceClockMHz = options_.clockMHz;
     lo.npu = device_->config();
     lo.preference = preference;
+    if (fuseLayers) lo.fuseLayers = *fuseLayers;
     auto compiled = compileModel(model, lo);
     if (!compiled) return hal::Error{"compile: " + compiled.error()};
     plan = std::make_unique<ModelPlan>(std::move(*compiled));

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -120,8 +121,11 @@ class NnapiDriver {
   const hal::Capabilities& getCapabilities();
   // One entry per main-subgraph operation, after structural and signature validation.
   hal::Result<std::vector<OperationSupport>> getSupportedOperations(const hal::Model& model);
-  hal::Result<std::unique_ptr<PreparedModel>> prepareModel(const hal::Model& model,
-                                                           hal::ExecutionPreference preference);
+  // `fuseLayers` (optional) overrides the driver's LoweringOptions::fuseLayers for this
+  // model: fused steps or every operation its own step.
+  hal::Result<std::unique_ptr<PreparedModel>> prepareModel(
+      const hal::Model& model, hal::ExecutionPreference preference,
+      std::optional<bool> fuseLayers = std::nullopt);
 
   // The measured calibration behind getCapabilities(): NPU and CPU microseconds.
   struct Calibration {

@@ -758,8 +758,10 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   if (fromInp && (!pointwise || raw || packedRows))
     return hal::fail("fused: a pointwise layer over channel tiles reads INP");
   if ((fused || after) && s.eb() != 1) return hal::fail("fused: 8-bit layers only");
-  if (after && (fused || packedRows))
-    return hal::fail("fused: an elementwise operation after a plain window step only");
+  if (after && fused && (!fromInp || fused->eltwiseInp.bytes == 0))
+    return hal::fail(
+        "fused: an elementwise operation after a whole layer, or after a pointwise half with "
+        "INP for its rows");
   // Packed rows (packedWidth): lanes across output rows, wv per row.
   const bool packed = packedRows;
   const uint32_t wv = packed ? packedWidth(s) : 0;
@@ -1163,18 +1165,34 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
     EltwiseEpilogue e;
     e.proto = after->proto;
     e.prmImage = static_cast<uint32_t>(sb.address(recordBuf));
-    e.loadOther = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows,
-                      uint32_t wgtAddr, std::vector<firmware::DmaLoad>& out) {
+    if (fused) e.inp = fused->eltwiseInp;
+    // Pixels [px0, px0 + n) of tiles [q0, q1) to WGT at `at`, tiles rows * C bytes apart.
+    auto load = [=](uint64_t px0, uint32_t n, uint32_t q0, uint32_t q1, uint32_t rows, uint32_t at,
+                    std::vector<firmware::DmaLoad>& out) {
       firmware::DmaLoad d;
       d.bufId = firmware::Buffer::kWgt;
-      d.bufAddr = wgtAddr;
-      d.dramAddr =
-          static_cast<uint32_t>(otherBase + (uint64_t{q0} * totalRows + firstPixel(p0)) * C);
-      d.count0 = rows * C;
+      d.bufAddr = at;
+      d.dramAddr = static_cast<uint32_t>(otherBase + (uint64_t{q0} * totalRows + px0) * C);
+      d.count0 = n * C;
       d.count1 = q1 - q0;
       d.dramStride1 = static_cast<uint32_t>(totalRows * C);
       d.bufStride1 = rows * C;
       out.push_back(d);
+    };
+    e.loadOther = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows,
+                      uint32_t wgtAddr, std::vector<firmware::DmaLoad>& out) {
+      if (!packed) {
+        load(firstPixel(p0), rows, q0, q1, rows, wgtAddr, out);
+        return;
+      }
+      // Packed rows: each output row's real pixels among the lanes, as storeOut stores them.
+      const uint64_t v0 = uint64_t{p0} * R, v1 = v0 + rows;
+      for (uint64_t rr = v0 / wv; rr * wv < v1; ++rr) {
+        const uint64_t a = std::max(v0, rr * wv), e = std::min(v1, rr * wv + g.outW);
+        if (a < e)
+          load(rr * g.outW + (a - rr * wv), static_cast<uint32_t>(e - a), q0, q1, rows,
+               wgtAddr + static_cast<uint32_t>((a - v0) * C), out);
+      }
     };
     spec.eltwise = std::move(e);
   }
@@ -1571,7 +1589,7 @@ hal::Result<CompiledStep> lowerDepthwiseIntoInp(const hal::Model& model, uint32_
 
 hal::Result<CompiledStep> lowerPointwiseFromInp(const hal::Model& model, uint32_t index,
                                                 const OpView& v, const LoweringOptions& options,
-                                                const FusedHalf& half) {
+                                                const FusedHalf& half, const EltwiseAfter* after) {
   const ConvKind kind = kindOf(v.op().type);
   if (kind != ConvKind::kConv) return hal::fail("fused: not a CONV_2D");
   NNC_ASSIGN_OR_RETURN(auto g, ops::conv::convGeometry(v.ctx(), kind));
@@ -1579,7 +1597,7 @@ hal::Result<CompiledStep> lowerPointwiseFromInp(const hal::Model& model, uint32_
   NNC_ASSIGN_OR_RETURN(auto s, setupConv(v, options, kind, g));
   if (!isPointwise(s) || !windowApplies(s, options.npu))
     return hal::fail("fused: not a pointwise window layer");
-  return lowerWindow(model, index, v, options, s, WindowInput::kChannelTiles, false, &half);
+  return lowerWindow(model, index, v, options, s, WindowInput::kChannelTiles, false, &half, after);
 }
 
 hal::Result<CompiledStep> lowerConvThenEltwise(const hal::Model& model, uint32_t index,
@@ -1590,8 +1608,17 @@ hal::Result<CompiledStep> lowerConvThenEltwise(const hal::Model& model, uint32_t
   NNC_ASSIGN_OR_RETURN(auto g, ops::conv::convGeometry(v.ctx(), kind));
   if (g.nchw) return hal::fail("fused: NCHW layers are not fused");
   NNC_ASSIGN_OR_RETURN(auto s, setupConv(v, options, kind, g));
-  return lowerWindow(model, index, v, options, s, WindowInput::kChannelTiles, false, nullptr,
-                     &after);
+  // A row tile per output row, or lanes packed across output rows: the faster estimate.
+  hal::Result<CompiledStep> best = hal::fail("window: does not apply");
+  for (bool packed : {false, true}) {
+    auto step = lowerWindow(model, index, v, options, s, WindowInput::kChannelTiles, packed,
+                            nullptr, &after);
+    if (step.ok() && (!best.ok() || step->report.estimatedCycles < best->report.estimatedCycles))
+      best = std::move(step);
+    else if (!best.ok() && !step.ok())
+      best = hal::fail(step.error());
+  }
+  return best;
 }
 
 hal::Result<CompiledStep> lowerTransposeConv(const hal::Model& model, uint32_t index,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <string>
 
 #include "driver/compiler/gemm_engine.h"
@@ -64,9 +65,9 @@ uint64_t dropRepeatedFills(std::vector<firmware::Command>& commands, uint32_t in
 // One step of every block's two halves: block i's job is `a[i]`'s commands (their END
 // dropped) then `b[i]`'s. The buffers are the first block's (every block binds the same
 // operands and constants in the same order): all of `a`'s but its outputs and of `b`'s but
-// its inputs (the tensor between them, which lives in INP), rebased into one space.
+// its input `between` (the tensor between them, which lives in INP), rebased into one space.
 hal::Result<CompiledStep> mergeHalves(const std::vector<CompiledStep>& a,
-                                      const std::vector<CompiledStep>& b) {
+                                      const std::vector<CompiledStep>& b, uint32_t between) {
   CompiledStep m;
   uint64_t at = kStepLocalBase;
   auto take = [&](const CompiledStep& st, const std::vector<Binding>& dropped,
@@ -92,7 +93,10 @@ hal::Result<CompiledStep> mergeHalves(const std::vector<CompiledStep>& a,
   std::vector<uint64_t> pa, pb;
   std::vector<size_t> ia, ib;
   NNC_TRY(take(a.at(0), a[0].outputs, pa, ia));
-  NNC_TRY(take(b.at(0), b[0].inputs, pb, ib));
+  std::vector<Binding> tensorIn;
+  for (const Binding& x : b.at(0).inputs)
+    if (x.operand == between) tensorIn.push_back(x);
+  NNC_TRY(take(b.at(0), tensorIn, pb, ib));
   if (at > 0xFFFFFFFFull) return hal::fail("fused: the step passes the 32-bit DRAM addresses");
   m.localBytes = at - kStepLocalBase;
   auto sameBuffers = [](const CompiledStep& x, const CompiledStep& y) {
@@ -118,6 +122,11 @@ hal::Result<CompiledStep> mergeHalves(const std::vector<CompiledStep>& a,
     x.buffer = ia.at(x.buffer);
     m.inputs.push_back(x);
   }
+  for (Binding x : b[0].inputs) {  // an elementwise operation's other input
+    if (x.operand == between) continue;
+    x.buffer = ib.at(x.buffer);
+    m.inputs.push_back(x);
+  }
   for (Binding x : b[0].outputs) {
     x.buffer = ib.at(x.buffer);
     m.outputs.push_back(x);
@@ -134,7 +143,8 @@ hal::Result<CompiledStep> mergeHalves(const std::vector<CompiledStep>& a,
 hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, uint32_t depthwise,
                                                        uint32_t pointwise,
                                                        const std::vector<ops::Shape>& shapes,
-                                                       const LoweringOptions& options) {
+                                                       const LoweringOptions& options,
+                                                       std::optional<uint32_t> eltwise) {
   const NpuConfig& npu = options.npu;
   const hal::Operation& dw = model.main.operations.at(depthwise);
   const hal::Operation& pw = model.main.operations.at(pointwise);
@@ -168,7 +178,25 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
   internal::FusedHalf dwHalf, pwHalf;
   const uint32_t base = static_cast<uint32_t>(npu.inpBytes - tensorBytes) & ~63u;
   dwHalf.tensor = pwHalf.tensor = {base, static_cast<uint32_t>(tileStride)};
-  dwHalf.inp = {0, base};
+  // An elementwise operation after the pointwise one: its rows (a step's, ACC's rows of C
+  // bytes at most) in INP below the tensor, taken from the depthwise half's slots.
+  std::optional<internal::EltwiseAfter> after;
+  uint32_t eltwiseRows = 0;
+  if (eltwise) {
+    const hal::Operation& e = model.main.operations.at(*eltwise);
+    if (pw.outputs.size() != 1 || e.inputs.size() < 2 ||
+        (e.inputs[0] == pw.outputs[0]) == (e.inputs[1] == pw.outputs[0]))
+      return hal::fail("fused: the ", hal::toString(e.type),
+                       " does not read the pointwise output exactly once");
+    internal::OpView eltView(model, *eltwise, shapes);
+    NNC_ASSIGN_OR_RETURN(after,
+                         internal::eltwiseAfter(eltView, e.inputs[0] == pw.outputs[0] ? 0 : 1));
+    eltwiseRows = align64(npu.accBytes / 4);
+    if (base < 2 * eltwiseRows)
+      return hal::fail("fused: no room in INP for the ", after->name, "'s rows");
+    pwHalf.eltwiseInp = {base - eltwiseRows, eltwiseRows};
+  }
+  dwHalf.inp = {0, base - eltwiseRows};
   pwHalf.inp = {0, npu.inpBytes};  // it loads nothing into INP: its slots are notional
   // WGT and PRM: twice the depthwise weights and parameters (its slots) low, the rest above.
   const uint64_t taps = uint64_t{f[1]} * f[2];
@@ -193,17 +221,20 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
                          internal::lowerDepthwiseIntoInp(model, depthwise, dwView, lo, dwHalf));
     x.report.dmaLoads -= dropRepeatedFills(x.commands, npu.inpBytes, npu.cols);
     NNC_ASSIGN_OR_RETURN(auto y,
-                         internal::lowerPointwiseFromInp(model, pointwise, pwView, lo, pwHalf));
+                         internal::lowerPointwiseFromInp(model, pointwise, pwView, lo, pwHalf,
+                                                         after ? &*after : nullptr));
     a.push_back(std::move(x));
     b.push_back(std::move(y));
   }
-  NNC_ASSIGN_OR_RETURN(auto step, mergeHalves(a, b));
+  NNC_ASSIGN_OR_RETURN(auto step, mergeHalves(a, b, dw.outputs[0]));
   step.operation = depthwise;
   step.type = dw.type;
   step.fused = {pointwise};
+  if (eltwise) step.fused.push_back(*eltwise);
   StepReport& r = step.report;
   r = b[0].report;
-  r.operation = a[0].report.operation + " + " + b[0].report.operation;
+  r.operation = a[0].report.operation + " + " + b[0].report.operation +
+                (after ? " + " + after->name : std::string());
   r.mapping = "fused: " + a[0].report.mapping +
               "; its rows into INP (REQUANT_STORE to_inp, ISA 1.9), " +
               std::to_string(uint64_t{rowsTotal} * rowBytes) + " B never in DRAM" +

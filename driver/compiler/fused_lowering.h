@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "driver/compiler/compiled_step.h"
@@ -35,10 +36,14 @@ namespace nncosim::driver {
 // depthwise layer, its outputs those of the pointwise one, CompiledStep::fused = {pointwise}.
 // Fails (the caller keeps the two steps) when a half does not apply (NCHW layers among
 // them) or not one block of the tensor's rows fits in INP beside the depthwise input.
-hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, uint32_t depthwise,
-                                                       uint32_t pointwise,
-                                                       const std::vector<ops::Shape>& shapes,
-                                                       const LoweringOptions& options);
+// With `eltwise` (an ADD, SUB or MUL of the pointwise output and a tensor of its shape,
+// MobileNet-v2's residual ADD) the pointwise half ends with that operation as a convolution
+// does in lowerFusedConvEltwise: the step's inputs add the other tensor, its output is the
+// elementwise operation's, fused = {pointwise, eltwise}.
+hal::Result<CompiledStep> lowerFusedDepthwisePointwise(
+    const hal::Model& model, uint32_t depthwise, uint32_t pointwise,
+    const std::vector<ops::Shape>& shapes, const LoweringOptions& options,
+    std::optional<uint32_t> eltwise = std::nullopt);
 
 // Main-subgraph operation `conv` (CONV_2D) and `eltwise` (ADD, SUB or MUL of the
 // convolution's output and a tensor of the same shape and type) as one step: its inputs

@@ -185,14 +185,20 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   const uint32_t inpSpan = span(spec.inpWindow, npu.inpBytes),
                  wgtSpan = span(spec.wgtWindow, npu.wgtBytes),
                  prmSpan = span(spec.prmWindow, npu.prmBytes);
-  if (inpSpan < 2 * epiBytes || wgtSpan < 2 * D * epiBytes || prmSpan < 2 * epiPrm)
+  if ((inpSpan < 2 * epiBytes && !(epi && spec.eltwise->inp.bytes)) || wgtSpan < 2 * D * epiBytes ||
+      prmSpan < 2 * epiPrm)
     return hal::fail("GEMM plan: no room for the elementwise epilogue");
-  const uint32_t inpSlot = slot(inpSpan - epiBytes, D);
+  // A region of its own for the rows, or the top of the INP window.
+  const bool epiOwnInp = epi && spec.eltwise->inp.bytes > 0;
+  if (epiOwnInp && spec.eltwise->inp.bytes < epiBytes)
+    return hal::fail("GEMM plan: the elementwise rows need ", epiBytes, " B of INP, given ",
+                     spec.eltwise->inp.bytes);
+  const uint32_t inpSlot = slot(inpSpan - (epiOwnInp ? 0 : epiBytes), D);
   const uint32_t wgtSlot = slot(wgtSpan - D * epiBytes, D);
   const uint32_t prmSlot = slot(prmSpan - epiPrm, D);
   const uint32_t inpBase = spec.inpWindow.base, wgtBase = spec.wgtWindow.base,
                  prmBase = spec.prmWindow.base;
-  const uint32_t epiInp = inpBase + inpSpan - epiBytes;
+  const uint32_t epiInp = epiOwnInp ? spec.eltwise->inp.base : inpBase + inpSpan - epiBytes;
   const uint32_t epiWgt = wgtBase + wgtSpan - D * epiBytes;  // slot s at + s * epiBytes
   const uint32_t epiRecord = prmBase + prmSpan - epiPrm;
   const uint32_t unit = std::max<uint32_t>(1, spec.kUnit);

@@ -121,6 +121,9 @@ struct BufferWindow {
 struct EltwiseEpilogue {
   firmware::Eltwise proto;  // the arithmetic: every field but the addresses and the count
   uint32_t prmImage = 0;    // DRAM address of its 24-byte parameter record
+  // Where the requantized rows go in INP; bytes 0 = the top of the INP window, taken from
+  // it (a fused step's pointwise half, whose INP window is notional, gives a region).
+  BufferWindow inp;
   // DMA_LOADs of the other operand's rows of row tiles [p0, p1) x channel tiles [q0, q1)
   // into WGT: tile q's `rows` rows at wgtAddr + (q - q0)*rows*C, C bytes each (the rows
   // storeOut stores from OUT).

@@ -65,6 +65,17 @@ class StepBuilder {
 
 std::string operationName(const hal::Model& model, uint32_t operationIndex);
 
+// An ADD, SUB or MUL fused after a convolution: inputs of the output's shape, the
+// convolution's output its input `convInput` (ELTWISE's a, requantized into INP), the other
+// one ELTWISE's b (loaded beside the accumulators).
+struct EltwiseAfter {
+  uint32_t other = 0, output = 0;  // the other input's and the output's operands
+  firmware::Eltwise proto;         // the arithmetic (addresses and count unset)
+  std::vector<uint8_t> record;     // ELTWISE's PRM record
+  std::string name;                // ADD, SUB or MUL
+};
+hal::Result<EltwiseAfter> eltwiseAfter(const OpView& v, uint32_t convInput);
+
 // Per-operation lowerings and support checks.
 hal::Status convSupport(const OpView& v);
 hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, const OpView& v,
@@ -79,6 +90,7 @@ struct InpTensor {
 struct FusedHalf {
   InpTensor tensor;  // its base holds the first pixel of output row rowFirst
   BufferWindow inp, wgt, prm;
+  BufferWindow eltwiseInp;  // the pointwise half's elementwise rows, when one follows
   // The block of output rows (across batches) this half computes: [rowFirst, + rowCount);
   // rowCount 0 = every row.
   uint32_t rowFirst = 0, rowCount = 0;
@@ -89,20 +101,13 @@ hal::Result<CompiledStep> lowerDepthwiseIntoInp(const hal::Model& model, uint32_
                                                 const OpView& v, const LoweringOptions& options,
                                                 const FusedHalf& half);
 // A pointwise CONV_2D (window GEMMs over channel tiles) whose A is `half.tensor` in INP: no
-// loads of its input, whose binding is left unused.
+// loads of its input, whose binding is left unused. With `after`, an elementwise operation
+// applied to its rows (the GEMM engine's epilogue, its INP rows in `half.eltwiseInp`): the
+// step's output is then that operation's.
 hal::Result<CompiledStep> lowerPointwiseFromInp(const hal::Model& model, uint32_t index,
                                                 const OpView& v, const LoweringOptions& options,
-                                                const FusedHalf& half);
-// An ADD, SUB or MUL fused after a convolution: inputs of the output's shape, the
-// convolution's output its input `convInput` (ELTWISE's a, requantized into INP), the other
-// one ELTWISE's b (loaded beside the accumulators).
-struct EltwiseAfter {
-  uint32_t other = 0, output = 0;  // the other input's and the output's operands
-  firmware::Eltwise proto;         // the arithmetic (addresses and count unset)
-  std::vector<uint8_t> record;     // ELTWISE's PRM record
-  std::string name;                // ADD, SUB or MUL
-};
-hal::Result<EltwiseAfter> eltwiseAfter(const OpView& v, uint32_t convInput);
+                                                const FusedHalf& half,
+                                                const EltwiseAfter* after = nullptr);
 // CONV_2D as window GEMMs over channel tiles, `after` applied to its rows on the NPU: the
 // step's output is `after.output`; the convolution's own output binding is left unused.
 hal::Result<CompiledStep> lowerConvThenEltwise(const hal::Model& model, uint32_t index,

@@ -167,12 +167,13 @@ void fuseDepthwisePointwise(const hal::Model& model, const std::vector<ops::Shap
   }
 }
 
-// Fuses each CONV_2D step with the ADD, SUB or MUL step right after it that alone reads
-// its output (no model output) into one step (fused_lowering.h) when the estimate says the
-// fused step costs less than the two, its output lands in the layout the elementwise step's
-// readers were planned for, and the other input comes from before the convolution.
-void fuseConvEltwise(const hal::Model& model, const std::vector<ops::Shape>& shapes,
-                     ModelPlan& plan) {
+// Fuses each CONV_2D step, and each fused depthwise -> pointwise step, with the ADD, SUB or
+// MUL step right after it that alone reads its (last layer's) output (no model output) into
+// one step (fused_lowering.h) when the estimate says the fused step costs less than the two,
+// its output lands in the layout the elementwise step's readers were planned for, and the
+// other input comes from before the step.
+void fuseEltwiseAfter(const hal::Model& model, const std::vector<ops::Shape>& shapes,
+                      ModelPlan& plan) {
   std::map<uint32_t, uint32_t> reads;
   for (const hal::Operation& op : model.main.operations)
     for (uint32_t in : op.inputs) ++reads[in];
@@ -181,23 +182,33 @@ void fuseConvEltwise(const hal::Model& model, const std::vector<ops::Shape>& sha
   std::map<uint32_t, size_t> producer;
   for (size_t k = 0; k < model.main.operations.size(); ++k)
     for (uint32_t o : model.main.operations[k].outputs) producer[o] = k;
-  for (size_t k = 0; k + 1 < plan.operations.size(); ++k) {
+  for (size_t k = 0; k < plan.operations.size(); ++k) {
     PlannedOperation& a = plan.operations[k];
-    PlannedOperation& b = plan.operations[k + 1];
     const hal::Operation& op = model.main.operations[k];
-    const hal::Operation& next = model.main.operations[k + 1];
-    if (a.placement.target != Target::kNpu || b.placement.target != Target::kNpu || a.fusedInto ||
-        b.fusedInto || !a.step.fused.empty() || !b.step.fused.empty() || a.step.epilogue ||
-        b.step.epilogue || op.type != hal::OperationType::CONV_2D || op.outputs.size() != 1 ||
-        reads[op.outputs[0]] != 1 || modelOutputs.count(op.outputs[0]) || next.inputs.size() < 2 ||
-        b.step.outputs.size() != 1)
+    if (a.placement.target != Target::kNpu || a.fusedInto || a.step.epilogue) continue;
+    // The step's last layer: the convolution, or the fused pair's pointwise one.
+    const bool pair = op.type == hal::OperationType::DEPTHWISE_CONV_2D &&
+                      a.step.fused == std::vector<uint32_t>{static_cast<uint32_t>(k + 1)};
+    if (!pair && !(op.type == hal::OperationType::CONV_2D && a.step.fused.empty())) continue;
+    const size_t last = pair ? k + 1 : k, next = last + 1;
+    if (next >= plan.operations.size()) continue;
+    PlannedOperation& b = plan.operations[next];
+    const hal::Operation& lastOp = model.main.operations[last];
+    const hal::Operation& e = model.main.operations[next];
+    if (b.placement.target != Target::kNpu || b.fusedInto || !b.step.fused.empty() ||
+        b.step.epilogue || b.step.outputs.size() != 1 || lastOp.outputs.size() != 1 ||
+        reads[lastOp.outputs[0]] != 1 || modelOutputs.count(lastOp.outputs[0]) ||
+        e.inputs.size() < 2)
       continue;
-    const uint32_t other = next.inputs[0] == op.outputs[0] ? next.inputs[1] : next.inputs[0];
+    const uint32_t other = e.inputs[0] == lastOp.outputs[0] ? e.inputs[1] : e.inputs[0];
     if (auto it = producer.find(other); it != producer.end() && it->second >= k) continue;
     LoweringOptions lo = plan.options;
     lo.tag = static_cast<uint32_t>(k) + 1;
-    auto fused = lowerFusedConvEltwise(model, static_cast<uint32_t>(k),
-                                       static_cast<uint32_t>(k + 1), shapes, lo);
+    auto fused = pair ? lowerFusedDepthwisePointwise(model, static_cast<uint32_t>(k),
+                                                     static_cast<uint32_t>(last), shapes, lo,
+                                                     static_cast<uint32_t>(next))
+                      : lowerFusedConvEltwise(model, static_cast<uint32_t>(k),
+                                              static_cast<uint32_t>(next), shapes, lo);
     if (!fused.ok() || fused->outputs.size() != 1 ||
         fused->outputs[0].layout != b.step.outputs[0].layout)
       continue;
@@ -249,7 +260,7 @@ hal::Result<ModelPlan> compileModel(const hal::Model& model, const LoweringOptio
   }
   if (options.fuseLayers) {
     fuseDepthwisePointwise(model, shapes, plan);
-    fuseConvEltwise(model, shapes, plan);
+    fuseEltwiseAfter(model, shapes, plan);
   }
   const std::map<std::pair<size_t, size_t>, std::pair<size_t, size_t>> aliases =
       markResident(model, plan);

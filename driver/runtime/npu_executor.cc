@@ -241,7 +241,8 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
     // Computed by an earlier operation's fused step: its inputs between the two never left
     // the NPU (they hold values only when the cross-check ran the reference).
     auto fusedIt = fusedResults.find(static_cast<uint32_t>(k));
-    const bool fusedHere = po.fusedInto && fusedIt != fusedResults.end();
+    const bool inFusedStep = po.fusedInto.has_value();
+    const bool fusedHere = inFusedStep && fusedIt != fusedResults.end();  // its last operation
     // Inputs this operation's NPU step reads where their producer left them.
     std::set<uint32_t> residentIn;
     if (po.placement.target == Target::kNpu)
@@ -251,11 +252,11 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
     for (size_t j = 0; j < op.inputs.size(); ++j) {
       // A fused step read its inputs where they were (the reference of its later operation,
       // under the cross-check only, finds them read back already).
-      if (!residentIn.count(op.inputs[j]) && !fusedHere)
+      if (!residentIn.count(op.inputs[j]) && !inFusedStep)
         if (hal::Status st = materialize(op.inputs[j], readBack); !st.ok())
           return hal::fail(where, ": input ", j, ": ", st.error());
       const ops::RuntimeOperand& r = operands[op.inputs[j]];
-      if (!r.omitted && !r.hasValue() && !fusedHere)
+      if (!r.omitted && !r.hasValue() && !inFusedStep)
         return hal::fail(where, ": input ", j, " has no value");
     }
     ops::OperationContext ctx(model_, op, operands, /*executing=*/true, &subgraphs);
@@ -273,7 +274,7 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
     // A fused step's cycles are all on its first operation's line, so its MACs are too.
     if (po.placement.target == Target::kNpu)
       for (uint32_t f : po.step.fused) s.macs += ops::macCount(model_, g, g.operations.at(f));
-    if (fusedHere) s.macs = 0;
+    if (inFusedStep) s.macs = 0;
     s.startCycle = rep.npuCycles;
     const auto stepStart = std::chrono::steady_clock::now();
     bool onNpu = po.placement.target == Target::kNpu && !po.fusedInto;
@@ -305,6 +306,16 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
       fusedResults.erase(fusedIt);
       s.target = Target::kNpu;
       s.note = "fused into operation " + std::to_string(at) + "'s step (its cycles there)";
+      ++rep.npuSteps;
+    } else if (inFusedStep) {
+      // A middle operation of a fused step: its output never left the NPU. The cross-check
+      // computes it on the reference for the next operation's check.
+      if (crossCheck_)
+        if (hal::Status st = def->execute(ctx); !st.ok())
+          return hal::fail(where, ": reference: ", st.error());
+      s.target = Target::kNpu;
+      s.note =
+          "fused into operation " + std::to_string(*po.fusedInto) + "'s step (its cycles there)";
       ++rep.npuSteps;
     } else if (onNpu) {
       std::vector<std::vector<uint8_t>> in;

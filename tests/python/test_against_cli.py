@@ -1,7 +1,10 @@
 """The module against the CLI: the demo network on sim with check=True and a conformance
 vector test give the outputs and cycles of `nncosim run`, step for step; errors carry the
-CLI's messages; the process's one simulated SoC refuses a second configuration."""
+CLI's messages; the process's one simulated SoC refuses a second configuration; prepare's
+fuse=False is `--no-fuse`."""
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -167,3 +170,22 @@ def test_the_soc_elaborates_once_per_process():
         demo.prepare(backend="sim", config={"bogus": 1})
     with pytest.raises(nncosim.Error, match="unknown backend 'gpu'"):
         demo.prepare(backend="gpu")
+
+
+def test_prepare_without_fusion_equals_the_cli_no_fuse(run_cli, source_dir, tmp_path):
+    # A small MobileNet-v1: its depthwise -> pointwise pairs fuse unless told not to.
+    model, inputs = tmp_path / "mobilenet.json", tmp_path / "inputs.json"
+    subprocess.run([sys.executable, f"{source_dir}/scripts/gen_mobilenet_v1.py", "-o", model,
+                    "--inputs-out", inputs, "--size", "64", "--width-multiplier", "0.25",
+                    "--classes", "10"], check=True, capture_output=True)
+    cli = cli_report(run_cli, tmp_path, model, "--inputs", inputs, "--backend", "isa", "--no-fuse")
+    image = json.loads(inputs.read_text())["inputs"][0]
+    x = np.array(image["data"], dtype=np.int8).reshape(image["dimensions"])
+    m = nncosim.load(str(model))
+    apart = m.prepare(backend="isa", fuse=False).run(x)
+    assert_same_run(apart, cli)
+    fused = m.prepare(backend="isa").run(x)
+    assert not any(s["note"].startswith("fused") for s in apart.report.steps())
+    assert any(s["note"].startswith("fused") for s in fused.report.steps())
+    assert len(fused.outputs) == len(apart.outputs) == 1
+    assert np.array_equal(fused.outputs[0], apart.outputs[0])

@@ -1418,6 +1418,51 @@ RandomLayer randomFusedPair(Rng& r, const GeneratorOptions& opt) {
   return L;
 }
 
+// A CONV_2D and the ADD, SUB or MUL that alone reads its output, the other input a model
+// input of the same shape (either side): what the driver fuses into one step, the
+// convolution's elementwise epilogue, when its estimate wins. The convolution is
+// randomConv's 8-bit one (an NCHW one runs as two steps); the arithmetic's scales are drawn
+// as randomArithmetic draws them, the convolution's output scale as its first input's.
+RandomLayer randomConvEltwisePair(Rng& r, const GeneratorOptions& opt) {
+  GeneratorOptions convOptions = opt;
+  convOptions.quant16x8 = 0;
+  RandomLayer L = randomConv(r, ConvKind::kConv, convOptions);
+  const OperationType types[] = {OperationType::ADD, OperationType::SUB, OperationType::MUL};
+  const OperationType type = types[r.range(0, 2)];
+  hal::Model m = std::move(L.model);
+  const uint32_t y = m.main.outputIndexes.at(0);
+  m.main.outputIndexes.clear();
+  m.main.operands[y].lifetime = hal::OperandLifeTime::TEMPORARY_VARIABLE;
+  const hal::Operand conv = m.main.operands[y];
+  const OperandType t = conv.type;
+  const QRange q = rangeOf(t);
+  const float sa = conv.scale;
+  const float sb = r.coin(0.25) ? sa : static_cast<float>(sa * r.logUniform(0.2, 5));
+  const float so = type == OperationType::MUL
+                       ? static_cast<float>(sa * sb * r.logUniform(20, 600))
+                       : static_cast<float>(std::max(sa, sb) * r.logUniform(0.4, 5));
+  const int32_t zb = randomZeroPoint(r, q), zo = randomZeroPoint(r, q);
+  const int32_t activation = r.range(0, 3);
+  const bool convFirst = r.coin();
+  size_t elements = 1;
+  for (uint32_t d : conv.dimensions) elements *= d;
+  std::string pattern;
+  const std::vector<int32_t> other = randomValues(r, elements, q, zb, &pattern);
+  hal::ModelBuilder b(std::move(m));
+  const uint32_t x = b.addInput(t, conv.dimensions, sb, zb);
+  L.inputs.push_back(tensorValue(t, conv.dimensions, other));
+  const uint32_t out = b.addOutput(t, conv.dimensions, so, zo);
+  b.addOperation(type, {convFirst ? y : x, convFirst ? x : y, b.addInt32(activation)}, {out});
+  L.model = b.build();
+  std::ostringstream d;
+  d << L.description << " -> " << hal::toString(type)
+    << (convFirst ? " (conv, other)" : " (other, conv)") << " act " << activationName(activation)
+    << " | zp " << zb << " out " << zo << " | scale " << fmt(sb) << " out " << fmt(so) << " | data "
+    << pattern;
+  L.description = d.str();
+  return L;
+}
+
 const std::vector<hal::OperationType>& randomLayerTypes() {
   static const std::vector<hal::OperationType> kTypes = {
       OperationType::CONV_2D,         OperationType::DEPTHWISE_CONV_2D,
@@ -1456,7 +1501,8 @@ RandomLayer randomLayer(uint64_t seed, const GeneratorOptions& options) {
   Rng r(seed);
   std::vector<hal::OperationType> types;
   if (options.fusedPairs) {
-    RandomLayer L = randomFusedPair(r, options);
+    // The two kinds of fused steps, half and half.
+    RandomLayer L = r.coin() ? randomFusedPair(r, options) : randomConvEltwisePair(r, options);
     L.seed = seed;
     return L;
   }

@@ -43,8 +43,9 @@ struct GeneratorOptions {
   // in the 16x8 mode (int16 activations and outputs, int8 symmetric weights; the model's
   // quant16x8 flag set).
   double quant16x8 = 0.2;
-  // Instead of single layers: a DEPTHWISE_CONV_2D and the pointwise CONV_2D that reads its
-  // output, the pair the driver fuses into one step (`nncosim difftest --fused-pairs`).
+  // Instead of single layers, half and half: a DEPTHWISE_CONV_2D and the pointwise CONV_2D
+  // that reads its output, or a CONV_2D and the ADD, SUB or MUL that reads its output: the
+  // pairs the driver fuses into one step (`nncosim difftest --fused-pairs`).
   bool fusedPairs = false;
 };
 

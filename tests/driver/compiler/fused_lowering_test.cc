@@ -341,6 +341,7 @@ TEST(FusedLowering, RandomConvEltwisePairsAreBitExact) {
     return static_cast<uint32_t>(std::uniform_int_distribution<int>(lo, hi)(rng));
   };
   const OperationType types[] = {OperationType::ADD, OperationType::SUB, OperationType::MUL};
+  int packed = 0;
   for (int i = 0; i < 30; ++i) {
     // (A strided 1x1 layer has no window mapping.)
     const uint32_t f = pick(0, 1) ? 1 : 3, stride = f == 3 && pick(0, 2) == 0 ? 2 : 1;
@@ -365,7 +366,11 @@ TEST(FusedLowering, RandomConvEltwisePairsAreBitExact) {
     ASSERT_EQ(out.size(), 1u);
     EXPECT_EQ(out[0], want[0].bytes);
     EXPECT_EQ(step->report.estimatedCycles, stats->cycles);
+    packed += step->report.mapping.find("packed rows") != std::string::npos;
   }
+  // Some convolutions pack their lanes across output rows: their other input's rows load
+  // per output row, as their stores store them.
+  EXPECT_GT(packed, 0);
 }
 
 // ResNet-like identity blocks through compileModel and the executor (cross-check on): the
@@ -389,7 +394,9 @@ TEST(FusedLowering, ResidualAddsFuseIntoTheConvolution) {
       ASSERT_TRUE(plan.ok()) << plan.error();
       ASSERT_EQ(plan->operations.size(), 3u);
       const bool fused = plan->operations[2].fusedInto.has_value();
-      if (!fuse) EXPECT_FALSE(fused);
+      if (!fuse) {
+        EXPECT_FALSE(fused);
+      }
       if (fused) {
         ++fusedPlans;
         EXPECT_EQ(*plan->operations[2].fusedInto, 1u);
@@ -433,6 +440,103 @@ TEST(FusedLowering, ResidualAddsFuseIntoTheConvolution) {
   auto step = lowerFusedConvEltwise(model, 0, 1, declaredShapes(model), o);
   ASSERT_FALSE(step.ok());
   EXPECT_NE(step.error().find("broadcast"), std::string::npos) << step.error();
+}
+
+// MobileNet-v2's inverted residual block, its expansion left out: x -> CONV_2D 1x1 -> r;
+// r -> DEPTHWISE_CONV_2D 3x3 (stride 1, SAME) -> mid -> CONV_2D 1x1 -> y; ADD(y, r) (or
+// (r, y) with `swap`) -> out.
+Pair randomInvertedResidual(std::mt19937& rng, uint32_t h, uint32_t w, uint32_t c, bool swap) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const bool isSigned = rng() % 2;
+  const OperandType t =
+      isSigned ? OperandType::TENSOR_QUANT8_ASYMM_SIGNED : OperandType::TENSOR_QUANT8_ASYMM;
+  const int lo = isSigned ? -128 : 0, hi = isSigned ? 127 : 255;
+  auto bytes = [&](size_t count) {
+    std::vector<uint8_t> v(count);
+    for (uint8_t& x : v) x = static_cast<uint8_t>(pick(lo, hi));
+    return v;
+  };
+  auto ints = [&](size_t count, int range) {
+    std::vector<int32_t> v(count);
+    for (int32_t& x : v) x = pick(-range, range);
+    return v;
+  };
+  auto zp = [&] { return pick(lo + 20, hi - 20); };
+  OneOpModel m;
+  const uint32_t x = m.input(t, {1, h, w, c}, bytes(size_t{h} * w * c), 0.05f, zp());
+  const uint32_t w0 = m.constant(t, {c, 1, 1, c}, bytes(size_t{c} * c), 0.02f, zp());
+  const uint32_t b0 = m.constant(kI32, {c}, ints(c, 300), 0.05f * 0.02f);
+  const uint32_t r = m.output(t, {1, h, w, c}, 0.06f, zp());
+  m.op(OperationType::CONV_2D, {x, w0, b0, m.i32(1), m.i32(1), m.i32(1), m.i32(1)}, {r});
+  const uint32_t wd = m.constant(t, {1, 3, 3, c}, bytes(size_t{9} * c), 0.03f, zp());
+  const uint32_t bd = m.constant(kI32, {c}, ints(c, 500), 0.06f * 0.03f);
+  const uint32_t mid = m.output(t, {1, h, w, c}, 0.08f, zp());
+  m.op(OperationType::DEPTHWISE_CONV_2D,
+       {r, wd, bd, m.i32(1), m.i32(1), m.i32(1), m.i32(1), m.i32(3)}, {mid});
+  const uint32_t wp = m.constant(t, {c, 1, 1, c}, bytes(size_t{c} * c), 0.02f, zp());
+  const uint32_t bp = m.constant(kI32, {c}, ints(c, 800), 0.08f * 0.02f);
+  const uint32_t y = m.output(t, {1, h, w, c}, 0.07f, zp());
+  m.op(OperationType::CONV_2D, {mid, wp, bp, m.i32(1), m.i32(1), m.i32(1), m.i32(0)}, {y});
+  const uint32_t out = m.output(t, {1, h, w, c}, 0.1f, zp());
+  m.op(OperationType::ADD, {swap ? r : y, swap ? y : r, m.i32(0)}, {out});
+  Pair p{m.build(), m.inputs(), ""};
+  hal::Subgraph& g = p.model.main;
+  for (uint32_t tmp : {r, mid, y})
+    g.operands[tmp].lifetime = hal::OperandLifeTime::TEMPORARY_VARIABLE;
+  g.outputIndexes = {out};
+  p.what = std::string(isSigned ? "int8" : "uint8") + " [1," + std::to_string(h) + "," +
+           std::to_string(w) + "," + std::to_string(c) + "] inverted residual" +
+           (swap ? " (r, y)" : " (y, r)");
+  return p;
+}
+
+// The residual ADD after a fused depthwise -> pointwise step joins it: one step of three
+// operations (the pointwise half's elementwise epilogue), bit-exact as a step of its own and
+// through the executor's cross-check, the middle and last operations without steps.
+TEST(FusedLowering, InvertedResidualsFuseTheirAdd) {
+  std::mt19937 rng(23);
+  int joined = 0;
+  for (int i = 0; i < 6; ++i) {
+    // 28 x 28 x 48 runs in blocks of rows (a job each), the other input per block.
+    const uint32_t h = i < 2 ? 28 : 7 + 3 * i, c = i < 2 ? 48 : 16 * (1 + i % 3);
+    Pair p = randomInvertedResidual(rng, h, h, c, i % 2);
+    SCOPED_TRACE(p.what);
+    std::vector<hal::TensorValue> want;
+    ASSERT_EQ(referenceRun(p.model, p.inputs, want), "");
+    LoweringOptions o;
+    o.npu = array16();
+    // The three operations as one step: reads r twice (the depthwise input and the ADD's).
+    auto step = lowerFusedDepthwisePointwise(p.model, 1, 2, declaredShapes(p.model), o, 3);
+    ASSERT_TRUE(step.ok()) << step.error();
+    EXPECT_EQ(step->fused, (std::vector<uint32_t>{2, 3}));
+    ASSERT_EQ(step->inputs.size(), 2u);
+    auto plan = compileModel(p.model, o);
+    ASSERT_TRUE(plan.ok()) << plan.error();
+    const bool fused = plan->operations[3].fusedInto.has_value();
+    if (fused) {
+      ++joined;
+      EXPECT_EQ(*plan->operations[3].fusedInto, 1u);
+      EXPECT_EQ(*plan->operations[2].fusedInto, 1u);
+      EXPECT_EQ(plan->operations[1].step.fused, (std::vector<uint32_t>{2, 3}));
+    }
+    InterpreterDevice device(o.npu);
+    NpuExecutor ex(p.model, *plan, device);
+    ex.setCrossCheck(true);
+    std::vector<hal::TensorValue> got;
+    ExecutionReport report;
+    ASSERT_TRUE(ex.run(p.inputs, got, &report).ok());
+    EXPECT_EQ(report.mismatches, 0u) << report.describe();
+    EXPECT_EQ(report.cpuSteps, 0);
+    EXPECT_TRUE(report.steps[3].checked);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].bytes, want[0].bytes);
+    // Without the cross-check the middle operation has no value at all, and none is needed.
+    NpuExecutor plain(p.model, *plan, device);
+    std::vector<hal::TensorValue> again;
+    ASSERT_TRUE(plain.run(p.inputs, again).ok());
+    EXPECT_EQ(again[0].bytes, want[0].bytes);
+  }
+  EXPECT_GT(joined, 0);
 }
 
 }  // namespace
