@@ -83,8 +83,9 @@ int cmdDifftest(const Args& args) {
       "set", po::value(&soc)->multitoken(),
       "SoC setting key=value, e.g. dram_latency_cycles=80 (sim)")(
       "fused-pairs", po::bool_switch(&fusedPairs),
-      "draw pairs instead of single layers: a DEPTHWISE_CONV_2D and the pointwise CONV_2D "
-      "that reads its output, which the driver fuses into one step (ISA 1.9)")(
+      "draw pairs instead of single layers, half and half: a DEPTHWISE_CONV_2D and the "
+      "pointwise CONV_2D that reads its output, or a CONV_2D and the ADD, SUB or MUL that "
+      "reads its output, which the driver fuses into one step (ISA 1.9)")(
       "max-failures", po::value(&maxFailures)->default_value(maxFailures),
       "failures listed in the summary")("verbose,v", po::bool_switch(&verbose),
                                         "one line per layer: outcome, cycles, parameters");
