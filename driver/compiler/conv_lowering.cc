@@ -1575,26 +1575,32 @@ hal::Status transposeConvSupport(const OpView& v) {
   return outputShapeSupport(v, tg.outputNhwcDims(), tg.nchw);
 }
 
+namespace {
+
+// The setup of a layer in a fused step: of kind `want`, NHWC (a fused step sizes the
+// tensors it keeps on chip from NHWC dimensions).
+hal::Result<ConvSetup> fusedSetup(const OpView& v, const LoweringOptions& options, ConvKind want) {
+  const ConvKind kind = kindOf(v.op().type);
+  if (kind != want)
+    return hal::fail("fused: not a ", want == ConvKind::kDepthwise ? "depthwise layer" : "CONV_2D");
+  NNC_ASSIGN_OR_RETURN(auto g, ops::conv::convGeometry(v.ctx(), kind));
+  if (g.nchw) return hal::fail("fused: NCHW layers are not fused");
+  return setupConv(v, options, kind, g);
+}
+
+}  // namespace
+
 hal::Result<CompiledStep> lowerDepthwiseIntoInp(const hal::Model& model, uint32_t index,
                                                 const OpView& v, const LoweringOptions& options,
                                                 const FusedHalf& half) {
-  const ConvKind kind = kindOf(v.op().type);
-  if (kind != ConvKind::kDepthwise) return hal::fail("fused: not a depthwise layer");
-  NNC_ASSIGN_OR_RETURN(auto g, ops::conv::convGeometry(v.ctx(), kind));
-  // The fused step sizes the tensor between the halves from NHWC dimensions.
-  if (g.nchw) return hal::fail("fused: NCHW layers are not fused");
-  NNC_ASSIGN_OR_RETURN(auto s, setupConv(v, options, kind, g));
+  NNC_ASSIGN_OR_RETURN(auto s, fusedSetup(v, options, ConvKind::kDepthwise));
   return lowerWindow(model, index, v, options, s, WindowInput::kDepthwiseUnit, false, &half);
 }
 
 hal::Result<CompiledStep> lowerPointwiseFromInp(const hal::Model& model, uint32_t index,
                                                 const OpView& v, const LoweringOptions& options,
                                                 const FusedHalf& half, const EltwiseAfter* after) {
-  const ConvKind kind = kindOf(v.op().type);
-  if (kind != ConvKind::kConv) return hal::fail("fused: not a CONV_2D");
-  NNC_ASSIGN_OR_RETURN(auto g, ops::conv::convGeometry(v.ctx(), kind));
-  if (g.nchw) return hal::fail("fused: NCHW layers are not fused");
-  NNC_ASSIGN_OR_RETURN(auto s, setupConv(v, options, kind, g));
+  NNC_ASSIGN_OR_RETURN(auto s, fusedSetup(v, options, ConvKind::kConv));
   if (!isPointwise(s) || !windowApplies(s, options.npu))
     return hal::fail("fused: not a pointwise window layer");
   return lowerWindow(model, index, v, options, s, WindowInput::kChannelTiles, false, &half, after);
@@ -1603,11 +1609,7 @@ hal::Result<CompiledStep> lowerPointwiseFromInp(const hal::Model& model, uint32_
 hal::Result<CompiledStep> lowerConvThenEltwise(const hal::Model& model, uint32_t index,
                                                const OpView& v, const LoweringOptions& options,
                                                const EltwiseAfter& after) {
-  const ConvKind kind = kindOf(v.op().type);
-  if (kind != ConvKind::kConv) return hal::fail("fused: not a CONV_2D");
-  NNC_ASSIGN_OR_RETURN(auto g, ops::conv::convGeometry(v.ctx(), kind));
-  if (g.nchw) return hal::fail("fused: NCHW layers are not fused");
-  NNC_ASSIGN_OR_RETURN(auto s, setupConv(v, options, kind, g));
+  NNC_ASSIGN_OR_RETURN(auto s, fusedSetup(v, options, ConvKind::kConv));
   // A row tile per output row, or lanes packed across output rows: the faster estimate.
   hal::Result<CompiledStep> best = hal::fail("window: does not apply");
   for (bool packed : {false, true}) {

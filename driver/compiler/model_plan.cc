@@ -65,6 +65,28 @@ std::string ModelPlan::describe() const {
 
 namespace {
 
+// Who reads each operand: the operations of the main subgraph and the host (model outputs).
+struct Readers {
+  std::map<uint32_t, uint32_t> reads;  // main-subgraph operations reading each operand
+  std::set<uint32_t> modelOutputs;
+  uint32_t readsOf(uint32_t operand) const {
+    const auto it = reads.find(operand);
+    return it == reads.end() ? 0 : it->second;
+  }
+  // One operation reads `operand` and the host never does: it need not leave the step.
+  bool onlyOne(uint32_t operand) const {
+    return readsOf(operand) == 1 && !modelOutputs.count(operand);
+  }
+};
+
+Readers readersOf(const hal::Model& model) {
+  Readers r;
+  for (const hal::Operation& op : model.main.operations)
+    for (uint32_t in : op.inputs) ++r.reads[in];
+  r.modelOutputs.insert(model.main.outputIndexes.begin(), model.main.outputIndexes.end());
+  return r;
+}
+
 // Marks the bindings through which tensors stay in device DRAM between NPU steps: an NPU
 // step's input whose producer is an NPU step with an output binding of the same layout
 // (the consumer reads the producer's buffer), and a producer's output whose every reader is
@@ -95,14 +117,12 @@ std::map<std::pair<size_t, size_t>, std::pair<size_t, size_t>> markResident(cons
     }
   }
   // Every read of the operand by a main-subgraph operation; a model output the host reads.
-  std::map<uint32_t, uint32_t> reads;
-  for (const hal::Operation& op : model.main.operations)
-    for (uint32_t in : op.inputs) ++reads[in];
-  const std::set<uint32_t> modelOutputs(model.main.outputIndexes.begin(),
-                                        model.main.outputIndexes.end());
+  const Readers readers = readersOf(model);
+  const std::set<uint32_t>& modelOutputs = readers.modelOutputs;
   for (const auto& [operand, at] : producer) {
     const auto r = residentReads.find(operand);
-    if (r == residentReads.end() || r->second != reads[operand] || modelOutputs.count(operand))
+    if (r == residentReads.end() || r->second != readers.readsOf(operand) ||
+        modelOutputs.count(operand))
       continue;
     plan.operations[at.first].step.outputs[at.second].resident = true;
   }
@@ -120,7 +140,7 @@ std::map<std::pair<size_t, size_t>, std::pair<size_t, size_t>> markResident(cons
       b.betweenNpuSteps = !b.resident && it != producer.end() && it->second.first < k;
     }
     for (Binding& b : o.step.outputs)
-      b.betweenNpuSteps = !b.resident && !o.step.epilogue && reads[b.operand] > 0 &&
+      b.betweenNpuSteps = !b.resident && !o.step.epilogue && readers.readsOf(b.operand) > 0 &&
                           !cpuReads.count(b.operand) && !modelOutputs.count(b.operand);
   }
   for (PlannedOperation& o : plan.operations) {
@@ -131,39 +151,44 @@ std::map<std::pair<size_t, size_t>, std::pair<size_t, size_t>> markResident(cons
   return aliases;
 }
 
+// Operation k's step becomes `fused` (which also runs operation `last`, whose step goes)
+// when the preference's measure (LOW_POWER's estimated energy, else cycles) of `fused` is
+// below the two steps'.
+void adoptIfCheaper(const hal::Model& model, const LoweringOptions& lo, ModelPlan& plan, size_t k,
+                    size_t last, CompiledStep fused) {
+  auto cost = [&](const CompiledStep& st) {
+    return lo.preference == hal::ExecutionPreference::LOW_POWER
+               ? estimatedEnergyPj(model, st, lo)
+               : static_cast<double>(st.report.estimatedCycles);
+  };
+  PlannedOperation& a = plan.operations[k];
+  PlannedOperation& b = plan.operations[last];
+  if (cost(fused) >= cost(a.step) + cost(b.step)) return;
+  a.step = std::move(fused);
+  b.step = CompiledStep{};
+  b.fusedInto = static_cast<uint32_t>(k);
+}
+
 // Fuses each depthwise step with the pointwise step right after it that alone reads its
 // output (no model output) into one step (fused_lowering.h) when the estimate says the
-// fused step takes fewer cycles than the two (LOW_POWER: less energy).
+// fused step costs less than the two.
 void fuseDepthwisePointwise(const hal::Model& model, const std::vector<ops::Shape>& shapes,
                             ModelPlan& plan) {
-  std::map<uint32_t, uint32_t> reads;
-  for (const hal::Operation& op : model.main.operations)
-    for (uint32_t in : op.inputs) ++reads[in];
-  const std::set<uint32_t> modelOutputs(model.main.outputIndexes.begin(),
-                                        model.main.outputIndexes.end());
+  const Readers readers = readersOf(model);
   for (size_t k = 0; k + 1 < plan.operations.size(); ++k) {
-    PlannedOperation& a = plan.operations[k];
-    PlannedOperation& b = plan.operations[k + 1];
+    const PlannedOperation& a = plan.operations[k];
+    const PlannedOperation& b = plan.operations[k + 1];
     const hal::Operation& op = model.main.operations[k];
     if (a.placement.target != Target::kNpu || b.placement.target != Target::kNpu || a.fusedInto ||
         !a.step.fused.empty() || a.step.epilogue || b.step.epilogue ||
         op.type != hal::OperationType::DEPTHWISE_CONV_2D || op.outputs.size() != 1 ||
-        reads[op.outputs[0]] != 1 || modelOutputs.count(op.outputs[0]))
+        !readers.onlyOne(op.outputs[0]))
       continue;
     LoweringOptions lo = plan.options;
     lo.tag = static_cast<uint32_t>(k) + 1;
     auto fused = lowerFusedDepthwisePointwise(model, static_cast<uint32_t>(k),
                                               static_cast<uint32_t>(k + 1), shapes, lo);
-    // The preference's measure: LOW_POWER's energy, else cycles.
-    auto cost = [&](const CompiledStep& st) {
-      return lo.preference == hal::ExecutionPreference::LOW_POWER
-                 ? estimatedEnergyPj(model, st, lo)
-                 : static_cast<double>(st.report.estimatedCycles);
-    };
-    if (!fused.ok() || cost(*fused) >= cost(a.step) + cost(b.step)) continue;
-    a.step = std::move(*fused);
-    b.step = CompiledStep{};
-    b.fusedInto = static_cast<uint32_t>(k);
+    if (fused.ok()) adoptIfCheaper(model, lo, plan, k, k + 1, std::move(*fused));
   }
 }
 
@@ -174,16 +199,12 @@ void fuseDepthwisePointwise(const hal::Model& model, const std::vector<ops::Shap
 // other input comes from before the step.
 void fuseEltwiseAfter(const hal::Model& model, const std::vector<ops::Shape>& shapes,
                       ModelPlan& plan) {
-  std::map<uint32_t, uint32_t> reads;
-  for (const hal::Operation& op : model.main.operations)
-    for (uint32_t in : op.inputs) ++reads[in];
-  const std::set<uint32_t> modelOutputs(model.main.outputIndexes.begin(),
-                                        model.main.outputIndexes.end());
+  const Readers readers = readersOf(model);
   std::map<uint32_t, size_t> producer;
   for (size_t k = 0; k < model.main.operations.size(); ++k)
     for (uint32_t o : model.main.operations[k].outputs) producer[o] = k;
   for (size_t k = 0; k < plan.operations.size(); ++k) {
-    PlannedOperation& a = plan.operations[k];
+    const PlannedOperation& a = plan.operations[k];
     const hal::Operation& op = model.main.operations[k];
     if (a.placement.target != Target::kNpu || a.fusedInto || a.step.epilogue) continue;
     // The step's last layer: the convolution, or the fused pair's pointwise one.
@@ -192,13 +213,12 @@ void fuseEltwiseAfter(const hal::Model& model, const std::vector<ops::Shape>& sh
     if (!pair && !(op.type == hal::OperationType::CONV_2D && a.step.fused.empty())) continue;
     const size_t last = pair ? k + 1 : k, next = last + 1;
     if (next >= plan.operations.size()) continue;
-    PlannedOperation& b = plan.operations[next];
+    const PlannedOperation& b = plan.operations[next];
     const hal::Operation& lastOp = model.main.operations[last];
     const hal::Operation& e = model.main.operations[next];
     if (b.placement.target != Target::kNpu || b.fusedInto || !b.step.fused.empty() ||
         b.step.epilogue || b.step.outputs.size() != 1 || lastOp.outputs.size() != 1 ||
-        reads[lastOp.outputs[0]] != 1 || modelOutputs.count(lastOp.outputs[0]) ||
-        e.inputs.size() < 2)
+        !readers.onlyOne(lastOp.outputs[0]) || e.inputs.size() < 2)
       continue;
     const uint32_t other = e.inputs[0] == lastOp.outputs[0] ? e.inputs[1] : e.inputs[0];
     if (auto it = producer.find(other); it != producer.end() && it->second >= k) continue;
@@ -209,18 +229,9 @@ void fuseEltwiseAfter(const hal::Model& model, const std::vector<ops::Shape>& sh
                                                      static_cast<uint32_t>(next))
                       : lowerFusedConvEltwise(model, static_cast<uint32_t>(k),
                                               static_cast<uint32_t>(next), shapes, lo);
-    if (!fused.ok() || fused->outputs.size() != 1 ||
-        fused->outputs[0].layout != b.step.outputs[0].layout)
-      continue;
-    auto cost = [&](const CompiledStep& st) {
-      return lo.preference == hal::ExecutionPreference::LOW_POWER
-                 ? estimatedEnergyPj(model, st, lo)
-                 : static_cast<double>(st.report.estimatedCycles);
-    };
-    if (cost(*fused) >= cost(a.step) + cost(b.step)) continue;
-    a.step = std::move(*fused);
-    b.step = CompiledStep{};
-    b.fusedInto = static_cast<uint32_t>(k);
+    if (fused.ok() && fused->outputs.size() == 1 &&
+        fused->outputs[0].layout == b.step.outputs[0].layout)
+      adoptIfCheaper(model, lo, plan, k, next, std::move(*fused));
   }
 }
 

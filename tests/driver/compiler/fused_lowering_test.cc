@@ -23,39 +23,53 @@ struct Pair {
   std::string what;
 };
 
+// Draws for a random 8-bit model of one signedness (drawn first): values, biases, zero points.
+struct RandomQuant8 {
+  explicit RandomQuant8(std::mt19937& r)
+      : rng(r),
+        isSigned(r() % 2),
+        type(isSigned ? OperandType::TENSOR_QUANT8_ASYMM_SIGNED : OperandType::TENSOR_QUANT8_ASYMM),
+        lo(isSigned ? -128 : 0),
+        hi(isSigned ? 127 : 255) {}
+  int pick(int a, int b) { return std::uniform_int_distribution<int>(a, b)(rng); }
+  std::vector<uint8_t> bytes(size_t count) {
+    std::vector<uint8_t> v(count);
+    for (uint8_t& x : v) x = static_cast<uint8_t>(pick(lo, hi));
+    return v;
+  }
+  std::vector<int32_t> ints(size_t count, int range) {
+    std::vector<int32_t> v(count);
+    for (int32_t& x : v) x = pick(-range, range);
+    return v;
+  }
+  int32_t zp() { return pick(lo + 20, hi - 20); }
+
+  std::mt19937& rng;
+  const bool isSigned;
+  const OperandType type;
+  const int lo, hi;
+};
+
 // input [n, h, w, c] -> DEPTHWISE_CONV_2D f x f (stride, padding scheme, activation)
 // -> CONV_2D 1x1 c -> outC; the tensor between them a temporary. `pre`: a pointwise layer
 // in front (so the pair sits inside a model, its input an NPU step's output). `nchw` (no
 // `pre`): both layers in NCHW, [n, c, h, w] tensors.
 Pair randomPair(std::mt19937& rng, uint32_t n, uint32_t h, uint32_t w, uint32_t c, uint32_t outC,
                 uint32_t f, uint32_t stride, bool same, bool pre, bool nchw = false) {
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  const bool isSigned = rng() % 2;
-  const OperandType t =
-      isSigned ? OperandType::TENSOR_QUANT8_ASYMM_SIGNED : OperandType::TENSOR_QUANT8_ASYMM;
-  const int lo = isSigned ? -128 : 0, hi = isSigned ? 127 : 255;
-  auto bytes = [&](size_t count) {
-    std::vector<uint8_t> v(count);
-    for (uint8_t& x : v) x = static_cast<uint8_t>(pick(lo, hi));
-    return v;
-  };
-  auto ints = [&](size_t count, int range) {
-    std::vector<int32_t> v(count);
-    for (int32_t& x : v) x = pick(-range, range);
-    return v;
-  };
-  auto zp = [&] { return pick(lo + 20, hi - 20); };
+  RandomQuant8 q(rng);
+  const bool isSigned = q.isSigned;
+  const OperandType t = q.type;
   OneOpModel m;
   auto dims = [&](uint32_t a, uint32_t b, uint32_t ch) {
     return nchw ? std::vector<uint32_t>{n, ch, a, b} : std::vector<uint32_t>{n, a, b, ch};
   };
-  uint32_t x =
-      m.input(t, dims(h, w, pre ? 8u : c), bytes(size_t{n} * h * w * (pre ? 8 : c)), 0.05f, zp());
+  uint32_t x = m.input(t, dims(h, w, pre ? 8u : c), q.bytes(size_t{n} * h * w * (pre ? 8 : c)),
+                       0.05f, q.zp());
   std::vector<uint32_t> temps;
   if (pre) {
-    const uint32_t w0 = m.constant(t, {c, 1, 1, 8}, bytes(size_t{c} * 8), 0.02f, zp());
-    const uint32_t b0 = m.constant(kI32, {c}, ints(c, 300), 0.05f * 0.02f);
-    const uint32_t y = m.output(t, {n, h, w, c}, 0.06f, zp());
+    const uint32_t w0 = m.constant(t, {c, 1, 1, 8}, q.bytes(size_t{c} * 8), 0.02f, q.zp());
+    const uint32_t b0 = m.constant(kI32, {c}, q.ints(c, 300), 0.05f * 0.02f);
+    const uint32_t y = m.output(t, {n, h, w, c}, 0.06f, q.zp());
     m.op(OperationType::CONV_2D, {x, w0, b0, m.i32(1), m.i32(1), m.i32(1), m.i32(1)}, {y});
     temps.push_back(y);
     x = y;
@@ -63,10 +77,10 @@ Pair randomPair(std::mt19937& rng, uint32_t n, uint32_t h, uint32_t w, uint32_t 
   const uint32_t oh = same ? (h + stride - 1) / stride : (h - f) / stride + 1;
   const uint32_t ow = same ? (w + stride - 1) / stride : (w - f) / stride + 1;
   const float inScale = pre ? 0.06f : 0.05f;
-  const uint32_t wd = m.constant(t, {1, f, f, c}, bytes(size_t{f} * f * c), 0.03f, zp());
-  const uint32_t bd = m.constant(kI32, {c}, ints(c, 500), inScale * 0.03f);
-  const uint32_t mid = m.output(t, dims(oh, ow, c), 0.08f, zp());
-  const int32_t act = pick(0, 3) == 0 ? 0 : pick(1, 3);  // none, relu, relu1, relu6
+  const uint32_t wd = m.constant(t, {1, f, f, c}, q.bytes(size_t{f} * f * c), 0.03f, q.zp());
+  const uint32_t bd = m.constant(kI32, {c}, q.ints(c, 500), inScale * 0.03f);
+  const uint32_t mid = m.output(t, dims(oh, ow, c), 0.08f, q.zp());
+  const int32_t act = q.pick(0, 3) == 0 ? 0 : q.pick(1, 3);  // none, relu, relu1, relu6
   std::vector<uint32_t> dwArgs = {x,
                                   wd,
                                   bd,
@@ -78,9 +92,9 @@ Pair randomPair(std::mt19937& rng, uint32_t n, uint32_t h, uint32_t w, uint32_t 
   if (nchw) dwArgs.push_back(m.flag(true));
   m.op(OperationType::DEPTHWISE_CONV_2D, dwArgs, {mid});
   temps.push_back(mid);
-  const uint32_t wp = m.constant(t, {outC, 1, 1, c}, bytes(size_t{outC} * c), 0.02f, zp());
-  const uint32_t bp = m.constant(kI32, {outC}, ints(outC, 800), 0.08f * 0.02f);
-  const uint32_t out = m.output(t, dims(oh, ow, outC), 0.1f, zp());
+  const uint32_t wp = m.constant(t, {outC, 1, 1, c}, q.bytes(size_t{outC} * c), 0.02f, q.zp());
+  const uint32_t bp = m.constant(kI32, {outC}, q.ints(outC, 800), 0.08f * 0.02f);
+  const uint32_t out = m.output(t, dims(oh, ow, outC), 0.1f, q.zp());
   std::vector<uint32_t> pwArgs = {mid, wp, bp, m.i32(1), m.i32(1), m.i32(1), m.i32(act % 2)};
   if (nchw) pwArgs.push_back(m.flag(true));
   m.op(OperationType::CONV_2D, pwArgs, {out});
@@ -271,53 +285,41 @@ TEST(FusedLowering, LargeTensorsFuseInBlocksOfRows) {
 Pair randomConvEltwise(std::mt19937& rng, uint32_t n, uint32_t h, uint32_t w, uint32_t cin,
                        uint32_t cout, uint32_t f, uint32_t stride, OperationType type, bool swap,
                        bool chain) {
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  const bool isSigned = rng() % 2;
-  const OperandType t =
-      isSigned ? OperandType::TENSOR_QUANT8_ASYMM_SIGNED : OperandType::TENSOR_QUANT8_ASYMM;
-  const int lo = isSigned ? -128 : 0, hi = isSigned ? 127 : 255;
-  auto bytes = [&](size_t count) {
-    std::vector<uint8_t> v(count);
-    for (uint8_t& x : v) x = static_cast<uint8_t>(pick(lo, hi));
-    return v;
-  };
-  auto ints = [&](size_t count, int range) {
-    std::vector<int32_t> v(count);
-    for (int32_t& x : v) x = pick(-range, range);
-    return v;
-  };
-  auto zp = [&] { return pick(lo + 20, hi - 20); };
+  RandomQuant8 q(rng);
+  const bool isSigned = q.isSigned;
+  const OperandType t = q.type;
   const uint32_t oh = (h + stride - 1) / stride, ow = (w + stride - 1) / stride;
   OneOpModel m;
-  uint32_t x = m.input(t, {n, h, w, cin}, bytes(size_t{n} * h * w * cin), 0.05f, zp());
+  uint32_t x = m.input(t, {n, h, w, cin}, q.bytes(size_t{n} * h * w * cin), 0.05f, q.zp());
   std::vector<uint32_t> temps;
   uint32_t r = 0;
   float inScale = 0.05f;
   if (chain) {
-    const uint32_t w0 = m.constant(t, {cout, 1, 1, cin}, bytes(size_t{cout} * cin), 0.02f, zp());
-    const uint32_t b0 = m.constant(kI32, {cout}, ints(cout, 300), 0.05f * 0.02f);
-    r = m.output(t, {n, h, w, cout}, 0.06f, zp());
+    const uint32_t w0 =
+        m.constant(t, {cout, 1, 1, cin}, q.bytes(size_t{cout} * cin), 0.02f, q.zp());
+    const uint32_t b0 = m.constant(kI32, {cout}, q.ints(cout, 300), 0.05f * 0.02f);
+    r = m.output(t, {n, h, w, cout}, 0.06f, q.zp());
     m.op(OperationType::CONV_2D, {x, w0, b0, m.i32(1), m.i32(1), m.i32(1), m.i32(1)}, {r});
     temps.push_back(r);
     x = r;
     inScale = 0.06f;
   } else {
-    r = m.input(t, {n, oh, ow, cout}, bytes(size_t{n} * oh * ow * cout), 0.06f, zp());
+    r = m.input(t, {n, oh, ow, cout}, q.bytes(size_t{n} * oh * ow * cout), 0.06f, q.zp());
   }
   const uint32_t cy = chain ? cout : cin;
   const uint32_t wc =
-      m.constant(t, {cout, f, f, cy}, bytes(size_t{cout} * f * f * cy), 0.02f, zp());
-  const uint32_t bc = m.constant(kI32, {cout}, ints(cout, 800), inScale * 0.02f);
-  const uint32_t y = m.output(t, {n, oh, ow, cout}, 0.08f, zp());
-  const int32_t convAct = pick(0, 1);
+      m.constant(t, {cout, f, f, cy}, q.bytes(size_t{cout} * f * f * cy), 0.02f, q.zp());
+  const uint32_t bc = m.constant(kI32, {cout}, q.ints(cout, 800), inScale * 0.02f);
+  const uint32_t y = m.output(t, {n, oh, ow, cout}, 0.08f, q.zp());
+  const int32_t convAct = q.pick(0, 1);
   m.op(OperationType::CONV_2D,
        {x, wc, bc, m.i32(1), m.i32(static_cast<int32_t>(stride)),
         m.i32(static_cast<int32_t>(stride)), m.i32(convAct)},
        {y});
   temps.push_back(y);
-  const int32_t act = pick(0, 3);  // none, relu, relu1, relu6
+  const int32_t act = q.pick(0, 3);  // none, relu, relu1, relu6
   const float outScale = type == OperationType::MUL ? 0.3f : 0.1f;
-  const uint32_t out = m.output(t, {n, oh, ow, cout}, outScale, zp());
+  const uint32_t out = m.output(t, {n, oh, ow, cout}, outScale, q.zp());
   m.op(type, {swap ? r : y, swap ? y : r, m.i32(act)}, {out});
   Pair p{m.build(), m.inputs(), ""};
   hal::Subgraph& g = p.model.main;
@@ -446,38 +448,25 @@ TEST(FusedLowering, ResidualAddsFuseIntoTheConvolution) {
 // r -> DEPTHWISE_CONV_2D 3x3 (stride 1, SAME) -> mid -> CONV_2D 1x1 -> y; ADD(y, r) (or
 // (r, y) with `swap`) -> out.
 Pair randomInvertedResidual(std::mt19937& rng, uint32_t h, uint32_t w, uint32_t c, bool swap) {
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  const bool isSigned = rng() % 2;
-  const OperandType t =
-      isSigned ? OperandType::TENSOR_QUANT8_ASYMM_SIGNED : OperandType::TENSOR_QUANT8_ASYMM;
-  const int lo = isSigned ? -128 : 0, hi = isSigned ? 127 : 255;
-  auto bytes = [&](size_t count) {
-    std::vector<uint8_t> v(count);
-    for (uint8_t& x : v) x = static_cast<uint8_t>(pick(lo, hi));
-    return v;
-  };
-  auto ints = [&](size_t count, int range) {
-    std::vector<int32_t> v(count);
-    for (int32_t& x : v) x = pick(-range, range);
-    return v;
-  };
-  auto zp = [&] { return pick(lo + 20, hi - 20); };
+  RandomQuant8 q(rng);
+  const bool isSigned = q.isSigned;
+  const OperandType t = q.type;
   OneOpModel m;
-  const uint32_t x = m.input(t, {1, h, w, c}, bytes(size_t{h} * w * c), 0.05f, zp());
-  const uint32_t w0 = m.constant(t, {c, 1, 1, c}, bytes(size_t{c} * c), 0.02f, zp());
-  const uint32_t b0 = m.constant(kI32, {c}, ints(c, 300), 0.05f * 0.02f);
-  const uint32_t r = m.output(t, {1, h, w, c}, 0.06f, zp());
+  const uint32_t x = m.input(t, {1, h, w, c}, q.bytes(size_t{h} * w * c), 0.05f, q.zp());
+  const uint32_t w0 = m.constant(t, {c, 1, 1, c}, q.bytes(size_t{c} * c), 0.02f, q.zp());
+  const uint32_t b0 = m.constant(kI32, {c}, q.ints(c, 300), 0.05f * 0.02f);
+  const uint32_t r = m.output(t, {1, h, w, c}, 0.06f, q.zp());
   m.op(OperationType::CONV_2D, {x, w0, b0, m.i32(1), m.i32(1), m.i32(1), m.i32(1)}, {r});
-  const uint32_t wd = m.constant(t, {1, 3, 3, c}, bytes(size_t{9} * c), 0.03f, zp());
-  const uint32_t bd = m.constant(kI32, {c}, ints(c, 500), 0.06f * 0.03f);
-  const uint32_t mid = m.output(t, {1, h, w, c}, 0.08f, zp());
+  const uint32_t wd = m.constant(t, {1, 3, 3, c}, q.bytes(size_t{9} * c), 0.03f, q.zp());
+  const uint32_t bd = m.constant(kI32, {c}, q.ints(c, 500), 0.06f * 0.03f);
+  const uint32_t mid = m.output(t, {1, h, w, c}, 0.08f, q.zp());
   m.op(OperationType::DEPTHWISE_CONV_2D,
        {r, wd, bd, m.i32(1), m.i32(1), m.i32(1), m.i32(1), m.i32(3)}, {mid});
-  const uint32_t wp = m.constant(t, {c, 1, 1, c}, bytes(size_t{c} * c), 0.02f, zp());
-  const uint32_t bp = m.constant(kI32, {c}, ints(c, 800), 0.08f * 0.02f);
-  const uint32_t y = m.output(t, {1, h, w, c}, 0.07f, zp());
+  const uint32_t wp = m.constant(t, {c, 1, 1, c}, q.bytes(size_t{c} * c), 0.02f, q.zp());
+  const uint32_t bp = m.constant(kI32, {c}, q.ints(c, 800), 0.08f * 0.02f);
+  const uint32_t y = m.output(t, {1, h, w, c}, 0.07f, q.zp());
   m.op(OperationType::CONV_2D, {mid, wp, bp, m.i32(1), m.i32(1), m.i32(1), m.i32(0)}, {y});
-  const uint32_t out = m.output(t, {1, h, w, c}, 0.1f, zp());
+  const uint32_t out = m.output(t, {1, h, w, c}, 0.1f, q.zp());
   m.op(OperationType::ADD, {swap ? r : y, swap ? y : r, m.i32(0)}, {out});
   Pair p{m.build(), m.inputs(), ""};
   hal::Subgraph& g = p.model.main;
