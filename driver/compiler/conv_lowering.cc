@@ -1007,9 +1007,10 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
              pieces[j].inpAddr == pieces[j - 1].inpAddr + pieceBytes)
         ++j;
       // Pieces [i, j): one A group, contiguous in INP. Its blocks: (batch, column block) ->
-      // first and last output row.
+      // first and last output row; `whole`: every column block of those rows at once.
       struct Block {
         uint32_t b, blk, oyA, oyB, span;
+        bool whole = false;
       };
       std::vector<Block> blocks;
       for (size_t k = i; k < j; ++k) {
@@ -1021,6 +1022,24 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
           blocks.push_back({b, blk, oy, oy, spanOf(pieces[k].p)});
         else
           it->oyB = oy;
+      }
+      // Whole input rows when the pieces cover every column block of the same output rows
+      // (per batch): the blocks' overlapping columns load once, in rows as long as the
+      // image's (DRAM rows of W*C bytes instead of a block's span).
+      if (perRow > 1 && blocks.size() % perRow == 0) {
+        std::vector<Block> rows;
+        bool whole = true;
+        for (const Block& x : blocks) {
+          auto it =
+              std::find_if(rows.begin(), rows.end(), [&](const Block& y) { return y.b == x.b; });
+          if (it == rows.end()) {
+            rows.push_back(
+                {x.b, 0, x.oyA, x.oyB, (g.outW - 1) * s.sw + (s.fw - 1) * s.dw + 1, true});
+          } else if (it->oyA != x.oyA || it->oyB != x.oyB) {
+            whole = false;
+          }
+        }
+        if (whole && rows.size() * perRow == blocks.size()) blocks = std::move(rows);
       }
       uint64_t need = 0;
       for (const Block& x : blocks)
@@ -1064,9 +1083,11 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
             dma(true, 0, at + (top + valid) * pitch, pitch, rows - top - valid, pitch);
         }
         for (size_t k = i; k < j; ++k) {
-          const uint32_t row = pieces[k].p / perRow;
-          if (row / g.outH != x.b || pieces[k].p % perRow != x.blk) continue;
-          (*dwRows)[{pieces[k].p, pieces[k].g}] = {at + (row % g.outH - x.oyA) * s.sh * pitch,
+          const uint32_t row = pieces[k].p / perRow, blk = pieces[k].p % perRow;
+          if (row / g.outH != x.b || (!x.whole && blk != x.blk)) continue;
+          // A whole row's column block starts blk * R lanes of sw pixel vectors in.
+          const uint32_t col = x.whole ? static_cast<uint32_t>(uint64_t{blk} * R * s.sw * vb) : 0;
+          (*dwRows)[{pieces[k].p, pieces[k].g}] = {at + (row % g.outH - x.oyA) * s.sh * pitch + col,
                                                    s.dh * pitch};
         }
         at += rows * pitch;

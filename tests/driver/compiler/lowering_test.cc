@@ -419,6 +419,34 @@ TEST(Lowering, AClassifiersPixelLoadsOncePerSlot) {
   EXPECT_EQ(run.estimatedCycles, run.stats.cycles);
 }
 
+// DWCONV's shared input rows: when a step's row tiles cover whole output rows the input rows
+// load whole (one DMA row of W*C bytes per image row, the column blocks' overlap once),
+// and the layer stays bit-exact.
+TEST(Lowering, DepthwiseStepsLoadWholeInputRows) {
+  Rng r(43);
+  OneOpModel m;
+  const OperandType t = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  const uint32_t h = 20, w = 56, c = 16;
+  const uint32_t in = m.input(t, {1, h, w, c}, r.values<int8_t>(h * w * c, -128, 127), 0.05f, 2);
+  const uint32_t f = m.constant(t, {1, 3, 3, c}, r.values<int8_t>(9 * c, -128, 127), 0.02f, 0);
+  const uint32_t bias = m.constant(kI32, {c}, r.values<int32_t>(c, -500, 500), 0.001f, 0);
+  const uint32_t out = m.output(t, {1, h, w, c}, 0.08f, -3);
+  m.op(OperationType::DEPTHWISE_CONV_2D,
+       {in, f, bias, m.i32(1), m.i32(1), m.i32(1), m.i32(1), m.i32(0)}, {out});
+  const Case cs{"DEPTHWISE_CONV_2D 3x3 [1, 20, 56, 16]", m.build(), m.inputs()};
+  LoweringOptions o;
+  o.convMapping = ConvMapping::kDepthwiseUnit;
+  NpuRun run;
+  ASSERT_EQ(check(cs, o, &run), "");
+  int wholeRows = 0;
+  for (const firmware::Command& cmd : run.step.commands)
+    if (const auto* d = std::get_if<firmware::DmaLoad>(&cmd.args);
+        d && d->bufId == firmware::Buffer::kInp && !d->fill && d->count0 == w * c)
+      ++wholeRows;
+  EXPECT_GT(wholeRows, 0) << run.step.report.describe();
+  EXPECT_EQ(run.estimatedCycles, run.stats.cycles);
+}
+
 // A random quantized AVERAGE_POOL_2D; `clipped` says whether some window reaches into the
 // padding (its count then differs: the CPU's case).
 Case randomAveragePool(Rng& r, bool* clipped) {
