@@ -442,6 +442,32 @@ TEST(FusedLowering, ResidualAddsFuseIntoTheConvolution) {
   auto step = lowerFusedConvEltwise(model, 0, 1, declaredShapes(model), o);
   ASSERT_FALSE(step.ok());
   EXPECT_NE(step.error().find("broadcast"), std::string::npos) << step.error();
+
+  // A constant other operand of the full shape: packed into the step's constants.
+  OneOpModel k;
+  const uint32_t x2 = k.input(t, {1, 5, 6, 16}, std::vector<uint8_t>(480, 3), 0.05f, 10);
+  std::vector<uint8_t> cv(480);
+  for (size_t i = 0; i < cv.size(); ++i) cv[i] = static_cast<uint8_t>(i * 7);
+  const uint32_t c2 = k.constant(t, {1, 5, 6, 16}, cv, 0.05f, 10);
+  const uint32_t w2 = k.constant(t, {16, 1, 1, 16}, std::vector<uint8_t>(256, 130), 0.02f, 128);
+  const uint32_t b2 = k.constant(kI32, {16}, std::vector<int32_t>(16, 5), 0.001f);
+  const uint32_t y2 = k.output(t, {1, 5, 6, 16}, 0.08f, 5);
+  k.op(OperationType::CONV_2D, {x2, w2, b2, k.i32(1), k.i32(1), k.i32(1), k.i32(0)}, {y2});
+  const uint32_t out2 = k.output(t, {1, 5, 6, 16}, 0.1f, 3);
+  k.op(OperationType::ADD, {c2, y2, k.i32(1)}, {out2});
+  hal::Model withConstant = k.build();
+  withConstant.main.operands[y2].lifetime = hal::OperandLifeTime::TEMPORARY_VARIABLE;
+  withConstant.main.outputIndexes = {out2};
+  std::vector<hal::TensorValue> want;
+  ASSERT_EQ(referenceRun(withConstant, k.inputs(), want), "");
+  auto fused = lowerFusedConvEltwise(withConstant, 0, 1, declaredShapes(withConstant), o);
+  ASSERT_TRUE(fused.ok()) << fused.error();
+  ASSERT_EQ(fused->inputs.size(), 1u);
+  InterpreterDevice dev(o.npu, 64ull << 20);
+  std::vector<std::vector<uint8_t>> got;
+  auto stats = runStep(dev, *fused, {k.inputs()[0].bytes}, got);
+  ASSERT_TRUE(stats.ok()) << stats.error();
+  EXPECT_EQ(got[0], want[0].bytes);
 }
 
 // MobileNet-v2's inverted residual block, its expansion left out: x -> CONV_2D 1x1 -> r;
