@@ -132,6 +132,22 @@ void expectBitExactRun(const CompiledStep& step, const Pair& p,
   EXPECT_EQ(step.report.estimatedCycles, stats->cycles);
 }
 
+// Runs `plan` on an interpreter device with the executor's cross-check: nothing mismatches,
+// the last operation is checked, the output is the reference's; `report` for more checks.
+void expectCheckedRun(const Pair& p, const ModelPlan& plan,
+                      const std::vector<hal::TensorValue>& want, ExecutionReport& report) {
+  InterpreterDevice device(plan.options.npu);
+  NpuExecutor ex(p.model, plan, device);
+  ex.setCrossCheck(true);
+  std::vector<hal::TensorValue> got;
+  ASSERT_TRUE(ex.run(p.inputs, got, &report).ok());
+  EXPECT_EQ(report.mismatches, 0u) << report.describe();
+  ASSERT_EQ(report.steps.size(), p.model.main.operations.size());
+  EXPECT_TRUE(report.steps.back().checked);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].bytes, want[0].bytes);
+}
+
 // Every random pair as one fused step: the job's output equals the reference's, the
 // tensor between the layers never in DRAM (no binding, no buffer of its size).
 TEST(FusedLowering, RandomDepthwisePointwisePairsAreBitExact) {
@@ -188,18 +204,10 @@ TEST(FusedLowering, ModelsFuseAndTheCrossCheckSeesTheChain) {
         ASSERT_EQ(plan->operations[1].step.inputs.size(), 1u);
         EXPECT_TRUE(plan->operations[1].step.inputs[0].resident);
       }
-      InterpreterDevice device(o.npu);
-      NpuExecutor ex(p.model, *plan, device);
-      ex.setCrossCheck(true);
-      std::vector<hal::TensorValue> got;
+      SCOPED_TRACE(fuse ? "fused" : "unfused");
       ExecutionReport report;
-      ASSERT_TRUE(ex.run(p.inputs, got, &report).ok());
-      EXPECT_EQ(report.mismatches, 0u) << report.describe();
-      ASSERT_EQ(report.steps.size(), 3u);
-      EXPECT_TRUE(report.steps[2].checked);
+      expectCheckedRun(p, *plan, want, report);
       EXPECT_EQ(report.npuSteps, 3);
-      ASSERT_EQ(got.size(), 1u);
-      EXPECT_EQ(got[0].bytes, want[0].bytes) << (fuse ? "fused" : "unfused");
     }
   }
 }
@@ -408,18 +416,10 @@ TEST(FusedLowering, ResidualAddsFuseIntoTheConvolution) {
           EXPECT_TRUE(b.resident);
         }
       }
-      InterpreterDevice device(o.npu);
-      NpuExecutor ex(p.model, *plan, device);
-      ex.setCrossCheck(true);
-      std::vector<hal::TensorValue> got;
+      SCOPED_TRACE(fuse ? "fused" : "unfused");
       ExecutionReport report;
-      ASSERT_TRUE(ex.run(p.inputs, got, &report).ok());
-      EXPECT_EQ(report.mismatches, 0u) << report.describe();
-      ASSERT_EQ(report.steps.size(), 3u);
-      EXPECT_TRUE(report.steps[2].checked);
+      expectCheckedRun(p, *plan, want, report);
       EXPECT_EQ(report.host.bytes.betweenNpuSteps, 0u);
-      ASSERT_EQ(got.size(), 1u);
-      EXPECT_EQ(got[0].bytes, want[0].bytes) << (fuse ? "fused" : "unfused");
     }
   }
   EXPECT_GT(fusedPlans, 0);
@@ -534,18 +534,11 @@ TEST(FusedLowering, InvertedResidualsFuseTheirAdd) {
       EXPECT_EQ(*plan->operations[2].fusedInto, 1u);
       EXPECT_EQ(plan->operations[1].step.fused, (std::vector<uint32_t>{2, 3}));
     }
-    InterpreterDevice device(o.npu);
-    NpuExecutor ex(p.model, *plan, device);
-    ex.setCrossCheck(true);
-    std::vector<hal::TensorValue> got;
     ExecutionReport report;
-    ASSERT_TRUE(ex.run(p.inputs, got, &report).ok());
-    EXPECT_EQ(report.mismatches, 0u) << report.describe();
+    expectCheckedRun(p, *plan, want, report);
     EXPECT_EQ(report.cpuSteps, 0);
-    EXPECT_TRUE(report.steps[3].checked);
-    ASSERT_EQ(got.size(), 1u);
-    EXPECT_EQ(got[0].bytes, want[0].bytes);
     // Without the cross-check the middle operation has no value at all, and none is needed.
+    InterpreterDevice device(o.npu);
     NpuExecutor plain(p.model, *plan, device);
     std::vector<hal::TensorValue> again;
     ASSERT_TRUE(plain.run(p.inputs, again).ok());
