@@ -295,22 +295,32 @@ TensorLayout gatheredInputLayout(const ConvSetup& s, TensorLayout::Kind kind) {
   return in;
 }
 
-// Stores a step's rows (output pixels [px0, px0 + rows)) of channel tiles [q0, q1): one
-// contiguous run per tile (eb bytes per element).
-// `bufRows`: OUT rows between channel tiles (0: `rows`, the tiles' rows adjacent).
-void storeChannelTiles(uint64_t outBase, uint64_t totalRows, uint64_t px0, uint32_t rows,
-                       uint32_t q0, uint32_t q1, uint32_t C, uint32_t outAddr,
-                       std::vector<firmware::DmaStore>& out, uint32_t eb = 1,
-                       uint32_t bufRows = 0) {
-  firmware::DmaStore d;
-  d.bufId = firmware::Buffer::kOut;
-  d.bufAddr = outAddr;
-  d.dramAddr = static_cast<uint32_t>(outBase + (uint64_t{q0} * totalRows + px0) * C * eb);
+// Moves a step's rows (pixels [px0, px0 + rows)) of channel tiles [q0, q1) between a
+// tensor's channel tiles at `dram` (totalRows pixels each) and `buffer` at `bufAddr`: one
+// contiguous run per tile (eb bytes per element). `bufRows`: buffer rows between channel
+// tiles (0: `rows`, the tiles' rows adjacent). Dma: DmaStore (from OUT) or DmaLoad.
+template <typename Dma>
+void channelTilesDma(firmware::Buffer buffer, uint64_t dram, uint64_t totalRows, uint64_t px0,
+                     uint32_t rows, uint32_t q0, uint32_t q1, uint32_t C, uint32_t bufAddr,
+                     std::vector<Dma>& out, uint32_t eb = 1, uint32_t bufRows = 0) {
+  Dma d;
+  d.bufId = buffer;
+  d.bufAddr = bufAddr;
+  d.dramAddr = static_cast<uint32_t>(dram + (uint64_t{q0} * totalRows + px0) * C * eb);
   d.count0 = rows * C * eb;
   d.count1 = q1 - q0;
   d.dramStride1 = static_cast<uint32_t>(totalRows * C * eb);
   d.bufStride1 = (bufRows ? bufRows : rows) * C * eb;
   out.push_back(d);
+}
+
+// Stores a step's rows of channel tiles [q0, q1) from OUT (channelTilesDma).
+void storeChannelTiles(uint64_t outBase, uint64_t totalRows, uint64_t px0, uint32_t rows,
+                       uint32_t q0, uint32_t q1, uint32_t C, uint32_t outAddr,
+                       std::vector<firmware::DmaStore>& out, uint32_t eb = 1,
+                       uint32_t bufRows = 0) {
+  channelTilesDma(firmware::Buffer::kOut, outBase, totalRows, px0, rows, q0, q1, C, outAddr, out,
+                  eb, bufRows);
 }
 
 std::string mappingSuffix(const ConvSetup& s) {
@@ -1162,22 +1172,28 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
       return fused->tensor.base + q * fused->tensor.tileStride +
              static_cast<uint32_t>((firstPixel(p0) - pixelBase) * C);
     };
-  prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows,
-                      uint32_t outAddr, std::vector<firmware::DmaStore>& out) {
+  // A step's `rows` lanes from row tile p0 on as runs of output pixels, visit(first pixel,
+  // pixels, first lane): one run in raster order; with packed rows the lanes are output
+  // rows' real pixels and junk, a run per output row of its real ones.
+  auto forEachRun = [=](uint32_t p0, uint32_t rows, const auto& visit) {
     if (!packed) {
-      storeChannelTiles(outBase, totalRows, firstPixel(p0), rows, q0, q1, C, outAddr, out, eb);
+      visit(firstPixel(p0), rows, 0u);
       return;
     }
-    // Packed rows: the lanes [v0, v0 + rows) are output rows' real pixels and junk; a store
-    // per output row of its real ones.
     const uint64_t v0 = uint64_t{p0} * R, v1 = v0 + rows;
     for (uint64_t rr = v0 / wv; rr * wv < v1; ++rr) {
       const uint64_t a = std::max(v0, rr * wv), e = std::min(v1, rr * wv + g.outW);
-      if (a >= e) continue;
-      storeChannelTiles(outBase, totalRows, rr * g.outW + (a - rr * wv),
-                        static_cast<uint32_t>(e - a), q0, q1, C,
-                        outAddr + static_cast<uint32_t>((a - v0) * C * eb), out, eb, rows);
+      if (a < e)
+        visit(rr * g.outW + (a - rr * wv), static_cast<uint32_t>(e - a),
+              static_cast<uint32_t>(a - v0));
     }
+  };
+  prob.storeOut = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows,
+                      uint32_t outAddr, std::vector<firmware::DmaStore>& out) {
+    forEachRun(p0, rows, [&](uint64_t px0, uint32_t n, uint32_t lane) {
+      storeChannelTiles(outBase, totalRows, px0, n, q0, q1, C, outAddr + lane * C * eb, out, eb,
+                        rows);
+    });
   };
   GemmSpec spec = baseSpec(s);
   if (after) {
@@ -1187,33 +1203,12 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
     e.proto = after->proto;
     e.prmImage = static_cast<uint32_t>(sb.address(recordBuf));
     if (fused) e.inp = fused->eltwiseInp;
-    // Pixels [px0, px0 + n) of tiles [q0, q1) to WGT at `at`, tiles rows * C bytes apart.
-    auto load = [=](uint64_t px0, uint32_t n, uint32_t q0, uint32_t q1, uint32_t rows, uint32_t at,
-                    std::vector<firmware::DmaLoad>& out) {
-      firmware::DmaLoad d;
-      d.bufId = firmware::Buffer::kWgt;
-      d.bufAddr = at;
-      d.dramAddr = static_cast<uint32_t>(otherBase + (uint64_t{q0} * totalRows + px0) * C);
-      d.count0 = n * C;
-      d.count1 = q1 - q0;
-      d.dramStride1 = static_cast<uint32_t>(totalRows * C);
-      d.bufStride1 = rows * C;
-      out.push_back(d);
-    };
     e.loadOther = [=](uint32_t p0, uint32_t, uint32_t q0, uint32_t q1, uint32_t rows,
                       uint32_t wgtAddr, std::vector<firmware::DmaLoad>& out) {
-      if (!packed) {
-        load(firstPixel(p0), rows, q0, q1, rows, wgtAddr, out);
-        return;
-      }
-      // Packed rows: each output row's real pixels among the lanes, as storeOut stores them.
-      const uint64_t v0 = uint64_t{p0} * R, v1 = v0 + rows;
-      for (uint64_t rr = v0 / wv; rr * wv < v1; ++rr) {
-        const uint64_t a = std::max(v0, rr * wv), e = std::min(v1, rr * wv + g.outW);
-        if (a < e)
-          load(rr * g.outW + (a - rr * wv), static_cast<uint32_t>(e - a), q0, q1, rows,
-               wgtAddr + static_cast<uint32_t>((a - v0) * C), out);
-      }
+      forEachRun(p0, rows, [&](uint64_t px0, uint32_t n, uint32_t lane) {
+        channelTilesDma(firmware::Buffer::kWgt, otherBase, totalRows, px0, n, q0, q1, C,
+                        wgtAddr + lane * C, out, 1, rows);
+      });
     };
     spec.eltwise = std::move(e);
   }

@@ -191,7 +191,7 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
     internal::OpView eltView(model, *eltwise, shapes);
     NNC_ASSIGN_OR_RETURN(after,
                          internal::eltwiseAfter(eltView, e.inputs[0] == pw.outputs[0] ? 0 : 1));
-    eltwiseRows = align64(npu.accBytes / 4);
+    eltwiseRows = eltwiseRowBytes(npu);
     if (base < 2 * eltwiseRows)
       return hal::fail("fused: no room in INP for the ", after->name, "'s rows");
     pwHalf.eltwiseInp = {base - eltwiseRows, eltwiseRows};

@@ -124,6 +124,8 @@ void loadContiguousPieces(const std::vector<APiece>& pieces, uint32_t R,
   }
 }
 
+uint32_t eltwiseRowBytes(const NpuConfig& npu) { return (npu.accBytes / 4 + 63) & ~63u; }
+
 uint32_t maxSingleChunkDepth(const NpuConfig& npu, const PlanOptions& options, uint32_t kUnit) {
   const uint32_t D = std::max<uint32_t>(1, options.bufferSlots);
   const uint32_t inpSlot = (npu.inpBytes / D) & ~63u, wgtSlot = (npu.wgtBytes / D) & ~63u;

@@ -118,6 +118,11 @@ struct BufferWindow {
 // operand's matching rows into WGT; one ELTWISE (ISA 1.7) per event writes the results
 // into the OUT slot its stores read. It takes an INP region and D WGT slots of a step's
 // rows (the top of those windows) and the 24-byte record at the top of PRM.
+// INP bytes an elementwise epilogue's rows take at most: a step's rows (ACC's int32 rows at
+// most) of C 8-bit results, 64-byte aligned. What a caller giving them a region of their own
+// (EltwiseEpilogue::inp) gives.
+uint32_t eltwiseRowBytes(const NpuConfig& npu);
+
 struct EltwiseEpilogue {
   firmware::Eltwise proto;  // the arithmetic: every field but the addresses and the count
   uint32_t prmImage = 0;    // DRAM address of its 24-byte parameter record

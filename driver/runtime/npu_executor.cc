@@ -227,9 +227,11 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
     }
     return hal::Status::Ok();
   };
-  // A fused step's results (its last operation's outputs), kept until that operation's turn
-  // prepares their storage: the operation that ran the step, and the bytes.
-  std::map<uint32_t, std::pair<size_t, std::vector<std::vector<uint8_t>>>> fusedResults;
+  // The later operations of the fused steps that ran, and each step's results (its last
+  // operation's outputs), kept until that operation's turn prepares their storage. (A step
+  // that did not run, its shapes not the compiled ones, leaves its operations to the CPU.)
+  std::set<uint32_t> fusedRan;
+  std::map<uint32_t, std::vector<std::vector<uint8_t>>> fusedResults;
   for (size_t k = 0; k < g.operations.size(); ++k) {
     const hal::Operation& op = g.operations[k];
     const ops::OperationDef* def = ops::operationTable().find(op.type);
@@ -240,9 +242,7 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
     const PlannedOperation& po = plan_.operations.at(k);
     // Computed by an earlier operation's fused step: its inputs between the two never left
     // the NPU (they hold values only when the cross-check ran the reference).
-    auto fusedIt = fusedResults.find(static_cast<uint32_t>(k));
-    const bool inFusedStep = po.fusedInto.has_value();
-    const bool fusedHere = inFusedStep && fusedIt != fusedResults.end();  // its last operation
+    const bool inFusedStep = fusedRan.count(static_cast<uint32_t>(k)) > 0;
     // Inputs this operation's NPU step reads where their producer left them.
     std::set<uint32_t> residentIn;
     if (po.placement.target == Target::kNpu)
@@ -270,52 +270,45 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
     s.host += readBack;
     s.operation = static_cast<uint32_t>(k);
     s.type = op.type;
-    s.macs = ops::macCount(model_, g, op);
-    // A fused step's cycles are all on its first operation's line, so its MACs are too.
-    if (po.placement.target == Target::kNpu)
-      for (uint32_t f : po.step.fused) s.macs += ops::macCount(model_, g, g.operations.at(f));
-    if (inFusedStep) s.macs = 0;
+    s.macs = inFusedStep ? 0 : ops::macCount(model_, g, op);
     s.startCycle = rep.npuCycles;
     const auto stepStart = std::chrono::steady_clock::now();
     bool onNpu = po.placement.target == Target::kNpu && !po.fusedInto;
     if (onNpu) {
-      // The step was compiled for the declared shapes; anything else runs on the CPU.
-      for (uint32_t o : op.inputs)
-        if (!operands[o].omitted && operands[o].shape.dimensions != compiled[o].dimensions)
-          onNpu = false;
-      for (uint32_t o : op.outputs)
-        if (operands[o].shape.dimensions != compiled[o].dimensions) onNpu = false;
+      // The step was compiled for the declared shapes; anything else runs on the CPU. (A
+      // fused step's inputs include its later operations'.)
+      auto compiledShape = [&](uint32_t o) {
+        return operands[o].omitted || operands[o].shape.dimensions == compiled[o].dimensions;
+      };
+      for (uint32_t o : op.inputs) onNpu = onNpu && compiledShape(o);
+      for (uint32_t o : op.outputs) onNpu = onNpu && compiledShape(o);
+      for (const Binding& b : po.step.inputs) onNpu = onNpu && compiledShape(b.operand);
       if (!onNpu) s.note = "shapes differ from the compiled plan";
     }
+    // A fused step's cycles are all on its first operation's line, so its MACs are too.
+    if (onNpu)
+      for (uint32_t f : po.step.fused) s.macs += ops::macCount(model_, g, g.operations.at(f));
     if (!onNpu)
       for (uint32_t o : residentIn)
         if (hal::Status st = materialize(o, s.host); !st.ok())
           return hal::fail(where, ": ", st.error());
-    if (fusedHere) {
-      // The outputs of the step that ran at operation fusedIt->second.first (its cycles,
-      // energy and commands are on that operation's line).
-      const size_t at = fusedIt->second.first;
-      const std::vector<std::vector<uint8_t>>& out = fusedIt->second.second;
-      const CompiledStep& step = plan_.operations.at(at).step;
-      if (crossCheck_) {
-        if (hal::Status st = def->execute(ctx); !st.ok())
-          return hal::fail(where, ": reference: ", st.error());
-        compareOutputs(step, out, s);
-      }
-      NNC_TRY(keepOutputs(step, at, out, where));
-      fusedResults.erase(fusedIt);
-      s.target = Target::kNpu;
-      s.note = "fused into operation " + std::to_string(at) + "'s step (its cycles there)";
-      ++rep.npuSteps;
-    } else if (inFusedStep) {
-      // A middle operation of a fused step: its output never left the NPU. The cross-check
-      // computes it on the reference for the next operation's check.
+    if (inFusedStep) {
+      // Run by operation `at`'s step (its cycles, energy and commands are on that line). The
+      // cross-check computes this operation on the reference: a middle operation's output,
+      // which never left the NPU, for the next one's check; the last one's against the
+      // step's outputs, which it keeps.
+      const size_t at = *po.fusedInto;
       if (crossCheck_)
         if (hal::Status st = def->execute(ctx); !st.ok())
           return hal::fail(where, ": reference: ", st.error());
+      if (auto last = fusedResults.find(static_cast<uint32_t>(k)); last != fusedResults.end()) {
+        const CompiledStep& step = plan_.operations.at(at).step;
+        if (crossCheck_) compareOutputs(step, last->second, s);
+        NNC_TRY(keepOutputs(step, at, last->second, where));
+        fusedResults.erase(last);
+      }
       s.target = Target::kNpu;
-      s.note =
-          "fused into operation " + std::to_string(*po.fusedInto) + "'s step (its cycles there)";
+      s.note = "fused into operation " + std::to_string(at) + "'s step (its cycles there)";
       ++rep.npuSteps;
     } else if (onNpu) {
       std::vector<std::vector<uint8_t>> in;
@@ -362,7 +355,8 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
         if (crossCheck_)
           if (hal::Status st = def->execute(ctx); !st.ok())
             return hal::fail(where, ": reference: ", st.error());
-        fusedResults[po.step.fused.back()] = {k, std::move(out)};
+        fusedRan.insert(po.step.fused.begin(), po.step.fused.end());
+        fusedResults[po.step.fused.back()] = std::move(out);
         out.clear();
       } else if (crossCheck_) {
         // The reference computes into the outputs' storage; compare, then keep the NPU's.

@@ -132,6 +132,14 @@ void expectBitExactRun(const CompiledStep& step, const Pair& p,
   EXPECT_EQ(step.report.estimatedCycles, stats->cycles);
 }
 
+// compileModel's plan of a pair on a 16x16 array, with fused steps or without.
+hal::Result<ModelPlan> planOn16x16(const Pair& p, bool fuse) {
+  LoweringOptions o;
+  o.npu = array16();
+  o.fuseLayers = fuse;
+  return compileModel(p.model, o);
+}
+
 // Runs `plan` on an interpreter device with the executor's cross-check: nothing mismatches,
 // the last operation is checked, the output is the reference's; `report` for more checks.
 void expectCheckedRun(const Pair& p, const ModelPlan& plan,
@@ -187,10 +195,7 @@ TEST(FusedLowering, ModelsFuseAndTheCrossCheckSeesTheChain) {
     std::vector<hal::TensorValue> want;
     ASSERT_EQ(referenceRun(p.model, p.inputs, want), "");
     for (bool fuse : {true, false}) {
-      LoweringOptions o;
-      o.npu = array16();
-      o.fuseLayers = fuse;
-      auto plan = compileModel(p.model, o);
+      auto plan = planOn16x16(p, fuse);
       ASSERT_TRUE(plan.ok()) << plan.error();
       ASSERT_EQ(plan->operations.size(), 3u);
       for (const PlannedOperation& po : plan->operations)
@@ -342,6 +347,26 @@ Pair randomConvEltwise(std::mt19937& rng, uint32_t n, uint32_t h, uint32_t w, ui
   return p;
 }
 
+// uint8 input [1, h, w, 16] -> CONV_2D 1x1 -> y; ADD(y, r), or ADD(r, y) with `otherFirst`,
+// activation `act`: r the operand `other` adds to `m` (after the input x).
+template <typename MakeOther>
+hal::Model convThenAdd(OneOpModel& m, uint32_t h, uint32_t w, const MakeOther& other,
+                       bool otherFirst, int32_t act) {
+  const OperandType t = OperandType::TENSOR_QUANT8_ASYMM;
+  const uint32_t x = m.input(t, {1, h, w, 16}, std::vector<uint8_t>(h * w * 16, 3), 0.05f, 10);
+  const uint32_t r = other();
+  const uint32_t wc = m.constant(t, {16, 1, 1, 16}, std::vector<uint8_t>(256, 130), 0.02f, 128);
+  const uint32_t bc = m.constant(kI32, {16}, std::vector<int32_t>(16, 5), 0.001f);
+  const uint32_t y = m.output(t, {1, h, w, 16}, 0.08f, 5);
+  m.op(OperationType::CONV_2D, {x, wc, bc, m.i32(1), m.i32(1), m.i32(1), m.i32(0)}, {y});
+  const uint32_t out = m.output(t, {1, h, w, 16}, 0.1f, 3);
+  m.op(OperationType::ADD, {otherFirst ? r : y, otherFirst ? y : r, m.i32(act)}, {out});
+  hal::Model model = m.build();
+  model.main.operands[y].lifetime = hal::OperandLifeTime::TEMPORARY_VARIABLE;
+  model.main.outputIndexes = {out};
+  return model;
+}
+
 // Every random convolution + ADD / SUB / MUL as one step: the elementwise operation's output
 // equals the reference's; the step reads the convolution's input and the other operand and
 // writes the elementwise output only (the convolution's never in DRAM).
@@ -397,10 +422,7 @@ TEST(FusedLowering, ResidualAddsFuseIntoTheConvolution) {
     std::vector<hal::TensorValue> want;
     ASSERT_EQ(referenceRun(p.model, p.inputs, want), "");
     for (bool fuse : {true, false}) {
-      LoweringOptions o;
-      o.npu = array16();
-      o.fuseLayers = fuse;
-      auto plan = compileModel(p.model, o);
+      auto plan = planOn16x16(p, fuse);
       ASSERT_TRUE(plan.ok()) << plan.error();
       ASSERT_EQ(plan->operations.size(), 3u);
       const bool fused = plan->operations[2].fusedInto.has_value();
@@ -424,19 +446,14 @@ TEST(FusedLowering, ResidualAddsFuseIntoTheConvolution) {
   }
   EXPECT_GT(fusedPlans, 0);
   // The other operand broadcast over the pixels: ELTWISE's epilogue takes equal shapes.
-  OneOpModel m;
   const OperandType t = OperandType::TENSOR_QUANT8_ASYMM;
-  const uint32_t x = m.input(t, {1, 4, 4, 16}, std::vector<uint8_t>(256, 3), 0.05f, 10);
-  const uint32_t r = m.input(t, {1, 1, 1, 16}, std::vector<uint8_t>(16, 7), 0.05f, 10);
-  const uint32_t wc = m.constant(t, {16, 1, 1, 16}, std::vector<uint8_t>(256, 130), 0.02f, 128);
-  const uint32_t bc = m.constant(kI32, {16}, std::vector<int32_t>(16, 5), 0.001f);
-  const uint32_t y = m.output(t, {1, 4, 4, 16}, 0.08f, 5);
-  m.op(OperationType::CONV_2D, {x, wc, bc, m.i32(1), m.i32(1), m.i32(1), m.i32(0)}, {y});
-  const uint32_t out = m.output(t, {1, 4, 4, 16}, 0.1f, 3);
-  m.op(OperationType::ADD, {y, r, m.i32(0)}, {out});
-  hal::Model model = m.build();
-  model.main.operands[y].lifetime = hal::OperandLifeTime::TEMPORARY_VARIABLE;
-  model.main.outputIndexes = {out};
+  OneOpModel m;
+  const hal::Model model = convThenAdd(
+      m, 4, 4,
+      [&] {
+        return m.input(t, {1, 1, 1, 16}, std::vector<uint8_t>(16, 7), 0.05f, 10);
+      },
+      false, 0);
   LoweringOptions o;
   o.npu = array16();
   auto step = lowerFusedConvEltwise(model, 0, 1, declaredShapes(model), o);
@@ -444,20 +461,15 @@ TEST(FusedLowering, ResidualAddsFuseIntoTheConvolution) {
   EXPECT_NE(step.error().find("broadcast"), std::string::npos) << step.error();
 
   // A constant other operand of the full shape: packed into the step's constants.
-  OneOpModel k;
-  const uint32_t x2 = k.input(t, {1, 5, 6, 16}, std::vector<uint8_t>(480, 3), 0.05f, 10);
   std::vector<uint8_t> cv(480);
   for (size_t i = 0; i < cv.size(); ++i) cv[i] = static_cast<uint8_t>(i * 7);
-  const uint32_t c2 = k.constant(t, {1, 5, 6, 16}, cv, 0.05f, 10);
-  const uint32_t w2 = k.constant(t, {16, 1, 1, 16}, std::vector<uint8_t>(256, 130), 0.02f, 128);
-  const uint32_t b2 = k.constant(kI32, {16}, std::vector<int32_t>(16, 5), 0.001f);
-  const uint32_t y2 = k.output(t, {1, 5, 6, 16}, 0.08f, 5);
-  k.op(OperationType::CONV_2D, {x2, w2, b2, k.i32(1), k.i32(1), k.i32(1), k.i32(0)}, {y2});
-  const uint32_t out2 = k.output(t, {1, 5, 6, 16}, 0.1f, 3);
-  k.op(OperationType::ADD, {c2, y2, k.i32(1)}, {out2});
-  hal::Model withConstant = k.build();
-  withConstant.main.operands[y2].lifetime = hal::OperandLifeTime::TEMPORARY_VARIABLE;
-  withConstant.main.outputIndexes = {out2};
+  OneOpModel k;
+  const hal::Model withConstant = convThenAdd(
+      k, 5, 6,
+      [&] {
+        return k.constant(t, {1, 5, 6, 16}, cv, 0.05f, 10);
+      },
+      true, 1);
   std::vector<hal::TensorValue> want;
   ASSERT_EQ(referenceRun(withConstant, k.inputs(), want), "");
   auto fused = lowerFusedConvEltwise(withConstant, 0, 1, declaredShapes(withConstant), o);
