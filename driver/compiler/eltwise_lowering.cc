@@ -15,6 +15,7 @@
 // the two change places with their parameters (the sum does not depend on the order).
 #include <algorithm>
 #include <array>
+#include <utility>
 
 #include "driver/compiler/lowering_internal.h"
 #include "driver/compiler/lowering_table.h"
@@ -35,6 +36,13 @@ struct EltwisePlan {
   bool repeats = false;  // false: both inputs have the output's shape
   uint64_t elements = 0, segments = 1, segElems = 0, segStride = 0, period = 0;
   ops::elementwise::QuantArithParams params;  // with a and b in the step's order
+  // The inputs change places with their parameters (the sum does not depend on the order;
+  // SUB's negated multiplier goes with its input).
+  void swapInputs() {
+    std::swap(params.a, params.b);
+    std::swap(params.aZp, params.bZp);
+  }
+  const char* name() const { return mul ? "MUL" : negate ? "SUB" : "ADD"; }
 };
 
 bool isMul(hal::OperationType t) { return t == hal::OperationType::MUL; }
@@ -97,8 +105,7 @@ hal::Result<EltwisePlan> planEltwise(const OpView& v) {
   } else if (db == dout) {
     NNC_TRY(repeatPattern(dout, da, p));
     p.swapped = true;
-    std::swap(p.params.a, p.params.b);
-    std::swap(p.params.aZp, p.params.bZp);
+    p.swapInputs();
   } else {
     return hal::fail("both inputs broadcast (the unit repeats one of them only)");
   }
@@ -161,20 +168,16 @@ hal::Result<EltwiseAfter> eltwiseAfter(const OpView& v, uint32_t convInput) {
   if (p.repeats) return hal::fail("a broadcast input (fused steps take equal shapes only)");
   if (v.inShape(0).type == OperandType::TENSOR_QUANT16_SYMM)
     return hal::fail("int16 operands (fused steps are 8-bit)");
-  // The convolution's rows are ELTWISE's a: when they are input 1 the inputs change places
-  // with their parameters, as for a repeated first input (the sum does not depend on the
-  // order; SUB's negated multiplier goes with its input).
-  if (convInput == 1) {
-    std::swap(p.params.a, p.params.b);
-    std::swap(p.params.aZp, p.params.bZp);
-  }
+  // The convolution's rows are ELTWISE's a: when they are input 1 the inputs change places,
+  // as for a repeated first input.
+  if (convInput == 1) p.swapInputs();
   Arithmetic arith = arithmetic(p, v.outShape(0).type);
   EltwiseAfter r;
   r.other = v.inOperand(1 - convInput);
   r.output = v.outOperand(0);
   r.proto = arith.proto;
   r.record = std::move(arith.record);
-  r.name = p.mul ? "MUL" : p.negate ? "SUB" : "ADD";
+  r.name = p.name();
   return r;
 }
 
@@ -290,7 +293,7 @@ hal::Result<CompiledStep> lowerEltwise(const hal::Model& model, uint32_t index, 
 
   CompiledStep& step = sb.step();
   NNC_TRY(us.finish(step, "ELTWISE"));
-  const char* name = p.mul ? "MUL" : p.negate ? "SUB" : "ADD";
+  const char* name = p.name();
   step.report.mapping =
       std::string("ELTWISE on the elementwise unit (ISA 1.7): ") + name + ", " +
       std::to_string(elements) + " elements in chunks of " + std::to_string(chunk) +
