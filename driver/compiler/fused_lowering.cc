@@ -62,6 +62,22 @@ uint64_t dropRepeatedFills(std::vector<firmware::Command>& commands, uint32_t in
   return dropped;
 }
 
+// The ADD, SUB or MUL `eltwise` after the layer whose output is `y`, which it must read
+// exactly once: its arithmetic with y as ELTWISE's a.
+hal::Result<internal::EltwiseAfter> eltwiseAfterLayer(const hal::Model& model, uint32_t y,
+                                                      uint32_t eltwise,
+                                                      const std::vector<ops::Shape>& shapes) {
+  const hal::Operation& e = model.main.operations.at(eltwise);
+  if (e.type != hal::OperationType::ADD && e.type != hal::OperationType::SUB &&
+      e.type != hal::OperationType::MUL)
+    return hal::fail("fused: not an ADD, SUB or MUL");
+  if (e.inputs.size() < 2 || (e.inputs[0] == y) == (e.inputs[1] == y))
+    return hal::fail("fused: the ", hal::toString(e.type),
+                     " does not read the layer's output exactly once");
+  internal::OpView v(model, eltwise, shapes);
+  return internal::eltwiseAfter(v, e.inputs[0] == y ? 0 : 1);
+}
+
 // One step of every block's two halves: block i's job is `a[i]`'s commands (their END
 // dropped) then `b[i]`'s. The buffers are the first block's (every block binds the same
 // operands and constants in the same order): all of `a`'s but its outputs and of `b`'s but
@@ -183,14 +199,9 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
   std::optional<internal::EltwiseAfter> after;
   uint32_t eltwiseRows = 0;
   if (eltwise) {
-    const hal::Operation& e = model.main.operations.at(*eltwise);
-    if (pw.outputs.size() != 1 || e.inputs.size() < 2 ||
-        (e.inputs[0] == pw.outputs[0]) == (e.inputs[1] == pw.outputs[0]))
-      return hal::fail("fused: the ", hal::toString(e.type),
-                       " does not read the pointwise output exactly once");
-    internal::OpView eltView(model, *eltwise, shapes);
-    NNC_ASSIGN_OR_RETURN(after,
-                         internal::eltwiseAfter(eltView, e.inputs[0] == pw.outputs[0] ? 0 : 1));
+    if (pw.outputs.size() != 1)
+      return hal::fail("fused: the pointwise layer has more than one output");
+    NNC_ASSIGN_OR_RETURN(after, eltwiseAfterLayer(model, pw.outputs[0], *eltwise, shapes));
     eltwiseRows = eltwiseRowBytes(npu);
     if (base < 2 * eltwiseRows)
       return hal::fail("fused: no room in INP for the ", after->name, "'s rows");
@@ -277,18 +288,9 @@ hal::Result<CompiledStep> lowerFusedConvEltwise(const hal::Model& model, uint32_
   const hal::Operation& c = model.main.operations.at(conv);
   const hal::Operation& e = model.main.operations.at(eltwise);
   if (c.type != hal::OperationType::CONV_2D) return hal::fail("fused: not a CONV_2D");
-  if (e.type != hal::OperationType::ADD && e.type != hal::OperationType::SUB &&
-      e.type != hal::OperationType::MUL)
-    return hal::fail("fused: not an ADD, SUB or MUL");
-  if (c.outputs.size() != 1 || e.inputs.size() < 2)
-    return hal::fail("fused: the convolution has more than one output");
-  const uint32_t y = c.outputs[0];
-  if ((e.inputs[0] == y) == (e.inputs[1] == y))
-    return hal::fail("fused: the ", hal::toString(e.type),
-                     " does not read the convolution's output exactly once");
-  const uint32_t convInput = e.inputs[0] == y ? 0 : 1;
-  internal::OpView convView(model, conv, shapes), eltView(model, eltwise, shapes);
-  NNC_ASSIGN_OR_RETURN(auto after, internal::eltwiseAfter(eltView, convInput));
+  if (c.outputs.size() != 1) return hal::fail("fused: the convolution has more than one output");
+  NNC_ASSIGN_OR_RETURN(auto after, eltwiseAfterLayer(model, c.outputs[0], eltwise, shapes));
+  internal::OpView convView(model, conv, shapes);
   LoweringOptions lo = options;
   lo.costLimit = std::numeric_limits<double>::infinity();
   NNC_ASSIGN_OR_RETURN(auto step, internal::lowerConvThenEltwise(model, conv, convView, lo, after));

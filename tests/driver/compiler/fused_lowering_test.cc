@@ -537,6 +537,12 @@ TEST(FusedLowering, InvertedResidualsFuseTheirAdd) {
     ASSERT_TRUE(step.ok()) << step.error();
     EXPECT_EQ(step->fused, (std::vector<uint32_t>{2, 3}));
     ASSERT_EQ(step->inputs.size(), 2u);
+    // Only an ADD, SUB or MUL joins (another operation of the same operands is refused).
+    hal::Model other = p.model;
+    other.main.operations[3].type = OperationType::MAXIMUM;
+    auto refused = lowerFusedDepthwisePointwise(other, 1, 2, declaredShapes(other), o, 3);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().find("not an ADD, SUB or MUL"), std::string::npos) << refused.error();
     auto plan = compileModel(p.model, o);
     ASSERT_TRUE(plan.ok()) << plan.error();
     const bool fused = plan->operations[3].fusedInto.has_value();
