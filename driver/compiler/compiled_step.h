@@ -113,7 +113,8 @@ struct CompiledStep {
   uint64_t localBytes = 0;       // extent of the step-local space
   HostEpilogue epilogue;         // set for a hybrid step (its outputs come from the host)
   // A fused step (fused_lowering.h): the later operations it computes too, in order; its
-  // inputs are the first operation's, its outputs the last one's.
+  // inputs are the first operation's and the later ones' other inputs (an ADD's), its
+  // outputs the last one's.
   std::vector<uint32_t> fused;
   StepReport report;
 };

@@ -77,8 +77,9 @@ struct LoweringOptions {
   double costLimit = std::numeric_limits<double>::infinity();
   // Set by compileModel: what earlier NPU steps leave on the device (null: nothing).
   const DeviceLayouts* deviceLayouts = nullptr;
-  // compileModel: a depthwise layer and the pointwise layer after it as one fused step when
-  // that is faster (fused_lowering.h); off = every operation its own step.
+  // compileModel: fused steps when they are faster (fused_lowering.h: a depthwise layer and
+  // the pointwise layer after it; a convolution, or such a pair, and the ADD, SUB or MUL
+  // after it); off = every operation its own step.
   bool fuseLayers = true;
 };
 
