@@ -19,8 +19,17 @@
 //
 // Accumulation adds word by word: each 64-bit word is one int64 lane or two int32 lanes
 // (a 64-bit adder with its carry into bit 32 cut), so both layouts share the adders. GEMMs overlap: the next one streams while the previous one drains, which is what
-// keeps the array busy for back-to-back tiles. REQUANT_STORE and DENSIFY wait until the
-// unit is empty (they read what GEMMs wrote), so completions stay in command order.
+// keeps the array busy for back-to-back tiles. DENSIFY, ELTWISE and POOL wait until the
+// unit is empty.
+//
+// REQUANT_STORE beside the tiles (ISA 1.10): it is accepted while GEMM/DWCONV tiles are in
+// flight and reads ACC once those ahead of it have drained (it reads what they wrote); the
+// tiles behind it stream and drain meanwhile, so the array does not wait for the requant
+// unit. A tile whose ACC rows the REQUANT_STORE reads, or whose INP operand its to_inp rows
+// write, is not accepted until the REQUANT_STORE completes, so every command still sees the
+// effects of the ones before it and none of the ones after. The drain's accumulate reads
+// take ACC's read port first. A tile behind it that drains first has its done pulse held
+// and released after the REQUANT_STORE's, so completions stay in command order.
 //
 // REQUANT_STORE: loads the bias/multiplier/shift vectors from PRM, streams ACC rows (int32
 // or, with acc64, int64 elements) through nnc_requant and writes the packed rows to OUT, or
@@ -142,6 +151,9 @@ module nnc_compute
   nnc_isa_pkg::pool_t          c_p;
   logic           c_is_gemm, c_is_dw, c_oob;
   nnc_isa_pkg::buffer_e        c_oob_buf;
+  // A GEMM's or DWCONV's INP read span and ACC span, [addr, end), for the hazard check
+  // against a REQUANT_STORE in flight.
+  logic [39:0]    c_inp_end, c_acc_end;
 
   // Views of the command (no casts: Yosys's SV reader has no typedef casts).
   assign c_op      = cmd_i[7:0];
@@ -169,9 +181,10 @@ module nnc_compute
   endfunction
 
   always_comb begin
-    logic [39:0] eb, wb, ob, inp_end;
+    logic [39:0] eb, wb, ob, inp_end, acc_end;
     c_oob     = 1'b0;
     inp_end   = '0;
+    acc_end   = '0;
     c_oob_buf = nnc_isa_pkg::BufferInp;
     eb        = c_g.mode == nnc_isa_pkg::GemmModeInt16 ? 40'd2 : 40'd1;
     wb        = c_g.wgt8 ? 40'd1 : eb;  // the decode check rejected wgt8 with mode int8
@@ -181,6 +194,8 @@ module nnc_compute
         // A window reads m pixel vectors per block; its furthest byte is the last lane's vector
         // of the last inner tap of the last tile (the decode check guarantees m, taps,
         // tiles >= 1 and k = vec * taps * tiles).
+        acc_end = 40'(c_g.acc_addr) + (40'(8'(c_g.m - 8'd1)) * 40'(Cols) + 40'(c_g.n)) *
+                  acc_elem_bytes(c_g.acc64);
         if (c_g.window) begin
           inp_end = 40'(c_g.inp_addr) + 40'(8'(c_g.m - 8'd1)) * 40'(c_g.lane_stride) +
                     40'(7'(c_g.taps - 7'd1)) * 40'(c_g.tap_stride) +
@@ -194,8 +209,7 @@ module nnc_compute
         end else if (over(40'(c_g.wgt_addr) + 40'(c_g.k) * 40'(Cols) * wb, WgtBytes)) begin
           c_oob = 1'b1;
           c_oob_buf = nnc_isa_pkg::BufferWgt;
-        end else if (over(40'(c_g.acc_addr) + (40'(8'(c_g.m - 8'd1)) * 40'(Cols) +
-                          40'(c_g.n)) * acc_elem_bytes(c_g.acc64), AccBytes)) begin
+        end else if (over(acc_end, AccBytes)) begin
           c_oob = 1'b1;
           c_oob_buf = nnc_isa_pkg::BufferAcc;
         end
@@ -205,14 +219,14 @@ module nnc_compute
         inp_end = 40'(c_w.inp_addr) + 40'(3'(c_w.fh - 3'd1)) * 40'(c_w.row_stride) +
                   (40'(8'(c_w.m - 8'd1)) * 40'(c_w.sw) + 40'(3'(c_w.fw - 3'd1)) * 40'(c_w.dw) +
                    40'd1) * 40'(Cols);
+        acc_end = 40'(c_w.acc_addr) + (40'(8'(c_w.m - 8'd1)) * 40'(Cols) + 40'(c_w.n)) * 40'd4;
         if (over(inp_end, InpBytes)) begin
           c_oob = 1'b1;
           c_oob_buf = nnc_isa_pkg::BufferInp;
         end else if (over(40'(c_w.wgt_addr) + 40'(c_w.fh) * 40'(c_w.fw) * 40'(Cols), WgtBytes)) begin
           c_oob = 1'b1;
           c_oob_buf = nnc_isa_pkg::BufferWgt;
-        end else if (over(40'(c_w.acc_addr) + (40'(8'(c_w.m - 8'd1)) * 40'(Cols) +
-                          40'(c_w.n)) * 40'd4, AccBytes)) begin
+        end else if (over(acc_end, AccBytes)) begin
           c_oob = 1'b1;
           c_oob_buf = nnc_isa_pkg::BufferAcc;
         end
@@ -267,6 +281,8 @@ module nnc_compute
       end
       default: ;
     endcase
+    c_inp_end = inp_end;
+    c_acc_end = acc_end;
   end
 
   // =========================================================================================
@@ -556,8 +572,16 @@ module nnc_compute
   logic [2*Cols*32-1:0]  rq_out_data;
   logic [12:0]           rq_step;         // rows the unit's next result holds: 2 or 1
 
-  assign rq_issue = rq_state_q == RqStream && rq_issued_q < 13'(rq_q.rows) &&
-                    (32'(rf_cnt_q) + 32'(rq_pend_q) < OpFifo);
+  // ISA 1.10: the tiles ahead of the REQUANT_STORE still in flight (its reads wait for them),
+  // and the done pulses of tiles behind it that drained first (released after its own).
+  logic [TPtrW:0]        rq_ahead_q;
+  logic [3:0]            held_q;
+  logic                  rq_busy, acc_drain_read;
+  assign rq_busy = rq_state_q != RqIdle;
+  // The drain reads ACC to accumulate: it has the read port (the array cannot wait).
+  assign acc_drain_read = dr_valid && st1_write && st1_tile.accumulate;
+  assign rq_issue = rq_state_q == RqStream && rq_ahead_q == '0 && !acc_drain_read &&
+                    rq_issued_q < 13'(rq_q.rows) && (32'(rf_cnt_q) + 32'(rq_pend_q) < OpFifo);
 
   // Lane l: int64 lane l of the read (l < C), or int32 element l zero-extended (the unit's
   // int32 path reads bits 31:0); with one int32 row per result, lanes >= C are never written.
@@ -797,13 +821,29 @@ module nnc_compute
   logic ds_complete;
 
   assign all_idle    = t_cnt_q == '0 && !s_active_q && rq_state_q == RqIdle && !ds_active_q &&
-                       !err_pend_q && !dw_busy && !ew_busy && !pl_busy;
+                       !err_pend_q && !dw_busy && !ew_busy && !pl_busy && held_q == '0;
   // A k-major GEMM waits until nothing streams; a window GEMM until the fetch has issued the
   // reads of the (window) GEMM ahead of it, with the next-stream slot free; either only
   // while no DWCONV tile is in flight. A DWCONV waits until the depthwise unit has issued
-  // the reads of the one ahead of it, and while no GEMM tile is in flight.
+  // the reads of the one ahead of it, and while no GEMM tile is in flight. Either waits
+  // while a REQUANT_STORE in flight reads its ACC span or writes (to_inp) its INP span.
+  // A REQUANT_STORE waits for the one ahead of it and for the held done pulses.
+  function automatic logic spans_meet(logic [39:0] a0, logic [39:0] a1, logic [39:0] b0,
+                                      logic [39:0] b1);
+    spans_meet = a0 < b1 && b0 < a1;
+  endfunction
+  logic [39:0] rq_acc_end, rq_out_end;
+  assign rq_acc_end = 40'(rq_q.acc_addr) + 40'(rq_q.rows) * 40'(Cols) * acc_elem_bytes(rq_q.acc64);
+  assign rq_out_end = 40'(rq_q.out_addr) + 40'(rq_q.rows) * 40'(Cols);  // to_inp: 8-bit rows
+  baddr_t c_acc_addr, c_inp_addr;
+  assign c_acc_addr = c_is_dw ? c_w.acc_addr : c_g.acc_addr;
+  assign c_inp_addr = c_is_dw ? c_w.inp_addr : c_g.inp_addr;
+  logic c_hazard;
+  assign c_hazard = rq_busy &&
+      (spans_meet(40'(c_acc_addr), c_acc_end, 40'(rq_q.acc_addr), rq_acc_end) ||
+       (rq_q.to_inp && spans_meet(40'(c_inp_addr), c_inp_end, 40'(rq_q.out_addr), rq_out_end)));
   logic tiles_ok;  // the unit's other work allows a tile
-  assign tiles_ok    = 32'(t_cnt_q) < TileFifo && rq_state_q == RqIdle && !ds_active_q &&
+  assign tiles_ok    = 32'(t_cnt_q) < TileFifo && !c_hazard && !ds_active_q &&
                        !err_pend_q && !ew_busy && !pl_busy;
   always_comb begin
     if (c_is_gemm && !c_oob) begin
@@ -811,11 +851,22 @@ module nnc_compute
                     (t_cnt_q == '0 || !tile_dw_q) && !dw_busy && tiles_ok;
     end else if (c_is_dw && !c_oob) begin
       cmd_ready_o = dw_idle && (t_cnt_q == '0 || tile_dw_q) && tiles_ok;
+    end else if (c_op == nnc_isa_pkg::OpcodeRequantStore && !c_oob) begin
+      cmd_ready_o = !rq_busy && held_q == '0 && !ds_active_q && !err_pend_q && !ew_busy &&
+                    !pl_busy;
     end else begin
       cmd_ready_o = all_idle;
     end
   end
   assign ds_complete = ds_active_q && ds_finished_q && wr_out_q == '0;
+
+  // A tile's completion: at once, or held while a REQUANT_STORE ahead of it (in flight with
+  // no tile ahead of it left) or an older held pulse has not completed; held pulses leave
+  // one per cycle once the REQUANT_STORE is done.
+  logic tile_held, tile_now, held_emit;
+  assign tile_held = tile_done && ((rq_busy && rq_ahead_q == '0) || held_q != '0);
+  assign tile_now  = tile_done && !tile_held;
+  assign held_emit = !rq_busy && held_q != '0;
 
   always_comb begin
     done_o     = 1'b0;
@@ -828,7 +879,7 @@ module nnc_compute
       err_o      = 1'b1;
       err_code_o = nnc_isa_pkg::ErrCodeDmaOob;
       err_info_o = 32'(err_buf_q);
-    end else if (tile_done || rq_last_write || ew_done || pl_done) begin
+    end else if (tile_now || held_emit || rq_last_write || ew_done || pl_done) begin
       done_o = 1'b1;
     end else if (ds_complete) begin
       done_o = 1'b1;
@@ -855,16 +906,16 @@ module nnc_compute
                   ew_inp_re ? ew_inp_raddr : pl_inp_re ? pl_inp_raddr : s_q.inp;
     wgt_re_o    = g_issue || dw_wgt_re || ew_wgt_re;
     wgt_raddr_o = dw_wgt_re ? dw_wgt_raddr : ew_wgt_re ? ew_wgt_raddr : s_q.wgt;
-    // ACC reads: the drain's accumulate reads, or the requant stream (never both).
-    acc_re_o    = (dr_valid && st1_write && st1_tile.accumulate) || rq_issue;
-    acc_raddr_o = rq_issue ? rq_q.acc_addr +
-                             BAddrW'((32'(rq_issued_q) * Cols) << (rq_q.acc64 ? 3 : 2))
-                           : st1_addr;
+    // ACC reads: the drain's accumulate reads, else the requant stream's.
+    acc_re_o    = acc_drain_read || rq_issue;
+    acc_raddr_o = acc_drain_read ? st1_addr
+                                 : rq_q.acc_addr +
+                                   BAddrW'((32'(rq_issued_q) * Cols) << (rq_q.acc64 ? 3 : 2));
     acc_we_o    = d1_valid_q && d1_write_q;
     acc_waddr_o = d1_addr_q;
     // The adders run only in the cycles that write an accumulated row.
     acc_wdata_o = d1_row_q;
-    if (d1_valid_q && d1_accum_q) acc_wdata_o = add_rows(d1_row_q, acc_rdata_i, d1_acc64_q);
+    if (d1_valid_q && d1_accum_q) acc_wdata_o = add_rows(d1_row_q, acc_old, d1_acc64_q);
     acc_wbe_o   = d1_be_q;
     out_we_o    = rq_out_valid && !rq_q.to_inp;
     out_waddr_o = rq_q.out_addr + BAddrW'((32'(rq_written_q) * Cols) << rq_q.out_width);
@@ -902,6 +953,28 @@ module nnc_compute
     endcase
     if (ew_prm_re) prm_raddr_o = ew_prm_raddr;
   end
+
+  // The row an accumulating drain read: ACC returns the row as it was before the cycle of
+  // the read, so a row the second stage wrote in that very cycle (the last row of one tile,
+  // the first of the next on the same address: DWCONVs drain back to back) is forwarded.
+  logic               fwd_q;
+  logic [Cols*64-1:0] fwd_data_q, fwd_mask_q, acc_old;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      fwd_q <= 1'b0;
+    end else begin
+      fwd_q <= acc_drain_read && acc_we_o && acc_waddr_o == st1_addr;
+    end
+  end
+  // The written row and its byte enables as a bit mask, kept only when forwarded (rare), so
+  // the merge below is two wide operations a cycle.
+  always_ff @(posedge clk_i) begin
+    if (acc_drain_read && acc_we_o && acc_waddr_o == st1_addr) begin
+      fwd_data_q <= acc_wdata_o;
+      for (int unsigned b = 0; b < Cols * 8; b++) fwd_mask_q[8*b +: 8] <= {8{acc_wbe_o[b]}};
+    end
+  end
+  assign acc_old = fwd_q ? acc_rdata_i ^ ((acc_rdata_i ^ fwd_data_q) & fwd_mask_q) : acc_rdata_i;
 
   // =========================================================================================
   // State
@@ -944,6 +1017,8 @@ module nnc_compute
       rq_written_q   <= '0;
       rq_pair_q      <= 1'b0;
       rq_pend_q      <= 1'b0;
+      rq_ahead_q     <= '0;
+      held_q         <= '0;
       ds_active_q    <= 1'b0;
       ds_finished_q  <= 1'b0;
       ds_err_q       <= nnc_pkg::DensifyOk;
@@ -972,6 +1047,8 @@ module nnc_compute
               rq_pair_q    <= !c_r.acc64 && c_r.out_width != nnc_isa_pkg::ElemWidthW32;
               rq_lo_q      <= clamp32(c_r.clamp_min, t_min, t_max);
               rq_hi_q      <= clamp32(c_r.clamp_max, t_min, t_max);
+              // Every tile in flight is ahead of it (no pulse is held at its acceptance).
+              rq_ahead_q   <= t_cnt_q - (TPtrW+1)'(tile_done);
             end
             nnc_isa_pkg::OpcodeDensify: begin
               ds_active_q   <= 1'b1;
@@ -1031,6 +1108,8 @@ module nnc_compute
         if (dr_last) t_st1_q <= t_st1_q + 1'b1;
       end
       if (tile_done) t_rd_q <= t_rd_q + 1'b1;
+      if (tile_done && rq_busy && rq_ahead_q != '0) rq_ahead_q <= rq_ahead_q - 1'b1;
+      held_q <= held_q + 4'(tile_held) - 4'(held_emit);
       t_cnt_q <= t_cnt_q + (TPtrW+1)'(tile_push) - (TPtrW+1)'(tile_done);
       if (tile_push) tile_dw_q <= c_is_dw;
 
@@ -1190,7 +1269,7 @@ module nnc_compute
                          : 16'd0;
   assign densify_busy_o  = ds_busy;
   assign densify_stall_o = ds_busy && ((ds_wr_valid && !ds_wr_ready) || ds_rd_stall);
-  assign progress_o      = cmd_fire || g_issue || f_inp_re || dw_busy || mac_in_fire || mac_out_valid || rq_issue ||
+  assign progress_o      = cmd_fire || held_emit || g_issue || f_inp_re || dw_busy || mac_in_fire || mac_out_valid || rq_issue ||
                            rq_out_valid || ew_busy || pl_busy || (aux_req_valid_o && aux_req_ready_i) ||
                            aux_rrsp_valid_i || aux_brsp_valid_i || ds_busy;
 
@@ -1213,9 +1292,14 @@ module nnc_compute
         ("nnc_compute: drained row with no tile"))
       `PRIM_ASSERT_I(RequantRowExpected_A, !(rq_out_valid && rq_state_q != RqStream),
         ("nnc_compute: stray requant row"))
-      `PRIM_ASSERT_I(OneCompletion_A, !(tile_done && (rq_last_write || ds_complete || ew_done ||
-                                                      pl_done)),
+      `PRIM_ASSERT_I(OneCompletion_A, 32'(tile_now) + 32'(held_emit) + 32'(rq_last_write) +
+                                      32'(ds_complete) + 32'(ew_done) + 32'(pl_done) +
+                                      32'(err_pend_q) <= 1,
         ("nnc_compute: two completions"))
+      `PRIM_ASSERT_I(HeldFits_A, !(tile_held && held_q == 4'hf),
+        ("nnc_compute: too many held completions"))
+      `PRIM_ASSERT_I(RequantAfterItsTiles_A, !(rq_issue && rq_ahead_q != '0),
+        ("nnc_compute: a REQUANT_STORE read ACC before the tiles ahead of it drained"))
       `PRIM_ASSERT_I(OneInpReader_A, !(f_inp_re && g_issue && !s_q.win),
         ("nnc_compute: window fetch and k-major GEMM read INP in one cycle"))
       `PRIM_ASSERT_I(NextIsWindow_A, !(nx_valid_q && !(s_active_q && s_q.win && nx_q.win)),

@@ -420,6 +420,44 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
               ++report.dmaLoads;
               report.loadBytes += loadBytes(d);
             }
+            // The last chunk requantizes: channel tile q's REQUANT_STORE right after its
+            // GEMMs, so it runs beside tile q + 1's (ISA 1.10; they write other ACC rows).
+            // Into INP (a fused step) they are plain computes of the step.
+            const bool toInp = static_cast<bool>(P.requantInp);
+            const bool lastChunk = k1 == K;
+            const uint32_t o = toInp || !lastChunk ? 0 : ss.nextOutSlot();
+            if (lastChunk && !toInp) ss.beginOutput();
+            auto requantTile = [&](uint32_t q) {
+              firmware::RequantStore r;
+              r.outWidth = ob == 1   ? firmware::ElemWidth::kW8
+                           : ob == 2 ? firmware::ElemWidth::kW16
+                                     : firmware::ElemWidth::kW32;
+              r.acc64 = spec.wide;
+              r.outSigned = spec.outSigned;
+              r.perChannel = spec.perChannel;
+              r.outZp = spec.outZp;
+              r.accAddr = (q - qa) * rows * C * ab;
+              r.rows = rows;
+              r.outAddr = o * outSlot + (q - qa) * rows * C * ob;
+              r.biasEn = spec.biasEn;
+              const uint32_t prm = prmBase + resSlot * prmSlot + (q - ph.q0) * prmTile;
+              r.biasAddr = prm;
+              r.multAddr = prm + multOffset;
+              r.shiftAddr = prm + shiftOffset;
+              r.clampMin = spec.clampMin;
+              r.clampMax = spec.clampMax;
+              if (toInp) {
+                r.toInp = true;
+                r.outAddr = P.requantInp(p0, q);
+                ss.compute(firmware::Command{{}, r});
+              } else if (epi) {
+                r.toInp = true;
+                r.outAddr = epiInp + (q - qa) * rows * C;
+                ss.requant(r);
+              } else {
+                ss.requant(r);
+              }
+            };
             size_t runIndex = r0;
             for (uint32_t q = qa; q < qb; ++q) {
               while (q >= runs[runIndex].q1) ++runIndex;
@@ -458,44 +496,10 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
                     report.macs += uint64_t{w->m} * w->n * w->fh * w->fw;
                 }
               }
+              if (lastChunk) requantTile(q);
             }
             canCut = k1 == K;
             if (k1 < K) continue;
-            // Into INP (a fused step): the REQUANT_STOREs are the step's last computes.
-            const bool toInp = static_cast<bool>(P.requantInp);
-            const uint32_t o = toInp ? 0 : ss.nextOutSlot();
-            if (!toInp) ss.beginOutput();
-            for (uint32_t q = qa; q < qb; ++q) {
-              firmware::RequantStore r;
-              r.outWidth = ob == 1   ? firmware::ElemWidth::kW8
-                           : ob == 2 ? firmware::ElemWidth::kW16
-                                     : firmware::ElemWidth::kW32;
-              r.acc64 = spec.wide;
-              r.outSigned = spec.outSigned;
-              r.perChannel = spec.perChannel;
-              r.outZp = spec.outZp;
-              r.accAddr = (q - qa) * rows * C * ab;
-              r.rows = rows;
-              r.outAddr = o * outSlot + (q - qa) * rows * C * ob;
-              r.biasEn = spec.biasEn;
-              const uint32_t prm = prmBase + resSlot * prmSlot + (q - ph.q0) * prmTile;
-              r.biasAddr = prm;
-              r.multAddr = prm + multOffset;
-              r.shiftAddr = prm + shiftOffset;
-              r.clampMin = spec.clampMin;
-              r.clampMax = spec.clampMax;
-              if (toInp) {
-                r.toInp = true;
-                r.outAddr = P.requantInp(p0, q);
-                ss.compute(firmware::Command{{}, r});
-              } else if (epi) {
-                r.toInp = true;
-                r.outAddr = epiInp + (q - qa) * rows * C;
-                ss.requant(r);
-              } else {
-                ss.requant(r);
-              }
-            }
             if (toInp) continue;
             if (epi) {
               // The event's rows, every tile's, in one pass (tile q's rows at the same

@@ -21,12 +21,16 @@
 //     for row block [p0, p1):
 //       for group run [g0, g1) in the phase:
 //         for k chunk c:                load A pieces (g, p) (+ weight chunks when streamed)
-//           GEMM each (tile, row tile)  (accumulate when c > 0)
-//         REQUANT each tile (all rows of the block), store the block
+//           for tile:
+//             GEMM each row tile        (accumulate when c > 0)
+//             REQUANT the tile          (last chunk: all rows of the block)
+//         store the block
 //
-// The RTL runs REQUANT_STORE only once every GEMM has drained and overlaps nothing with it
-// (docs/isa.md, CostModel), so a step's rows are requantized by one command per channel
-// tile: ACC and OUT hold the block's rows densely (tile q's rows, row tile by row tile).
+// A REQUANT_STORE reads its rows once the GEMMs ahead of it have drained and runs beside
+// the GEMMs behind it that write other ACC rows (ISA 1.10, docs/isa.md), so a step's rows
+// are requantized by one command per channel tile, each after its tile's GEMMs, beside the
+// next tile's: ACC and OUT hold the block's rows densely (tile q's rows, row tile by row
+// tile).
 //
 // Buffer use (D = bufferSlots, Do = outSlots):
 //   INP  D slots of A pieces                 WGT  D resident slots (by phase) or

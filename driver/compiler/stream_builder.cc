@@ -26,6 +26,7 @@ void StepStream::compute(const Command& c) {
 void StepStream::beginOutput() {
   assert(!steps_.empty());
   steps_.back().outputs.emplace_back();
+  steps_.back().outputs.back().at = steps_.back().computes.size();
   ++events_;
   bound_ += 2;  // a compute SYNC and a store SYNC at most
 }
@@ -33,6 +34,7 @@ void StepStream::beginOutput() {
 void StepStream::requant(const firmware::RequantStore& r) { requant(Command{{}, r}); }
 
 void StepStream::requant(const Command& c) {
+  steps_.back().outputs.back().after.push_back(steps_.back().computes.size());
   steps_.back().outputs.back().requants.push_back(c);
   ++bound_;
 }
@@ -59,14 +61,26 @@ std::vector<Command> StepStream::finish(uint32_t tag) const {
     if (s >= slots_) L.front().deps.popNext = true;
     L.back().deps.pushNext = true;
 
-    // Compute queue: the step's computes, then each output's REQUANTs.
+    // Compute queue: the step's computes, each output's REQUANTs among them where they were
+    // added.
     std::vector<Command>& C = computes[s];
-    for (const Command& c : st.computes) C.push_back(c);
+    size_t next = 0;  // the step's computes placed so far
+    auto placeUpTo = [&](size_t n) {
+      while (next < n) C.push_back(st.computes[next++]);
+    };
     std::vector<std::vector<Command>>& Sx = stores;
     for (const Output& o : st.outputs) {
-      const size_t first = C.size();
-      for (const Command& r : o.requants) C.push_back(r);
-      if (C.size() == first) C.push_back(Command{{}, firmware::Sync{firmware::Queue::kCompute}});
+      size_t first = C.size();
+      for (size_t i = 0; i < o.requants.size(); ++i) {
+        placeUpTo(o.after[i]);
+        if (i == 0) first = C.size();
+        C.push_back(o.requants[i]);
+      }
+      if (o.requants.empty()) {
+        placeUpTo(o.at);
+        first = C.size();
+        C.push_back(Command{{}, firmware::Sync{firmware::Queue::kCompute}});
+      }
       if (e >= outSlots_) C[first].deps.popNext = true;
       C.back().deps.pushNext = true;
       // Store queue.
@@ -78,6 +92,7 @@ std::vector<Command> StepStream::finish(uint32_t tag) const {
       if (e + outSlots_ < E) Sx[s].back().deps.pushPrev = true;
       ++e;
     }
+    placeUpTo(st.computes.size());
     if (C.empty()) C.push_back(Command{{}, firmware::Sync{firmware::Queue::kCompute}});
     C.front().deps.popPrev = true;
     if (s + slots_ < S) C.back().deps.pushPrev = true;
@@ -107,11 +122,9 @@ std::vector<Command> StepStream::finish(uint32_t tag) const {
     size_t from = 0;
     if (lateLoads_ && C.size() > L.size()) {
       from = C.size() - L.size();
-      for (size_t ci = 0; ci < C.size(); ++ci)
-        if (std::holds_alternative<firmware::RequantStore>(C[ci].args)) {
-          from = std::min(from, ci);
-          break;
-        }
+      size_t tail = C.size();  // the step's last run of REQUANT_STOREs
+      while (tail > 0 && std::holds_alternative<firmware::RequantStore>(C[tail - 1].args)) --tail;
+      if (tail < C.size()) from = std::min(from, tail);
     }
     for (size_t ci = 0; ci < C.size(); ++ci) {
       out.push_back(C[ci]);

@@ -46,7 +46,10 @@ class StepStream {
   void beginStep();
   void load(const firmware::DmaLoad& d);
   void compute(const firmware::Command& c);  // GEMM (or DENSIFY)
-  // An output event of the current step: REQUANTs then the stores of their rows.
+  // An output event of the current step: REQUANTs then the stores of their rows. Each
+  // REQUANT takes its place among the step's computes where it is added (after the computes
+  // added before it), so a REQUANT_STORE can follow the GEMMs of its own rows and run beside
+  // the next ones (ISA 1.10); the event's first REQUANT pops its OUT slot, its last pushes it.
   void beginOutput();
   void requant(const firmware::RequantStore& r);
   // Any command that writes the event's OUT slot (ELTWISE): flagged as its REQUANTs are.
@@ -62,6 +65,8 @@ class StepStream {
 
  private:
   struct Output {
+    size_t at = 0;              // the step's computes before the event (its SYNC's place)
+    std::vector<size_t> after;  // per REQUANT: the step's computes before it
     std::vector<firmware::Command> requants;
     std::vector<firmware::DmaStore> stores;
   };

@@ -534,6 +534,10 @@ class Machine {
   std::array<uint64_t, 2> dwBufFree_{};
   int dwBuf_ = 0;
   std::vector<bool> nextIsWindow_;
+  // nextIsRequant_[i]: the next compute command after command i is a REQUANT_STORE, which
+  // the unit accepts at once (ISA 1.10); tileReadyAt_: when the unit takes the next tile.
+  std::vector<bool> nextIsRequant_;
+  uint64_t tileReadyAt_ = 0;
 };
 
 // The byte a DMA_LOAD fill (ISA 1.4) writes into its rows on chip; none for a plain load
@@ -554,23 +558,6 @@ template <typename Dma>
 BurstWalk Machine::dmaBursts(const Dma& d) {
   return BurstWalk(d.dramAddr, uint64_t{d.count0} * widthBytes(d.elemWidth), d.count1, d.count2,
                    d.dramStride1, d.dramStride2);
-}
-
-bool Machine::unitAccepts(int q, const QueueState& s, const Command& c, uint64_t now) const {
-  if (now < s.readyAt) return false;
-  if (std::holds_alternative<firmware::Sync>(c.args)) return s.inflight.empty();
-  if (q != kComputeQ) return s.inflight.empty();  // one DMA command per engine
-  // GEMMs and DWCONVs overlap with their own kind only (the array and the depthwise unit
-  // share the drain to ACC), up to gemmTiles tiles in flight.
-  auto tilesOfKind = [&](auto kind) {
-    if (s.inflight.size() >= config_.gemmTiles) return false;
-    for (const InFlight& f : s.inflight)
-      if (!std::holds_alternative<decltype(kind)>(stream_[f.command].args)) return false;
-    return true;
-  };
-  if (std::holds_alternative<firmware::Gemm>(c.args)) return tilesOfKind(firmware::Gemm{});
-  if (std::holds_alternative<firmware::Dwconv>(c.args)) return tilesOfKind(firmware::Dwconv{});
-  return s.inflight.empty();  // REQUANT_STORE, DENSIFY: after every earlier compute command
 }
 
 uint64_t Machine::windowBeats(const firmware::Gemm& g, uint64_t now) {
@@ -661,25 +648,34 @@ uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) 
     // A window GEMM behind a window GEMM is accepted once this one's reads are issued and
     // the one ahead of it has streamed (the unit holds two streams); anything else once
     // this one has streamed.
-    s.readyAt =
+    tileReadyAt_ =
         g->window && nextIsWindow_[index] ? std::max(windowReadsDone_, prevLast + 1) : last + 1;
+    s.readyAt = nextIsRequant_[index] ? now + 1 : tileReadyAt_;
     return last + cost_.gemmDrain;
   }
   if (auto* w = std::get_if<firmware::Dwconv>(&c.args)) {
     uint64_t readsDone = now;
     const uint64_t done = dwconvTiming(*w, now, readsDone);
-    s.readyAt = readsDone + cost_.dwAccept;  // the unit takes the next start then
+    tileReadyAt_ = readsDone + cost_.dwAccept;  // the unit takes the next start then
+    s.readyAt = nextIsRequant_[index] ? now + 1 : tileReadyAt_;
     return done;
   }
   uint64_t d = 1;
   if (auto* r = std::get_if<firmware::RequantStore>(&c.args)) {
-    d = requantCycles(*r, cost_);
+    // Its rows stream once the tiles ahead of it are in ACC (ISA 1.10); the next command is
+    // accepted at once.
+    uint64_t aheadDone = 0;
+    for (const InFlight& f : s.inflight) aheadDone = std::max(aheadDone, f.end);
+    const uint64_t param = std::min<uint64_t>(cost_.requantParam, requantCycles(*r, cost_));
+    const uint64_t start = std::max(now + param, aheadDone + 1) - param;
+    const uint64_t done = start + requantCycles(*r, cost_);
     // to_inp: its row pairs take INP's write port one cycle each, ending two before it.
     if (r->toInp) {
       const uint64_t writes = (uint64_t{r->rows} + 1) / 2;
-      bus_.blockInpWrites(static_cast<double>(now + d - 2 - writes),
-                          static_cast<double>(now + d - 2));
+      bus_.blockInpWrites(static_cast<double>(done - 2 - writes), static_cast<double>(done - 2));
     }
+    s.readyAt = std::max(now + 1, tileReadyAt_);
+    return done;
   } else if (auto* e = std::get_if<firmware::Eltwise>(&c.args))
     d = (uint64_t{e->count} + config_.cols - 1) / config_.cols + cost_.eltwiseOverhead;
   else if (auto* p = std::get_if<firmware::Pool>(&c.args))
@@ -835,6 +831,72 @@ RequantFootprint requantFootprint(const firmware::RequantStore& r, uint32_t C) {
           uint64_t{r.multAddr} + 4 * uint64_t{perParam},
           uint64_t{r.shiftAddr} + perParam,
           perParam};
+}
+
+// A tile's INP read span and ACC span, [lo, hi), as nnc_compute compares them with a
+// REQUANT_STORE's: a GEMM's or DWCONV's decode footprints, its last ACC row n lanes long.
+struct TileSpans {
+  uint64_t inpLo, inpHi, accLo, accHi;
+};
+std::optional<TileSpans> tileSpans(const Command& c, uint32_t R, uint32_t C) {
+  if (const auto* g = std::get_if<firmware::Gemm>(&c.args)) {
+    const uint64_t rowBytes = uint64_t{C} * accElemBytes(g->acc64);
+    return TileSpans{g->inpAddr, gemmFootprint(*g, R, C).inpHi, g->accAddr,
+                     g->accAddr + uint64_t{g->m ? g->m - 1 : 0} * rowBytes +
+                         uint64_t{g->n} * accElemBytes(g->acc64)};
+  }
+  if (const auto* w = std::get_if<firmware::Dwconv>(&c.args)) {
+    const uint64_t span =
+        uint64_t{w->m ? w->m - 1 : 0} * w->sw + uint64_t{w->fw ? w->fw - 1 : 0} * w->dw + 1;
+    return TileSpans{w->inpAddr,
+                     w->inpAddr + uint64_t{w->fh ? w->fh - 1 : 0} * w->rowStride + span * C,
+                     w->accAddr, w->accAddr + (uint64_t{w->m ? w->m - 1 : 0} * C + w->n) * 4};
+  }
+  return std::nullopt;
+}
+
+bool Machine::unitAccepts(int q, const QueueState& s, const Command& c, uint64_t now) const {
+  if (now < s.readyAt) return false;
+  if (std::holds_alternative<firmware::Sync>(c.args)) return s.inflight.empty();
+  if (q != kComputeQ) return s.inflight.empty();  // one DMA command per engine
+  // What the unit holds: tiles still streaming or draining (a drained tile behind a
+  // REQUANT_STORE waits in the queue for its completion, out of the unit), a
+  // REQUANT_STORE, anything else.
+  const firmware::RequantStore* rq = nullptr;
+  bool other = false, gemmTiles = false, dwTiles = false;
+  uint32_t tiles = 0;
+  for (const InFlight& f : s.inflight) {
+    const auto& a = stream_[f.command].args;
+    if (std::holds_alternative<firmware::Gemm>(a) || std::holds_alternative<firmware::Dwconv>(a)) {
+      if (f.end <= now) continue;
+      ++tiles;
+      (std::holds_alternative<firmware::Gemm>(a) ? gemmTiles : dwTiles) = true;
+    } else if (const auto* r = std::get_if<firmware::RequantStore>(&a)) {
+      rq = r;
+    } else {
+      other = true;
+    }
+  }
+  if (other) return false;
+  if (const std::optional<TileSpans> t = tileSpans(c, config_.rows, config_.cols)) {
+    // GEMMs and DWCONVs overlap with their own kind only (the array and the depthwise unit
+    // share the drain to ACC), up to gemmTiles tiles in flight; not over a REQUANT_STORE's
+    // ACC rows or its INP rows.
+    const bool gemm = std::holds_alternative<firmware::Gemm>(c.args);
+    if (tiles >= config_.gemmTiles || (gemm ? dwTiles : gemmTiles)) return false;
+    if (rq) {
+      const RequantFootprint fp = requantFootprint(*rq, config_.cols);
+      auto meet = [](uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1) {
+        return a0 < b1 && b0 < a1;
+      };
+      if (meet(t->accLo, t->accHi, rq->accAddr, fp.accHi)) return false;
+      if (rq->toInp && meet(t->inpLo, t->inpHi, rq->outAddr, fp.outHi)) return false;
+    }
+    return true;
+  }
+  // REQUANT_STORE: after the one ahead of it; DENSIFY, ELTWISE, POOL: after everything.
+  if (std::holds_alternative<firmware::RequantStore>(c.args)) return rq == nullptr;
+  return s.inflight.empty();
 }
 
 Fault Machine::check(const Command& c) const {
@@ -1387,13 +1449,19 @@ InterpreterResult Machine::run() {
   uint64_t nextRequest = 0;
   uint64_t endAt = 0;  // a dispatched END's completion (jobs end there)
   bool endPending = false;
+  // The next compute command after each one, REQUANT_STOREs passed over for the window
+  // rule (a REQUANT_STORE between two window GEMMs leaves the second's early acceptance).
   nextIsWindow_.assign(n, false);
-  for (size_t i = n, next = n; i-- > 0;) {
+  nextIsRequant_.assign(n, false);
+  for (size_t i = n, next = n, nextAny = n; i-- > 0;) {
     nextIsWindow_[i] = next < n;
+    nextIsRequant_[i] =
+        nextAny < n && std::holds_alternative<firmware::RequantStore>(stream_[nextAny].args);
     const Command& c = stream_[i];
     if (firmware::queueOf(c) == firmware::QueueOf::kCompute) {
       const auto* g = std::get_if<firmware::Gemm>(&c.args);
-      next = g && g->window ? i : n;
+      if (!std::holds_alternative<firmware::RequantStore>(c.args)) next = g && g->window ? i : n;
+      nextAny = i;
     }
   }
   auto fail = [&](size_t command, const Fault& f) {
@@ -1609,8 +1677,10 @@ InterpreterResult Machine::run() {
     // fetch requests, END) or the bus's.
     uint64_t own = std::numeric_limits<uint64_t>::max();
     for (const QueueState& s : queues) {
-      if (!s.inflight.empty() && s.inflight.front().end > now)
-        own = std::min(own, s.inflight.front().end);
+      // Any command's completion (a tile behind a REQUANT_STORE frees its place in the
+      // unit before it completes in order).
+      for (const InFlight& f : s.inflight)
+        if (f.end > now && f.end != BusSim::kNever) own = std::min(own, f.end);
       if (!s.pending.empty() && s.readyAt > now) own = std::min(own, s.readyAt);
     }
     if (!arrivals.empty() && bus_.arrival(arrivals.front()) != BusSim::kNever &&

@@ -90,10 +90,14 @@ class DramModel {
 //    A window GEMM's beats come from the window fetch (`windowRead`, `windowFill`: per
 //    block of m vector reads, vec beats); a window GEMM behind one is accepted once the
 //    reads of the one ahead are issued and the one before that has streamed.
-//  - REQUANT_STORE, ELTWISE, POOL and DENSIFY start only once every earlier compute command
-//    completed;
-//    REQUANT_STORE takes rows (or half of them, see requantOverhead) + `requantOverhead`
-//    cycles, and nothing overlaps it.
+//  - ELTWISE, POOL and DENSIFY start only once every earlier compute command completed, and
+//    nothing overlaps them.
+//  - REQUANT_STORE (ISA 1.10) is accepted after the REQUANT_STORE ahead of it completed, with
+//    tiles in flight: it reads its parameters (`requantParam` cycles), then its rows once
+//    the tiles ahead of it are in ACC, taking rows (or half of them, see requantOverhead) +
+//    `requantOverhead` cycles in all. The tiles behind it are accepted meanwhile unless they
+//    write the ACC rows it reads or read the INP bytes it writes (to_inp); they wait for
+//    its completion then. Completions stay in command order.
 //    DENSIFY's duration follows its descriptor (array lengths, positions per level, stored
 //    values; the `densify*` fields); without DRAM contents (estimate()) it is the fill alone.
 //  - SYNC completes as it issues, once its queue has nothing in flight; END waits for all.
@@ -140,6 +144,7 @@ struct CostModel {
   // REQUANT_STORE: rows + this (int64 rows, 32-bit outputs), ceil(rows / 2) + this with
   // int32 rows and 8- or 16-bit outputs (two per cycle on the unit's 2C lanes).
   uint32_t requantOverhead = 13;
+  uint32_t requantParam = 4;  // of which: accepted -> first ACC read (its PRM reads)
   // ELTWISE (ISA 1.7): ceil(count / C) beats + this (the parameter read, the operand read,
   // the unit's eight stages, the completion); nothing overlaps it.
   uint32_t eltwiseOverhead = 12;

@@ -440,6 +440,30 @@ std::vector<Case> cases() {
              }
              return only(c);
            }});
+  // ISA 1.10: each GEMM's REQUANT_STORE beside the next GEMM (another ACC tile), as the
+  // compiler orders a step's tiles; and the same with window GEMMs of a pointwise step.
+  for (uint32_t k : {16u, 64u, 256u})
+    v.push_back(
+        {"8x (GEMM k=" + std::to_string(k) + " tile i%2 ; its REQUANT rows=16)", [=](const Ctx&) {
+           std::vector<Command> c;
+           for (uint32_t i = 0; i < 8; ++i) {
+             c.push_back(Command{{}, gemm(k, false, (i % 2) * 1024)});
+             c.push_back(Command{{}, requant(16, (i % 2) * 1024, i * 256)});
+           }
+           return only(c);
+         }});
+  v.push_back({"4x (4 window GEMM k=64 tile q ; its REQUANT rows=64)", [=](const Ctx&) {
+                 std::vector<Command> c;
+                 for (uint32_t q = 0; q < 4; ++q) {
+                   for (uint32_t p = 0; p < 4; ++p) {
+                     firmware::Gemm g = windowGemm(16, 16, 1, 4, 16, 0);
+                     g.accAddr = (q % 2) * 4096 + p * 1024;
+                     c.push_back(Command{{}, g});
+                   }
+                   c.push_back(Command{{}, requant(64, (q % 2) * 4096, q * 1024)});
+                 }
+                 return only(c);
+               }});
   v.push_back({"4x (4 GEMM k=64 ; 4 REQUANT rows=16)", [=](const Ctx&) {
                  std::vector<Command> c;
                  for (int i = 0; i < 4; ++i) {
