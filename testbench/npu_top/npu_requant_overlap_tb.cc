@@ -30,14 +30,13 @@ using namespace nncosim::testbench::npu;
 
 // DRAM: the INP and WGT images, PRM parameters, an ACC image, each REQUANT_STORE's stored rows,
 // the stored ACC tiles and the final INP dump.
-constexpr uint32_t kTiles = 16, kTileBytes = kR * kC * 4, kAccBytes = kTiles * kTileBytes;
+constexpr uint32_t kTileBytes = kR * kC * 4, kTiles = std::min(16u, kAccBufBytes / kTileBytes),
+                   kAccBytes = kTiles * kTileBytes;
 constexpr uint32_t kMaxRows = 32, kRowsSlot = kMaxRows * kC, kMaxRequants = 16;
 constexpr uint32_t kInpImage = 0x40000, kWgtImage = 0x80000, kWgtImageBytes = 0x10000,
-                   kPrmImage = 0x90000, kAccImage = 0x91000, kRowsOut = 0x96000, kAccOut = 0x9A000,
-                   kInpDump = 0x100000;
+                   kPrmImage = 0x90000, kAccImage = 0x91000, kRowsOut = kAccImage + kAccBytes,
+                   kAccOut = kRowsOut + kMaxRequants * kRowsSlot, kInpDump = 0x100000;
 static_assert(kInpImage + kInpBufBytes <= kWgtImage, "INP image overlaps the WGT image");
-static_assert(kAccImage + kAccBytes <= kRowsOut, "ACC image overlaps the stored rows");
-static_assert(kRowsOut + kMaxRequants * kRowsSlot <= kAccOut, "stored rows overlap ACC");
 static_assert(kAccOut + kAccBytes <= kInpDump, "stored ACC overlaps the INP dump");
 constexpr uint32_t kPrmMult = 4 * kC, kPrmShift = 8 * kC, kPrmBytes = 9 * kC;
 
@@ -410,10 +409,10 @@ TestbenchResult runNpuRequantOverlap(const TestbenchOptions& opt) {
   End e0;
   e0.irq = true;
   e0.tag = 2;
-  runJob(
-      npu,
-      {cmd(load(Buffer::kAcc, ElemWidth::kW8, kAccImage, 0, 0, 0, 0, 0, kAccBytes, 1, 1)), cmd(e0)},
-      e0.tag, f, "ACC image load", 400000);
+  runJob(npu,
+         {cmd(load(Buffer::kAcc, ElemWidth::kW32, kAccImage, 0, 0, 0, 0, 0, kAccBytes / 4, 1, 1)),
+          cmd(e0)},
+         e0.tag, f, "ACC image load", 400000);
   Tally t;
   const uint64_t c0 = npu.cycle();
   for (uint64_t it = 0; it < iterations && f.first.empty(); ++it) {
