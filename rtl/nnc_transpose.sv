@@ -10,8 +10,10 @@
 // Lanes-th vector or earlier with in_last_i (the tail of an output row); the lanes it did not
 // write read as zero, so nothing of an earlier block leaks into a short one. Its beat count
 // (1..Elems: a last channel tile of fewer than Elems channels) comes with its last vector.
+// A pair (in_pair_i) is two vectors at once, lanes r and r + 1 of the block (the window
+// fetch reads two short vectors per INP read, ISA 1.10): r + 1 must be a lane of the block.
 //
-// Verified by `nncosim testbench transpose`; not in nnc_npu_top yet (no command uses it).
+// Verified by `nncosim testbench transpose`; nnc_window_fetch runs it.
 `include "prim_assert.svh"
 
 module nnc_transpose
@@ -29,6 +31,8 @@ module nnc_transpose
   input  logic                   in_valid_i,
   output logic                   in_ready_o,
   input  logic [Elems*ElemW-1:0] in_vec_i,    // element k in slice k
+  input  logic                   in_pair_i,   // in_vec2_i too, the next lane's vector
+  input  logic [Elems*ElemW-1:0] in_vec2_i,
   input  logic                   in_last_i,   // closes the block before its Lanes-th vector
   input  logic [BeatsW-1:0]      in_beats_i,  // with the block's last vector: 1..Elems
 
@@ -54,9 +58,11 @@ module nnc_transpose
   assign rbase  = EntryW'(rbank_q) * EntryW'(Lanes);
 
   logic in_fire, out_fire, block_closes;
+  logic [LaneIdxW:0] wnext;  // the lane after this input's vectors
   assign in_ready_o   = !full_q[wbank_q];
   assign in_fire      = in_valid_i && in_ready_o;
-  assign block_closes = in_last_i || wlane_q == LaneIdxW'(Lanes - 1);
+  assign wnext        = (LaneIdxW+1)'(wlane_q) + (in_pair_i ? (LaneIdxW+1)'(2) : (LaneIdxW+1)'(1));
+  assign block_closes = in_last_i || wnext == (LaneIdxW+1)'(Lanes);
   assign out_valid_o  = full_q[rbank_q];
   assign out_last_o   = BeatsW'(rbeat_q) + 1'b1 == beats_q[rbank_q];
   assign out_fire     = out_valid_o && out_ready_i;
@@ -64,6 +70,7 @@ module nnc_transpose
   // Only the write port touches the vectors: no reset, no per-cycle copy.
   always_ff @(posedge clk_i) begin
     if (in_fire) vec_q[wentry] <= in_vec_i;
+    if (in_fire && in_pair_i) vec_q[wentry + 1'b1] <= in_vec2_i;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -91,14 +98,14 @@ module nnc_transpose
       if (in_fire) begin
         // The block's first vector starts its lane set afresh.
         written_q[wbank_q] <= (wlane_q == '0 ? '0 : written_q[wbank_q])
-                              | (Lanes'(1) << wlane_q);
+                              | (Lanes'(in_pair_i ? 3 : 1) << wlane_q);
         if (block_closes) begin
           full_q[wbank_q]  <= 1'b1;
           beats_q[wbank_q] <= in_beats_i;
           wbank_q          <= !wbank_q;
           wlane_q          <= '0;
         end else begin
-          wlane_q <= wlane_q + 1'b1;
+          wlane_q <= LaneIdxW'(wnext);
         end
       end
     end
@@ -117,6 +124,9 @@ module nnc_transpose
     end
   end
 
+  `PRIM_ASSERT(PairInBlock_A, (in_fire && in_pair_i) |->
+               (LaneIdxW+1)'(wlane_q) + (LaneIdxW+1)'(1) < (LaneIdxW+1)'(Lanes), clk_i, rst_ni,
+               ("nnc_transpose: a pair's second vector past the block's last lane"))
   // A block's beat count is 1..Elems; more would read past its vectors.
   `PRIM_ASSERT(BeatsInRange_A, (in_fire && block_closes) |->
                (in_beats_i >= BeatsW'(1) && in_beats_i <= BeatsW'(Elems)), clk_i, rst_ni,

@@ -1,5 +1,6 @@
 // Window fetch: GEMM window mode's A operand, formed on chip from pixel vectors in INP. The
-// sequencer (nnc_window_seq) reads one vector per cycle through INP's read port, the
+// sequencer (nnc_window_seq) reads one vector per cycle through INP's read port (two, lanes
+// i and i + 1, when both fit the read's 2 * Rows bytes: ISA 1.10), the
 // transposer (nnc_transpose) turns each block of m vectors into vec beats, beat t carrying
 // A(i, t) in lane i (docs/driver.md, "Plan: activations resident in device DRAM"):
 //   A(i, t) = INP[base + i*lane_stride + (j % taps)*tap_stride + (j / taps)*tile_stride
@@ -53,7 +54,7 @@ module nnc_window_fetch
 );
 
   // --- sequencer -------------------------------------------------------------------------
-  logic             rd_valid, rd_ready, rd_first, rd_last, rd_fire;
+  logic             rd_valid, rd_ready, rd_first, rd_last, rd_pair, rd_fire;
   logic [AddrW-1:0] rd_addr;
   logic [CntW-1:0]  rd_beats;
 
@@ -64,6 +65,7 @@ module nnc_window_fetch
     .clk_i,
     .rst_ni,
     .start_i,
+    .wide_i,
     .base_i,
     .m_i,
     .vec_i,
@@ -78,6 +80,7 @@ module nnc_window_fetch
     .rd_addr_o  (rd_addr),
     .rd_first_o (rd_first),
     .rd_last_o  (rd_last),
+    .rd_pair_o  (rd_pair),
     .rd_beats_o (rd_beats)
   );
 
@@ -93,8 +96,11 @@ module nnc_window_fetch
   // The width of the window being read, and of each read's data: a window starts in the
   // cycle its predecessor's last read is taken, one cycle before that read's data arrives.
   logic wide_q;
-  logic pend_q, pend_last_q, pend_wide_q;
+  logic pend_q, pend_last_q, pend_wide_q, pend_pair_q;
   logic [CntW-1:0] pend_beats_q;
+  // A pair's second vector starts lane_stride bytes into the read (< 2 * Rows: the pair rule).
+  localparam int unsigned ShiftW = $clog2(2 * Rows);
+  logic [ShiftW-1:0] shift_q, pend_shift_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       open_q       <= '0;
@@ -102,28 +108,45 @@ module nnc_window_fetch
       pend_q       <= 1'b0;
       pend_last_q  <= 1'b0;
       pend_wide_q  <= 1'b0;
+      pend_pair_q  <= 1'b0;
       pend_beats_q <= '0;
+      shift_q      <= '0;
+      pend_shift_q <= '0;
     end else begin
       open_q <= open_q + 2'(rd_fire && rd_first) - 2'(block_leaves);
-      if (start_i && idle_o) wide_q <= wide_i;
+      if (start_i && idle_o) begin
+        wide_q  <= wide_i;
+        shift_q <= ShiftW'(lane_stride_i);
+      end
       pend_q <= rd_fire;
       if (rd_fire) begin
         pend_last_q  <= rd_last;
         pend_wide_q  <= wide_q;
+        pend_pair_q  <= rd_pair;
+        pend_shift_q <= shift_q;
         pend_beats_q <= rd_beats;
       end
     end
   end
 
   // --- transposer ------------------------------------------------------------------------
-  // A read's data, the cycle after it, as Rows 16-bit elements.
-  logic [Rows*16-1:0] vec;
+  // A read's data, the cycle after it, as Rows 16-bit elements; a pair's second vector from
+  // lane_stride bytes in.
+  logic [Rows*16-1:0] vec, vec2, line2;
+  assign line2 = inp_rdata_i >> {pend_shift_q, 3'b000};
   nnc_unpack_lanes #(
     .Lanes(Rows)
   ) u_unpack (
     .line_i  (inp_rdata_i),
     .wide_i  (pend_wide_q),
     .lanes_o (vec)
+  );
+  nnc_unpack_lanes #(
+    .Lanes(Rows)
+  ) u_unpack2 (
+    .line_i  (line2),
+    .wide_i  (pend_wide_q),
+    .lanes_o (vec2)
   );
 
   nnc_transpose #(
@@ -136,6 +159,8 @@ module nnc_window_fetch
     .in_valid_i  (pend_q),
     .in_ready_o  (tr_in_ready),
     .in_vec_i    (vec),
+    .in_pair_i   (pend_pair_q),
+    .in_vec2_i   (vec2),
     .in_last_i   (pend_last_q),
     .in_beats_i  (pend_beats_q),
     .out_valid_o (tr_out_valid),

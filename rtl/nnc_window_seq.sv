@@ -5,11 +5,14 @@
 //   base + i*lane_stride + (j % taps)*tap_stride + (j / taps)*tile_stride
 // (inner taps along a filter row, outer channel tiles). Each request carries whether it is
 // its block's first vector (the consumer's bank credit), its last (the transposer's
-// in_last_i) and the block's beat count. Addresses come from running sums, no multiplier;
+// in_last_i) and the block's beat count. When two lanes' vectors fit one read of the INP
+// line (lane_stride + vec * element bytes <= 2 * Rows), a request reads lanes i and i + 1
+// at once (rd_pair_o; ISA 1.10), so a block of m short vectors (a few-channel image's
+// window rows) takes ceil(m / 2) reads. Addresses come from running sums, no multiplier;
 // they wrap at the buffer address width, and the consumer's footprint check keeps them in
 // the buffer.
 //
-// Verified by `nncosim testbench window_seq`; not in nnc_compute yet (no command uses it).
+// Verified by `nncosim testbench window_seq`; nnc_window_fetch runs it.
 `include "prim_assert.svh"
 
 module nnc_window_seq
@@ -24,6 +27,7 @@ module nnc_window_seq
   // One GEMM's window, taken when start_i && idle_o (idle: no window, or the current one's
   // last read taken in this cycle).
   input  logic             start_i,
+  input  logic             wide_i,         // 16-bit elements (else 8-bit)
   input  logic [AddrW-1:0] base_i,
   input  logic [CntW-1:0]  m_i,            // vectors per block, 1..Rows
   input  logic [CntW-1:0]  vec_i,          // beats per block, 1..Rows
@@ -39,6 +43,8 @@ module nnc_window_seq
   output logic [AddrW-1:0] rd_addr_o,
   output logic             rd_first_o,     // the block's first vector
   output logic             rd_last_o,      // its last
+  output logic             rd_pair_o,      // lanes i and i + 1: the second vector
+                                           // lane_stride bytes into the read
   output logic [CntW-1:0]  rd_beats_o      // the block's beats, 1..vec
 );
 
@@ -53,6 +59,8 @@ module nnc_window_seq
   logic [6:0]       taps_q;
   logic [AddrW-1:0] lane_stride_q, tile_stride_q;
   logic [11:0]      tap_stride_q;
+  logic             pair_q;   // two lanes per read
+  logic [CntW:0]    step;     // lanes this read covers
 
   logic fire, block_done, last_block;
   // Idle also in the cycle the last read is taken, so back-to-back windows read without a gap.
@@ -60,7 +68,9 @@ module nnc_window_seq
   assign rd_valid_o = active_q;
   assign rd_addr_o  = addr_q;
   assign rd_first_o = lane_q == '0;
-  assign rd_last_o  = lane_q == m_q - 1'b1;
+  assign rd_pair_o  = pair_q && (CntW+1)'(lane_q) + (CntW+1)'(2) <= (CntW+1)'(m_q);
+  assign step       = rd_pair_o ? (CntW+1)'(2) : (CntW+1)'(1);
+  assign rd_last_o  = (CntW+1)'(lane_q) + step == (CntW+1)'(m_q);
   assign rd_beats_o = left_q < 16'(vec_q) ? CntW'(left_q) : vec_q;
   assign fire       = rd_valid_o && rd_ready_i;
   assign block_done = fire && rd_last_o;
@@ -81,6 +91,7 @@ module nnc_window_seq
       lane_stride_q <= '0;
       tile_stride_q <= '0;
       tap_stride_q  <= '0;
+      pair_q        <= 1'b0;
     end else if (start_i && idle_o) begin
       active_q      <= 1'b1;
       grp_q         <= base_i;
@@ -95,6 +106,9 @@ module nnc_window_seq
       lane_stride_q <= lane_stride_i;
       tile_stride_q <= tile_stride_i;
       tap_stride_q  <= tap_stride_i;
+      // Both vectors within the 2 * Rows bytes one read returns.
+      pair_q        <= 32'(lane_stride_i) + 32'(vec_i) * (wide_i ? 32'd2 : 32'd1) <=
+                       32'(2 * Rows);
     end else if (block_done) begin
       lane_q <= '0;
       left_q <= last_block ? '0 : left_q - 16'(vec_q);
@@ -112,8 +126,8 @@ module nnc_window_seq
         addr_q <= blk_q + AddrW'(tap_stride_q);
       end
     end else if (fire) begin
-      lane_q <= lane_q + 1'b1;
-      addr_q <= addr_q + lane_stride_q;
+      lane_q <= lane_q + CntW'(step);
+      addr_q <= addr_q + (rd_pair_o ? lane_stride_q << 1 : lane_stride_q);
     end
   end
 

@@ -12,7 +12,7 @@ namespace nncosim::testbench {
 inline constexpr uint32_t kWindowAddrMask = (1u << firmware::kBufAddrBits) - 1;
 
 struct Window {
-  bool wide = false;  // 16-bit elements (the window fetch's wide_i; the sequencer has none)
+  bool wide = false;  // 16-bit elements (wide_i)
   uint32_t base, m, vec, taps, k, laneStride, tapStride, tileStride;
 };
 
@@ -24,9 +24,17 @@ inline uint32_t windowVectorAddress(const Window& w, uint32_t i, uint32_t j) {
   return static_cast<uint32_t>(a) & kWindowAddrMask;
 }
 
+// Whether one INP read serves lanes i and i + 1 (ISA 1.10): both vectors within the 2R
+// bytes a read returns.
+inline bool windowPairs(const Window& w) {
+  return uint64_t{w.laneStride} + uint64_t{w.vec} * (w.wide ? 2 : 1) <=
+         2 * uint64_t{firmware::kArrayRows};
+}
+
 // The window's fields on a top's start port (nnc_window_seq's names).
 template <typename Top>
 void driveWindow(Top& dut, const Window& w) {
+  dut->wide_i = w.wide;
   dut->base_i = w.base;
   dut->m_i = static_cast<uint8_t>(w.m);
   dut->vec_i = static_cast<uint8_t>(w.vec);

@@ -564,9 +564,13 @@ uint64_t Machine::windowBeats(const firmware::Gemm& g, uint64_t now) {
   uint64_t rd = std::max(now + cost_.windowRead, fetchFree_);
   uint64_t prevBeat = anyGemm_ ? lastBeat_ : 0, lastRead = rd;
   const uint64_t blocks = uint64_t{g.taps} * g.tiles;
+  // ISA 1.10: a read serves lanes i and i + 1 when both vectors fit its 2R bytes.
+  const uint64_t eb = g.mode == firmware::GemmMode::kInt16 ? 2 : 1;
+  const bool pairs = uint64_t{g.laneStride} + uint64_t{g.vec} * eb <= 2 * uint64_t{config_.rows};
+  const uint64_t reads = pairs ? (uint64_t{g.m} + 1) / 2 : g.m;
   for (uint64_t j = 0; j < blocks; ++j) {
     rd = std::max(rd, blockEnd_[0]);  // the older open block's bank, free as it leaves
-    lastRead = rd + g.m - 1;
+    lastRead = rd + reads - 1;
     const uint64_t first =
         std::max(lastRead + cost_.windowFill, anyGemm_ || j ? prevBeat + 1 : uint64_t{0});
     prevBeat = first + g.vec - 1;

@@ -124,7 +124,8 @@ struct CostModel {
   // Min cycles between consecutive GEMMs' last beats: the MAC array's max(R, C).
   uint32_t gemmSpacing = std::max(firmware::kArrayRows, firmware::kArrayCols);
   uint32_t gemmDrain = 35;  // last beat -> results in ACC
-  // Window GEMMs (ISA 1.5): the fetch reads a block's m pixel vectors one per cycle from
+  // Window GEMMs (ISA 1.5): the fetch reads a block's m pixel vectors one per cycle (two, since
+  // ISA 1.10, when lane_stride + vec * element bytes <= 2R: ceil(m / 2) reads) from
   // `windowRead` after acceptance (or after the previous window's reads), a block's beats
   // issue from `windowFill` after its last read, one per cycle, in order; a block's first
   // read waits for the bank of the block two before it.

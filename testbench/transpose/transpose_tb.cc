@@ -6,6 +6,8 @@
 //  - random blocks: 1..16 vectors (short blocks end with in_last_i), 1..16 beats, random
 //    elements with 0 and 0xffff favoured, under stream_flow.h's stalls on both sides; the
 //    lanes a short block did not write must read as zero, whatever the bank held before;
+//    in half the blocks most inputs are pairs (in_pair_i: two lanes' vectors at once, as
+//    the window fetch sends them since ISA 1.10), a pair closing a block now and then;
 //  - a corrupt beat count (0) must end with the unit's assertion, the documented error.
 // `transpose_yosys` runs the first two on the unit as Yosys 0.23 elaborates it (Yosys drops
 // assertions, so not the third).
@@ -102,8 +104,9 @@ class Harness {
   }
 
   // Sends `blocks` and checks every beat; valid/ready per cycle from `flow` (null: always
-  // both). Returns false on a timeout.
-  bool stream(const std::vector<Block>& blocks, StreamFlow* flow) {
+  // both). `pairs`: in odd blocks two of three inputs carry two vectors. Returns false on a
+  // timeout.
+  bool stream(const std::vector<Block>& blocks, StreamFlow* flow, bool pairs = false) {
     uint64_t vectorsTotal = 0;
     for (const Block& b : blocks) vectorsTotal += b.vec.size();
     size_t inBlock = 0, inVec = 0;  // the next vector to send
@@ -117,11 +120,16 @@ class Harness {
       const bool haveInput = inBlock < blocks.size();
       dut_->in_valid_i = c.valid && haveInput;
       dut_->out_ready_i = c.ready;
+      bool pair = false;
       if (haveInput) {
         const Block& b = blocks[inBlock];
-        for (int k = 0; k < kElems; ++k)
+        pair = pairs && (inBlock & 1) && inVec + 1 < b.vec.size() && sent % 3 != 0;
+        for (int k = 0; k < kElems; ++k) {
           putBits(dut_->in_vec_i, k * kElemW, kElemW, b.vec[inVec][k]);
-        const bool lastVec = inVec + 1 == b.vec.size();
+          if (pair) putBits(dut_->in_vec2_i, k * kElemW, kElemW, b.vec[inVec + 1][k]);
+        }
+        dut_->in_pair_i = pair;
+        const bool lastVec = inVec + (pair ? 2 : 1) == b.vec.size();
         // A full block closes by itself; say so anyway half of the time (both are legal).
         dut_->in_last_i = lastVec && (b.vec.size() < kLanes || (sent & 1));
         dut_->in_beats_i = static_cast<uint8_t>(lastVec ? b.beats : (sent % (kElems + 1)));
@@ -166,7 +174,9 @@ class Harness {
       }
       if (dut_->in_valid_i && dut_->in_ready_o) {
         ++sent;
-        if (++inVec == blocks[inBlock].vec.size()) {
+        pairsSent += pair;
+        inVec += pair ? 2 : 1;
+        if (inVec == blocks[inBlock].vec.size()) {
           ++inBlock;
           inVec = 0;
         }
@@ -181,6 +191,7 @@ class Harness {
   // One vector closing a block of 0 beats: the unit's assertion must report it.
   bool corruptBeatCountReported() {
     dut_->in_valid_i = 1;
+    dut_->in_pair_i = 0;
     dut_->in_last_i = 1;
     dut_->in_beats_i = 0;
     dut_->eval();
@@ -192,7 +203,8 @@ class Harness {
   }
   bool assertionFailed() { return dut_.context().gotError(); }
 
-  uint64_t cycles = 0, mismatches = 0, elementsChecked = 0, zeroLanesChecked = 0, blocksChecked = 0;
+  uint64_t cycles = 0, mismatches = 0, elementsChecked = 0, zeroLanesChecked = 0, blocksChecked = 0,
+           pairsSent = 0;
   MismatchLog log;
 
  private:
@@ -234,7 +246,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
   uint64_t vectors = 0;
   for (const Block& b : random) vectors += b.vec.size();
   StreamFlow flow(opt.seed ^ 0x7a57ULL, vectors);
-  ok &= h.stream(random, &flow);
+  ok &= h.stream(random, &flow, true);
   if (!ok) {
     ++h.mismatches;
     s << "timeout: " << h.blocksChecked << " of " << kFreeBlocks + blocks << " blocks came out; ";
@@ -253,8 +265,9 @@ TestbenchResult run(const TestbenchOptions& opt) {
   res.passed = res.mismatches == 0;
   if (res.passed) {
     s << h.blocksChecked << " blocks transposed exactly (" << h.elementsChecked << " elements, "
-      << h.zeroLanesChecked << " of them unwritten lanes reading zero); free flow " << freeBeats
-      << " beats in " << freeCycles << " cycles; "
+      << h.zeroLanesChecked << " of them unwritten lanes reading zero; " << h.pairsSent
+      << " inputs of two vectors); free flow " << freeBeats << " beats in " << freeCycles
+      << " cycles; "
       << (kAssertions ? "a beat count of 0 reported by the assertion; "
                       : "(Yosys's elaboration: no assertions) ")
       << h.cycles << " cycles";

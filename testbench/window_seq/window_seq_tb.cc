@@ -2,7 +2,9 @@
 // mode's address formula, computed here with multiplications (the unit uses running sums):
 // for blocks j < ceil(k / vec) and vectors i < m,
 //   addr = base + i*lane_stride + (j % taps)*tap_stride + (j / taps)*tile_stride  (mod 2^20)
-// with the block's first/last flags and beat count (vec, the last block the rest of k).
+// with the block's first/last flags and beat count (vec, the last block the rest of k); a
+// read covers vectors i and i + 1 of a block when both fit the 2R bytes one read returns
+// (lane_stride + vec * element bytes <= 2R, ISA 1.10), the pair flag set.
 // Random windows (m, vec 1..16 with 16 favoured, taps 1..127 with 1 and 3 favoured, k up to
 // 600, strides up to their field widths so that addresses wrap), the reader's ready low one
 // cycle in three in half of the windows, and a start with a different window held high
@@ -28,10 +30,11 @@ constexpr uint32_t kRows = firmware::kArrayRows;
 
 struct Request {
   uint32_t addr;
-  bool first, last;
+  bool first, last, pair;
   uint32_t beats;
   bool operator==(const Request& o) const {
-    return addr == o.addr && first == o.first && last == o.last && beats == o.beats;
+    return addr == o.addr && first == o.first && last == o.last && pair == o.pair &&
+           beats == o.beats;
   }
 };
 
@@ -40,8 +43,11 @@ std::vector<Request> expected(const Window& w) {
   const uint32_t blocks = (w.k + w.vec - 1) / w.vec;
   for (uint32_t j = 0; j < blocks; ++j) {
     const uint32_t beats = j + 1 == blocks ? w.k - j * w.vec : w.vec;
-    for (uint32_t i = 0; i < w.m; ++i) {
-      out.push_back({windowVectorAddress(w, i, j), i == 0, i + 1 == w.m, beats});
+    for (uint32_t i = 0; i < w.m;) {
+      const bool pair = windowPairs(w) && i + 1 < w.m;
+      const uint32_t n = pair ? 2 : 1;
+      out.push_back({windowVectorAddress(w, i, j), i == 0, i + n == w.m, pair, beats});
+      i += n;
     }
   }
   return out;
@@ -50,7 +56,7 @@ std::vector<Request> expected(const Window& w) {
 std::string describe(const Request& r) {
   std::ostringstream s;
   s << "addr 0x" << std::hex << r.addr << std::dec << (r.first ? " first" : "")
-    << (r.last ? " last" : "") << " beats " << r.beats;
+    << (r.last ? " last" : "") << (r.pair ? " pair" : "") << " beats " << r.beats;
   return s.str();
 }
 
@@ -75,8 +81,17 @@ class Generator {
     w.k = pick(3) ? w.vec * w.taps * (1 + static_cast<uint32_t>(pick(4)))
                   : 1 + static_cast<uint32_t>(pick(600));
     if (w.k > 600) w.k = 1 + w.k % 600;
-    w.laneStride = pick(2) ? w.vec * (1 + static_cast<uint32_t>(pick(2)))
-                           : static_cast<uint32_t>(rng_()) & kWindowAddrMask;
+    w.wide = pick(4) == 0;
+    switch (pick(3)) {
+      case 0:  // pixel vectors side by side, or every other one
+        w.laneStride = w.vec * (w.wide ? 2 : 1) * (1 + static_cast<uint32_t>(pick(2)));
+        break;
+      case 1:  // a few-channel image's windows, overlapping
+        w.laneStride = static_cast<uint32_t>(pick(2 * kRows));
+        break;
+      default:
+        w.laneStride = static_cast<uint32_t>(rng_()) & kWindowAddrMask;
+    }
     w.tapStride = static_cast<uint32_t>(rng_()) & 0xfffu;
     w.tileStride = static_cast<uint32_t>(rng_()) & kWindowAddrMask;
     return w;
@@ -109,7 +124,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
   Generator gen(opt.seed);
   std::mt19937_64 stall(opt.seed ^ 0x5e9ULL);
   MismatchLog log;
-  uint64_t requests = 0, wrapped = 0, ignoredStarts = 0, checkedWindows = 0;
+  uint64_t requests = 0, wrapped = 0, ignoredStarts = 0, checkedWindows = 0, pairs = 0;
   std::ostringstream s;
   for (uint64_t n = 0; n < windows; ++n) {
     const Window w = gen.window();
@@ -140,7 +155,9 @@ TestbenchResult run(const TestbenchOptions& opt) {
       ignoredStarts += hold && dut->rd_valid_o;
       if (dut->rd_valid_o && dut->rd_ready_i) {
         const Request r{dut->rd_addr_o, static_cast<bool>(dut->rd_first_o),
-                        static_cast<bool>(dut->rd_last_o), dut->rd_beats_o};
+                        static_cast<bool>(dut->rd_last_o), static_cast<bool>(dut->rd_pair_o),
+                        dut->rd_beats_o};
+        pairs += r.pair;
         if (!(r == want[got])) {
           ++res.mismatches;
           if (log.wants()) {
@@ -198,7 +215,8 @@ TestbenchResult run(const TestbenchOptions& opt) {
   res.iterations = checkedWindows;
   res.passed = res.mismatches == 0;
   if (res.passed) {
-    s << checkedWindows << " windows, " << requests << " vector reads exact (" << wrapped
+    s << checkedWindows << " windows, " << requests << " vector reads exact (" << pairs
+      << " of them reading two lanes' vectors, " << wrapped
       << " wrapped past the buffer's address width), " << ignoredStarts
       << " busy cycles with another window's start held high, ignored; a window of m = 0 reported "
          "by the assertion; "

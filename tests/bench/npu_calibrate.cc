@@ -321,12 +321,16 @@ std::vector<Case> cases() {
   for (const WindowShape& w :
        {WindowShape{16, 16, 1, 1, 16}, WindowShape{16, 16, 3, 1, 16}, WindowShape{16, 16, 3, 4, 16},
         WindowShape{16, 16, 1, 16, 16}, WindowShape{16, 8, 3, 2, 8}, WindowShape{8, 16, 3, 2, 16},
-        WindowShape{16, 16, 3, 2, 32}, WindowShape{16, 4, 1, 8, 4}})
+        WindowShape{16, 16, 3, 2, 32}, WindowShape{16, 4, 1, 8, 4},
+        // A 3-channel image's 7x7 stride-2 windows: 12-byte vectors 6 bytes apart, two per
+        // INP read (ISA 1.10).
+        WindowShape{16, 12, 2, 7, 6}})
     for (int n : {1, 8})
       v.push_back(
           {std::to_string(n) + " window GEMM m=" + std::to_string(w.m) +
                " vec=" + std::to_string(w.vec) + " taps=" + std::to_string(w.taps) +
-               " tiles=" + std::to_string(w.tiles) + (w.laneStride > w.vec ? " stride 2" : ""),
+               " tiles=" + std::to_string(w.tiles) + (w.laneStride > w.vec ? " stride 2" : "") +
+               (w.laneStride < w.vec ? " overlapping" : ""),
            [=](const Ctx&) {
              std::vector<Command> c;
              for (int i = 0; i < n; ++i)
