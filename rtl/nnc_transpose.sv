@@ -42,8 +42,12 @@ module nnc_transpose
   output logic                   out_last_o   // the block's last beat
 );
 
-  // Bank b, lane r at entry b*Lanes + r: plain vectors (Yosys reads these as written).
-  logic [Elems*ElemW-1:0] vec_q [2*Lanes];
+  // Even and odd lanes in two memories, so a pair (one lane of each) is one write to each
+  // and both stay single-write-port memories (LUT RAM, not flip-flops). Bank b, lane r at
+  // entry b*Lanes/2 + r/2 of memory r % 2: plain vectors (Yosys reads these as written).
+  localparam int unsigned Half = Lanes / 2;
+  logic [Elems*ElemW-1:0] even_q [2*Half];
+  logic [Elems*ElemW-1:0] odd_q [2*Half];
   logic [Lanes-1:0]       written_q [2];  // lanes of the bank's block
   logic [BeatsW-1:0]      beats_q [2];
   logic [1:0]             full_q;         // the bank holds a block not yet streamed out
@@ -52,10 +56,14 @@ module nnc_transpose
   logic [LaneIdxW-1:0] wlane_q;
   logic [BeatIdxW-1:0] rbeat_q;
 
-  localparam int unsigned EntryW = $clog2(2 * Lanes);
-  logic [EntryW-1:0] wentry, rbase;
-  assign wentry = EntryW'(wbank_q) * EntryW'(Lanes) + EntryW'(wlane_q);
-  assign rbase  = EntryW'(rbank_q) * EntryW'(Lanes);
+  localparam int unsigned EntryW = Half > 1 ? $clog2(2 * Half) : 1;
+  logic [EntryW-1:0] rbase, weven, wodd;
+  logic              wodd_lane;  // the input's first lane is odd
+  assign wodd_lane = wlane_q[0];
+  // An odd first lane's pair partner is the next even lane, (r + 1) / 2.
+  assign weven = EntryW'(wbank_q) * EntryW'(Half) + EntryW'(wlane_q >> 1) + EntryW'(wodd_lane);
+  assign wodd  = EntryW'(wbank_q) * EntryW'(Half) + EntryW'(wlane_q >> 1);
+  assign rbase = EntryW'(rbank_q) * EntryW'(Half);
 
   logic in_fire, out_fire, block_closes;
   logic [LaneIdxW:0] wnext;  // the lane after this input's vectors
@@ -69,8 +77,8 @@ module nnc_transpose
 
   // Only the write port touches the vectors: no reset, no per-cycle copy.
   always_ff @(posedge clk_i) begin
-    if (in_fire) vec_q[wentry] <= in_vec_i;
-    if (in_fire && in_pair_i) vec_q[wentry + 1'b1] <= in_vec2_i;
+    if (in_fire && (!wodd_lane || in_pair_i)) even_q[weven] <= wodd_lane ? in_vec2_i : in_vec_i;
+    if (in_fire && (wodd_lane || in_pair_i)) odd_q[wodd] <= wodd_lane ? in_vec_i : in_vec2_i;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -118,8 +126,11 @@ module nnc_transpose
     out_beat_o = '0;
     if (out_valid_o) begin
       for (int unsigned r = 0; r < Lanes; r++) begin
-        out_beat_o[r*ElemW +: ElemW] = written_q[rbank_q][r]
-            ? vec_q[rbase + EntryW'(r)][rbeat_q*ElemW +: ElemW] : '0;
+        if (written_q[rbank_q][r]) begin
+          out_beat_o[r*ElemW +: ElemW] = r % 2 == 1
+              ? odd_q[rbase + EntryW'(r / 2)][rbeat_q*ElemW +: ElemW]
+              : even_q[rbase + EntryW'(r / 2)][rbeat_q*ElemW +: ElemW];
+        end
       end
     end
   end
@@ -127,6 +138,7 @@ module nnc_transpose
   `PRIM_ASSERT(PairInBlock_A, (in_fire && in_pair_i) |->
                (LaneIdxW+1)'(wlane_q) + (LaneIdxW+1)'(1) < (LaneIdxW+1)'(Lanes), clk_i, rst_ni,
                ("nnc_transpose: a pair's second vector past the block's last lane"))
+  `PRIM_ASSERT_INIT(EvenLanes_A, Lanes % 2 == 0, ("nnc_transpose: Lanes must be even"))
   // A block's beat count is 1..Elems; more would read past its vectors.
   `PRIM_ASSERT(BeatsInRange_A, (in_fire && block_closes) |->
                (in_beats_i >= BeatsW'(1) && in_beats_i <= BeatsW'(Elems)), clk_i, rst_ni,
