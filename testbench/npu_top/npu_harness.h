@@ -4,6 +4,7 @@
 // (memory accessors, command builders, the failure record and the summary).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "Vnnc_npu_top.h"
 #include "firmware/isa_generated.h"
 #include "firmware/job.h"
+#include "ops/quant/fixed_point.h"
 #include "testbench/dma/axi_mem_model.h"
 #include "testbench/testbench.h"
 #include "testbench/verilated_model.h"
@@ -303,6 +305,97 @@ inline void loadImages(Npu& npu, std::mt19937_64& rng, uint32_t inpImage, uint32
                    wgtBytes / kRow, 1)),
           cmd(e)},
          e.tag, f, "image load", 2000000);
+}
+
+// An 8-bit REQUANT_STORE's parameters, in a PRM image of C int32 biases, C int32 multipliers
+// and C int8 shifts, and the reference of its results (ops/quant), for the testbenches of
+// REQUANT_STORE on the whole NPU (npu_inp_path, npu_requant_overlap).
+constexpr uint32_t kPrmMult = 4 * kC, kPrmShift = 8 * kC, kPrmBytes = 9 * kC;
+struct Requant8 {
+  bool isSigned = true, perChannel = true, biasEn = true;
+  int32_t zp = 0, cmin = -128, cmax = 127;
+  int32_t bias[kC] = {}, mult[kC] = {};
+  int shift[kC] = {};
+  uint8_t apply(uint32_t acc, uint32_t j) const {
+    const uint32_t jj = perChannel ? j : 0;
+    const auto x = static_cast<int32_t>(acc + static_cast<uint32_t>(biasEn ? bias[j] : 0));
+    int64_t y = int64_t{ops::quant::multiplyByQuantizedMultiplier(x, mult[jj], shift[jj])} + zp;
+    y = std::clamp<int64_t>(y, cmin, cmax);
+    y = std::clamp<int64_t>(y, isSigned ? -128 : 0, isSigned ? 127 : 255);
+    return static_cast<uint8_t>(y);
+  }
+  // The command over `rows` ACC rows at accAddr, its parameters at PRM 0.
+  RequantStore command(uint32_t accAddr, uint32_t rows, uint32_t addr, bool toInp) const {
+    RequantStore r;
+    r.outWidth = ElemWidth::kW8;
+    r.outSigned = isSigned;
+    r.perChannel = perChannel;
+    r.outZp = zp;
+    r.accAddr = accAddr;
+    r.rows = rows;
+    r.outAddr = addr;
+    r.toInp = toInp;
+    r.biasEn = biasEn;
+    r.biasAddr = 0;
+    r.multAddr = kPrmMult;
+    r.shiftAddr = kPrmShift;
+    r.clampMin = cmin;
+    r.clampMax = cmax;
+    return r;
+  }
+};
+
+// Random parameters (signs, zero points, per-channel or per-tensor, with or without bias,
+// clamps now and then narrower than the type; shifts for sums of up to ~64 products),
+// written to the PRM image at `prmImage`.
+inline Requant8 randomRequant8(std::mt19937_64& rng, std::vector<uint8_t>& mem, uint32_t prmImage) {
+  auto rnd = [&](int64_t a, int64_t b) {
+    return a + static_cast<int64_t>(rng() % static_cast<uint64_t>(b - a + 1));
+  };
+  Requant8 q;
+  q.isSigned = rng() % 2;
+  q.perChannel = rng() % 2;
+  q.biasEn = rng() % 4 != 0;
+  const int32_t lo = q.isSigned ? -128 : 0, hi = q.isSigned ? 127 : 255;
+  q.zp = static_cast<int32_t>(rnd(lo, hi));
+  q.cmin = lo;
+  q.cmax = hi;
+  if (rng() % 2) {
+    const auto a = static_cast<int32_t>(rnd(lo, hi)), b = static_cast<int32_t>(rnd(lo, hi));
+    q.cmin = std::min(a, b);
+    q.cmax = std::max(a, b);
+  }
+  for (uint32_t j = 0; j < kC; ++j) {
+    q.bias[j] = static_cast<int32_t>(rnd(-20000, 20000));
+    q.mult[j] = static_cast<int32_t>(rnd(int64_t{1} << 30, (int64_t{1} << 31) - 1));
+    q.shift[j] = static_cast<int>(rnd(-12, -4));
+    put32(mem, prmImage + 4 * j, static_cast<uint32_t>(q.bias[j]));
+    put32(mem, prmImage + kPrmMult + 4 * j, static_cast<uint32_t>(q.mult[j]));
+    mem[prmImage + kPrmShift + j] = static_cast<uint8_t>(q.shift[j]);
+  }
+  return q;
+}
+
+// Stores the whole of INP to DRAM at `dram` and compares it with `mirror`: nothing written
+// where it should not be. A difference is recorded.
+inline void checkInpMirror(Npu& npu, const std::vector<uint8_t>& mirror, uint32_t dram,
+                           Failures& f) {
+  DmaStore st;
+  st.bufId = Buffer::kInp;
+  st.elemWidth = ElemWidth::kW32;
+  st.dramAddr = dram;
+  st.count0 = 16384 / 4;
+  st.count1 = kInpBufBytes / 16384;
+  st.bufStride1 = 16384;
+  st.dramStride1 = 16384;
+  End e;
+  e.irq = true;
+  e.tag = 11;
+  if (!runJob(npu, {cmd(st), cmd(e)}, e.tag, f, "INP dump", 2000000)) return;
+  const auto& mem = npu.mem().mem();
+  uint64_t differing = 0;
+  for (uint32_t b = 0; b < kInpBufBytes; ++b) differing += mem[dram + b] != mirror[b];
+  if (differing) f.fail("INP differs from its mirror in " + std::to_string(differing) + " bytes");
 }
 
 // Submits `bad` (a command the NPU must refuse) and an END: the job must end with the error

@@ -18,7 +18,6 @@
 #include <string>
 #include <vector>
 
-#include "ops/quant/fixed_point.h"
 #include "testbench/npu_top/npu_harness.h"
 
 namespace nncosim::testbench {
@@ -35,43 +34,6 @@ constexpr uint32_t kInpImage = 0x40000, kWgtImage = 0x80000, kWgtImageBytes = 0x
 constexpr uint32_t kReloadMax = 4096, kTileBytes = kR * kC * 4;
 static_assert(kInpImage + kInpBufBytes <= kWgtImage, "INP image overlaps the WGT image");
 static_assert(kAccImage + kTileBytes <= kInpDump, "ACC image overlaps the INP dump");
-// PRM image: C int32 biases, C int32 multipliers, C int8 shifts.
-constexpr uint32_t kPrmMult = 4 * kC, kPrmShift = 8 * kC, kPrmBytes = 9 * kC;
-
-// One REQUANT_STORE's parameters and the reference of its 8-bit results.
-struct Requant {
-  bool isSigned = true, perChannel = true, biasEn = true;
-  int32_t zp = 0, cmin = -128, cmax = 127;
-  int32_t bias[kC] = {}, mult[kC] = {};
-  int shift[kC] = {};
-  uint8_t apply(uint32_t acc, uint32_t j) const {
-    const uint32_t jj = perChannel ? j : 0;
-    const auto x = static_cast<int32_t>(acc + static_cast<uint32_t>(biasEn ? bias[j] : 0));
-    int64_t y = int64_t{ops::quant::multiplyByQuantizedMultiplier(x, mult[jj], shift[jj])} + zp;
-    y = std::clamp<int64_t>(y, cmin, cmax);
-    y = std::clamp<int64_t>(y, isSigned ? -128 : 0, isSigned ? 127 : 255);
-    return static_cast<uint8_t>(y);
-  }
-  RequantStore command(uint32_t accAddr, uint32_t rows, uint32_t addr, bool toInp) const {
-    RequantStore r;
-    r.outWidth = ElemWidth::kW8;
-    r.outSigned = isSigned;
-    r.perChannel = perChannel;
-    r.outZp = zp;
-    r.accAddr = accAddr;
-    r.rows = rows;
-    r.outAddr = addr;
-    r.toInp = toInp;
-    r.biasEn = biasEn;
-    r.biasAddr = 0;
-    r.multAddr = kPrmMult;
-    r.shiftAddr = kPrmShift;
-    r.clampMin = cmin;
-    r.clampMax = cmax;
-    return r;
-  }
-};
-
 struct Tally {
   uint64_t chains = 0, rows = 0, pastOut = 0, atEnd = 0, overOperand = 0, reloadBytes = 0,
            faults = 0;
@@ -81,37 +43,10 @@ int64_t rndIn(std::mt19937_64& rng, int64_t a, int64_t b) {
   return a + static_cast<int64_t>(rng() % static_cast<uint64_t>(b - a + 1));
 }
 
-// Random parameters, written to the PRM image in DRAM.
-Requant randomRequant(std::mt19937_64& rng, std::vector<uint8_t>& mem) {
-  auto rnd = [&](int64_t a, int64_t b) { return rndIn(rng, a, b); };
-  Requant q;
-  q.isSigned = rng() % 2;
-  q.perChannel = rng() % 2;
-  q.biasEn = rng() % 4 != 0;
-  const int32_t lo = q.isSigned ? -128 : 0, hi = q.isSigned ? 127 : 255;
-  q.zp = static_cast<int32_t>(rnd(lo, hi));
-  q.cmin = lo;
-  q.cmax = hi;
-  if (rng() % 2) {
-    const auto a = static_cast<int32_t>(rnd(lo, hi)), b = static_cast<int32_t>(rnd(lo, hi));
-    q.cmin = std::min(a, b);
-    q.cmax = std::max(a, b);
-  }
-  for (uint32_t j = 0; j < kC; ++j) {
-    q.bias[j] = static_cast<int32_t>(rnd(-20000, 20000));
-    q.mult[j] = static_cast<int32_t>(rnd(int64_t{1} << 30, (int64_t{1} << 31) - 1));
-    q.shift[j] = static_cast<int>(rnd(-12, -4));  // sums of K <= 64 products land in range
-    put32(mem, kPrmImage + 4 * j, static_cast<uint32_t>(q.bias[j]));
-    put32(mem, kPrmImage + kPrmMult + 4 * j, static_cast<uint32_t>(q.mult[j]));
-    mem[kPrmImage + kPrmShift + j] = static_cast<uint8_t>(q.shift[j]);
-  }
-  return q;
-}
-
 bool overlaps(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1) { return a0 < b1 && b0 < a1; }
 
 void chainCase(Npu& npu, std::mt19937_64& rng, std::vector<uint8_t>& inp, Failures& f, Tally& t,
-               Requant& last) {
+               Requant8& last) {
   auto rnd = [&](int64_t a, int64_t b) { return rndIn(rng, a, b); };
   auto& mem = npu.mem().mem();
   const uint32_t M = static_cast<uint32_t>(rnd(1, kR)), K = static_cast<uint32_t>(rnd(1, 64));
@@ -127,7 +62,7 @@ void chainCase(Npu& npu, std::mt19937_64& rng, std::vector<uint8_t>& inp, Failur
   g1.inpAddr = static_cast<uint32_t>(rnd(0, kInpBufBytes - K * kR));
   g1.wgtAddr = static_cast<uint32_t>(rnd(0, kWgtImageBytes - K * kC));
   g1.accAddr = static_cast<uint32_t>(rnd(0, 7)) * kTileBytes;
-  const Requant q = randomRequant(rng, mem);
+  const Requant8 q = randomRequant8(rng, mem, kPrmImage);
   // The requantized rows: anywhere, at INP's end, or over GEMM 1's operand (read already).
   const uint32_t rowBytes = M * kC;
   uint32_t x;
@@ -241,7 +176,7 @@ void chainCase(Npu& npu, std::mt19937_64& rng, std::vector<uint8_t>& inp, Failur
   last = q;
 }
 
-void faultCase(Npu& npu, std::mt19937_64& rng, int kind, const Requant& q, Failures& f, Tally& t) {
+void faultCase(Npu& npu, std::mt19937_64& rng, int kind, const Requant8& q, Failures& f, Tally& t) {
   const auto rows = static_cast<uint32_t>(rndIn(rng, 1, kR));
   RequantStore r = q.command(0, rows, 0, true);
   uint32_t wantCode = static_cast<uint32_t>(ErrCode::kDmaOob), wantInfo = 0;
@@ -267,7 +202,7 @@ void faultCase(Npu& npu, std::mt19937_64& rng, int kind, const Requant& q, Failu
 // 32 back-to-back REQUANT_STOREs of R rows from one ACC tile (loaded from a random image),
 // into consecutive INP places, against the same 32 into OUT: cycles from the doorbell to the
 // interrupt. The INP rows join the mirror (the final dump checks them).
-void timedStretch(Npu& npu, std::mt19937_64& rng, const Requant& q, std::vector<uint8_t>& inp,
+void timedStretch(Npu& npu, std::mt19937_64& rng, const Requant8& q, std::vector<uint8_t>& inp,
                   Failures& f, uint64_t& toInp, uint64_t& toOut) {
   auto& mem = npu.mem().mem();
   constexpr uint32_t kCount = 32, kBase = 0x10000;
@@ -311,7 +246,7 @@ TestbenchResult runNpuInpPath(const TestbenchOptions& opt) {
   auto& mem = npu.mem().mem();
   std::vector<uint8_t> inp(mem.begin() + kInpImage, mem.begin() + kInpImage + kInpBufBytes);
   Tally t;
-  Requant last;
+  Requant8 last;
   const uint64_t c0 = npu.cycle();
   for (uint64_t it = 0; it < iterations && f.first.empty(); ++it) {
     chainCase(npu, rng, inp, f, t, last);
@@ -322,25 +257,7 @@ TestbenchResult runNpuInpPath(const TestbenchOptions& opt) {
   uint64_t toInp = 0, toOut = 0;
   if (f.first.empty()) timedStretch(npu, rng, last, inp, f, toInp, toOut);
   // The whole of INP against the mirror.
-  uint64_t differing = 0;
-  if (f.first.empty()) {
-    DmaStore st;
-    st.bufId = Buffer::kInp;
-    st.elemWidth = ElemWidth::kW32;
-    st.dramAddr = kInpDump;
-    st.count0 = 16384 / 4;
-    st.count1 = kInpBufBytes / 16384;
-    st.bufStride1 = 16384;
-    st.dramStride1 = 16384;
-    End e;
-    e.irq = true;
-    e.tag = 11;
-    if (runJob(npu, {cmd(st), cmd(e)}, e.tag, f, "INP dump", 2000000)) {
-      for (uint32_t b = 0; b < kInpBufBytes; ++b) differing += mem[kInpDump + b] != inp[b];
-      if (differing)
-        f.fail("INP differs from its mirror in " + std::to_string(differing) + " bytes");
-    }
-  }
+  if (f.first.empty()) checkInpMirror(npu, inp, kInpDump, f);
   for (const auto& v : npu.mem().violations()) f.fail("AXI protocol: " + v);
   if (f.first.empty() && (t.atEnd == 0 || t.pastOut == 0 || t.overOperand == 0))
     f.fail("the rows never ended at INP's end, passed OUT's capacity or covered the operand");

@@ -19,7 +19,6 @@
 #include <string>
 #include <vector>
 
-#include "ops/quant/fixed_point.h"
 #include "testbench/npu_top/npu_harness.h"
 
 namespace nncosim::testbench {
@@ -38,62 +37,12 @@ constexpr uint32_t kInpImage = 0x40000, kWgtImage = 0x80000, kWgtImageBytes = 0x
                    kAccOut = kRowsOut + kMaxRequants * kRowsSlot, kInpDump = 0x100000;
 static_assert(kInpImage + kInpBufBytes <= kWgtImage, "INP image overlaps the WGT image");
 static_assert(kAccOut + kAccBytes <= kInpDump, "stored ACC overlaps the INP dump");
-constexpr uint32_t kPrmMult = 4 * kC, kPrmShift = 8 * kC, kPrmBytes = 9 * kC;
 
 int64_t rndIn(std::mt19937_64& rng, int64_t a, int64_t b) {
   return a + static_cast<int64_t>(rng() % static_cast<uint64_t>(b - a + 1));
 }
 bool meet(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1) { return a0 < b1 && b0 < a1; }
 int64_t elem(uint8_t v, bool s) { return s ? int64_t{static_cast<int8_t>(v)} : int64_t{v}; }
-
-// The REQUANT_STOREs' parameters (one set per job, in PRM) and the reference of an 8-bit row.
-struct Requant {
-  bool isSigned = true, perChannel = true;
-  int32_t zp = 0;
-  int32_t bias[kC] = {}, mult[kC] = {};
-  int shift[kC] = {};
-  uint8_t apply(uint32_t acc, uint32_t j) const {
-    const uint32_t jj = perChannel ? j : 0;
-    const auto x = static_cast<int32_t>(acc + static_cast<uint32_t>(bias[j]));
-    int64_t y = int64_t{ops::quant::multiplyByQuantizedMultiplier(x, mult[jj], shift[jj])} + zp;
-    y = std::clamp<int64_t>(y, isSigned ? -128 : 0, isSigned ? 127 : 255);
-    return static_cast<uint8_t>(y);
-  }
-  RequantStore command(uint32_t accAddr, uint32_t rows, uint32_t addr, bool toInp) const {
-    RequantStore r;
-    r.outWidth = ElemWidth::kW8;
-    r.outSigned = isSigned;
-    r.perChannel = perChannel;
-    r.outZp = zp;
-    r.accAddr = accAddr;
-    r.rows = rows;
-    r.outAddr = addr;
-    r.toInp = toInp;
-    r.biasEn = true;
-    r.biasAddr = 0;
-    r.multAddr = kPrmMult;
-    r.shiftAddr = kPrmShift;
-    r.clampMin = isSigned ? -128 : 0;
-    r.clampMax = isSigned ? 127 : 255;
-    return r;
-  }
-};
-
-Requant randomRequant(std::mt19937_64& rng, std::vector<uint8_t>& mem) {
-  Requant q;
-  q.isSigned = rng() % 2;
-  q.perChannel = rng() % 2;
-  q.zp = static_cast<int32_t>(q.isSigned ? rndIn(rng, -128, 127) : rndIn(rng, 0, 255));
-  for (uint32_t j = 0; j < kC; ++j) {
-    q.bias[j] = static_cast<int32_t>(rndIn(rng, -20000, 20000));
-    q.mult[j] = static_cast<int32_t>(rndIn(rng, int64_t{1} << 30, (int64_t{1} << 31) - 1));
-    q.shift[j] = static_cast<int>(rndIn(rng, -12, -4));
-    put32(mem, kPrmImage + 4 * j, static_cast<uint32_t>(q.bias[j]));
-    put32(mem, kPrmImage + kPrmMult + 4 * j, static_cast<uint32_t>(q.mult[j]));
-    mem[kPrmImage + kPrmShift + j] = static_cast<uint8_t>(q.shift[j]);
-  }
-  return q;
-}
 
 // The mirrors and what the runs covered.
 struct Mirror {
@@ -159,7 +108,7 @@ uint32_t pickTile(std::mt19937_64& rng, const std::optional<LastRequant>& last, 
 void jobCase(Npu& npu, std::mt19937_64& rng, Mirror& mir, Failures& f, Tally& t) {
   auto rnd = [&](int64_t a, int64_t b) { return rndIn(rng, a, b); };
   auto& mem = npu.mem().mem();
-  const Requant q = randomRequant(rng, mem);
+  const Requant8 q = randomRequant8(rng, mem, kPrmImage);
   std::vector<Command> s;
   s.push_back(cmd(load(Buffer::kPrm, ElemWidth::kW8, kPrmImage, 0, 0, 0, 0, 0, kPrmBytes, 1, 1),
                   false, false, false, true));
@@ -365,7 +314,7 @@ void jobCase(Npu& npu, std::mt19937_64& rng, Mirror& mir, Failures& f, Tally& t)
 // 32 GEMMs of k = 32 into ACC tile i % 2 (`sameTile`: tile 0), each followed by the
 // REQUANT_STORE of its 16 rows into OUT: cycles from the doorbell to the interrupt. `none`:
 // the GEMMs alone.
-uint64_t timedStretch(Npu& npu, const Requant& q, bool sameTile, bool none, Failures& f) {
+uint64_t timedStretch(Npu& npu, const Requant8& q, bool sameTile, bool none, Failures& f) {
   constexpr uint32_t kCount = 32, kK = 32;
   std::vector<Command> s;
   for (uint32_t i = 0; i < kCount; ++i) {
@@ -422,7 +371,7 @@ TestbenchResult runNpuRequantOverlap(const TestbenchOptions& opt) {
   const uint64_t randomCycles = npu.cycle() - c0;
   uint64_t beside = 0, serial = 0, gemmsOnly = 0;
   if (f.first.empty()) {
-    const Requant q = randomRequant(rng, mem);
+    const Requant8 q = randomRequant8(rng, mem, kPrmImage);
     End e;
     e.irq = true;
     e.tag = 3;
@@ -439,25 +388,7 @@ TestbenchResult runNpuRequantOverlap(const TestbenchOptions& opt) {
              " cycles, no fewer than on one tile (" + std::to_string(serial) + ")");
   }
   // The whole of INP against the mirror: nothing written where it should not be.
-  if (f.first.empty()) {
-    DmaStore st;
-    st.bufId = Buffer::kInp;
-    st.elemWidth = ElemWidth::kW32;
-    st.dramAddr = kInpDump;
-    st.count0 = 16384 / 4;
-    st.count1 = kInpBufBytes / 16384;
-    st.bufStride1 = 16384;
-    st.dramStride1 = 16384;
-    End e;
-    e.irq = true;
-    e.tag = 11;
-    if (runJob(npu, {cmd(st), cmd(e)}, e.tag, f, "INP dump", 2000000)) {
-      uint64_t differing = 0;
-      for (uint32_t b = 0; b < kInpBufBytes; ++b) differing += mem[kInpDump + b] != mir.inp[b];
-      if (differing)
-        f.fail("INP differs from its mirror in " + std::to_string(differing) + " bytes");
-    }
-  }
+  if (f.first.empty()) checkInpMirror(npu, mir.inp, kInpDump, f);
   for (const auto& v : npu.mem().violations()) f.fail("AXI protocol: " + v);
   if (f.first.empty() && (t.accHazards == 0 || t.inpHazards == 0 || t.windows == 0 || t.free == 0 ||
                           t.overOperand == 0))
