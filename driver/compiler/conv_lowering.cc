@@ -785,9 +785,12 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   const uint32_t inTiles = raw ? 1 : (g.inC + C - 1) / C;
   std::vector<uint32_t> uLo(s.Q), uHi(s.Q), tileGroup(s.Q), tileDepth(s.Q), groupU;
   // A k step: a (tap, channel) of a window GEMM; a tap of all C channels for DWCONV, whose
-  // weights are then fh*fw vectors of C per channel tile (and whose A pieces the engine
-  // sizes at R*C elements per k step: aElemsPerK).
+  // weights are then fh*fw vectors of C per channel tile. A DWCONV's A piece is its fh
+  // filter rows' spans of pixel vectors, so the engine sizes it at a filter row's span over
+  // fw taps per k step (aElemsPerK): fh * fw * that >= fh spans of C bytes.
   const uint32_t kUnit = dwUnit ? s.fh * s.fw : s.fh * fwEff * vecElems;
+  const uint32_t dwSpan = (R - 1) * s.sw + (s.fw - 1) * s.dw + 1;
+  const uint32_t dwElemsPerK = (dwSpan * C + s.fw - 1) / s.fw;
   for (uint32_t q = 0; q < s.Q; ++q) {
     uLo[q] = raw ? 0 : s.tileIcLo[q] / C;
     uHi[q] = raw ? 1 : (s.tileIcLo[q] + s.tileIcCount[q] + C - 1) / C;
@@ -1009,8 +1012,12 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   // input row of a block once, the blocks of an A group one after the other in its pieces'
   // INP region (a DWCONV addresses its filter rows dh rows apart there); a group whose rows
   // would not fit loads piece by piece.
-  const uint64_t pieceBytes = uint64_t{s.fh} * s.fw * C * R * eb;  // the engine's A piece
+  const uint64_t pieceBytes = uint64_t{s.fh} * s.fw * dwElemsPerK * eb;  // the engine's A piece
   auto loadShared = [=](const std::vector<APiece>& pieces, std::vector<firmware::DmaLoad>& out) {
+    // The padding fills after the data loads (they write other bytes of the slot), so the
+    // blocks of consecutive A groups (channel tiles) merge into plane runs, the data loads
+    // and the fills each.
+    std::vector<firmware::DmaLoad> fills;
     for (size_t i = 0; i < pieces.size();) {
       size_t j = i + 1;
       while (j < pieces.size() && pieces[j].g == pieces[i].g &&
@@ -1063,8 +1070,8 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
       uint32_t at = pieces[i].inpAddr;
       auto dma = [&](bool fill, uint64_t dram, uint32_t buf, uint64_t rowBytes, uint32_t rows,
                      uint32_t pitch) {
-        out.push_back(
-            inpLoad(fill, dram, buf, rowBytes, rows, uint64_t{g.inW} * vb, pitch, 1, 0, 0));
+        appendCoalesced(fill ? fills : out, inpLoad(fill, dram, buf, rowBytes, rows,
+                                                    uint64_t{g.inW} * vb, pitch, 1, 0, 0));
       };
       for (const Block& x : blocks) {
         const uint32_t pitch = static_cast<uint32_t>(x.span * vb);
@@ -1104,6 +1111,7 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
       }
       i = j;
     }
+    out.insert(out.end(), fills.begin(), fills.end());
   };
   if (fromInp) {
     prob.loadA = [](const std::vector<APiece>&, std::vector<firmware::DmaLoad>&) {};
@@ -1215,7 +1223,7 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   spec.tileDepth = tileDepth;
   spec.tileGroup = tileGroup;
   spec.kUnit = kUnit;
-  spec.aElemsPerK = dwUnit ? R * C : packed ? (packedSpan(s) + s.fw - 1) / s.fw : 0;
+  spec.aElemsPerK = dwUnit ? dwElemsPerK : packed ? (packedSpan(s) + s.fw - 1) / s.fw : 0;
   spec.prmImage = sb.address(pBuf);
   if (fused) {
     spec.inpWindow = fused->inp;

@@ -1,8 +1,10 @@
 // Coalescing DMA_LOADs: a run of single-row-per-plane loads that differ only in where they
 // start, by the same DRAM and buffer steps each time, is one load with those steps as its
-// row strides. The load engine runs one command at a time and pays a DRAM round trip per
-// command, so a step that loads each row tile of a narrow layer separately (a pointwise
-// layer's 512-byte A pieces) is bound by round trips, not by the bus.
+// row strides; a run of single-plane loads of the same rows so, one load with them as its
+// plane strides (a few-channel image's row tiles, three filter rows each). The load engine runs one
+// command at a time and pays a DRAM round trip per command, so a step that loads each row tile of a
+// narrow layer separately (a pointwise layer's 512-byte A pieces) is bound by round trips, not by
+// the bus.
 #pragma once
 
 #include <vector>

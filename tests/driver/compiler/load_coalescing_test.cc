@@ -116,5 +116,62 @@ TEST(LoadCoalescing, RandomRunsWriteWhatTheLoadsWouldWrite) {
   std::printf("[ LoadCoalescing ] %zu loads -> %zu commands\n", loads, commands);
 }
 
+// A 3-channel image's row tiles (a stride-2 stem): per tile three filter rows of 99 bytes,
+// rows 672 bytes apart in DRAM, the next tile 96 bytes on (its DRAM rows overlap the last
+// tile's by a pixel) and 297 bytes on in INP: one load of four planes.
+TEST(LoadCoalescing, RowTilesOfAFewChannelImageBecomeOnePlaneRun) {
+  std::vector<DmaLoad> in, out;
+  for (uint32_t t = 0; t < 4; ++t) {
+    DmaLoad d = load(1000 + t * 96, 64 + t * 297, 99, 1, 0, 0);
+    d.count1 = 3;
+    d.dramStride1 = 672;
+    d.bufStride1 = 99;
+    in.push_back(d);
+  }
+  for (const DmaLoad& d : in) appendCoalesced(out, d);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].count2, 4u);
+  EXPECT_EQ(out[0].dramStride2, 96u);
+  EXPECT_EQ(out[0].bufStride2, 297u);
+  EXPECT_EQ(bufferAfter(out, 4096), bufferAfter(in, 4096));
+  // Planes that would overlap in the buffer stay apart.
+  std::vector<DmaLoad> overlapping = {in[0], in[1]}, merged;
+  overlapping[1].bufAddr = in[0].bufAddr + 200;
+  for (const DmaLoad& d : overlapping) appendCoalesced(merged, d);
+  EXPECT_EQ(merged.size(), 2u);
+}
+
+// Random runs of multi-row loads: whatever merges into planes, the buffer ends the same.
+TEST(LoadCoalescing, RandomPlaneRunsWriteWhatTheLoadsWouldWrite) {
+  std::mt19937 rng(9);
+  size_t loads = 0, commands = 0;
+  for (int c = 0; c < 300; ++c) {
+    std::vector<DmaLoad> in, out;
+    const uint32_t row = 1 + rng() % 40, rows = 2 + rng() % 3;
+    const uint32_t bufRow = row + rng() % 4, dramRow = 500 + rng() % 100;
+    uint32_t dram = rng() % 1000, buf = rng() % 64;
+    const uint32_t dramStep = rng() % 200, bufStep = (rows - 1) * bufRow + row + rng() % 4;
+    const int n = 1 + static_cast<int>(rng() % 12);
+    for (int i = 0; i < n; ++i) {
+      DmaLoad d = load(dram, buf, row, 1, 0, 0);
+      d.count1 = rows;
+      d.dramStride1 = dramRow;
+      d.bufStride1 = bufRow;
+      d.fill = rng() % 5 == 0;
+      d.fillValue = d.fill ? 9 : 0;
+      in.push_back(d);
+      const uint32_t r = rng() % 8;
+      dram += r == 0 ? 777 : dramStep;
+      buf = r == 1 && buf > 40 ? buf - 40 : buf + (r == 2 ? bufStep + 5 : bufStep);
+    }
+    for (const DmaLoad& d : in) appendCoalesced(out, d);
+    loads += in.size();
+    commands += out.size();
+    EXPECT_EQ(bufferAfter(out, 1 << 13), bufferAfter(in, 1 << 13)) << "case " << c;
+  }
+  EXPECT_LT(commands, loads * 3 / 4);  // the runs did merge
+  std::printf("[ LoadCoalescing ] %zu multi-row loads -> %zu commands\n", loads, commands);
+}
+
 }  // namespace
 }  // namespace nncosim::driver
