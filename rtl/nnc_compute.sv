@@ -1,7 +1,7 @@
 // Compute unit of the NPU: executes the compute queue's GEMM, DWCONV, REQUANT_STORE, ELTWISE,
 // POOL and DENSIFY commands on the datapath blocks (nnc_mac_array, nnc_dwconv, nnc_requant,
-// nnc_eltwise_engine, nnc_pool_engine, nnc_densify). ELTWISE and POOL (ISA 1.7) run alone,
-// like REQUANT_STORE.
+// nnc_eltwise_engine, nnc_pool_engine, nnc_densify). ELTWISE and POOL (ISA 1.7) run alone;
+// REQUANT_STORE runs beside the tiles behind it (ISA 1.10, below).
 //
 // GEMM: streams k beats from INP and WGT (one line each per cycle) into the MAC array (a WGT
 // line is C bytes with wgt8, int16 activations times 8-bit weights, else C * operand bytes); the
