@@ -670,9 +670,9 @@ uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) 
     // accepted at once.
     uint64_t aheadDone = 0;
     for (const InFlight& f : s.inflight) aheadDone = std::max(aheadDone, f.end);
-    const uint64_t param = std::min<uint64_t>(cost_.requantParam, requantCycles(*r, cost_));
-    const uint64_t start = std::max(now + param, aheadDone + 1) - param;
-    const uint64_t done = start + requantCycles(*r, cost_);
+    const uint64_t cycles = requantCycles(*r, cost_);
+    const uint64_t param = std::min<uint64_t>(cost_.requantParam, cycles);
+    const uint64_t done = std::max(now + param, aheadDone + 1) - param + cycles;
     // to_inp: its row pairs take INP's write port one cycle each, ending two before it.
     if (r->toInp) {
       const uint64_t writes = (uint64_t{r->rows} + 1) / 2;
@@ -837,72 +837,6 @@ RequantFootprint requantFootprint(const firmware::RequantStore& r, uint32_t C) {
           perParam};
 }
 
-// A tile's INP read span and ACC span, [lo, hi), as nnc_compute compares them with a
-// REQUANT_STORE's: a GEMM's or DWCONV's decode footprints, its last ACC row n lanes long.
-struct TileSpans {
-  uint64_t inpLo, inpHi, accLo, accHi;
-};
-std::optional<TileSpans> tileSpans(const Command& c, uint32_t R, uint32_t C) {
-  if (const auto* g = std::get_if<firmware::Gemm>(&c.args)) {
-    const uint64_t rowBytes = uint64_t{C} * accElemBytes(g->acc64);
-    return TileSpans{g->inpAddr, gemmFootprint(*g, R, C).inpHi, g->accAddr,
-                     g->accAddr + uint64_t{g->m ? g->m - 1 : 0} * rowBytes +
-                         uint64_t{g->n} * accElemBytes(g->acc64)};
-  }
-  if (const auto* w = std::get_if<firmware::Dwconv>(&c.args)) {
-    const uint64_t span =
-        uint64_t{w->m ? w->m - 1 : 0} * w->sw + uint64_t{w->fw ? w->fw - 1 : 0} * w->dw + 1;
-    return TileSpans{w->inpAddr,
-                     w->inpAddr + uint64_t{w->fh ? w->fh - 1 : 0} * w->rowStride + span * C,
-                     w->accAddr, w->accAddr + (uint64_t{w->m ? w->m - 1 : 0} * C + w->n) * 4};
-  }
-  return std::nullopt;
-}
-
-bool Machine::unitAccepts(int q, const QueueState& s, const Command& c, uint64_t now) const {
-  if (now < s.readyAt) return false;
-  if (std::holds_alternative<firmware::Sync>(c.args)) return s.inflight.empty();
-  if (q != kComputeQ) return s.inflight.empty();  // one DMA command per engine
-  // What the unit holds: tiles still streaming or draining (a drained tile behind a
-  // REQUANT_STORE waits in the queue for its completion, out of the unit), a
-  // REQUANT_STORE, anything else.
-  const firmware::RequantStore* rq = nullptr;
-  bool other = false, gemmTiles = false, dwTiles = false;
-  uint32_t tiles = 0;
-  for (const InFlight& f : s.inflight) {
-    const auto& a = stream_[f.command].args;
-    if (std::holds_alternative<firmware::Gemm>(a) || std::holds_alternative<firmware::Dwconv>(a)) {
-      if (f.end <= now) continue;
-      ++tiles;
-      (std::holds_alternative<firmware::Gemm>(a) ? gemmTiles : dwTiles) = true;
-    } else if (const auto* r = std::get_if<firmware::RequantStore>(&a)) {
-      rq = r;
-    } else {
-      other = true;
-    }
-  }
-  if (other) return false;
-  if (const std::optional<TileSpans> t = tileSpans(c, config_.rows, config_.cols)) {
-    // GEMMs and DWCONVs overlap with their own kind only (the array and the depthwise unit
-    // share the drain to ACC), up to gemmTiles tiles in flight; not over a REQUANT_STORE's
-    // ACC rows or its INP rows.
-    const bool gemm = std::holds_alternative<firmware::Gemm>(c.args);
-    if (tiles >= config_.gemmTiles || (gemm ? dwTiles : gemmTiles)) return false;
-    if (rq) {
-      const RequantFootprint fp = requantFootprint(*rq, config_.cols);
-      auto meet = [](uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1) {
-        return a0 < b1 && b0 < a1;
-      };
-      if (meet(t->accLo, t->accHi, rq->accAddr, fp.accHi)) return false;
-      if (rq->toInp && meet(t->inpLo, t->inpHi, rq->outAddr, fp.outHi)) return false;
-    }
-    return true;
-  }
-  // REQUANT_STORE: after the one ahead of it; DENSIFY, ELTWISE, POOL: after everything.
-  if (std::holds_alternative<firmware::RequantStore>(c.args)) return rq == nullptr;
-  return s.inflight.empty();
-}
-
 Fault Machine::check(const Command& c) const {
   if (auto* d = std::get_if<firmware::DmaLoad>(&c.args)) return checkDma(*d, true);
   if (auto* d = std::get_if<firmware::DmaStore>(&c.args)) return checkDma(*d, false);
@@ -1050,6 +984,69 @@ DwconvFootprint dwconvFootprint(const firmware::Dwconv& w, uint32_t C) {
   return {uint64_t{w.inpAddr} + minus1(w.fh) * w.rowStride + span * C,
           uint64_t{w.wgtAddr} + uint64_t{w.fh} * w.fw * C,
           uint64_t{w.accAddr} + (minus1(w.m) * C + w.n) * 4};
+}
+
+// A tile's INP read span and ACC span, [lo, hi), as nnc_compute compares them with a
+// REQUANT_STORE's: a GEMM's or DWCONV's decode footprints, its last ACC row n lanes long.
+struct TileSpans {
+  uint64_t inpLo, inpHi, accLo, accHi;
+};
+std::optional<TileSpans> tileSpans(const Command& c, uint32_t R, uint32_t C) {
+  if (const auto* g = std::get_if<firmware::Gemm>(&c.args)) {
+    const uint64_t rowBytes = uint64_t{C} * accElemBytes(g->acc64);
+    return TileSpans{g->inpAddr, gemmFootprint(*g, R, C).inpHi, g->accAddr,
+                     g->accAddr + uint64_t{g->m ? g->m - 1 : 0} * rowBytes +
+                         uint64_t{g->n} * accElemBytes(g->acc64)};
+  }
+  if (const auto* w = std::get_if<firmware::Dwconv>(&c.args)) {
+    const DwconvFootprint fp = dwconvFootprint(*w, C);
+    return TileSpans{w->inpAddr, fp.inpHi, w->accAddr, fp.accHi};
+  }
+  return std::nullopt;
+}
+
+bool Machine::unitAccepts(int q, const QueueState& s, const Command& c, uint64_t now) const {
+  if (now < s.readyAt) return false;
+  if (std::holds_alternative<firmware::Sync>(c.args)) return s.inflight.empty();
+  if (q != kComputeQ) return s.inflight.empty();  // one DMA command per engine
+  // What the unit holds: tiles still streaming or draining (a drained tile behind a
+  // REQUANT_STORE waits in the queue for its completion, out of the unit), a
+  // REQUANT_STORE, anything else.
+  const firmware::RequantStore* rq = nullptr;
+  bool other = false, gemmTiles = false, dwTiles = false;
+  uint32_t tiles = 0;
+  for (const InFlight& f : s.inflight) {
+    const auto& a = stream_[f.command].args;
+    if (std::holds_alternative<firmware::Gemm>(a) || std::holds_alternative<firmware::Dwconv>(a)) {
+      if (f.end <= now) continue;
+      ++tiles;
+      (std::holds_alternative<firmware::Gemm>(a) ? gemmTiles : dwTiles) = true;
+    } else if (const auto* r = std::get_if<firmware::RequantStore>(&a)) {
+      rq = r;
+    } else {
+      other = true;
+    }
+  }
+  if (other) return false;
+  if (const std::optional<TileSpans> t = tileSpans(c, config_.rows, config_.cols)) {
+    // GEMMs and DWCONVs overlap with their own kind only (the array and the depthwise unit
+    // share the drain to ACC), up to gemmTiles tiles in flight; not over a REQUANT_STORE's
+    // ACC rows or its INP rows.
+    const bool gemm = std::holds_alternative<firmware::Gemm>(c.args);
+    if (tiles >= config_.gemmTiles || (gemm ? dwTiles : gemmTiles)) return false;
+    if (rq) {
+      const RequantFootprint fp = requantFootprint(*rq, config_.cols);
+      auto meet = [](uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1) {
+        return a0 < b1 && b0 < a1;
+      };
+      if (meet(t->accLo, t->accHi, rq->accAddr, fp.accHi)) return false;
+      if (rq->toInp && meet(t->inpLo, t->inpHi, rq->outAddr, fp.outHi)) return false;
+    }
+    return true;
+  }
+  // REQUANT_STORE: after the one ahead of it; DENSIFY, ELTWISE, POOL: after everything.
+  if (std::holds_alternative<firmware::RequantStore>(c.args)) return rq == nullptr;
+  return s.inflight.empty();
 }
 
 Fault Machine::checkDwconv(const firmware::Dwconv& w) const {

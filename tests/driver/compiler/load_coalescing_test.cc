@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -85,35 +86,54 @@ TEST(LoadCoalescing, ARunEndsWhereTheStepsChangeOrTheShapeDiffers) {
   EXPECT_EQ(out.size(), 4u);
 }
 
-// Random runs of loads: whatever merges, the buffer ends the same, with fewer commands.
-TEST(LoadCoalescing, RandomRunsWriteWhatTheLoadsWouldWrite) {
-  std::mt19937 rng(5);
+// A run's loads: their shape (`proto`'s rows and planes) and the DRAM and buffer steps
+// between them.
+struct RunShape {
+  DmaLoad proto;
+  uint32_t dramStep, bufStep;
+};
+
+// 300 random runs of 1-12 loads of a shape `shape` draws, mostly at its steps, now and then
+// a jump or a step back, a fifth of them fills: whatever merges, the buffer ends the same,
+// with fewer commands.
+void expectRandomRunsMerge(uint32_t seed, const char* what,
+                           const std::function<RunShape(std::mt19937&)>& shape) {
+  std::mt19937 rng(seed);
   size_t loads = 0, commands = 0;
   for (int c = 0; c < 300; ++c) {
     std::vector<DmaLoad> in, out;
-    const uint32_t row = 1 + rng() % 64, planes = 1 + rng() % 3;
-    const uint32_t bufPlane = row + rng() % 8, dramPlane = 4096 + rng() % 100;
+    const RunShape run = shape(rng);
     uint32_t dram = rng() % 1000, buf = rng() % 64;
-    const uint32_t dramStep = rng() % 300, bufStep = planes * bufPlane + rng() % 4;
     const int n = 1 + static_cast<int>(rng() % 12);
     for (int i = 0; i < n; ++i) {
-      DmaLoad d = load(dram, buf, row, planes, dramPlane, bufPlane);
+      DmaLoad d = run.proto;
+      d.dramAddr = dram;
+      d.bufAddr = buf;
       d.fill = rng() % 5 == 0;
       d.fillValue = d.fill ? 9 : 0;
       in.push_back(d);
-      // Mostly regular steps, now and then a jump or a step back.
       const uint32_t r = rng() % 8;
-      dram += r == 0 ? 777 : dramStep;
-      buf = r == 1 && buf > 40 ? buf - 40 : buf + (r == 2 ? bufStep + 5 : bufStep);
+      dram += r == 0 ? 777 : run.dramStep;
+      buf = r == 1 && buf > 40 ? buf - 40 : buf + (r == 2 ? run.bufStep + 5 : run.bufStep);
     }
     for (const DmaLoad& d : in) appendCoalesced(out, d);
     EXPECT_LE(out.size(), in.size());
     loads += in.size();
     commands += out.size();
-    EXPECT_EQ(bufferAfter(out, 1 << 13), bufferAfter(in, 1 << 13)) << "case " << c;
+    EXPECT_EQ(bufferAfter(out, 1 << 13), bufferAfter(in, 1 << 13)) << what << " case " << c;
   }
-  EXPECT_LT(commands, loads * 3 / 4);  // the runs did merge
-  std::printf("[ LoadCoalescing ] %zu loads -> %zu commands\n", loads, commands);
+  EXPECT_LT(commands, loads * 3 / 4) << what;  // the runs did merge
+  std::printf("[ LoadCoalescing ] %zu %s -> %zu commands\n", loads, what, commands);
+}
+
+// Runs of single-row loads (of 1-3 planes) merge into rows.
+TEST(LoadCoalescing, RandomRunsWriteWhatTheLoadsWouldWrite) {
+  expectRandomRunsMerge(5, "loads", [](std::mt19937& rng) {
+    const uint32_t row = 1 + rng() % 64, planes = 1 + rng() % 3;
+    const uint32_t bufPlane = row + rng() % 8, dramPlane = 4096 + rng() % 100;
+    const uint32_t dramStep = rng() % 300, bufStep = planes * bufPlane + rng() % 4;
+    return RunShape{load(0, 0, row, planes, dramPlane, bufPlane), dramStep, bufStep};
+  });
 }
 
 // A 3-channel image's row tiles (a stride-2 stem): per tile three filter rows of 99 bytes,
@@ -141,36 +161,18 @@ TEST(LoadCoalescing, RowTilesOfAFewChannelImageBecomeOnePlaneRun) {
   EXPECT_EQ(merged.size(), 2u);
 }
 
-// Random runs of multi-row loads: whatever merges into planes, the buffer ends the same.
+// Runs of single-plane loads of 2-4 rows merge into planes.
 TEST(LoadCoalescing, RandomPlaneRunsWriteWhatTheLoadsWouldWrite) {
-  std::mt19937 rng(9);
-  size_t loads = 0, commands = 0;
-  for (int c = 0; c < 300; ++c) {
-    std::vector<DmaLoad> in, out;
+  expectRandomRunsMerge(9, "multi-row loads", [](std::mt19937& rng) {
     const uint32_t row = 1 + rng() % 40, rows = 2 + rng() % 3;
     const uint32_t bufRow = row + rng() % 4, dramRow = 500 + rng() % 100;
-    uint32_t dram = rng() % 1000, buf = rng() % 64;
     const uint32_t dramStep = rng() % 200, bufStep = (rows - 1) * bufRow + row + rng() % 4;
-    const int n = 1 + static_cast<int>(rng() % 12);
-    for (int i = 0; i < n; ++i) {
-      DmaLoad d = load(dram, buf, row, 1, 0, 0);
-      d.count1 = rows;
-      d.dramStride1 = dramRow;
-      d.bufStride1 = bufRow;
-      d.fill = rng() % 5 == 0;
-      d.fillValue = d.fill ? 9 : 0;
-      in.push_back(d);
-      const uint32_t r = rng() % 8;
-      dram += r == 0 ? 777 : dramStep;
-      buf = r == 1 && buf > 40 ? buf - 40 : buf + (r == 2 ? bufStep + 5 : bufStep);
-    }
-    for (const DmaLoad& d : in) appendCoalesced(out, d);
-    loads += in.size();
-    commands += out.size();
-    EXPECT_EQ(bufferAfter(out, 1 << 13), bufferAfter(in, 1 << 13)) << "case " << c;
-  }
-  EXPECT_LT(commands, loads * 3 / 4);  // the runs did merge
-  std::printf("[ LoadCoalescing ] %zu multi-row loads -> %zu commands\n", loads, commands);
+    DmaLoad d = load(0, 0, row, 1, 0, 0);
+    d.count1 = rows;
+    d.dramStride1 = dramRow;
+    d.bufStride1 = bufRow;
+    return RunShape{d, dramStep, bufStep};
+  });
 }
 
 }  // namespace
