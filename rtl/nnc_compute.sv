@@ -69,7 +69,7 @@ module nnc_compute
   parameter int unsigned MaxReads    = nnc_isa_pkg::DensifyReads,
   // Bytes an INP read returns (INP's line): the depthwise unit takes all of them, the other
   // readers the first Rows*2.
-  parameter int unsigned InpReadBytes = Rows * 2,
+  parameter int unsigned InpReadBytes = Rows * nnc_isa_pkg::InpLineVectors,
   localparam int unsigned BusBits = BusBytes * 8
 ) (
   input  logic                   clk_i,
@@ -410,7 +410,7 @@ module nnc_compute
   baddr_t             dw_inp_raddr, dw_wgt_raddr;
   logic               dw_out_valid, dw_out_last;
   logic [RowIdxW-1:0] dw_out_row;
-  logic [Cols*32-1:0] dw_out_acc;
+  logic [Cols*64-1:0] dw_out_acc;  // two int32 rows: dw_out_row's, then the next one's
   assign dw_start = cmd_fire && c_is_dw && !c_oob;
   // The first Rows*2 bytes of an INP read: the line every reader but the depthwise unit takes.
   logic [Rows*16-1:0] inp_line;
@@ -452,23 +452,14 @@ module nnc_compute
     .busy_o       (dw_busy)
   );
 
-  // The drain's source: the array's rows, or the depthwise unit's (int32 sums
-  // sign-extended to the array's width).
+  // The drain's source: the array's rows, one a cycle, or the depthwise unit's, two int32
+  // rows a cycle (ISA 1.11: the pair is one ACC access of Cols*8 bytes, so a 3x3 tile's 16
+  // rows drain in 8 cycles, under its 9 beats).
   logic                              dr_valid, dr_last;
   logic [RowIdxW-1:0]                dr_row;
-  logic [Cols*nnc_pkg::AccWidth-1:0] dr_acc;
   assign dr_valid = mac_out_valid || dw_out_valid;
   assign dr_last  = dw_out_valid ? dw_out_last : mac_out_last;
   assign dr_row   = dw_out_valid ? dw_out_row : mac_out_row;
-  always_comb begin
-    dr_acc = mac_out_acc;
-    if (dw_out_valid) begin
-      for (int unsigned c = 0; c < Cols; c++) begin
-        dr_acc[nnc_pkg::AccWidth*c +: nnc_pkg::AccWidth] =
-            nnc_pkg::AccWidth'(signed'(dw_out_acc[32*c +: 32]));
-      end
-    end
-  end
 
   // The window fetch (GEMM window mode): its reads use INP's port whenever it has any; a
   // k-major GEMM is accepted only when nothing streams ahead of it, so the two never meet.
@@ -504,12 +495,13 @@ module nnc_compute
   logic [Cols*64-1:0]    d1_row_q;       // the array's sums, packed as the ACC row
   baddr_t                d1_addr_q;
   logic [Cols*8-1:0]     d1_be_q;
-  logic                  st1_write;
+  logic                  st1_write, st1_pair;
   baddr_t                st1_addr;
   logic                  tile_done;
 
   assign st1_tile  = tiles_q[t_st1_q];
   assign st1_write = 8'(dr_row) < st1_tile.m;
+  assign st1_pair  = dw_out_valid && 8'(dr_row) + 8'd1 < st1_tile.m;  // the pair's second row
   assign st1_addr  = st1_tile.acc_addr +
                      BAddrW'((32'(dr_row) * Cols) << (st1_tile.acc64 ? 3 : 2));
   assign tile_done = d1_valid_q && d1_last_q;
@@ -955,23 +947,37 @@ module nnc_compute
   end
 
   // The row an accumulating drain read: ACC returns the row as it was before the cycle of
-  // the read, so a row the second stage wrote in that very cycle (the last row of one tile,
-  // the first of the next on the same address: DWCONVs drain back to back) is forwarded.
-  logic               fwd_q;
+  // the read, so bytes the second stage wrote in that very cycle (the last rows of one tile,
+  // the first of the next on the same address: DWCONVs drain back to back) are forwarded.
+  // Windows are Cols*8 bytes: a depthwise pair may meet a row or pair written half a window
+  // away, so the written window is shifted to its place in the read one.
+  logic               fwd_hit, fwd_up, fwd_q;
+  baddr_t             fwd_ahead, fwd_behind;  // write - read, read - write (modulo)
   logic [Cols*64-1:0] fwd_data_q, fwd_mask_q, acc_old;
+  assign fwd_ahead  = acc_waddr_o - st1_addr;
+  assign fwd_behind = st1_addr - acc_waddr_o;
+  assign fwd_up     = 32'(fwd_ahead) < Cols * 8;  // the write starts inside the read window
+  assign fwd_hit    = acc_drain_read && acc_we_o && (fwd_up || 32'(fwd_behind) < Cols * 8);
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       fwd_q <= 1'b0;
     end else begin
-      fwd_q <= acc_drain_read && acc_we_o && acc_waddr_o == st1_addr;
+      fwd_q <= fwd_hit;
     end
   end
-  // The written row and its byte enables as a bit mask, kept only when forwarded (rare), so
-  // the merge below is two wide operations a cycle.
+  // The written bytes and their enables as a bit mask, in the read window's place, kept only
+  // when forwarded (rare), so the merge below is two wide operations a cycle.
   always_ff @(posedge clk_i) begin
-    if (acc_drain_read && acc_we_o && acc_waddr_o == st1_addr) begin
-      fwd_data_q <= acc_wdata_o;
-      for (int unsigned b = 0; b < Cols * 8; b++) fwd_mask_q[8*b +: 8] <= {8{acc_wbe_o[b]}};
+    if (fwd_hit) begin
+      logic [Cols*64-1:0] mask;
+      for (int unsigned b = 0; b < Cols * 8; b++) mask[8*b +: 8] = {8{acc_wbe_o[b]}};
+      if (fwd_up) begin
+        fwd_data_q <= acc_wdata_o << (8 * 32'(fwd_ahead));
+        fwd_mask_q <= mask << (8 * 32'(fwd_ahead));
+      end else begin
+        fwd_data_q <= acc_wdata_o >> (8 * 32'(fwd_behind));
+        fwd_mask_q <= mask >> (8 * 32'(fwd_behind));
+      end
     end
   end
   assign acc_old = fwd_q ? acc_rdata_i ^ ((acc_rdata_i ^ fwd_data_q) & fwd_mask_q) : acc_rdata_i;
@@ -1103,8 +1109,10 @@ module nnc_compute
         d1_accum_q <= st1_tile.accumulate;
         d1_acc64_q <= st1_tile.acc64;
         d1_addr_q  <= st1_addr;
-        d1_be_q    <= lane_be(st1_tile.n, st1_tile.acc64);
-        d1_row_q   <= pack_sums(dr_acc, st1_tile.acc64);
+        // A depthwise pair: its second row's lanes in the upper half (int32 rows, acc64 is 0).
+        d1_be_q    <= st1_pair ? lane_be(st1_tile.n, 1'b0) | (lane_be(st1_tile.n, 1'b0) << (Cols*4))
+                               : lane_be(st1_tile.n, st1_tile.acc64);
+        d1_row_q   <= dw_out_valid ? dw_out_acc : pack_sums(mac_out_acc, st1_tile.acc64);
         if (dr_last) t_st1_q <= t_st1_q + 1'b1;
       end
       if (tile_done) t_rd_q <= t_rd_q + 1'b1;

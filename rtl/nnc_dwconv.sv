@@ -13,12 +13,16 @@
 // row's span, so a beat (one tap for all m x Cols PEs) needs no operand beyond that buffer
 // and one weight vector.
 //
-// Flow: the unit reads a filter row's span into one of two line buffers (VecPerRead vectors
-// per INP read) while the taps of the other run, one beat per cycle (a WGT read of the
-// tap's weight vector in the cycle before), so a 3x3 stride-1 tile takes max(9 reads, 3
-// taps) cycles per filter row. A tile's sums move to one of two result banks at its last
-// beat and drain one row per cycle (rows 0..m-1) while the next tile accumulates. A start
-// is taken once the current tile's reads are all issued.
+// Flow: the unit reads a filter row's span into one of three line buffers (VecPerRead
+// vectors per INP read) while the taps of the others run, one beat per cycle (a WGT read of
+// the tap's weight vector in the cycle before), so a filter row takes max(reads, taps)
+// cycles: a 3x3 stride-1 tile of 16 lanes 3 x max(3, 3) with 8 vectors per read (ISA
+// 1.11). Three buffers, not two: a row's buffer is busy from its first read to its last
+// tap, reads + 2 + taps cycles, which two buffers cannot hide when reads and taps are
+// equal. A tile's sums move to one of two result banks at its last beat and drain two rows
+// per cycle (rows 2i and 2i+1: an ACC write of Cols*8 bytes holds two int32 rows) while the
+// next tile accumulates, so 16 rows take 8 cycles, under a 3x3 tile's 9 beats. A start is
+// taken once the current tile's reads are all issued.
 //
 // int8 operands; the sums are int32 (they wrap modulo 2^32 as ACC does).
 `include "prim_assert.svh"
@@ -30,7 +34,7 @@ module nnc_dwconv
   parameter int unsigned AddrW   = nnc_isa_pkg::BufAddrBits,
   parameter int unsigned MaxTaps = 7,   // fh, fw <= MaxTaps; sw, dw in 1..2
   // Bytes an INP read returns (INP's line): VecPerRead pixel vectors of Cols bytes.
-  parameter int unsigned InpReadBytes = Rows * 2,
+  parameter int unsigned InpReadBytes = Rows * nnc_isa_pkg::InpLineVectors,
   localparam int unsigned SpanMax    = (Rows - 1) * 2 + (MaxTaps - 1) * 2 + 1,
   localparam int unsigned VecPerRead = InpReadBytes / Cols,
   localparam int unsigned CntW       = $clog2(Rows + 1),
@@ -65,12 +69,14 @@ module nnc_dwconv
   output logic [AddrW-1:0]        wgt_raddr_o,
   input  logic [Cols*16-1:0]      wgt_rdata_i,
 
-  // Results: rows 0..m-1 of each tile in order, one per cycle.
+  // Results: rows 0..m-1 of each tile in order, two per cycle: rows out_row_o (even) and
+  // out_row_o + 1 (when < m; else its half is zero).
   output logic                    out_valid_o,
   input  logic                    out_ready_i,
   output logic [RowIdxW-1:0]      out_row_o,
   output logic                    out_last_o,
-  output logic [Cols*32-1:0]      out_acc_o,    // channel j in bits 32j+31:32j
+  output logic [Cols*64-1:0]      out_acc_o,    // row r's channel j in bits 32j+31:32j,
+                                                // row r+1's 32(Cols+j)+31:32(Cols+j)
 
   output logic                    busy_o        // a tile is read, computed or drained
 );
@@ -102,15 +108,19 @@ module nnc_dwconv
   logic [ReadW-1:0]  ld_read_q, ld_reads_q;   // reads issued for the row / reads per row
   logic [AddrW-1:0]  ld_addr_q, ld_row_q, ld_stride_q;
   row_t              ld_meta_q;               // the tile's fields (first/last set per row)
-  logic              ld_buf_q;                // the buffer the row loads into
-  logic [1:0]        full_q;                  // buffer b holds a whole row
-  logic [1:0]        loading_q;               // buffer b is being loaded
-  // Two of each, not arrays: Yosys 0.23 reads an unpacked array of a packed struct as one
+  logic [1:0]        ld_buf_q;                // the buffer the row loads into (0..2)
+  logic [2:0]        full_q;                  // buffer b holds a whole row
+  logic [2:0]        loading_q;               // buffer b is being loaded
+  // Three of each, not arrays: Yosys 0.23 reads an unpacked array of a packed struct as one
   // element.
-  row_t              meta0_q, meta1_q, ld_row_meta;
-  // Line buffers: entry k is pixel vector k of the row's span.
-  logic [VecW-1:0]   line0_q [SpanMax];
-  logic [VecW-1:0]   line1_q [SpanMax];
+  row_t              meta0_q, meta1_q, meta2_q, ld_row_meta;
+  // Line buffers: entry k of buffer b is pixel vector k of its row's span.
+  logic [VecW-1:0]   line_q [3][SpanMax];
+
+  // The buffer after b in turn.
+  function automatic logic [1:0] next_buf(logic [1:0] b);
+    next_buf = b == 2'd2 ? 2'd0 : b + 2'd1;
+  endfunction
 
   logic              ld_go, ld_last_read;
   assign ld_go        = ld_active_q && !full_q[ld_buf_q] &&
@@ -121,18 +131,19 @@ module nnc_dwconv
   assign inp_raddr_o  = ld_addr_q;
 
   // A read's data, the cycle after it: its buffer and first entry.
-  logic              pend_q, pend_last_q, pend_buf_q;
+  logic              pend_q, pend_last_q;
+  logic [1:0]        pend_buf_q;
   logic [SpanW-1:0]  pend_entry_q;
 
   // --- Compute side: taps of the full buffer, one beat per cycle ------------------------
-  logic              cp_buf_q;                // the buffer whose taps run next
+  logic [1:0]        cp_buf_q;                // the buffer whose taps run next
   logic [TapW-1:0]   cp_fx_q;
   row_t              cp_meta;
   logic              issue, issue_last_tap, issue_close;
   logic [1:0]        banks_q;                 // result banks holding undrained tiles
   logic              bank_frees;              // a bank's last row leaves this cycle
 
-  assign cp_meta        = cp_buf_q ? meta1_q : meta0_q;
+  assign cp_meta        = cp_buf_q == 2'd0 ? meta0_q : cp_buf_q == 2'd1 ? meta1_q : meta2_q;
   assign issue_last_tap = cp_fx_q + 1'b1 == cp_meta.fw;
   assign issue_close    = issue_last_tap && cp_meta.last;
   // A tile's last beat needs a result bank (counting the close the PEs take this cycle).
@@ -167,16 +178,17 @@ module nnc_dwconv
       ld_row_q     <= '0;
       ld_stride_q  <= '0;
       ld_meta_q    <= '0;
-      ld_buf_q     <= 1'b0;
+      ld_buf_q     <= '0;
       full_q       <= '0;
       loading_q    <= '0;
       meta0_q      <= '0;
       meta1_q      <= '0;
+      meta2_q      <= '0;
       pend_q       <= 1'b0;
       pend_last_q  <= 1'b0;
-      pend_buf_q   <= 1'b0;
+      pend_buf_q   <= '0;
       pend_entry_q <= '0;
-      cp_buf_q     <= 1'b0;
+      cp_buf_q     <= '0;
       cp_fx_q      <= '0;
       take_q       <= 1'b0;
       take_first_q <= 1'b0;
@@ -192,11 +204,12 @@ module nnc_dwconv
         pend_buf_q   <= ld_buf_q;
         pend_entry_q <= SpanW'(32'(ld_read_q) * VecPerRead);
         loading_q[ld_buf_q] <= 1'b1;
-        if (ld_read_q == '0 && !ld_buf_q) meta0_q <= ld_row_meta;
-        if (ld_read_q == '0 && ld_buf_q) meta1_q <= ld_row_meta;
+        if (ld_read_q == '0 && ld_buf_q == 2'd0) meta0_q <= ld_row_meta;
+        if (ld_read_q == '0 && ld_buf_q == 2'd1) meta1_q <= ld_row_meta;
+        if (ld_read_q == '0 && ld_buf_q == 2'd2) meta2_q <= ld_row_meta;
         if (ld_last_read) begin
           ld_read_q <= '0;
-          ld_buf_q  <= !ld_buf_q;
+          ld_buf_q  <= next_buf(ld_buf_q);
           ld_fy_q   <= ld_fy_q + 1'b1;
           ld_row_q  <= ld_row_q + ld_stride_q;
           ld_addr_q <= ld_row_q + ld_stride_q;
@@ -246,7 +259,7 @@ module nnc_dwconv
         if (issue_last_tap) begin
           cp_fx_q          <= '0;
           full_q[cp_buf_q] <= 1'b0;
-          cp_buf_q         <= !cp_buf_q;
+          cp_buf_q         <= next_buf(cp_buf_q);
         end else begin
           cp_fx_q <= cp_fx_q + 1'b1;
         end
@@ -270,8 +283,7 @@ module nnc_dwconv
     if (pend_q) begin
       for (int unsigned v = 0; v < VecPerRead; v++) begin
         if (32'(pend_entry_q) + v < SpanMax) begin
-          if (!pend_buf_q) line0_q[32'(pend_entry_q) + v] <= inp_rdata_i[v*VecW +: VecW];
-          if (pend_buf_q) line1_q[32'(pend_entry_q) + v] <= inp_rdata_i[v*VecW +: VecW];
+          line_q[pend_buf_q][32'(pend_entry_q) + v] <= inp_rdata_i[v*VecW +: VecW];
         end
       end
     end
@@ -289,7 +301,7 @@ module nnc_dwconv
         logic [VecW-1:0] lane;
         logic [SpanW-1:0] entry;
         entry = SpanW'((cp_meta.sw == 2'd2 ? 2 * i : i) + 32'(tap_off));
-        lane  = cp_buf_q ? line1_q[entry] : line0_q[entry];
+        lane  = line_q[cp_buf_q][entry];
         for (int unsigned j = 0; j < Cols; j++) begin
           act_q[18*(i*Cols + j) +: 18] <= to_operand(lane[8*j +: 8], cp_meta.asg, cp_meta.azp);
         end
@@ -344,23 +356,24 @@ module nnc_dwconv
     end
   end
 
-  // --- Drain: rows 0..m-1 of the oldest bank ---------------------------------------------
-  logic [RowIdxW-1:0] drow_q;
+  // --- Drain: rows 0..m-1 of the oldest bank, two a cycle ----------------------------------
+  logic [RowIdxW-1:0] drow_q;  // even
   logic               bank_close;
   assign bank_close  = take_q && take_close_q;
   assign out_valid_o = banks_q != 2'd0;
   assign out_row_o   = drow_q;
-  assign out_last_o  = 32'(drow_q) + 1 == 32'(res_m_q[rd_bank_q]);
+  assign out_last_o  = 32'(drow_q) + 2 >= 32'(res_m_q[rd_bank_q]);
   assign bank_frees  = out_valid_o && out_ready_i && out_last_o;
 
   always_comb begin
     out_acc_o = '0;
     // Only while a bank drains (the select costs a loop over every PE in the simulator).
+    // Rows past m are zero (a bank's rows past its tile's m hold stale sums).
     if (out_valid_o) begin
       for (int unsigned i = 0; i < Rows; i++) begin
-        if (RowIdxW'(i) == drow_q) begin
+        if (32'(i) < 32'(res_m_q[rd_bank_q]) && i / 2 == 32'(drow_q) / 2) begin
           for (int unsigned j = 0; j < Cols; j++) begin
-            out_acc_o[32*j +: 32] = rd_bank_q ? res1_q[i][j] : res0_q[i][j];
+            out_acc_o[32*((i % 2) * Cols + j) +: 32] = rd_bank_q ? res1_q[i][j] : res0_q[i][j];
           end
         end
       end
@@ -386,7 +399,7 @@ module nnc_dwconv
           drow_q    <= '0;
           rd_bank_q <= !rd_bank_q;
         end else begin
-          drow_q <= drow_q + 1'b1;
+          drow_q <= drow_q + RowIdxW'(2);
         end
       end
     end

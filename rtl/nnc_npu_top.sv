@@ -94,10 +94,11 @@ module nnc_npu_top
   output logic [2:0]          cmd_done_o
 );
 
-  // INP's line, 4R bytes: the depthwise unit reads four int8 pixel vectors (of C = R bytes)
-  // per cycle, so its filter rows' spans load twice as fast as with 2R; every other reader
-  // takes the first 2R bytes.
-  localparam int unsigned InpLine = Rows * 4;
+  // INP's line, 8R bytes (ISA 1.11; 4R since 1.6, 2R before): the depthwise unit reads
+  // eight int8 pixel vectors (of C = R bytes) per cycle, so a 3x3 stride-1 filter row's span
+  // of 18 vectors loads in 3 reads, as fast as its 3 taps run; every other reader takes the
+  // first 2R bytes.
+  localparam int unsigned InpLine = Rows * nnc_isa_pkg::InpLineVectors;
   localparam int unsigned WgtLine = Cols * 2;
   localparam int unsigned WideLine = Cols * 4;  // OUT, PRM: a row of int32
   localparam int unsigned AccLine  = Cols * 8;  // ACC: a row of int64 (acc64) in one access
@@ -131,7 +132,8 @@ module nnc_npu_top
     .MaxOutstanding (MaxOutstanding),
     .TileFifo       (TileFifo),
     .StreamDepth    (StreamDepth),
-    .MaxReads       (MaxReads)
+    .MaxReads       (MaxReads),
+    .InpLineVectors (InpLine / Rows)
   ) u_regfile (
     .clk_i,
     .rst_ni,

@@ -22,7 +22,8 @@ module nnc_regfile
   parameter int unsigned MaxOutstanding = nnc_isa_pkg::DmaBursts,
   parameter int unsigned TileFifo       = nnc_isa_pkg::GemmTiles,
   parameter int unsigned StreamDepth    = nnc_isa_pkg::DensifyBeats,
-  parameter int unsigned MaxReads       = nnc_isa_pkg::DensifyReads
+  parameter int unsigned MaxReads       = nnc_isa_pkg::DensifyReads,
+  parameter int unsigned InpLineVectors = nnc_isa_pkg::InpLineVectors
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -109,7 +110,8 @@ module nnc_regfile
   localparam logic [31:0] CfgCompute =
       (32'(TileFifo) << nnc_isa_pkg::RegConfigComputeGemmTilesBit) |
       (32'(StreamDepth) << nnc_isa_pkg::RegConfigComputeDensifyBeatsBit) |
-      (32'(MaxReads) << nnc_isa_pkg::RegConfigComputeDensifyReadsBit);
+      (32'(MaxReads) << nnc_isa_pkg::RegConfigComputeDensifyReadsBit) |
+      (32'(InpLineVectors) << nnc_isa_pkg::RegConfigComputeInpLineVectorsBit);
 
   // --- Write channel: address and data may arrive in either order ---------------------------
   logic        aw_full_d, aw_full_q;
@@ -379,7 +381,8 @@ module nnc_regfile
               MaxOutstanding < 2 ** nnc_isa_pkg::RegConfigDmaBurstsWidth &&
               TileFifo < 2 ** nnc_isa_pkg::RegConfigComputeGemmTilesWidth &&
               StreamDepth < 2 ** nnc_isa_pkg::RegConfigComputeDensifyBeatsWidth &&
-              MaxReads < 2 ** nnc_isa_pkg::RegConfigComputeDensifyReadsWidth,
+              MaxReads < 2 ** nnc_isa_pkg::RegConfigComputeDensifyReadsWidth &&
+              InpLineVectors < 2 ** nnc_isa_pkg::RegConfigComputeInpLineVectorsWidth,
         ("nnc_regfile: a depth or width does not fit its CONFIG field"))
     end
   end

@@ -531,7 +531,7 @@ class Machine {
   // The depthwise unit: its next free read cycle, the cycle each line buffer's taps end,
   // the next free tap cycle and drain cycle, and the buffer the next filter row loads.
   uint64_t dwReadFree_ = 0, dwTapFree_ = 0, dwDrainFree_ = 0;
-  std::array<uint64_t, 2> dwBufFree_{};
+  std::array<uint64_t, 3> dwBufFree_{};
   int dwBuf_ = 0;
   std::vector<bool> nextIsWindow_;
   // nextIsRequant_[i]: the next compute command after command i is a REQUANT_STORE, which
@@ -584,8 +584,9 @@ uint64_t Machine::windowBeats(const firmware::Gemm& g, uint64_t now) {
 
 uint64_t Machine::dwconvTiming(const firmware::Dwconv& w, uint64_t now, uint64_t& readsDone) {
   const uint64_t span = uint64_t{w.m - 1} * w.sw + uint64_t{w.fw - 1} * w.dw + 1;
-  // Pixel vectors per INP read: nnc_npu_top's INP line of Rows*4 bytes over C-byte vectors.
-  const uint64_t perRead = std::max<uint64_t>(1, 4 * config_.rows / config_.cols);
+  // Pixel vectors per INP read: INP's line of inpLineVectors * R bytes over C-byte vectors.
+  const uint64_t perRead =
+      std::max<uint64_t>(1, uint64_t{config_.inpLineVectors} * config_.rows / config_.cols);
   const uint64_t reads = (span + perRead - 1) / perRead;
   uint64_t rd = std::max(now + cost_.dwRead, dwReadFree_), lastTap = now;
   for (uint32_t fy = 0; fy < w.fh; ++fy) {
@@ -595,15 +596,16 @@ uint64_t Machine::dwconvTiming(const firmware::Dwconv& w, uint64_t now, uint64_t
     lastTap = firstTap + w.fw - 1;
     dwTapFree_ = lastTap + 1;
     dwBufFree_[dwBuf_] = lastTap + 1;
-    dwBuf_ ^= 1;
+    dwBuf_ = (dwBuf_ + 1) % static_cast<int>(dwBufFree_.size());
     readsDone = lastRead;
     rd = lastRead + 1;
   }
   dwReadFree_ = rd;
-  // The sums close with the last tap and drain a row per cycle into ACC.
+  // The sums close with the last tap and drain two rows per cycle into ACC (ISA 1.11).
   const uint64_t drain = std::max(lastTap + cost_.dwClose, dwDrainFree_);
-  dwDrainFree_ = drain + w.m;
-  return drain + w.m - 1 + cost_.dwDone;
+  const uint64_t drainCycles = (uint64_t{w.m} + 1) / 2;
+  dwDrainFree_ = drain + drainCycles;
+  return drain + drainCycles - 1 + cost_.dwDone;
 }
 
 // REQUANT_STORE on the requant unit's 2C lanes: two int32 rows per cycle for 8- and 16-bit

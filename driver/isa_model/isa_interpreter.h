@@ -131,12 +131,12 @@ struct CostModel {
   // read waits for the bank of the block two before it.
   uint32_t windowRead = 1;
   uint32_t windowFill = 2;
-  // DWCONV (ISA 1.6, the depthwise unit): a filter row's span is read an INP line (4R bytes,
-  // 4R/C vectors) per cycle from `dwRead` after acceptance (or after the previous row's
-  // reads, into the other line buffer once its taps have run); its fw taps run one per cycle
-  // from `dwFill` after its last read; the sums close `dwClose` after the last tap and drain a row
-  // per cycle, in ACC `dwDone` after the last row; the next DWCONV is accepted `dwAccept` after the
-  // reads.
+  // DWCONV (ISA 1.6, the depthwise unit): a filter row's span is read an INP line (8R bytes,
+  // 8R/C vectors, since ISA 1.11) per cycle from `dwRead` after acceptance (or after the
+  // previous row's reads, into the next of three line buffers once its taps have run); its fw
+  // taps run one per cycle from `dwFill` after its last read; the sums close `dwClose` after
+  // the last tap and drain two rows per cycle (ISA 1.11), in ACC `dwDone` after the last
+  // pair; the next DWCONV is accepted `dwAccept` after the reads.
   uint32_t dwRead = 1;
   uint32_t dwFill = 2;
   uint32_t dwClose = 2;

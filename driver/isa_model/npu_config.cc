@@ -53,6 +53,9 @@ hal::Result<NpuConfig> NpuConfig::fromRegisters(const RegisterReader& readReg) {
       {&c.densifyBeats, "densify beats",
        read(reg::kConfigCompute, reg::kConfigComputeDensifyBeats,
             reg::kConfigComputeDensifyBeatsLsb)},
+      {&c.inpLineVectors, "INP line vectors",
+       read(reg::kConfigCompute, reg::kConfigComputeInpLineVectors,
+            reg::kConfigComputeInpLineVectorsLsb)},
   };
   for (const Item& i : items) {
     if (!i.value) return hal::Error{i.value.error()};

@@ -31,7 +31,8 @@ struct NpuConfig {
       firmware::kCmdFetchDepth;               // ring slots requested or fetched, not dispatched
   uint32_t dmaBursts = firmware::kDmaBursts;  // bursts in flight per DMA engine
   uint32_t gemmTiles = firmware::kGemmTiles;  // GEMMs in flight
-  uint32_t densifyBeats = firmware::kDensifyBeats;  // beats the densify reader keeps per array
+  uint32_t densifyBeats = firmware::kDensifyBeats;      // beats the densify reader keeps per array
+  uint32_t inpLineVectors = firmware::kInpLineVectors;  // R-byte vectors per depthwise INP read
 
   uint32_t bufferBytes(firmware::Buffer b) const;
   // From a device's CONFIG registers, read through readReg (register offset -> value).

@@ -4,10 +4,12 @@
 //   acc(i, j) = sum over fy < fh, fx < fw of
 //               (INP[inp_addr + fy*row_stride + (i*sw + fx*dw)*C + j] - a_zp) *
 //               (WGT[wgt_addr + (fy*fw + fx)*C + j] - b_zp)      (int32, wrapping)
-// for lanes i < m and channels j < C, rows drained in order. Two parts:
+// for lanes i < m and channels j < C, rows drained in order, two per cycle (ISA 1.11). Two
+// parts:
 //  - free flow: 64 back-to-back 3x3 stride-1 tiles of 16 lanes, then 64 of stride 2, each
 //    started as soon as the unit takes it, the output always ready: cycles against the
-//    bound of the unit's reads (a filter row's span, kVecPerRead vectors per read);
+//    bound of the unit's reads and taps (a filter row's span, kVecPerRead vectors per read,
+//    or its taps, whichever is longer);
 //  - random tiles (m 1..R, filters 1..7 x 1..7 with 3x3 favoured, strides and dilations 1
 //    or 2, signed and unsigned operands, zero points), the output stalled one cycle in
 //    three in half of them, random gaps between starts; a start with an out-of-range field
@@ -31,9 +33,9 @@ namespace nncosim::testbench {
 namespace {
 
 constexpr uint32_t kRows = firmware::kArrayRows, kCols = firmware::kArrayCols;
-// Pixel vectors per INP read: nnc_npu_top's INP line (Rows*4 bytes, the InpReadBytes the
-// unit is Verilated with, rtl/CMakeLists.txt) over a vector's Cols bytes.
-constexpr uint32_t kVecPerRead = 4 * kRows / kCols;
+// Pixel vectors per INP read: nnc_npu_top's INP line (kInpLineVectors * Rows bytes, the
+// unit's default InpReadBytes) over a vector's Cols bytes.
+constexpr uint32_t kVecPerRead = firmware::kInpLineVectors * kRows / kCols;
 constexpr uint32_t kInpBytes = firmware::kInpBufBytes, kWgtBytes = firmware::kWgtBufBytes;
 constexpr uint32_t kMaxTaps = 7;
 
@@ -161,35 +163,43 @@ class Harness {
           ++mismatches;
           log.add("a row with none expected");
         } else {
-          const Tile& t = tiles[owner.front()];
+          // A pair: rows `row` and row + 1 (when < m; its half is zero otherwise).
+          const size_t tile = owner.front();
+          const Tile& t = tiles[tile];
           const uint32_t row =
-              t.m - static_cast<uint32_t>(std::count(owner.begin(), owner.end(), owner.front()));
-          if (dut_->out_row_o != row || bool(dut_->out_last_o) != (row + 1 == t.m)) {
+              t.m - static_cast<uint32_t>(std::count(owner.begin(), owner.end(), tile));
+          if (dut_->out_row_o != row || bool(dut_->out_last_o) != (row + 2 >= t.m)) {
             ++mismatches;
-            log.add("tile " + std::to_string(owner.front()) + ": row " +
-                    std::to_string(dut_->out_row_o) + " (last " + std::to_string(dut_->out_last_o) +
-                    "), want " + std::to_string(row));
+            log.add("tile " + std::to_string(tile) + ": row " + std::to_string(dut_->out_row_o) +
+                    " (last " + std::to_string(dut_->out_last_o) + "), want " +
+                    std::to_string(row));
           }
-          for (uint32_t j = 0; j < kCols; ++j) {
-            const auto got = static_cast<uint32_t>(getBits(dut_->out_acc_o, j * 32, 32));
-            ++sumsChecked;
-            if (got != want.front()[j]) {
-              ++mismatches;
-              if (log.wants()) {
-                std::ostringstream m;
-                m << "tile " << owner.front() << " (m " << t.m << ", " << t.fh << "x" << t.fw
-                  << ", stride " << t.sw << ", dilation " << t.dw << ", zp " << t.aZp << "/"
-                  << t.bZp << ") row " << row << " channel " << j << ": got "
-                  << static_cast<int32_t>(got) << ", want "
-                  << static_cast<int32_t>(want.front()[j]);
-                log.add(m.str());
+          for (uint32_t half = 0; half < 2; ++half) {
+            const bool real = row + half < t.m;
+            for (uint32_t j = 0; j < kCols; ++j) {
+              const auto got =
+                  static_cast<uint32_t>(getBits(dut_->out_acc_o, (half * kCols + j) * 32, 32));
+              const uint32_t expect = real ? want.front()[j] : 0;
+              ++sumsChecked;
+              if (got != expect) {
+                ++mismatches;
+                if (log.wants()) {
+                  std::ostringstream m;
+                  m << "tile " << tile << " (m " << t.m << ", " << t.fh << "x" << t.fw
+                    << ", stride " << t.sw << ", dilation " << t.dw << ", zp " << t.aZp << "/"
+                    << t.bZp << ") row " << row + half << " channel " << j << ": got "
+                    << static_cast<int32_t>(got) << ", want " << static_cast<int32_t>(expect);
+                  log.add(m.str());
+                }
               }
             }
+            if (real) {
+              want.pop_front();
+              owner.pop_front();
+              --rowsLeft;
+              ++rows;
+            }
           }
-          want.pop_front();
-          owner.pop_front();
-          --rowsLeft;
-          ++rows;
         }
       }
       const bool ri = dut_->inp_re_o, rw = dut_->wgt_re_o;
@@ -269,11 +279,12 @@ TestbenchResult run(const TestbenchOptions& opt) {
     const Tile& t = free[0];
     const uint64_t reads = (t.span() + kVecPerRead - 1) / kVecPerRead;
     freeCycles[stride - 1] = h.cycles - start;
-    // A tile's rows drain one per cycle while the next accumulates: with 4 vectors per read
-    // a 3x3 stride-1 tile's 16 rows take longer than its 3 x 5 cycles of reads.
+    // A tile's rows drain two per cycle while the next accumulates, under a 3x3 tile's 9
+    // beats; three line buffers hide a row's read latency.
     freeBound[stride - 1] =
-        uint64_t{kFree} * std::max<uint64_t>(t.fh * std::max<uint64_t>(reads, t.fw), t.m) + reads +
-        t.m + 4;
+        uint64_t{kFree} *
+            std::max<uint64_t>(t.fh * std::max<uint64_t>(reads, t.fw), (t.m + 1) / 2) +
+        reads + t.m + 4;
     if (freeCycles[stride - 1] > freeBound[stride - 1]) {
       ++h.mismatches;
       s << "stride " << stride << " free flow took " << freeCycles[stride - 1]

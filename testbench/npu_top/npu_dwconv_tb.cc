@@ -7,8 +7,11 @@
 // other). The int32 ACC rows, stored with DMA_STORE, are checked against the depthwise
 // formula over a C++ copy of the images. In turn, one fault: a footprint one byte past INP
 // or past WGT (dma_oob naming the buffer), or a stride of 3 or a filter of no rows
-// (bad_field at the field). Last, 48 back-to-back 3x3 stride-1 DWCONVs of full row tiles,
-// timed from the doorbell to the interrupt, ACC checked.
+// (bad_field at the field). Every other iteration a shifted chain: DWCONVs of 1x1 to 2x3
+// filters accumulating at random row offsets of one another, back to back, so a drained
+// pair of rows (ISA 1.11: two int32 rows per ACC access) meets the pair written in the same
+// cycle half a window away, which the drain must forward. Last, 48 back-to-back 3x3 stride-1
+// DWCONVs of full row tiles, timed from the doorbell to the interrupt, ACC checked.
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -29,8 +32,9 @@ constexpr uint32_t kInpImage = 0x40000, kWgtImage = 0x80000, kWgtImageBytes = 0x
 
 uint32_t spanOf(const Dwconv& w) { return (w.m - 1) * w.sw + (w.fw - 1) * w.dw + 1; }
 
-// acc (rows of C) += the DWCONV's sums over the images.
-void accumulate(const Dwconv& w, const std::vector<uint8_t>& mem, std::vector<uint32_t>& acc) {
+// acc (rows of C, from row `row0`) += the DWCONV's sums over the images.
+void accumulate(const Dwconv& w, const std::vector<uint8_t>& mem, std::vector<uint32_t>& acc,
+                uint32_t row0 = 0) {
   for (uint32_t i = 0; i < w.m; ++i)
     for (uint32_t j = 0; j < w.n; ++j) {
       int64_t s = 0;
@@ -42,7 +46,7 @@ void accumulate(const Dwconv& w, const std::vector<uint8_t>& mem, std::vector<ui
           s += (getN(mem, kInpImage + a, 1, w.aSigned) - w.aZp) *
                (getN(mem, kWgtImage + b, 1, w.bSigned) - w.bZp);
         }
-      acc[i * kC + j] += static_cast<uint32_t>(static_cast<uint64_t>(s));
+      acc[(row0 + i) * kC + j] += static_cast<uint32_t>(static_cast<uint64_t>(s));
     }
 }
 
@@ -72,7 +76,7 @@ Dwconv randomDwconv(std::mt19937_64& rng, uint32_t m, uint32_t n, bool atEnd) {
 }
 
 struct Tally {
-  uint64_t dwconvs = 0, gemms = 0, atEnd = 0, rows = 0, macs = 0, faults = 0;
+  uint64_t dwconvs = 0, gemms = 0, atEnd = 0, rows = 0, macs = 0, faults = 0, shifted = 0;
 };
 
 void chainCase(Npu& npu, std::mt19937_64& rng, uint64_t it, Failures& f, Tally& t) {
@@ -132,6 +136,45 @@ void chainCase(Npu& npu, std::mt19937_64& rng, uint64_t it, Failures& f, Tally& 
   if (!runJob(npu, s, e.tag, f, what.str(), 400000)) return;
   if (checkAcc(mem, kAccOut, want, M, N, f, what.str())) t.rows += M;
   if (gemmDone) checkAcc(mem, kAccOut2, wantGemm, kR, kC, f, what.str() + " (the GEMM's tile)");
+}
+
+// A shifted chain over 2R ACC rows: two DWCONVs of R lanes write them, then 3..6 accumulate
+// m random lanes at random row offsets, small filters so each tile's sums wait for the
+// drain of the one before (the pairs then meet in the drain's read and write stages).
+void shiftedChainCase(Npu& npu, std::mt19937_64& rng, uint64_t it, Failures& f, Tally& t) {
+  auto& mem = npu.mem().mem();
+  const uint32_t N = static_cast<uint32_t>(rng() % 3 ? kC : 1 + rng() % kC);
+  const uint32_t rows = 2 * kR;
+  const uint32_t accAddr = static_cast<uint32_t>(rng() % 8) * rows * kC * 4;
+  std::vector<uint32_t> want(rows * kC, 0);
+  std::vector<Command> s;
+  std::ostringstream what;
+  what << "shifted chain " << it << " N=" << N << ":";
+  const int G = static_cast<int>(5 + rng() % 4);
+  for (int gi = 0; gi < G; ++gi) {
+    const uint32_t m = gi < 2 ? kR : static_cast<uint32_t>(1 + rng() % kR);
+    Dwconv w = randomDwconv(rng, m, N, false);
+    w.fh = static_cast<uint32_t>(1 + rng() % 2);  // smaller: the footprint still fits
+    w.fw = static_cast<uint32_t>(1 + rng() % 3);
+    const uint32_t row0 = gi < 2 ? gi * kR : static_cast<uint32_t>(rng() % (rows - m + 1));
+    w.accAddr = accAddr + row0 * kC * 4;
+    w.accumulate = gi >= 2;
+    s.push_back(cmd(w));
+    accumulate(w, mem, want, row0);
+    ++t.dwconvs;
+    t.macs += uint64_t{w.m} * w.n * w.fh * w.fw;
+    what << " dw m=" << m << " row " << row0 << " " << w.fh << "x" << w.fw;
+  }
+  s.back().deps.pushNext = true;
+  std::fill(mem.begin() + kAccOut, mem.begin() + kAccOut + rows * N * 4 + 64, 0x5A);
+  s.push_back(cmd(accStore(accAddr, rows, N, kAccOut), true));
+  End e;
+  e.irq = true;
+  e.tag = static_cast<uint16_t>(rng());
+  s.push_back(cmd(e));
+  if (!runJob(npu, s, e.tag, f, what.str(), 400000)) return;
+  if (checkAcc(mem, kAccOut, want, rows, N, f, what.str())) t.rows += rows;
+  ++t.shifted;
 }
 
 // Faults in turn; each ends the job with the documented error at the command's slot.
@@ -213,6 +256,7 @@ TestbenchResult runNpuDwconv(const TestbenchOptions& opt) {
   const uint64_t c0 = npu.cycle();
   for (uint64_t it = 0; it < iterations && f.first.empty(); ++it) {
     chainCase(npu, rng, it, f, t);
+    if (f.first.empty() && it % 2 == 0) shiftedChainCase(npu, rng, it, f, t);
     if (f.first.empty()) faultCase(npu, rng, static_cast<int>(it % 4), f, t);
     res.iterations = it + 1;
   }
@@ -224,9 +268,9 @@ TestbenchResult runNpuDwconv(const TestbenchOptions& opt) {
   res.cycles = npu.cycle();
   std::ostringstream os;
   os << t.dwconvs << " DWCONVs (" << t.atEnd << " ending at INP's last byte, " << t.macs
-     << " MACs) and " << t.gemms << " GEMMs between them in " << res.iterations
-     << " chains, ACC exact vs the depthwise formula (" << t.rows << " rows, " << randomCycles
-     << " cycles); " << t.faults
+     << " MACs) and " << t.gemms << " GEMMs between them in " << res.iterations << " chains and "
+     << t.shifted << " shifted ones, ACC exact vs the depthwise formula (" << t.rows << " rows, "
+     << randomCycles << " cycles); " << t.faults
      << " faults (one byte past INP or WGT: dma_oob; stride 3, no filter rows: bad_field) as "
         "documented; 48 back-to-back 3x3 stride-1 DWCONVs of "
      << kR << " lanes: " << timed << " cycles (doorbell to interrupt, ACC checked); PERF_MACS "

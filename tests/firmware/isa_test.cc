@@ -453,8 +453,8 @@ TEST(IsaRegisters, IdSpellsNnc1) {
 // plan with, each in its own bits of a register past the counters.
 TEST(IsaRegisters, ConfigReportsTheHardwareContract) {
   // 1.4-1.10 (fill, window, DWCONV, ELTWISE and POOL, POOL trunc, REQUANT_STORE to_inp,
-  // REQUANT_STORE beside the tiles) keep 1.3's registers.
-  EXPECT_EQ(kIsaVersion, (1u << 16) | 10u);
+  // REQUANT_STORE beside the tiles) keep 1.3's registers; 1.11 adds INP's line.
+  EXPECT_EQ(kIsaVersion, (1u << 16) | 11u);
   std::map<uint32_t, uint32_t> used;  // offset -> mask bits taken
   std::set<std::string> reported;
   for (const reg::ConfigReport& c : reg::kConfigReports) {
@@ -471,7 +471,7 @@ TEST(IsaRegisters, ConfigReportsTheHardwareContract) {
   for (const char* name :
        {"array_rows", "array_cols", "inp_buf_bytes", "wgt_buf_bytes", "acc_buf_bytes",
         "out_buf_bytes", "prm_buf_bytes", "axi_data_bytes", "dma_bursts", "cmd_queue_depth",
-        "cmd_fetch_depth", "gemm_tiles", "densify_beats", "densify_reads"})
+        "cmd_fetch_depth", "gemm_tiles", "densify_beats", "densify_reads", "inp_line_vectors"})
     EXPECT_EQ(reported.count(name), 1u) << name << " is not reported by a CONFIG register";
   // Buffer addresses are buf_addr_bits wide, so no buffer can be larger.
   for (uint32_t bytes : {kInpBufBytes, kWgtBufBytes, kAccBufBytes, kOutBufBytes, kPrmBufBytes})
