@@ -133,7 +133,7 @@ module nnc_dwconv
   // A read's data, the cycle after it: its buffer and first entry.
   logic              pend_q, pend_last_q;
   logic [1:0]        pend_buf_q;
-  logic [SpanW-1:0]  pend_entry_q;
+  logic [ReadW-1:0]  pend_read_q;  // its index in the row: entries from pend_read_q * VecPerRead
 
   // --- Compute side: taps of the full buffer, one beat per cycle ------------------------
   logic [1:0]        cp_buf_q;                // the buffer whose taps run next
@@ -187,7 +187,7 @@ module nnc_dwconv
       pend_q       <= 1'b0;
       pend_last_q  <= 1'b0;
       pend_buf_q   <= '0;
-      pend_entry_q <= '0;
+      pend_read_q  <= '0;
       cp_buf_q     <= '0;
       cp_fx_q      <= '0;
       take_q       <= 1'b0;
@@ -202,7 +202,7 @@ module nnc_dwconv
       if (ld_go) begin
         pend_last_q  <= ld_last_read;
         pend_buf_q   <= ld_buf_q;
-        pend_entry_q <= SpanW'(32'(ld_read_q) * VecPerRead);
+        pend_read_q  <= ld_read_q;
         loading_q[ld_buf_q] <= 1'b1;
         if (ld_read_q == '0 && ld_buf_q == 2'd0) meta0_q <= ld_row_meta;
         if (ld_read_q == '0 && ld_buf_q == 2'd1) meta1_q <= ld_row_meta;
@@ -282,8 +282,9 @@ module nnc_dwconv
   always_ff @(posedge clk_i) begin
     if (pend_q) begin
       for (int unsigned v = 0; v < VecPerRead; v++) begin
-        if (32'(pend_entry_q) + v < SpanMax) begin
-          line_q[pend_buf_q][32'(pend_entry_q) + v] <= inp_rdata_i[v*VecW +: VecW];
+        // Entry e takes vector e % VecPerRead of a read: no multiplexer in front of it.
+        if (32'(pend_read_q) * VecPerRead + v < SpanMax) begin
+          line_q[pend_buf_q][32'(pend_read_q) * VecPerRead + v] <= inp_rdata_i[v*VecW +: VecW];
         end
       end
     end

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "driver/compiler/block_pipeline.h"
 #include "driver/compiler/gemm_engine.h"
 #include "driver/compiler/lowering_internal.h"
 #include "driver/isa_model/isa_interpreter.h"
@@ -79,11 +80,14 @@ hal::Result<internal::EltwiseAfter> eltwiseAfterLayer(const hal::Model& model, u
 }
 
 // One step of every block's two halves: block i's job is `a[i]`'s commands (their END
-// dropped) then `b[i]`'s. The buffers are the first block's (every block binds the same
-// operands and constants in the same order): all of `a`'s but its outputs and of `b`'s but
-// its input `between` (the tensor between them, which lives in INP), rebased into one space.
+// dropped) then `b[i]`'s, or with `pipelined` the blocks are joined into pipelined jobs of
+// at most maxJobCommands (block_pipeline.h). The buffers are the first block's (every block
+// binds the same operands and constants in the same order): all of `a`'s but its outputs
+// and of `b`'s but its input `between` (the tensor between them, which lives in INP),
+// rebased into one space.
 hal::Result<CompiledStep> mergeHalves(const std::vector<CompiledStep>& a,
-                                      const std::vector<CompiledStep>& b, uint32_t between) {
+                                      const std::vector<CompiledStep>& b, uint32_t between,
+                                      bool pipelined, uint32_t maxJobCommands) {
   CompiledStep m;
   uint64_t at = kStepLocalBase;
   auto take = [&](const CompiledStep& st, const std::vector<Binding>& dropped,
@@ -123,6 +127,7 @@ hal::Result<CompiledStep> mergeHalves(const std::vector<CompiledStep>& a,
         return false;
     return true;
   };
+  std::vector<std::vector<firmware::Command>> cas, cbs;
   for (size_t k = 0; k < a.size(); ++k) {
     if (!sameBuffers(a[k], a[0]) || !sameBuffers(b.at(k), b[0]))
       return hal::fail("fused: block ", k, " lays out other buffers");
@@ -130,9 +135,17 @@ hal::Result<CompiledStep> mergeHalves(const std::vector<CompiledStep>& a,
     NNC_ASSIGN_OR_RETURN(auto cb, relocate(b[k], pb));
     if (splitJobs(ca).size() != 1 || splitJobs(cb).size() != 1)
       return hal::fail("fused: a half is more than one job");
-    ca.pop_back();  // its END: the job goes on with the pointwise half
-    m.commands.insert(m.commands.end(), ca.begin(), ca.end());
-    m.commands.insert(m.commands.end(), cb.begin(), cb.end());
+    cas.push_back(std::move(ca));
+    cbs.push_back(std::move(cb));
+  }
+  if (pipelined) {
+    NNC_ASSIGN_OR_RETURN(m.commands, pipelineBlocks(cas, cbs, maxJobCommands));
+  } else {
+    for (size_t k = 0; k < cas.size(); ++k) {
+      cas[k].pop_back();  // its END: the job goes on with the pointwise half
+      m.commands.insert(m.commands.end(), cas[k].begin(), cas[k].end());
+      m.commands.insert(m.commands.end(), cbs[k].begin(), cbs[k].end());
+    }
   }
   for (Binding x : a[0].inputs) {
     x.buffer = ia.at(x.buffer);
@@ -189,94 +202,144 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
     const uint64_t even = (rowsTotal + blocks - 1) / blocks;
     rows = std::min(rows, (even + rowStep - 1) / rowStep * rowStep);
   }
-  const uint64_t tileStride = rows * width * C, tensorBytes = tileStride * tiles;
-  if (tileStride >= (1u << 20)) return hal::fail("fused: a tile of the tensor passes 1 MiB");
-  internal::FusedHalf dwHalf, pwHalf;
-  const uint32_t base = static_cast<uint32_t>(npu.inpBytes - tensorBytes) & ~63u;
-  dwHalf.tensor = pwHalf.tensor = {base, static_cast<uint32_t>(tileStride)};
-  // An elementwise operation after the pointwise one: its rows (a step's, ACC's rows of C
-  // bytes at most) in INP below the tensor, taken from the depthwise half's slots.
-  std::optional<internal::EltwiseAfter> after;
-  uint32_t eltwiseRows = 0;
-  if (eltwise) {
-    if (pw.outputs.size() != 1)
-      return hal::fail("fused: the pointwise layer has more than one output");
-    NNC_ASSIGN_OR_RETURN(after, eltwiseAfterLayer(model, pw.outputs[0], *eltwise, shapes));
-    eltwiseRows = eltwiseRowBytes(npu);
-    if (base < 2 * eltwiseRows)
-      return hal::fail("fused: no room in INP for the ", after->name, "'s rows");
-    pwHalf.eltwiseInp = {base - eltwiseRows, eltwiseRows};
-  }
-  dwHalf.inp = {0, base - eltwiseRows};
-  pwHalf.inp = {0, npu.inpBytes};  // it loads nothing into INP: its slots are notional
-  // WGT and PRM: twice the depthwise weights and parameters (its slots) low, the rest above.
-  const uint64_t taps = uint64_t{f[1]} * f[2];
-  const uint32_t dwWgt = align64(2 * uint64_t{align64(tiles * taps * C)});
-  const uint32_t dwPrm =
-      std::min(npu.prmBytes / 2, align64(2 * uint64_t{align64(tiles * prmTileBytes(C))}));
-  if (dwWgt > npu.wgtBytes / 4) return hal::fail("fused: the depthwise weights take too much WGT");
-  dwHalf.wgt = {0, dwWgt};
-  pwHalf.wgt = {dwWgt, npu.wgtBytes - dwWgt};
-  dwHalf.prm = {0, dwPrm};
-  pwHalf.prm = {dwPrm, npu.prmBytes - dwPrm};
-  // Each half of each block alone in one job, planned without the caller's cost limit.
-  LoweringOptions lo = options;
-  lo.maxJobCommands = 0;
-  lo.costLimit = std::numeric_limits<double>::infinity();
-  internal::OpView dwView(model, depthwise, shapes), pwView(model, pointwise, shapes);
-  std::vector<CompiledStep> a, b;
-  for (uint64_t first = 0; first < rowsTotal; first += rows) {
-    dwHalf.rowFirst = pwHalf.rowFirst = static_cast<uint32_t>(first);
-    dwHalf.rowCount = pwHalf.rowCount = static_cast<uint32_t>(std::min(rows, rowsTotal - first));
-    NNC_ASSIGN_OR_RETURN(auto x,
-                         internal::lowerDepthwiseIntoInp(model, depthwise, dwView, lo, dwHalf));
-    x.report.dmaLoads -= dropRepeatedFills(x.commands, npu.inpBytes, npu.cols);
-    NNC_ASSIGN_OR_RETURN(auto y,
-                         internal::lowerPointwiseFromInp(model, pointwise, pwView, lo, pwHalf,
-                                                         after ? &*after : nullptr));
-    a.push_back(std::move(x));
-    b.push_back(std::move(y));
-  }
-  NNC_ASSIGN_OR_RETURN(auto step, mergeHalves(a, b, dw.outputs[0]));
-  step.operation = depthwise;
-  step.type = dw.type;
-  step.fused = {pointwise};
-  if (eltwise) step.fused.push_back(*eltwise);
-  StepReport& r = step.report;
-  r = b[0].report;
-  r.operation = a[0].report.operation + " + " + b[0].report.operation +
-                (after ? " + " + after->name : std::string());
-  r.mapping = "fused: " + a[0].report.mapping +
-              "; its rows into INP (REQUANT_STORE to_inp, ISA 1.9), " +
-              std::to_string(uint64_t{rowsTotal} * rowBytes) + " B never in DRAM" +
-              (a.size() > 1 ? ", in " + std::to_string(a.size()) + " blocks of " +
-                                  std::to_string(rows) + " rows (a job each)"
-                            : "") +
-              "; then " + b[0].report.mapping;
-  // The counts of every block's halves; the useful MACs are the two layers', once.
-  r.gemms = r.macs = r.dmaLoads = r.dmaStores = r.loadBytes = r.storeBytes = 0;
-  r.steps = 0;
-  for (const std::vector<CompiledStep>* half : {&a, &b})
-    for (const CompiledStep& x : *half) {
-      r.gemms += x.report.gemms;
-      r.macs += x.report.macs;
-      r.dmaLoads += x.report.dmaLoads;
-      r.dmaStores += x.report.dmaStores;
-      r.loadBytes += x.report.loadBytes;
-      r.storeBytes += x.report.storeBytes;
-      r.steps += x.report.steps;
+  // The step in blocks of `rows` output rows: a job each, or pipelined (block_pipeline.h);
+  // `plain`: the pointwise half's plan without FAST's search (SUSTAINED_SPEED's).
+  auto plan = [&](uint64_t rows, bool pipelined, bool plain) -> hal::Result<CompiledStep> {
+    const uint64_t tileStride = rows * width * C, tensorBytes = tileStride * tiles;
+    if (tileStride >= (1u << 20)) return hal::fail("fused: a tile of the tensor passes 1 MiB");
+    internal::FusedHalf dwHalf, pwHalf;
+    const uint32_t base = static_cast<uint32_t>(npu.inpBytes - tensorBytes) & ~63u;
+    dwHalf.tensor = pwHalf.tensor = {base, static_cast<uint32_t>(tileStride)};
+    pwHalf.weightsOnce = pipelined;
+    // An elementwise operation after the pointwise one: its rows (a step's, ACC's rows of C
+    // bytes at most) in INP below the tensor, taken from the depthwise half's slots.
+    std::optional<internal::EltwiseAfter> after;
+    uint32_t eltwiseRows = 0;
+    if (eltwise) {
+      if (pw.outputs.size() != 1)
+        return hal::fail("fused: the pointwise layer has more than one output");
+      NNC_ASSIGN_OR_RETURN(after, eltwiseAfterLayer(model, pw.outputs[0], *eltwise, shapes));
+      eltwiseRows = eltwiseRowBytes(npu);
+      if (base < 2 * eltwiseRows)
+        return hal::fail("fused: no room in INP for the ", after->name, "'s rows");
+      pwHalf.eltwiseInp = {base - eltwiseRows, eltwiseRows};
     }
-  r.usefulMacs = a[0].report.usefulMacs + b[0].report.usefulMacs;
-  r.commands = step.commands.size();
-  r.jobs = static_cast<uint32_t>(a.size());
-  r.estimatedCycles = 0;
-  for (const std::vector<firmware::Command>& job : splitJobs(step.commands)) {
-    if (options.maxJobCommands && job.size() > options.maxJobCommands)
-      return hal::fail("fused: a job of ", job.size(), " commands, more than ",
-                       options.maxJobCommands);
-    const InterpreterResult est = IsaInterpreter::estimate(npu, job, options.cost);
-    if (!est.completed) return hal::fail("fused: plan estimate failed: ", est.describe());
-    r.estimatedCycles += est.counters.cycles;
+    dwHalf.inp = {0, base - eltwiseRows};
+    pwHalf.inp = {0, npu.inpBytes};  // it loads nothing into INP: its slots are notional
+    // WGT and PRM: twice the depthwise weights and parameters (its slots) low, the rest above.
+    const uint64_t taps = uint64_t{f[1]} * f[2];
+    const uint32_t dwWgt = align64(2 * uint64_t{align64(tiles * taps * C)});
+    // Pipelined, the pointwise parameters stay for every block (one copy): the depthwise
+    // half gets the rest of PRM, at least a quarter.
+    const uint64_t pwPrm =
+        (uint64_t{shapes.at(pw.outputs.at(0)).dimensions.back()} + C - 1) / C * prmTileBytes(C);
+    const uint32_t dwPrmRoom =
+        pipelined
+            ? std::max<uint32_t>(npu.prmBytes / 4,
+                                 pwPrm < npu.prmBytes ? (npu.prmBytes - align64(pwPrm)) & ~63u : 0)
+            : npu.prmBytes / 2;
+    const uint32_t dwPrm =
+        std::min(dwPrmRoom, align64(2 * uint64_t{align64(tiles * prmTileBytes(C))}));
+    if (dwWgt > npu.wgtBytes / 4)
+      return hal::fail("fused: the depthwise weights take too much WGT");
+    dwHalf.wgt = {0, dwWgt};
+    pwHalf.wgt = {dwWgt, npu.wgtBytes - dwWgt};
+    dwHalf.prm = {0, dwPrm};
+    pwHalf.prm = {dwPrm, npu.prmBytes - dwPrm};
+    // Each half of each block alone in one job, planned without the caller's cost limit.
+    LoweringOptions lo = options;
+    lo.maxJobCommands = 0;
+    lo.costLimit = std::numeric_limits<double>::infinity();
+    LoweringOptions pwOptions = lo;
+    if (plain) pwOptions.preference = hal::ExecutionPreference::SUSTAINED_SPEED;
+    internal::OpView dwView(model, depthwise, shapes), pwView(model, pointwise, shapes);
+
+    std::vector<CompiledStep> a, b;
+    for (uint64_t first = 0; first < rowsTotal; first += rows) {
+      dwHalf.rowFirst = pwHalf.rowFirst = static_cast<uint32_t>(first);
+      dwHalf.rowCount = pwHalf.rowCount = static_cast<uint32_t>(std::min(rows, rowsTotal - first));
+      NNC_ASSIGN_OR_RETURN(auto x,
+                           internal::lowerDepthwiseIntoInp(model, depthwise, dwView, lo, dwHalf));
+      x.report.dmaLoads -= dropRepeatedFills(x.commands, npu.inpBytes, npu.cols);
+      NNC_ASSIGN_OR_RETURN(
+          auto y, internal::lowerPointwiseFromInp(model, pointwise, pwView, pwOptions, pwHalf,
+                                                  after ? &*after : nullptr));
+      a.push_back(std::move(x));
+      b.push_back(std::move(y));
+    }
+    NNC_ASSIGN_OR_RETURN(auto step,
+                         mergeHalves(a, b, dw.outputs[0], pipelined, options.maxJobCommands));
+    step.operation = depthwise;
+    step.type = dw.type;
+    step.fused = {pointwise};
+    if (eltwise) step.fused.push_back(*eltwise);
+    StepReport& r = step.report;
+    r = b[0].report;
+    r.operation = a[0].report.operation + " + " + b[0].report.operation +
+                  (after ? " + " + after->name : std::string());
+    r.mapping =
+        "fused: " + a[0].report.mapping + "; its rows into INP (REQUANT_STORE to_inp, ISA 1.9), " +
+        std::to_string(uint64_t{rowsTotal} * rowBytes) + " B never in DRAM" +
+        (a.size() > 1
+             ? ", in " + std::to_string(a.size()) + " blocks of " + std::to_string(rows) + " rows" +
+                   (pipelined ? " (pipelined: the next block's depthwise "
+                                "input loads while the GEMMs run)"
+                              : " (a job each)")
+             : "") +
+        "; then " + b[0].report.mapping;
+    // The counts of every block's halves; the useful MACs are the two layers', once.
+    r.gemms = r.macs = r.dmaLoads = r.dmaStores = r.loadBytes = r.storeBytes = 0;
+    r.steps = 0;
+    for (const std::vector<CompiledStep>* half : {&a, &b})
+      for (const CompiledStep& x : *half) {
+        r.gemms += x.report.gemms;
+        r.macs += x.report.macs;
+        r.dmaLoads += x.report.dmaLoads;
+        r.dmaStores += x.report.dmaStores;
+        r.loadBytes += x.report.loadBytes;
+        r.storeBytes += x.report.storeBytes;
+        r.steps += x.report.steps;
+      }
+    r.usefulMacs = a[0].report.usefulMacs + b[0].report.usefulMacs;
+    r.commands = step.commands.size();
+    r.estimatedCycles = 0;
+    r.jobs = 0;
+    for (const std::vector<firmware::Command>& job : splitJobs(step.commands)) {
+      ++r.jobs;
+      if (options.maxJobCommands && job.size() > options.maxJobCommands)
+        return hal::fail("fused: a job of ", job.size(), " commands, more than ",
+                         options.maxJobCommands);
+      const InterpreterResult est = IsaInterpreter::estimate(npu, job, options.cost);
+      if (!est.completed) return hal::fail("fused: plan estimate failed: ", est.describe());
+      r.estimatedCycles += est.counters.cycles;
+    }
+    return step;
+  };
+  NNC_ASSIGN_OR_RETURN(CompiledStep step, plan(rows, false, false));
+  // Smaller blocks, pipelined, when the whole tensor does not fit: each block's depthwise
+  // input (its rows' whole input rows, every channel tile) within half of what INP keeps
+  // for the depthwise slots, so the half can load it while the previous block's GEMMs run.
+  // Kept when the estimate is faster (LOW_POWER keeps the blocks a job each: the smaller
+  // blocks reload the input rows they share).
+  if (!eltwise && rows < rowsTotal && options.preference != hal::ExecutionPreference::LOW_POWER) {
+    const std::vector<uint32_t>& in = shapes.at(dw.inputs.at(0)).dimensions;
+    if (in.size() == 4 && d[1] > 0) {
+      const uint64_t sh = (uint64_t{in[1]} + d[1] - 1) / d[1];
+      const uint64_t inRowBytes = uint64_t{in[2]} * C * tiles;
+      uint64_t small = 0;
+      for (uint64_t r = rowStep; r < rows; r += rowStep) {
+        const uint64_t input = ((r - 1) * sh + f[1]) * inRowBytes, tensor = r * rowBytes;
+        if (tensor >= npu.inpBytes || 2 * input > npu.inpBytes - tensor) break;
+        small = r;
+      }
+      // The pointwise half's search cannot see the pipeline: its plain plan is tried too.
+      for (bool plain : {false, true}) {
+        if (small == 0) break;
+        auto pipelined = plan(small, true, plain);
+        if (pipelined.ok() && pipelined->report.estimatedCycles < step.report.estimatedCycles)
+          step = std::move(*pipelined);
+      }
+    }
   }
   return step;
 }

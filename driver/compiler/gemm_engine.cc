@@ -196,8 +196,10 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
     return hal::fail("GEMM plan: the elementwise rows need ", epiBytes, " B of INP, given ",
                      spec.eltwise->inp.bytes);
   const uint32_t inpSlot = slot(inpSpan - (epiOwnInp ? 0 : epiBytes), D);
-  const uint32_t wgtSlot = slot(wgtSpan - D * epiBytes, D);
-  const uint32_t prmSlot = slot(prmSpan - epiPrm, D);
+  // Weights loaded once need no second slot: one phase takes the whole window.
+  const uint32_t Dw = spec.weightsOnce ? 1 : D;
+  const uint32_t wgtSlot = slot(wgtSpan - D * epiBytes, Dw);
+  const uint32_t prmSlot = slot(prmSpan - epiPrm, Dw);
   const uint32_t inpBase = spec.inpWindow.base, wgtBase = spec.wgtWindow.base,
                  prmBase = spec.prmWindow.base;
   const uint32_t epiInp = epiOwnInp ? spec.eltwise->inp.base : inpBase + inpSpan - epiBytes;
@@ -258,6 +260,10 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
     phases.push_back({q0, q1});
     q0 = q1;
   }
+  // One slot (Dw): a second phase would overwrite the first's weights while they are read.
+  if (spec.weightsOnce && (phases.size() > 1 || !resident))
+    return hal::fail("GEMM plan: the weights do not fit WGT and PRM to load once (", phases.size(),
+                     " phases)");
 
   // The stream, cut into jobs at step boundaries when a budget is set.
   std::vector<firmware::Command> commands;
@@ -306,7 +312,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   for (const GemmProblem& P : spec.problems) {
     ++problemIndex;
     for (const Phase& ph : phases) {
-      const uint32_t resSlot = phaseCount++ % D;
+      const uint32_t resSlot = phaseCount++ % Dw;
       bool phaseLoads = true;
       // The phase's group runs [qa, qb).
       std::vector<Phase> runs;
@@ -579,6 +585,14 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
   }
 }
 
+// Whether a load of the stream waits for computes (a slot reloaded: later phases' weights,
+// streamed ones, A pieces); SYNCs do not count.
+bool reloadsWeights(const std::vector<firmware::Command>& commands) {
+  return std::any_of(commands.begin(), commands.end(), [](const firmware::Command& c) {
+    return std::holds_alternative<firmware::DmaLoad>(c.args) && c.deps.popNext;
+  });
+}
+
 hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, const NpuConfig& npu,
                                                         hal::ExecutionPreference preference,
                                                         uint32_t maxJobCommands,
@@ -640,7 +654,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
     return best;
   }
   std::vector<uint32_t> caps = {base.maxTilesPerPhase};
-  if (preference == hal::ExecutionPreference::FAST_SINGLE_ANSWER) {
+  if (preference == hal::ExecutionPreference::FAST_SINGLE_ANSWER && !spec.weightsOnce) {
     const uint32_t tiles = static_cast<uint32_t>(spec.tileDepth.size());
     for (uint32_t cap : {8u, 4u, 2u})
       if (cap < tiles) caps.push_back(cap);
@@ -690,6 +704,8 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
     r.phaseCap = cap;
     auto commands = emitGemm(spec, npu, o, tag, r);
     if (!commands.ok()) return commands;
+    if (spec.weightsOnce && reloadsWeights(*commands))
+      return hal::fail("GEMM plan: the weights do not load once (", r.phases, " phases)");
     blocks.push_back(r.rowTilesPerStep);
     // A candidate with the best's cycles may still win on its load bytes, so only one
     // with more stops early.
@@ -713,6 +729,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
       r.phaseCap = bestCap;
       auto commands = emitGemm(spec, npu, o, tag, r);
       if (!commands.ok()) continue;  // the buffers do not hold that many slots
+      if (spec.weightsOnce && reloadsWeights(*commands)) continue;
       auto estimated = estimate(*commands, std::min(cycleLimit, bestCycles));
       if (estimated.ok() && *estimated) {
         best = std::move(commands);

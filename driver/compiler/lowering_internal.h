@@ -94,6 +94,8 @@ struct FusedHalf {
   // The block of output rows (across batches) this half computes: [rowFirst, + rowCount);
   // rowCount 0 = every row.
   uint32_t rowFirst = 0, rowCount = 0;
+  // Pipelined blocks (block_pipeline.h): the half's weights load once (GemmSpec).
+  bool weightsOnce = false;
 };
 // DEPTHWISE_CONV_2D on the depthwise unit (DWCONV), its rows REQUANT_STOREd into
 // `half.tensor` (to_inp) instead of stored; its output binding is left unused.

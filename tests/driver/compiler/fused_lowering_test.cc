@@ -111,11 +111,14 @@ Pair randomPair(std::mt19937& rng, uint32_t n, uint32_t h, uint32_t w, uint32_t 
 }
 
 // The reference's outputs of a pair, and its fused step on a 16x16 array.
-hal::Result<CompiledStep> referenceAndFused(const Pair& p, std::vector<hal::TensorValue>& want) {
+hal::Result<CompiledStep> referenceAndFused(
+    const Pair& p, std::vector<hal::TensorValue>& want,
+    hal::ExecutionPreference preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER) {
   if (const std::string e = referenceRun(p.model, p.inputs, want); !e.empty())
     return hal::fail("reference: ", e);
   LoweringOptions o;
   o.npu = array16();
+  o.preference = preference;
   return lowerFusedDepthwisePointwise(p.model, 0, 1, declaredShapes(p.model), o);
 }
 
@@ -250,18 +253,47 @@ TEST(FusedLowering, LowPowerFusesByEnergy) {
 TEST(FusedLowering, LargeTensorsFuseInBlocksOfRows) {
   std::mt19937 rng(9);
   struct Case {
-    uint32_t n, h, w, c, stride, jobs;
+    uint32_t n, h, w, c, stride, blocks, pipelinedBlocks;
   };
-  // 112 x 112 x 32: 392 KiB, 3 blocks; 3 x 25 x 48 x 96: 2 blocks of 38 rows, the first
-  // ending in the second image; 160 x 160 x 32 at stride 2: 80 x 80 x 32, 200 KiB, 2 blocks.
-  for (const Case& c :
-       {Case{1, 112, 112, 32, 1, 3}, Case{3, 25, 48, 96, 1, 2}, Case{1, 160, 160, 32, 2, 2}}) {
+  // 112 x 112 x 32: 392 KiB, 3 blocks a job each; 3 x 25 x 48 x 96: 2 blocks of 38 rows,
+  // the first ending in the second image; 160 x 160 x 32 at stride 2: 80 x 80 x 32, 200 KiB,
+  // 2 blocks. FAST_SINGLE_ANSWER pipelines smaller blocks in one job (block_pipeline.h: 5, 5
+  // and 8 of them; the strict interpreter device finds no race between the blocks);
+  // LOW_POWER keeps the blocks a job each.
+  for (const Case& c : {Case{1, 112, 112, 32, 1, 3, 5}, Case{3, 25, 48, 96, 1, 2, 5},
+                        Case{1, 160, 160, 32, 2, 2, 8}}) {
     Pair p = randomPair(rng, c.n, c.h, c.w, c.c, 16, 3, c.stride, true, false);
     SCOPED_TRACE(p.what);
+    for (auto pref :
+         {hal::ExecutionPreference::FAST_SINGLE_ANSWER, hal::ExecutionPreference::LOW_POWER}) {
+      std::vector<hal::TensorValue> want;
+      auto step = referenceAndFused(p, want, pref);
+      ASSERT_TRUE(step.ok()) << step.error();
+      const std::string& m = step->report.mapping;
+      const bool pipelined = pref == hal::ExecutionPreference::FAST_SINGLE_ANSWER;
+      EXPECT_EQ(m.find("(pipelined") != std::string::npos, pipelined) << m;
+      const uint32_t blocks = pipelined ? c.pipelinedBlocks : c.blocks;
+      EXPECT_NE(m.find("in " + std::to_string(blocks) + " blocks of"), std::string::npos) << m;
+      EXPECT_EQ(splitJobs(step->commands).size(), pipelined ? 1u : blocks) << m;
+      EXPECT_EQ(step->report.jobs, splitJobs(step->commands).size());
+      expectBitExactRun(*step, p, want, array16());
+    }
+  }
+  // Pipelined blocks under a short job budget: several jobs of whole blocks, each loading
+  // the pointwise weights itself, bit-exact with no race.
+  {
+    Pair p = randomPair(rng, 1, 112, 112, 32, 16, 3, 1, true, false);
     std::vector<hal::TensorValue> want;
-    auto step = referenceAndFused(p, want);
+    ASSERT_EQ(referenceRun(p.model, p.inputs, want), "");
+    LoweringOptions o;
+    o.npu = array16();
+    o.maxJobCommands = 1200;
+    auto step = lowerFusedDepthwisePointwise(p.model, 0, 1, declaredShapes(p.model), o);
     ASSERT_TRUE(step.ok()) << step.error();
-    EXPECT_EQ(splitJobs(step->commands).size(), c.jobs) << step->report.describe();
+    EXPECT_NE(step->report.mapping.find("(pipelined"), std::string::npos) << step->report.mapping;
+    const auto jobs = splitJobs(step->commands);
+    EXPECT_GT(jobs.size(), 1u);
+    for (const auto& job : jobs) EXPECT_LE(job.size(), 1200u);
     expectBitExactRun(*step, p, want, array16());
   }
   // 3 x 1600 x 128: one row is 200 KiB.

@@ -1,0 +1,152 @@
+#include "driver/compiler/block_pipeline.h"
+
+#include <string>
+
+namespace nncosim::driver {
+namespace {
+
+using firmware::Command;
+using firmware::QueueOf;
+
+bool in(const Command& c, QueueOf q) { return firmware::queueOf(c) == q; }
+
+// Index of the first (or last) command of queue q in s; s.size() when there is none.
+size_t firstOf(const std::vector<Command>& s, QueueOf q) {
+  for (size_t i = 0; i < s.size(); ++i)
+    if (in(s[i], q)) return i;
+  return s.size();
+}
+size_t lastOf(const std::vector<Command>& s, QueueOf q) {
+  for (size_t i = s.size(); i-- > 0;)
+    if (in(s[i], q)) return i;
+  return s.size();
+}
+
+// Sets a token flag the stream does not carry yet (a second token on one command would pair
+// with the half's own).
+hal::Status addToken(std::vector<Command>& s, size_t i, bool firmware::Deps::*flag,
+                     const char* what, size_t block) {
+  if (i >= s.size()) return hal::fail("block ", block, ": no command for ", what);
+  if (s[i].deps.*flag) return hal::fail("block ", block, ": ", what, " carries a token already");
+  s[i].deps.*flag = true;
+  return hal::Status::Ok();
+}
+
+}  // namespace
+
+hal::Result<std::vector<Command>> pipelineBlocks(const std::vector<std::vector<Command>>& depthwise,
+                                                 const std::vector<std::vector<Command>>& pointwise,
+                                                 uint32_t maxJobCommands) {
+  const size_t blocks = depthwise.size();
+  if (blocks == 0 || pointwise.size() != blocks) return hal::fail("no blocks to join");
+  std::vector<std::vector<Command>> dw(depthwise), pw(pointwise);
+  for (size_t k = 0; k < blocks; ++k) {
+    if (dw[k].empty() || !std::holds_alternative<firmware::End>(dw[k].back().args) ||
+        pw[k].empty() || !std::holds_alternative<firmware::End>(pw[k].back().args))
+      return hal::fail("block ", k, ": a half is not one job");
+    dw[k].pop_back();
+    // The pointwise half's compute->load tokens guard slots it never loads (its operand is
+    // the tensor in INP): they sit on SYNCs. Dropped with the pushes they pair with; a real
+    // load waiting for computes (weights reloaded per phase) cannot be joined.
+    size_t pops = 0, pushes = 0;
+    for (Command& c : pw[k]) {
+      if (in(c, QueueOf::kLoad) && c.deps.popNext) {
+        if (!std::holds_alternative<firmware::Sync>(c.args))
+          return hal::fail("block ", k, ": the pointwise half reloads a slot (waits for computes)");
+        c.deps.popNext = false;
+        ++pops;
+      }
+      if (in(c, QueueOf::kCompute) && c.deps.pushPrev) {
+        c.deps.pushPrev = false;
+        ++pushes;
+      }
+    }
+    if (pops != pushes) return hal::fail("block ", k, ": the pointwise half's tokens do not pair");
+    // Its loads now wait for nothing: all of them where its first is, so the next block's
+    // loads can follow them early (each pushes one load->compute token; 8-bit counters).
+    const size_t f = firstOf(pw[k], QueueOf::kLoad);
+    std::vector<Command> loads, rest;
+    for (size_t i = f; i < pw[k].size(); ++i)
+      (in(pw[k][i], QueueOf::kLoad) ? loads : rest).push_back(pw[k][i]);
+    if (loads.size() > 200) return hal::fail("block ", k, ": ", loads.size(), " pointwise loads");
+    pw[k].resize(f);
+    pw[k].insert(pw[k].end(), loads.begin(), loads.end());
+    pw[k].insert(pw[k].end(), rest.begin(), rest.end());
+  }
+
+  // Jobs: consecutive blocks while their commands fit.
+  std::vector<size_t> jobFirst{0};
+  size_t count = 0;
+  for (size_t k = 0; k < blocks; ++k) {
+    const size_t n = dw[k].size() + pw[k].size();
+    if (maxJobCommands && count > 0 && count + n > maxJobCommands) {
+      jobFirst.push_back(k);
+      count = 0;
+    }
+    if (maxJobCommands && n > maxJobCommands)
+      return hal::fail("block ", k, ": ", n, " commands, more than ", maxJobCommands);
+    count += n;
+  }
+  jobFirst.push_back(blocks);
+
+  std::vector<Command> out;
+  for (size_t j = 0; j + 1 < jobFirst.size(); ++j) {
+    const size_t k0 = jobFirst[j], k1 = jobFirst[j + 1];
+    // The tokens across each boundary within the job, and resident pointwise weights.
+    for (size_t k = k0 + 1; k < k1; ++k) {
+      NNC_TRY(addToken(dw[k - 1], lastOf(dw[k - 1], QueueOf::kCompute), &firmware::Deps::pushPrev,
+                       "the depthwise half's last compute", k - 1));
+      NNC_TRY(addToken(dw[k], firstOf(dw[k], QueueOf::kLoad), &firmware::Deps::popNext,
+                       "the depthwise half's first load", k));
+      NNC_TRY(addToken(pw[k - 1], lastOf(pw[k - 1], QueueOf::kStore), &firmware::Deps::pushPrev,
+                       "the pointwise half's last store", k - 1));
+      NNC_TRY(addToken(dw[k], firstOf(dw[k], QueueOf::kCompute), &firmware::Deps::popNext,
+                       "the depthwise half's first compute", k));
+      std::vector<const Command*> firstLoads;
+      for (const Command& c : pw[k0])
+        if (std::holds_alternative<firmware::DmaLoad>(c.args)) firstLoads.push_back(&c);
+      size_t li = 0;
+      for (Command& c : pw[k]) {
+        if (!std::holds_alternative<firmware::DmaLoad>(c.args)) continue;
+        if (li >= firstLoads.size() || !(firstLoads[li]->args == c.args))
+          return hal::fail("block ", k, ": the pointwise half loads other weights");
+        ++li;
+        c.args = firmware::Sync{firmware::Queue::kLoad};
+      }
+      if (li != firstLoads.size()) return hal::fail("block ", k, ": fewer pointwise loads");
+    }
+    out.insert(out.end(), dw[k0].begin(), dw[k0].end());
+    for (size_t k = k0; k < k1; ++k) {
+      if (k + 1 == k1) {  // the job's last half, with its END
+        out.insert(out.end(), pw[k].begin(), pw[k].end());
+        continue;
+      }
+      std::vector<Command> body(pw[k].begin(), pw[k].end() - 1);
+      // The next depthwise half's loads that wait on nothing of its own (its first, on this
+      // boundary's token): among this half's commands after its last load, evenly.
+      const std::vector<Command>& next = dw[k + 1];
+      std::vector<size_t> early;
+      for (size_t i = 0; i < next.size(); ++i) {
+        if (!in(next[i], QueueOf::kLoad)) continue;
+        if (!early.empty() && next[i].deps.popNext) break;
+        early.push_back(i);
+      }
+      const size_t lastLoad = lastOf(body, QueueOf::kLoad);
+      const size_t p = lastLoad == body.size() ? 0 : lastLoad + 1;
+      out.insert(out.end(), body.begin(), body.begin() + static_cast<std::ptrdiff_t>(p));
+      const size_t n = body.size() - p, L = early.size();
+      size_t e = 0;
+      for (size_t i = 0; i <= n; ++i) {
+        while (e < L && e * n <= i * L) out.push_back(next[early[e++]]);
+        if (i < n) out.push_back(body[p + i]);
+      }
+      std::vector<bool> moved(next.size(), false);
+      for (size_t i : early) moved[i] = true;
+      for (size_t i = 0; i < next.size(); ++i)
+        if (!moved[i]) out.push_back(next[i]);
+    }
+  }
+  return out;
+}
+
+}  // namespace nncosim::driver
