@@ -44,28 +44,33 @@ std::vector<Command> pointwiseHalf(uint32_t weights = 0x9000) {
   return {load(weights, false, true), compute(true, true), store(), end()};
 }
 
-size_t count(const std::vector<Command>& s, auto pred) {
+// The ENDs of a stream, and its loads of the pointwise halves' weights.
+size_t ends(const std::vector<Command>& s) {
   size_t n = 0;
-  for (const Command& c : s) n += pred(c);
+  for (const Command& c : s) n += std::holds_alternative<firmware::End>(c.args);
+  return n;
+}
+size_t weightLoads(const std::vector<Command>& s) {
+  size_t n = 0;
+  for (const Command& c : s) n += c.args == load(0x9000).args;
   return n;
 }
 
+// Three blocks of the halves above, joined into jobs of at most maxJobCommands.
+hal::Result<std::vector<Command>> threeBlocks(uint32_t maxJobCommands) {
+  return pipelineBlocks({depthwiseHalf(), depthwiseHalf(), depthwiseHalf()},
+                        {pointwiseHalf(), pointwiseHalf(), pointwiseHalf()}, maxJobCommands);
+}
+
 TEST(BlockPipeline, JoinsBlocksWithATokenPairPerBoundary) {
-  auto joined = pipelineBlocks({depthwiseHalf(), depthwiseHalf(), depthwiseHalf()},
-                               {pointwiseHalf(), pointwiseHalf(), pointwiseHalf()}, 0);
+  auto joined = threeBlocks(0);
   ASSERT_TRUE(joined.ok()) << joined.error();
   const std::vector<Command>& s = *joined;
   // One job: one END, last.
-  EXPECT_EQ(
-      count(s, [](const Command& c) { return std::holds_alternative<firmware::End>(c.args); }), 1u);
+  EXPECT_EQ(ends(s), 1u);
   EXPECT_TRUE(std::holds_alternative<firmware::End>(s.back().args));
   // The weights load once; the later blocks' loads are SYNCs carrying the same token.
-  EXPECT_EQ(count(s,
-                  [](const Command& c) {
-                    return std::holds_alternative<firmware::DmaLoad>(c.args) &&
-                           c.args == load(0x9000).args;
-                  }),
-            1u);
+  EXPECT_EQ(weightLoads(s), 1u);
   // Per boundary: a compute->load pair and a store->compute pair, so every channel balances.
   size_t loadPops = 0, computePushesPrev = 0, computePopsNext = 0, storePushes = 0;
   for (const Command& c : s) {
@@ -91,19 +96,12 @@ TEST(BlockPipeline, JoinsBlocksWithATokenPairPerBoundary) {
 }
 
 TEST(BlockPipeline, SplitsJobsAtBlocks) {
-  auto joined = pipelineBlocks({depthwiseHalf(), depthwiseHalf(), depthwiseHalf()},
-                               {pointwiseHalf(), pointwiseHalf(), pointwiseHalf()}, 16);
+  auto joined = threeBlocks(16);
   ASSERT_TRUE(joined.ok()) << joined.error();
   const std::vector<Command>& s = *joined;
   // Blocks of 8 commands: two to a job; each job loads the weights itself.
-  EXPECT_EQ(
-      count(s, [](const Command& c) { return std::holds_alternative<firmware::End>(c.args); }), 2u);
-  EXPECT_EQ(count(s,
-                  [](const Command& c) {
-                    return std::holds_alternative<firmware::DmaLoad>(c.args) &&
-                           c.args == load(0x9000).args;
-                  }),
-            2u);
+  EXPECT_EQ(ends(s), 2u);
+  EXPECT_EQ(weightLoads(s), 2u);
   EXPECT_TRUE(std::holds_alternative<firmware::End>(s.back().args));
 }
 
