@@ -114,11 +114,8 @@ module nnc_dwconv
   // Three of each, not arrays: Yosys 0.23 reads an unpacked array of a packed struct as one
   // element.
   row_t              meta0_q, meta1_q, meta2_q, ld_row_meta;
-  // Line buffers: entry k of buffer b is pixel vector k of its row's span, kept in bank
-  // k % VecPerRead at k / VecPerRead. Vector v of a read lands in bank v only, so each bank
-  // has one write port (one array of all entries had VecPerRead, and synthesis put a
-  // multiplexer over them in front of every entry).
-  logic [VecW-1:0]   line_q [VecPerRead][3][ReadsMax];
+  // Line buffers: entry k of buffer b is pixel vector k of its row's span.
+  logic [VecW-1:0]   line_q [3][SpanMax];
 
   // The buffer after b in turn.
   function automatic logic [1:0] next_buf(logic [1:0] b);
@@ -285,7 +282,10 @@ module nnc_dwconv
   always_ff @(posedge clk_i) begin
     if (pend_q) begin
       for (int unsigned v = 0; v < VecPerRead; v++) begin
-        line_q[v][pend_buf_q][pend_read_q] <= inp_rdata_i[v*VecW +: VecW];
+        // Entry e takes vector e % VecPerRead of a read: no multiplexer in front of it.
+        if (32'(pend_read_q) * VecPerRead + v < SpanMax) begin
+          line_q[pend_buf_q][32'(pend_read_q) * VecPerRead + v] <= inp_rdata_i[v*VecW +: VecW];
+        end
       end
     end
   end
@@ -302,7 +302,7 @@ module nnc_dwconv
         logic [VecW-1:0] lane;
         logic [SpanW-1:0] entry;
         entry = SpanW'((cp_meta.sw == 2'd2 ? 2 * i : i) + 32'(tap_off));
-        lane  = line_q[32'(entry) % VecPerRead][cp_buf_q][32'(entry) / VecPerRead];
+        lane  = line_q[cp_buf_q][entry];
         for (int unsigned j = 0; j < Cols; j++) begin
           act_q[18*(i*Cols + j) +: 18] <= to_operand(lane[8*j +: 8], cp_meta.asg, cp_meta.azp);
         end
