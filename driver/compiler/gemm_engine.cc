@@ -585,13 +585,17 @@ hal::Result<std::vector<firmware::Command>> emitGemm(const GemmSpec& spec, const
   }
 }
 
+namespace {
+
 // Whether a load of the stream waits for computes (a slot reloaded: later phases' weights,
 // streamed ones, A pieces); SYNCs do not count.
-bool reloadsWeights(const std::vector<firmware::Command>& commands) {
+bool loadWaitsForComputes(const std::vector<firmware::Command>& commands) {
   return std::any_of(commands.begin(), commands.end(), [](const firmware::Command& c) {
     return std::holds_alternative<firmware::DmaLoad>(c.args) && c.deps.popNext;
   });
 }
+
+}  // namespace
 
 hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, const NpuConfig& npu,
                                                         hal::ExecutionPreference preference,
@@ -704,7 +708,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
     r.phaseCap = cap;
     auto commands = emitGemm(spec, npu, o, tag, r);
     if (!commands.ok()) return commands;
-    if (spec.weightsOnce && reloadsWeights(*commands))
+    if (spec.weightsOnce && loadWaitsForComputes(*commands))
       return hal::fail("GEMM plan: the weights do not load once (", r.phases, " phases)");
     blocks.push_back(r.rowTilesPerStep);
     // A candidate with the best's cycles may still win on its load bytes, so only one
@@ -729,7 +733,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmFor(const GemmSpec& spec, co
       r.phaseCap = bestCap;
       auto commands = emitGemm(spec, npu, o, tag, r);
       if (!commands.ok()) continue;  // the buffers do not hold that many slots
-      if (spec.weightsOnce && reloadsWeights(*commands)) continue;
+      if (spec.weightsOnce && loadWaitsForComputes(*commands)) continue;
       auto estimated = estimate(*commands, std::min(cycleLimit, bestCycles));
       if (estimated.ok() && *estimated) {
         best = std::move(commands);

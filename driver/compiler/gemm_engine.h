@@ -175,8 +175,9 @@ struct GemmSpec {
   // The parts of INP, WGT and PRM the plan's slots take: a fused step gives each of its
   // operations its own, so the next one's loads never overwrite what this one reads.
   BufferWindow inpWindow, wgtWindow, prmWindow;
-  // FAST_SINGLE_ANSWER's search keeps phases as long as the buffers allow instead of trying
-  // shorter ones, so weights that fit load once (a fused step's pipelined blocks need it).
+  // The weights and parameters load once, before the computes (a fused step's pipelined
+  // blocks need it): one phase in one WGT/PRM slot, FAST_SINGLE_ANSWER's search for shorter
+  // phases off; a plan with a load that waits for computes fails.
   bool weightsOnce = false;
   std::optional<EltwiseEpilogue> eltwise;  // one problem, 8-bit outputs, not into INP
   std::vector<GemmProblem> problems;
