@@ -18,6 +18,10 @@
 module nnc_buffer #(
   parameter int unsigned SizeBytes = 16384,  // power of two, at least 4 lines
   parameter int unsigned LineBytes = 32,     // power of two
+  // A read with rnarrow_i forms only the window's first NarrowBytes (a power of two, at
+  // most LineBytes; the rest of rdata_o is zero): INP's readers but the depthwise unit take
+  // 2R of its 8R bytes, and the simulator then shifts a quarter of the bits.
+  parameter int unsigned NarrowBytes = LineBytes,
   localparam int unsigned AddrWidth = $clog2(SizeBytes)
 ) (
   input  logic                      clk_i,
@@ -28,6 +32,7 @@ module nnc_buffer #(
   input  logic [LineBytes-1:0]      wbe_i,    // byte enables, window relative
 
   input  logic                      re_i,
+  input  logic                      rnarrow_i,
   input  logic [AddrWidth-1:0]      raddr_i,
   output logic [LineBytes*8-1:0]    rdata_o   // byte i is raddr_i + i (of the previous cycle)
 );
@@ -78,6 +83,7 @@ module nnc_buffer #(
   // in the cycle after it, and an idle buffer then costs the simulation nothing.
   line_idx_t          rl;
   logic               rvalid_q;  // a read happened in the previous cycle
+  logic               rnarrow_q; // it was narrow
   logic               rodd_q;    // its first line was odd
   logic [OfsBits-1:0] rofs_q;    // its offset in its first line
   line_t              ev_rdata, od_rdata;
@@ -87,6 +93,7 @@ module nnc_buffer #(
   always_ff @(posedge clk_i) begin
     rvalid_q <= re_i;
     if (re_i) begin
+      rnarrow_q <= rnarrow_i;
       rodd_q <= rl[0];
       rofs_q <= raddr_i[OfsBits-1:0];
     end
@@ -120,10 +127,24 @@ module nnc_buffer #(
     .rdata_o (od_rdata)
   );
 
+  localparam int unsigned NarrowBits = NarrowBytes * 8;
+  // The window at byte `ofs` of a line pair; narrow: its first NarrowBytes only, which lie in
+  // the pair's 2*NarrowBytes from the NarrowBytes-aligned byte at or below `ofs`.
+  function automatic logic [LineBits-1:0] window_of(logic [2*LineBits-1:0] pair,
+                                                   logic [OfsBits-1:0] ofs, logic narrow);
+    logic [2*NarrowBits-1:0] chunk;
+    chunk = '0;
+    if (narrow && NarrowBytes < LineBytes) begin
+      chunk     = pair[NarrowBits * (32'(ofs) / NarrowBytes) +: 2 * NarrowBits];
+      window_of = LineBits'(NarrowBits'(chunk >> (8 * (32'(ofs) % NarrowBytes))));
+    end else begin
+      window_of = LineBits'(pair >> (8 * ofs));
+    end
+  endfunction
   always_comb begin
     rdata_o = '0;
     if (rvalid_q) begin
-      rdata_o = LineBits'((rodd_q ? {ev_rdata, od_rdata} : {od_rdata, ev_rdata}) >> (8 * rofs_q));
+      rdata_o = window_of(rodd_q ? {ev_rdata, od_rdata} : {od_rdata, ev_rdata}, rofs_q, rnarrow_q);
     end
   end
 
@@ -133,5 +154,9 @@ module nnc_buffer #(
                     ("nnc_buffer: SizeBytes and LineBytes must be powers of two"))
   `PRIM_ASSERT_INIT(TwoLinesPerBank_A, SizeBytes >= 4 * LineBytes,
                     ("nnc_buffer: at least two lines per bank"))
+  `PRIM_ASSERT_INIT(NarrowInLine_A,
+                    NarrowBytes >= 1 && NarrowBytes <= LineBytes &&
+                        (NarrowBytes & (NarrowBytes - 1)) == 0,
+                    ("nnc_buffer: NarrowBytes must be a power of two within the line"))
 
 endmodule

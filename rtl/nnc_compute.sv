@@ -87,6 +87,7 @@ module nnc_compute
 
   // Buffers (this unit has priority on every port it uses)
   output logic                   inp_re_o,
+  output logic                   inp_rwide_o,  // the read takes the whole line (depthwise)
   output logic [nnc_isa_pkg::BufAddrBits-1:0] inp_raddr_o,
   input  logic [InpReadBytes*8-1:0] inp_rdata_i,
   output logic                   wgt_re_o,
@@ -894,6 +895,7 @@ module nnc_compute
   always_comb begin
     // ELTWISE and POOL run alone, so their reads never meet the others'.
     inp_re_o    = (g_issue && !s_q.win) || f_inp_re || dw_inp_re || ew_inp_re || pl_inp_re;
+    inp_rwide_o = dw_inp_re && !f_inp_re;
     inp_raddr_o = f_inp_re ? f_inp_raddr : dw_inp_re ? dw_inp_raddr :
                   ew_inp_re ? ew_inp_raddr : pl_inp_re ? pl_inp_raddr : s_q.inp;
     wgt_re_o    = g_issue || dw_wgt_re || ew_wgt_re;

@@ -367,7 +367,7 @@ module nnc_npu_top
   // =========================================================================================
   // Compute
   // =========================================================================================
-  logic                   inp_re, wgt_re, acc_re, acc_we, out_we, prm_re, inp_we;
+  logic                   inp_re, inp_rwide, wgt_re, acc_re, acc_we, out_we, prm_re, inp_we;
   logic [nnc_isa_pkg::BufAddrBits-1:0] inp_raddr, wgt_raddr, acc_raddr, acc_waddr, out_waddr;
   logic [nnc_isa_pkg::BufAddrBits-1:0] inp_waddr;
   logic [Rows*16-1:0]     inp_wdata;
@@ -405,6 +405,7 @@ module nnc_npu_top
     .err_addr_o      (unit_err_addr[1*32 +: 32]),
     .err_info_o      (unit_err_info[1*32 +: 32]),
     .inp_re_o        (inp_re),
+    .inp_rwide_o     (inp_rwide),
     .inp_raddr_o     (inp_raddr),
     .inp_rdata_i     (inp_rdata),
     .wgt_re_o        (wgt_re),
@@ -487,13 +488,15 @@ module nnc_npu_top
   assign dma_r_out = br_valid && br_buf == nnc_isa_pkg::BufferOut;
   assign dma_r_prm = br_valid && br_buf == nnc_isa_pkg::BufferPrm && !prm_re;
 
-  nnc_buffer #(.SizeBytes(InpBytes), .LineBytes(InpLine)) u_inp (
+  // Every INP reader but the depthwise unit takes the first 2R bytes (the DMA its bus beat).
+  nnc_buffer #(.SizeBytes(InpBytes), .LineBytes(InpLine), .NarrowBytes(Rows * 2)) u_inp (
     .clk_i,
     .we_i    (inp_we || dma_w_inp),
     .waddr_i (inp_we ? inp_waddr[$clog2(InpBytes)-1:0] : bw_addr[$clog2(InpBytes)-1:0]),
     .wdata_i (inp_we ? (InpLine*8)'(inp_wdata) : (InpLine*8)'(bw_data)),
     .wbe_i   (inp_we ? InpLine'(inp_wbe) : InpLine'(bw_be)),
     .re_i    (inp_re || dma_r_inp),
+    .rnarrow_i (!(inp_re && inp_rwide)),
     .raddr_i (inp_re ? inp_raddr[$clog2(InpBytes)-1:0] : br_addr[$clog2(InpBytes)-1:0]),
     .rdata_o (inp_rd)
   );
@@ -503,6 +506,7 @@ module nnc_npu_top
     .waddr_i (bw_addr[$clog2(WgtBytes)-1:0]),
     .wdata_i ((WgtLine*8)'(bw_data)),
     .wbe_i   (WgtLine'(bw_be)),
+    .rnarrow_i (1'b0),
     .re_i    (wgt_re || dma_r_wgt),
     .raddr_i (wgt_re ? wgt_raddr[$clog2(WgtBytes)-1:0] : br_addr[$clog2(WgtBytes)-1:0]),
     .rdata_o (wgt_rd)
@@ -513,6 +517,7 @@ module nnc_npu_top
     .waddr_i (acc_we ? acc_waddr[$clog2(AccBytes)-1:0] : bw_addr[$clog2(AccBytes)-1:0]),
     .wdata_i (acc_we ? acc_wdata : (AccLine*8)'(bw_data)),
     .wbe_i   (acc_we ? acc_wbe : AccLine'(bw_be)),
+    .rnarrow_i (1'b0),
     .re_i    (acc_re || dma_r_acc),
     .raddr_i (acc_re ? acc_raddr[$clog2(AccBytes)-1:0] : br_addr[$clog2(AccBytes)-1:0]),
     .rdata_o (acc_rd)
@@ -523,6 +528,7 @@ module nnc_npu_top
     .waddr_i (out_we ? out_waddr[$clog2(OutBytes)-1:0] : bw_addr[$clog2(OutBytes)-1:0]),
     .wdata_i (out_we ? out_wdata : (WideLine*8)'(bw_data)),
     .wbe_i   (out_we ? out_wbe : WideLine'(bw_be)),
+    .rnarrow_i (1'b0),
     .re_i    (dma_r_out),
     .raddr_i (br_addr[$clog2(OutBytes)-1:0]),
     .rdata_o (out_rd)
@@ -533,6 +539,7 @@ module nnc_npu_top
     .waddr_i (bw_addr[$clog2(PrmBytes)-1:0]),
     .wdata_i ((WideLine*8)'(bw_data)),
     .wbe_i   (WideLine'(bw_be)),
+    .rnarrow_i (1'b0),
     .re_i    (prm_re || dma_r_prm),
     .raddr_i (prm_re ? prm_raddr[$clog2(PrmBytes)-1:0] : br_addr[$clog2(PrmBytes)-1:0]),
     .rdata_o (prm_rd)
