@@ -92,7 +92,11 @@ hal::Result<std::vector<Command>> pipelineBlocks(const std::vector<std::vector<C
   std::vector<Command> out;
   for (size_t j = 0; j + 1 < jobFirst.size(); ++j) {
     const size_t k0 = jobFirst[j], k1 = jobFirst[j + 1];
-    // The tokens across each boundary within the job, and resident pointwise weights.
+    // The tokens across each boundary within the job, and resident pointwise weights: the
+    // loads of the job's first block.
+    std::vector<const Command*> firstLoads;
+    for (const Command& c : pw[k0])
+      if (std::holds_alternative<firmware::DmaLoad>(c.args)) firstLoads.push_back(&c);
     for (size_t k = k0 + 1; k < k1; ++k) {
       NNC_TRY(addToken(dw[k - 1], lastOf(dw[k - 1], QueueOf::kCompute), &firmware::Deps::pushPrev,
                        "the depthwise half's last compute", k - 1));
@@ -102,9 +106,6 @@ hal::Result<std::vector<Command>> pipelineBlocks(const std::vector<std::vector<C
                        "the pointwise half's last store", k - 1));
       NNC_TRY(addToken(dw[k], firstOf(dw[k], QueueOf::kCompute), &firmware::Deps::popNext,
                        "the depthwise half's first compute", k));
-      std::vector<const Command*> firstLoads;
-      for (const Command& c : pw[k0])
-        if (std::holds_alternative<firmware::DmaLoad>(c.args)) firstLoads.push_back(&c);
       size_t li = 0;
       for (Command& c : pw[k]) {
         if (!std::holds_alternative<firmware::DmaLoad>(c.args)) continue;

@@ -202,9 +202,8 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
     const uint64_t even = (rowsTotal + blocks - 1) / blocks;
     rows = std::min(rows, (even + rowStep - 1) / rowStep * rowStep);
   }
-  // The step in blocks of `rows` output rows: a job each, or pipelined (block_pipeline.h);
-  // `plain`: the pointwise half's plan without FAST's search (SUSTAINED_SPEED's).
-  auto plan = [&](uint64_t rows, bool pipelined, bool plain) -> hal::Result<CompiledStep> {
+  // The step in blocks of `rows` output rows: a job each, or pipelined (block_pipeline.h).
+  auto plan = [&](uint64_t rows, bool pipelined) -> hal::Result<CompiledStep> {
     const uint64_t tileStride = rows * width * C, tensorBytes = tileStride * tiles;
     if (tileStride >= (1u << 20)) return hal::fail("fused: a tile of the tensor passes 1 MiB");
     internal::FusedHalf dwHalf, pwHalf;
@@ -250,72 +249,90 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
     LoweringOptions lo = options;
     lo.maxJobCommands = 0;
     lo.costLimit = std::numeric_limits<double>::infinity();
-    LoweringOptions pwOptions = lo;
-    if (plain) pwOptions.preference = hal::ExecutionPreference::SUSTAINED_SPEED;
     internal::OpView dwView(model, depthwise, shapes), pwView(model, pointwise, shapes);
 
-    std::vector<CompiledStep> a, b;
+    std::vector<CompiledStep> a;
     for (uint64_t first = 0; first < rowsTotal; first += rows) {
-      dwHalf.rowFirst = pwHalf.rowFirst = static_cast<uint32_t>(first);
-      dwHalf.rowCount = pwHalf.rowCount = static_cast<uint32_t>(std::min(rows, rowsTotal - first));
+      dwHalf.rowFirst = static_cast<uint32_t>(first);
+      dwHalf.rowCount = static_cast<uint32_t>(std::min(rows, rowsTotal - first));
       NNC_ASSIGN_OR_RETURN(auto x,
                            internal::lowerDepthwiseIntoInp(model, depthwise, dwView, lo, dwHalf));
       x.report.dmaLoads -= dropRepeatedFills(x.commands, npu.inpBytes, npu.cols);
-      NNC_ASSIGN_OR_RETURN(
-          auto y, internal::lowerPointwiseFromInp(model, pointwise, pwView, pwOptions, pwHalf,
-                                                  after ? &*after : nullptr));
       a.push_back(std::move(x));
-      b.push_back(std::move(y));
     }
-    NNC_ASSIGN_OR_RETURN(auto step,
-                         mergeHalves(a, b, dw.outputs[0], pipelined, options.maxJobCommands));
-    step.operation = depthwise;
-    step.type = dw.type;
-    step.fused = {pointwise};
-    if (eltwise) step.fused.push_back(*eltwise);
-    StepReport& r = step.report;
-    r = b[0].report;
-    r.operation = a[0].report.operation + " + " + b[0].report.operation +
-                  (after ? " + " + after->name : std::string());
-    r.mapping =
-        "fused: " + a[0].report.mapping + "; its rows into INP (REQUANT_STORE to_inp, ISA 1.9), " +
-        std::to_string(uint64_t{rowsTotal} * rowBytes) + " B never in DRAM" +
-        (a.size() > 1
-             ? ", in " + std::to_string(a.size()) + " blocks of " + std::to_string(rows) + " rows" +
-                   (pipelined ? " (pipelined: the next block's depthwise "
-                                "input loads while the GEMMs run)"
-                              : " (a job each)")
-             : "") +
-        "; then " + b[0].report.mapping;
-    // The counts of every block's halves; the useful MACs are the two layers', once.
-    r.gemms = r.macs = r.dmaLoads = r.dmaStores = r.loadBytes = r.storeBytes = 0;
-    r.steps = 0;
-    for (const std::vector<CompiledStep>* half : {&a, &b})
-      for (const CompiledStep& x : *half) {
-        r.gemms += x.report.gemms;
-        r.macs += x.report.macs;
-        r.dmaLoads += x.report.dmaLoads;
-        r.dmaStores += x.report.dmaStores;
-        r.loadBytes += x.report.loadBytes;
-        r.storeBytes += x.report.storeBytes;
-        r.steps += x.report.steps;
+    // The pointwise halves over those depthwise ones; `plain`: without FAST's search
+    // (SUSTAINED_SPEED's plan).
+    auto withPointwise = [&](bool plain) -> hal::Result<CompiledStep> {
+      LoweringOptions pwOptions = lo;
+      if (plain) pwOptions.preference = hal::ExecutionPreference::SUSTAINED_SPEED;
+      std::vector<CompiledStep> b;
+      for (uint64_t first = 0; first < rowsTotal; first += rows) {
+        pwHalf.rowFirst = static_cast<uint32_t>(first);
+        pwHalf.rowCount = static_cast<uint32_t>(std::min(rows, rowsTotal - first));
+        NNC_ASSIGN_OR_RETURN(
+            auto y, internal::lowerPointwiseFromInp(model, pointwise, pwView, pwOptions, pwHalf,
+                                                    after ? &*after : nullptr));
+        b.push_back(std::move(y));
       }
-    r.usefulMacs = a[0].report.usefulMacs + b[0].report.usefulMacs;
-    r.commands = step.commands.size();
-    r.estimatedCycles = 0;
-    r.jobs = 0;
-    for (const std::vector<firmware::Command>& job : splitJobs(step.commands)) {
-      ++r.jobs;
-      if (options.maxJobCommands && job.size() > options.maxJobCommands)
-        return hal::fail("fused: a job of ", job.size(), " commands, more than ",
-                         options.maxJobCommands);
-      const InterpreterResult est = IsaInterpreter::estimate(npu, job, options.cost);
-      if (!est.completed) return hal::fail("fused: plan estimate failed: ", est.describe());
-      r.estimatedCycles += est.counters.cycles;
+      NNC_ASSIGN_OR_RETURN(auto step,
+                           mergeHalves(a, b, dw.outputs[0], pipelined, options.maxJobCommands));
+      step.operation = depthwise;
+      step.type = dw.type;
+      step.fused = {pointwise};
+      if (eltwise) step.fused.push_back(*eltwise);
+      StepReport& r = step.report;
+      r = b[0].report;
+      r.operation = a[0].report.operation + " + " + b[0].report.operation +
+                    (after ? " + " + after->name : std::string());
+      r.mapping = "fused: " + a[0].report.mapping +
+                  "; its rows into INP (REQUANT_STORE to_inp, ISA 1.9), " +
+                  std::to_string(uint64_t{rowsTotal} * rowBytes) + " B never in DRAM" +
+                  (a.size() > 1 ? ", in " + std::to_string(a.size()) + " blocks of " +
+                                      std::to_string(rows) + " rows" +
+                                      (pipelined ? " (pipelined: the next block's depthwise "
+                                                   "input loads while the GEMMs run)"
+                                                 : " (a job each)")
+                                : "") +
+                  "; then " + b[0].report.mapping;
+      // The counts of every block's halves; the useful MACs are the two layers', once.
+      r.gemms = r.macs = r.dmaLoads = r.dmaStores = r.loadBytes = r.storeBytes = 0;
+      r.steps = 0;
+      for (const std::vector<CompiledStep>* half : {&a, &b})
+        for (const CompiledStep& x : *half) {
+          r.gemms += x.report.gemms;
+          r.macs += x.report.macs;
+          r.dmaLoads += x.report.dmaLoads;
+          r.dmaStores += x.report.dmaStores;
+          r.loadBytes += x.report.loadBytes;
+          r.storeBytes += x.report.storeBytes;
+          r.steps += x.report.steps;
+        }
+      r.usefulMacs = a[0].report.usefulMacs + b[0].report.usefulMacs;
+      r.commands = step.commands.size();
+      r.estimatedCycles = 0;
+      r.jobs = 0;
+      for (const std::vector<firmware::Command>& job : splitJobs(step.commands)) {
+        ++r.jobs;
+        if (options.maxJobCommands && job.size() > options.maxJobCommands)
+          return hal::fail("fused: a job of ", job.size(), " commands, more than ",
+                           options.maxJobCommands);
+        const InterpreterResult est = IsaInterpreter::estimate(npu, job, options.cost);
+        if (!est.completed) return hal::fail("fused: plan estimate failed: ", est.describe());
+        r.estimatedCycles += est.counters.cycles;
+      }
+      return step;
+    };
+    // Pipelined, the pointwise half's search cannot see the pipeline: its plain plan is
+    // tried too, on the same depthwise halves, and the faster kept.
+    auto best = withPointwise(false);
+    if (pipelined) {
+      auto alt = withPointwise(true);
+      if (alt.ok() && (!best.ok() || alt->report.estimatedCycles < best->report.estimatedCycles))
+        best = std::move(alt);
     }
-    return step;
+    return best;
   };
-  NNC_ASSIGN_OR_RETURN(CompiledStep step, plan(rows, false, false));
+  NNC_ASSIGN_OR_RETURN(CompiledStep step, plan(rows, false));
   // Smaller blocks, pipelined, when the whole tensor does not fit: each block's depthwise
   // input (its rows' whole input rows, every channel tile) within half of what INP keeps
   // for the depthwise slots, so the half can load it while the previous block's GEMMs run.
@@ -332,10 +349,8 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
         if (tensor >= npu.inpBytes || 2 * input > npu.inpBytes - tensor) break;
         small = r;
       }
-      // The pointwise half's search cannot see the pipeline: its plain plan is tried too.
-      for (bool plain : {false, true}) {
-        if (small == 0) break;
-        auto pipelined = plan(small, true, plain);
+      if (small > 0) {
+        auto pipelined = plan(small, true);
         if (pipelined.ok() && pipelined->report.estimatedCycles < step.report.estimatedCycles)
           step = std::move(*pipelined);
       }
