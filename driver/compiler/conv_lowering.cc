@@ -764,9 +764,14 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   if (dwUnit && !dwconvApplies(s, options.npu)) return hal::fail("dwconv: does not apply");
   // DWCONV's lanes run along one output row (lane i at i*sw pixel vectors).
   const bool pointwise = isPointwise(s) && !dwUnit;
-  const bool intoInp = fused && dwUnit, fromInp = fused && !dwUnit;
+  // Fused halves: a depthwise layer's rows into INP (reading the expanded tensor there with
+  // `expanded`), a pointwise layer's A from INP, or an expansion layer's rows into INP.
+  const bool padded = fused && fused->expanded.pitch != 0;
+  const bool intoPadded = padded && !dwUnit, dwFromPadded = padded && dwUnit;
+  const bool intoInp = fused && dwUnit, fromInp = fused && !dwUnit && !intoPadded;
   if (fromInp && (!pointwise || raw || packedRows))
     return hal::fail("fused: a pointwise layer over channel tiles reads INP");
+  if (intoPadded && packedRows) return hal::fail("fused: packed rows do not go into INP");
   if ((fused || after) && s.eb() != 1) return hal::fail("fused: 8-bit layers only");
   if (after && fused && (!fromInp || fused->eltwiseInp.bytes == 0))
     return hal::fail(
@@ -865,18 +870,22 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
 
   // Packed rows: the lanes over all output rows, wv per row but the last's junk.
   const uint64_t virtualRows = packed ? (uint64_t{g.batches} * g.outH - 1) * wv + g.outW : 0;
-  // Row tile p: its first output pixel (raster order) and its lanes.
-  auto firstPixel = [=](uint32_t p) -> uint64_t {
-    return pointwise ? uint64_t{p} * R : uint64_t{p / perRow} * g.outW + uint64_t{p % perRow} * R;
-  };
   // A fused step's block of output rows [rowFirst, rowEnd) (all of them otherwise), its
   // pixels from pixelBase on: where the INP tensor between the halves starts.
   const uint64_t rowFirst = fused ? fused->rowFirst : 0;
   const uint64_t rowEnd =
       fused && fused->rowCount ? rowFirst + fused->rowCount : uint64_t{g.batches} * g.outH;
   const uint64_t pixelBase = rowFirst * g.outW, pixelEnd = rowEnd * g.outW;
-  if (pointwise && pixelBase % R != 0)
+  if (pointwise && pixelBase % R != 0 && !intoPadded)
     return hal::fail("fused: a block must start on a row tile (pixel ", pixelBase, ")");
+  // Pointwise row tiles are R pixels from the block's first on (an expansion half's block
+  // starts on an image row, not always on a multiple of R).
+  const uint64_t pwShift = pixelBase % R;
+  // Row tile p: its first output pixel (raster order) and its lanes.
+  auto firstPixel = [=](uint32_t p) -> uint64_t {
+    return pointwise ? uint64_t{p} * R + pwShift
+                     : uint64_t{p / perRow} * g.outW + uint64_t{p % perRow} * R;
+  };
   GemmProblem prob;
   prob.weightImage = sb.address(wBuf);
   prob.firstRowTile = static_cast<uint32_t>(pointwise ? pixelBase / R : rowFirst * perRow);
@@ -884,7 +893,7 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
                                         : packed  ? (virtualRows + R - 1) / R
                                                   : (rowEnd - rowFirst) * perRow);
   prob.rowsOf = [=](uint32_t p) {
-    return static_cast<uint32_t>(pointwise ? std::min<uint64_t>(R, pixelEnd - uint64_t{p} * R)
+    return static_cast<uint32_t>(pointwise ? std::min<uint64_t>(R, pixelEnd - firstPixel(p))
                                  : packed  ? std::min<uint64_t>(R, virtualRows - uint64_t{p} * R)
                                            : std::min(R, g.outW - (p % perRow) * R));
   };
@@ -968,7 +977,7 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
       }
       if (pointwise) {
         // Tile u's m vectors are adjacent in DRAM; in INP tiles are R vectors apart.
-        dma(false, inBase + u0 * tileBytes + uint64_t{a.p} * R * vb, a.inpAddr, m * vb, 1, 0, 0,
+        dma(false, inBase + u0 * tileBytes + firstPixel(a.p) * vb, a.inpAddr, m * vb, 1, 0, 0,
             static_cast<uint32_t>(R * vb));
         return;
       }
@@ -1113,7 +1122,7 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
     }
     out.insert(out.end(), fills.begin(), fills.end());
   };
-  if (fromInp) {
+  if (fromInp || dwFromPadded) {
     prob.loadA = [](const std::vector<APiece>&, std::vector<firmware::DmaLoad>&) {};
   } else if (dwUnit && !pointwise) {
     prob.loadA = loadShared;
@@ -1142,6 +1151,17 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
       const auto at = dwRows->find({p, tileGroup[q]});
       w.inpAddr = at != dwRows->end() ? at->second.first : inpAddr;
       w.rowStride = at != dwRows->end() ? at->second.second : static_cast<uint32_t>(spanOf(p) * vb);
+      if (dwFromPadded) {
+        // Its first filter row's first pixel in the expanded tensor: padded row
+        // oy * sh - padTop - rowOrigin, column blk * R * sw (column 0 is -padLeft).
+        const PaddedInp& x = fused->expanded;
+        const uint32_t row = p / perRow, blk = p % perRow;
+        const int64_t xr = int64_t{row % g.outH} * s.sh - g.padTop - x.rowOrigin;
+        const uint32_t u = groupFirstU[tileGroup[q]] + k0 / kUnit;
+        w.inpAddr = x.base + u * x.tileStride + static_cast<uint32_t>(xr) * x.pitch +
+                    static_cast<uint32_t>(uint64_t{blk} * R * s.sw * vb);
+        w.rowStride = s.dh * x.pitch;
+      }
       w.fh = s.fh;
       w.fw = s.fw;
       w.sw = s.sw;
@@ -1180,6 +1200,25 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
       return fused->tensor.base + q * fused->tensor.tileStride +
              static_cast<uint32_t>((firstPixel(p0) - pixelBase) * C);
     };
+  if (intoPadded) {
+    // The step's pixels, image row by image row, between the expanded tensor's padding
+    // columns (its rows wider than the image's by them).
+    const PaddedInp x = fused->expanded;
+    prob.requantInp = [](uint32_t, uint32_t) { return 0u; };  // into INP; the runs say where
+    prob.requantInpRuns = [=](uint32_t p0, uint32_t rows, uint32_t q,
+                              const GemmProblem::RunVisitor& visit) {
+      const uint64_t px0 = firstPixel(p0);
+      for (uint64_t px = px0; px < px0 + rows;) {
+        const uint64_t y = px / g.outW, xcol = px % g.outW;
+        const uint64_t n = std::min<uint64_t>(g.outW - xcol, px0 + rows - px);
+        const int64_t xr = static_cast<int64_t>(y % g.outH) - x.rowOrigin;
+        visit(static_cast<uint32_t>(px - px0), static_cast<uint32_t>(n),
+              x.base + q * x.tileStride + static_cast<uint32_t>(xr) * x.pitch +
+                  static_cast<uint32_t>((x.padLeft + xcol) * C));
+        px += n;
+      }
+    };
+  }
   // A step's `rows` lanes from row tile p0 on as runs of output pixels, visit(first pixel,
   // pixels, first lane): one run in raster order; with packed rows the lanes are output
   // rows' real pixels and junk, a run per output row of its real ones.
@@ -1620,6 +1659,17 @@ hal::Result<CompiledStep> lowerDepthwiseIntoInp(const hal::Model& model, uint32_
                                                 const FusedHalf& half) {
   NNC_ASSIGN_OR_RETURN(auto s, fusedSetup(v, options, ConvKind::kDepthwise));
   return lowerWindow(model, index, v, options, s, WindowInput::kDepthwiseUnit, false, &half);
+}
+
+hal::Result<CompiledStep> lowerConvIntoInp(const hal::Model& model, uint32_t index, const OpView& v,
+                                           const LoweringOptions& options, const FusedHalf& half) {
+  NNC_ASSIGN_OR_RETURN(auto s, fusedSetup(v, options, ConvKind::kConv));
+  if (half.expanded.pitch == 0) return hal::fail("fused: no INP tensor for the convolution");
+  // The raw-pixel window for an image's few channels (MobileNet's stem), else the window
+  // over channel tiles.
+  if (!isPointwise(s) && rawWindowApplies(s, options.npu))
+    return lowerWindow(model, index, v, options, s, WindowInput::kRawPixels, false, &half);
+  return lowerWindow(model, index, v, options, s, WindowInput::kChannelTiles, false, &half);
 }
 
 hal::Result<CompiledStep> lowerPointwiseFromInp(const hal::Model& model, uint32_t index,

@@ -10,6 +10,7 @@
 #include "driver/compiler/gemm_engine.h"
 #include "driver/compiler/lowering_internal.h"
 #include "driver/isa_model/isa_interpreter.h"
+#include "ops/conv/conv_args.h"
 
 namespace nncosim::driver {
 namespace {
@@ -79,15 +80,20 @@ hal::Result<internal::EltwiseAfter> eltwiseAfterLayer(const hal::Model& model, u
   return internal::eltwiseAfter(v, e.inputs[0] == y ? 0 : 1);
 }
 
-// One step of every block's two halves: block i's job is `a[i]`'s commands (their END
-// dropped) then `b[i]`'s, or with `pipelined` the blocks are joined into pipelined jobs of
-// at most maxJobCommands (block_pipeline.h). The buffers are the first block's (every block
-// binds the same operands and constants in the same order): all of `a`'s but its outputs
-// and of `b`'s but its input `between` (the tensor between them, which lives in INP),
-// rebased into one space.
-hal::Result<CompiledStep> mergeHalves(const std::vector<CompiledStep>& a,
-                                      const std::vector<CompiledStep>& b, uint32_t between,
-                                      bool pipelined, uint32_t maxJobCommands) {
+// One step of every block's halves (`halves[h][k]`: half h of block k): block k's job is
+// `lead[k]` (commands of its own, if given), then each half's commands in order (their ENDs
+// but the last dropped); with `pipelined` (two halves) the blocks are joined into pipelined
+// jobs of at most maxJobCommands (block_pipeline.h). The buffers are the first block's (every
+// block binds the same operands and constants in the same order): every half's but a
+// tensor between two halves (`between[h]` between half h and h + 1, which lives in INP: the
+// earlier half's outputs and the later one's input of it), rebased into one space.
+hal::Result<CompiledStep> mergeHalves(
+    const std::vector<std::vector<CompiledStep>>& halves, const std::vector<uint32_t>& between,
+    bool pipelined, uint32_t maxJobCommands,
+    const std::vector<std::vector<firmware::Command>>& lead = {}) {
+  const size_t H = halves.size();
+  if (H < 2 || between.size() + 1 != H || (pipelined && H != 2))
+    return hal::fail("fused: halves and the tensors between them do not match");
   CompiledStep m;
   uint64_t at = kStepLocalBase;
   auto take = [&](const CompiledStep& st, const std::vector<Binding>& dropped,
@@ -110,13 +116,22 @@ hal::Result<CompiledStep> mergeHalves(const std::vector<CompiledStep>& a,
     }
     return hal::Status::Ok();
   };
-  std::vector<uint64_t> pa, pb;
-  std::vector<size_t> ia, ib;
-  NNC_TRY(take(a.at(0), a[0].outputs, pa, ia));
-  std::vector<Binding> tensorIn;
-  for (const Binding& x : b.at(0).inputs)
-    if (x.operand == between) tensorIn.push_back(x);
-  NNC_TRY(take(b.at(0), tensorIn, pb, ib));
+  // A half's bindings of the tensor it reads from the half before it.
+  auto tensorIn = [&](size_t h) {
+    std::vector<Binding> in;
+    if (h > 0)
+      for (const Binding& x : halves[h].at(0).inputs)
+        if (x.operand == between[h - 1]) in.push_back(x);
+    return in;
+  };
+  // Per half: where its buffers went and their index in the merged step.
+  std::vector<std::pair<std::vector<uint64_t>, std::vector<size_t>>> rebased(H);
+  for (size_t h = 0; h < H; ++h) {
+    std::vector<Binding> dropped = tensorIn(h);
+    if (h + 1 < H)
+      dropped.insert(dropped.end(), halves[h].at(0).outputs.begin(), halves[h].at(0).outputs.end());
+    NNC_TRY(take(halves[h].at(0), dropped, rebased[h].first, rebased[h].second));
+  }
   if (at > 0xFFFFFFFFull) return hal::fail("fused: the step passes the 32-bit DRAM addresses");
   m.localBytes = at - kStepLocalBase;
   auto sameBuffers = [](const CompiledStep& x, const CompiledStep& y) {
@@ -127,37 +142,42 @@ hal::Result<CompiledStep> mergeHalves(const std::vector<CompiledStep>& a,
         return false;
     return true;
   };
-  std::vector<std::vector<firmware::Command>> cas, cbs;
-  for (size_t k = 0; k < a.size(); ++k) {
-    if (!sameBuffers(a[k], a[0]) || !sameBuffers(b.at(k), b[0]))
-      return hal::fail("fused: block ", k, " lays out other buffers");
-    NNC_ASSIGN_OR_RETURN(auto ca, relocate(a[k], pa));
-    NNC_ASSIGN_OR_RETURN(auto cb, relocate(b[k], pb));
-    if (splitJobs(ca).size() != 1 || splitJobs(cb).size() != 1)
-      return hal::fail("fused: a half is more than one job");
-    cas.push_back(std::move(ca));
-    cbs.push_back(std::move(cb));
-  }
-  if (pipelined) {
-    NNC_ASSIGN_OR_RETURN(m.commands, pipelineBlocks(cas, cbs, maxJobCommands));
-  } else {
-    for (size_t k = 0; k < cas.size(); ++k) {
-      cas[k].pop_back();  // its END: the job goes on with the pointwise half
-      m.commands.insert(m.commands.end(), cas[k].begin(), cas[k].end());
-      m.commands.insert(m.commands.end(), cbs[k].begin(), cbs[k].end());
+  const size_t blocks = halves[0].size();
+  std::vector<std::vector<std::vector<firmware::Command>>> cmds(H);
+  for (size_t h = 0; h < H; ++h) {
+    if (halves[h].size() != blocks) return hal::fail("fused: halves of other block counts");
+    for (size_t k = 0; k < blocks; ++k) {
+      if (!sameBuffers(halves[h][k], halves[h][0]))
+        return hal::fail("fused: block ", k, " lays out other buffers");
+      NNC_ASSIGN_OR_RETURN(auto c, relocate(halves[h][k], rebased[h].first));
+      if (splitJobs(c).size() != 1) return hal::fail("fused: a half is more than one job");
+      cmds[h].push_back(std::move(c));
     }
   }
-  for (Binding x : a[0].inputs) {
-    x.buffer = ia.at(x.buffer);
+  if (pipelined) {
+    NNC_ASSIGN_OR_RETURN(m.commands, pipelineBlocks(cmds[0], cmds[1], maxJobCommands));
+  } else {
+    for (size_t k = 0; k < blocks; ++k) {
+      if (k < lead.size()) m.commands.insert(m.commands.end(), lead[k].begin(), lead[k].end());
+      for (size_t h = 0; h < H; ++h) {
+        std::vector<firmware::Command>& c = cmds[h][k];
+        if (h + 1 < H) c.pop_back();  // its END: the job goes on with the next half
+        m.commands.insert(m.commands.end(), c.begin(), c.end());
+      }
+    }
+  }
+  for (Binding x : halves[0][0].inputs) {
+    x.buffer = rebased[0].second.at(x.buffer);
     m.inputs.push_back(x);
   }
-  for (Binding x : b[0].inputs) {  // an elementwise operation's other input
-    if (x.operand == between) continue;
-    x.buffer = ib.at(x.buffer);
-    m.inputs.push_back(x);
-  }
-  for (Binding x : b[0].outputs) {
-    x.buffer = ib.at(x.buffer);
+  for (size_t h = 1; h < H; ++h)
+    for (Binding x : halves[h][0].inputs) {  // an elementwise operation's other input
+      if (x.operand == between[h - 1]) continue;
+      x.buffer = rebased[h].second.at(x.buffer);
+      m.inputs.push_back(x);
+    }
+  for (Binding x : halves[H - 1][0].outputs) {
+    x.buffer = rebased[H - 1].second.at(x.buffer);
     m.outputs.push_back(x);
   }
   // Every command now addresses the merged buffers only (a dropped buffer would not rebase).
@@ -165,6 +185,47 @@ hal::Result<CompiledStep> mergeHalves(const std::vector<CompiledStep>& a,
   for (const StepBuffer& x : m.buffers) same.push_back(x.localAddress);
   if (auto check = relocate(m, same); !check.ok()) return hal::fail("fused: ", check.error());
   return m;
+}
+
+// The merged step's report: the counts of every block's halves, the useful MACs of the
+// layers (each once), the jobs and their estimated cycles; `first` is the first half's
+// report, the rest as the last half's.
+hal::Status summarize(CompiledStep& step, const std::vector<std::vector<CompiledStep>>& halves,
+                      std::string mapping, const LoweringOptions& options) {
+  StepReport& r = step.report;
+  r = halves.back().at(0).report;
+  r.operation.clear();
+  r.usefulMacs = 0;
+  for (const std::vector<CompiledStep>& half : halves) {
+    r.operation += (r.operation.empty() ? "" : " + ") + half.at(0).report.operation;
+    r.usefulMacs += half.at(0).report.usefulMacs;
+  }
+  r.mapping = std::move(mapping);
+  r.gemms = r.macs = r.dmaLoads = r.dmaStores = r.loadBytes = r.storeBytes = 0;
+  r.steps = 0;
+  for (const std::vector<CompiledStep>& half : halves)
+    for (const CompiledStep& x : half) {
+      r.gemms += x.report.gemms;
+      r.macs += x.report.macs;
+      r.dmaLoads += x.report.dmaLoads;
+      r.dmaStores += x.report.dmaStores;
+      r.loadBytes += x.report.loadBytes;
+      r.storeBytes += x.report.storeBytes;
+      r.steps += x.report.steps;
+    }
+  r.commands = step.commands.size();
+  r.estimatedCycles = 0;
+  r.jobs = 0;
+  for (const std::vector<firmware::Command>& job : splitJobs(step.commands)) {
+    ++r.jobs;
+    if (options.maxJobCommands && job.size() > options.maxJobCommands)
+      return hal::fail("fused: a job of ", job.size(), " commands, more than ",
+                       options.maxJobCommands);
+    const InterpreterResult est = IsaInterpreter::estimate(options.npu, job, options.cost);
+    if (!est.completed) return hal::fail("fused: plan estimate failed: ", est.describe());
+    r.estimatedCycles += est.counters.cycles;
+  }
+  return hal::Status::Ok();
 }
 
 }  // namespace
@@ -274,52 +335,27 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
                                                     after ? &*after : nullptr));
         b.push_back(std::move(y));
       }
+      const std::vector<std::vector<CompiledStep>> halves = {a, b};
       NNC_ASSIGN_OR_RETURN(auto step,
-                           mergeHalves(a, b, dw.outputs[0], pipelined, options.maxJobCommands));
+                           mergeHalves(halves, {dw.outputs[0]}, pipelined, options.maxJobCommands));
       step.operation = depthwise;
       step.type = dw.type;
       step.fused = {pointwise};
       if (eltwise) step.fused.push_back(*eltwise);
-      StepReport& r = step.report;
-      r = b[0].report;
-      r.operation = a[0].report.operation + " + " + b[0].report.operation +
-                    (after ? " + " + after->name : std::string());
-      r.mapping = "fused: " + a[0].report.mapping +
-                  "; its rows into INP (REQUANT_STORE to_inp, ISA 1.9), " +
-                  std::to_string(uint64_t{rowsTotal} * rowBytes) + " B never in DRAM" +
-                  (a.size() > 1 ? ", in " + std::to_string(a.size()) + " blocks of " +
-                                      std::to_string(rows) + " rows" +
-                                      (pipelined ? " (pipelined: the next block's depthwise "
-                                                   "input loads while the GEMMs run)"
-                                                 : " (a job each)")
-                                : "") +
-                  "; then " + b[0].report.mapping;
-      // The counts of every block's halves; the useful MACs are the two layers', once.
-      r.gemms = r.macs = r.dmaLoads = r.dmaStores = r.loadBytes = r.storeBytes = 0;
-      r.steps = 0;
-      for (const std::vector<CompiledStep>* half : {&a, &b})
-        for (const CompiledStep& x : *half) {
-          r.gemms += x.report.gemms;
-          r.macs += x.report.macs;
-          r.dmaLoads += x.report.dmaLoads;
-          r.dmaStores += x.report.dmaStores;
-          r.loadBytes += x.report.loadBytes;
-          r.storeBytes += x.report.storeBytes;
-          r.steps += x.report.steps;
-        }
-      r.usefulMacs = a[0].report.usefulMacs + b[0].report.usefulMacs;
-      r.commands = step.commands.size();
-      r.estimatedCycles = 0;
-      r.jobs = 0;
-      for (const std::vector<firmware::Command>& job : splitJobs(step.commands)) {
-        ++r.jobs;
-        if (options.maxJobCommands && job.size() > options.maxJobCommands)
-          return hal::fail("fused: a job of ", job.size(), " commands, more than ",
-                           options.maxJobCommands);
-        const InterpreterResult est = IsaInterpreter::estimate(npu, job, options.cost);
-        if (!est.completed) return hal::fail("fused: plan estimate failed: ", est.describe());
-        r.estimatedCycles += est.counters.cycles;
-      }
+      NNC_TRY(
+          summarize(step, halves,
+                    "fused: " + a[0].report.mapping +
+                        "; its rows into INP (REQUANT_STORE to_inp, ISA 1.9), " +
+                        std::to_string(uint64_t{rowsTotal} * rowBytes) + " B never in DRAM" +
+                        (a.size() > 1 ? ", in " + std::to_string(a.size()) + " blocks of " +
+                                            std::to_string(rows) + " rows" +
+                                            (pipelined ? " (pipelined: the next block's depthwise "
+                                                         "input loads while the GEMMs run)"
+                                                       : " (a job each)")
+                                      : "") +
+                        "; then " + b[0].report.mapping,
+                    options));
+      if (after) step.report.operation += " + " + after->name;
       return step;
     };
     // Pipelined, the pointwise half's search cannot see the pipeline: its plain plan is
@@ -356,6 +392,179 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
       }
     }
   }
+  return step;
+}
+
+hal::Result<CompiledStep> lowerFusedInvertedResidual(const hal::Model& model, uint32_t expand,
+                                                     uint32_t depthwise, uint32_t pointwise,
+                                                     const std::vector<ops::Shape>& shapes,
+                                                     const LoweringOptions& options,
+                                                     std::optional<uint32_t> eltwise) {
+  const NpuConfig& npu = options.npu;
+  const hal::Operation& ex = model.main.operations.at(expand);
+  const hal::Operation& dw = model.main.operations.at(depthwise);
+  const hal::Operation& pw = model.main.operations.at(pointwise);
+  if (ex.type != hal::OperationType::CONV_2D || dw.type != hal::OperationType::DEPTHWISE_CONV_2D ||
+      pw.type != hal::OperationType::CONV_2D)
+    return hal::fail("fused: not a CONV_2D, a DEPTHWISE_CONV_2D and a CONV_2D");
+  if (ex.outputs.size() != 1 || dw.inputs.empty() || dw.inputs[0] != ex.outputs[0])
+    return hal::fail("fused: the depthwise layer does not read the expansion's output");
+  if (dw.outputs.size() != 1 || pw.inputs.empty() || pw.inputs[0] != dw.outputs[0])
+    return hal::fail("fused: the CONV_2D does not read the depthwise output");
+  internal::OpView exView(model, expand, shapes), dwView(model, depthwise, shapes),
+      pwView(model, pointwise, shapes);
+  NNC_ASSIGN_OR_RETURN(auto g,
+                       ops::conv::convGeometry(dwView.ctx(), ops::conv::ConvKind::kDepthwise));
+  if (g.nchw) return hal::fail("fused: NCHW layers are not fused");
+  if (g.batches != 1)
+    return hal::fail("fused: an inverted residual of ", g.batches, " images (one only)");
+  if (g.inC != g.outC) return hal::fail("fused: a depthwise multiplier other than 1");
+  std::optional<internal::EltwiseAfter> after;
+  if (eltwise) {
+    if (pw.outputs.size() != 1)
+      return hal::fail("fused: the pointwise layer has more than one output");
+    NNC_ASSIGN_OR_RETURN(after, eltwiseAfterLayer(model, pw.outputs[0], *eltwise, shapes));
+  }
+  const uint32_t R = npu.rows, C = npu.cols, tiles = (g.outC + C - 1) / C;
+  const uint32_t sh = static_cast<uint32_t>(g.strideH), dh = static_cast<uint32_t>(g.dilationH);
+  // The expanded tensor's padded rows: as wide as every DWCONV's span and the image.
+  const uint64_t span = uint64_t{g.outW - 1} * static_cast<uint32_t>(g.strideW) +
+                        uint64_t{g.filterW - 1} * static_cast<uint32_t>(g.dilationW) + 1;
+  const uint32_t padLeft = static_cast<uint32_t>(std::max(0, g.padLeft));
+  const uint64_t pitch = std::max<uint64_t>(span, uint64_t{padLeft} + g.inW) * C;
+  auto rowsX = [&](uint64_t b) { return (b - 1) * sh + uint64_t{g.filterH - 1} * dh + 1; };
+  // INP from the top: the depthwise output (the pointwise half's A), the elementwise rows,
+  // the expanded tensor, then the expansion half's slots (at least an eighth of INP). By
+  // blocks of output rows when they do not fit, each block a job, every block but the last
+  // a whole number of the pointwise half's row tiles.
+  const uint32_t rowsTotal = g.outH;
+  const uint64_t rowBytes = uint64_t{g.outW} * C * tiles;
+  const uint32_t rowStep = R / std::gcd(g.outW, R);
+  const uint32_t eltwiseRows = after ? eltwiseRowBytes(npu) : 0;
+  auto fits = [&](uint64_t b) {
+    const uint64_t need = align64(b * rowBytes) + eltwiseRows + align64(tiles * rowsX(b) * pitch);
+    return b * g.outW * C < (1u << 20) && need + npu.inpBytes / 8 <= npu.inpBytes;
+  };
+  uint64_t rows = fits(rowsTotal) ? rowsTotal : 0;
+  for (uint64_t b = rowStep; rows == 0 && b < rowsTotal && fits(b); b += rowStep)
+    if (!fits(b + rowStep) || b + rowStep >= rowsTotal) rows = b;
+  if (rows == 0)
+    return hal::fail("fused: not even ", rowStep, " rows of the inverted residual fit in INP");
+  const uint64_t blocks = (rowsTotal + rows - 1) / rows;
+  if (blocks > 1) {  // the same number of blocks, as even as the row tiles allow
+    const uint64_t even = (rowsTotal + blocks - 1) / blocks;
+    rows = std::min(rows, (even + rowStep - 1) / rowStep * rowStep);
+  }
+  const uint64_t tileStride = rows * g.outW * C, xTile = rowsX(rows) * pitch;
+  const uint32_t base = static_cast<uint32_t>(npu.inpBytes - tileStride * tiles) & ~63u;
+  const uint32_t xBase = static_cast<uint32_t>(base - eltwiseRows - xTile * tiles) & ~63u;
+  internal::FusedHalf exHalf, dwHalf, pwHalf;
+  dwHalf.tensor = pwHalf.tensor = {base, static_cast<uint32_t>(tileStride)};
+  if (after) pwHalf.eltwiseInp = {base - eltwiseRows, eltwiseRows};
+  exHalf.inp = {0, xBase};
+  dwHalf.inp = pwHalf.inp = {0, npu.inpBytes};  // they load nothing into INP: notional slots
+  // WGT: twice the depthwise weights low, the rest shared by the other two layers as their
+  // filters' sizes are (each at least a quarter of it).
+  const uint64_t taps = uint64_t{g.filterH} * g.filterW;
+  const uint32_t dwWgt = align64(2 * uint64_t{align64(tiles * taps * C)});
+  if (dwWgt > npu.wgtBytes / 4) return hal::fail("fused: the depthwise weights take too much WGT");
+  auto elements = [&](uint32_t operand) {
+    uint64_t n = 1;
+    for (uint32_t x : shapes.at(operand).dimensions) n *= x;
+    return n;
+  };
+  const uint64_t exW = elements(ex.inputs.at(1)), pwW = elements(pw.inputs.at(1));
+  const uint64_t pwOut = shapes.at(pw.outputs.at(0)).dimensions.back();
+  const uint64_t rest = npu.wgtBytes - dwWgt;
+  const uint32_t exWgt = static_cast<uint32_t>(
+      std::clamp(rest * exW / std::max<uint64_t>(1, exW + pwW), rest / 4, rest / 4 * 3) & ~63ull);
+  dwHalf.wgt = {0, dwWgt};
+  exHalf.wgt = {dwWgt, exWgt};
+  pwHalf.wgt = {dwWgt + exWgt, npu.wgtBytes - dwWgt - exWgt};
+  // PRM: the projection's parameters (two slots and the elementwise record; at most a
+  // third), the rest halved between the expansion and the depthwise layer, which have as
+  // many channels.
+  const uint64_t pwTiles = (pwOut + C - 1) / C;
+  const uint32_t pwPrm = align64(std::min<uint64_t>(
+      2 * uint64_t{align64(pwTiles * prmTileBytes(C))} + (after ? 128 : 0), npu.prmBytes / 3));
+  const uint32_t dwPrm =
+      std::min((npu.prmBytes - pwPrm) / 2 & ~63u, 2 * align64(uint64_t{tiles} * prmTileBytes(C)));
+  const uint32_t exPrm = (npu.prmBytes - pwPrm - dwPrm) & ~63u;
+  dwHalf.prm = {0, dwPrm};
+  exHalf.prm = {dwPrm, exPrm};
+  pwHalf.prm = {dwPrm + exPrm, npu.prmBytes - dwPrm - exPrm};
+  const hal::Operand& x = model.main.operands.at(ex.outputs[0]);
+  const uint8_t zeroFill = static_cast<uint8_t>(x.zeroPoint);
+  LoweringOptions lo = options;
+  lo.maxJobCommands = 0;
+  lo.costLimit = std::numeric_limits<double>::infinity();
+  std::vector<std::vector<CompiledStep>> halves(3);
+  std::vector<std::vector<firmware::Command>> fills;
+  for (uint64_t first = 0; first < rowsTotal; first += rows) {
+    const uint64_t count = std::min<uint64_t>(rows, rowsTotal - first), nx = rowsX(count);
+    const int64_t origin = static_cast<int64_t>(first * sh) - g.padTop;
+    const int64_t ya = std::max<int64_t>(0, origin),
+                  yb = std::min<int64_t>(g.inH, origin + static_cast<int64_t>(nx));
+    if (ya >= yb) return hal::fail("fused: a block of rows reads only padding");
+    internal::PaddedInp xin{xBase, static_cast<uint32_t>(xTile), static_cast<uint32_t>(pitch),
+                            padLeft, origin};
+    exHalf.expanded = dwHalf.expanded = xin;
+    exHalf.rowFirst = static_cast<uint32_t>(ya);
+    exHalf.rowCount = static_cast<uint32_t>(yb - ya);
+    dwHalf.rowFirst = pwHalf.rowFirst = static_cast<uint32_t>(first);
+    dwHalf.rowCount = pwHalf.rowCount = static_cast<uint32_t>(count);
+    auto e = internal::lowerConvIntoInp(model, expand, exView, lo, exHalf);
+    if (!e.ok()) return hal::fail("fused: the expansion: ", e.error());
+    auto d = internal::lowerDepthwiseIntoInp(model, depthwise, dwView, lo, dwHalf);
+    if (!d.ok()) return hal::fail("fused: the depthwise layer: ", d.error());
+    auto p = internal::lowerPointwiseFromInp(model, pointwise, pwView, lo, pwHalf,
+                                             after ? &*after : nullptr);
+    if (!p.ok()) return hal::fail("fused: the projection: ", p.error());
+    halves[0].push_back(std::move(*e));
+    halves[1].push_back(std::move(*d));
+    halves[2].push_back(std::move(*p));
+    // The zero-point padding of the block's expanded rows, every channel tile: the rows
+    // above and below the image, and each image row's columns left and right of it. The
+    // load queue runs them ahead of the expansion's first loads (its first GEMM waits for
+    // those), and no REQUANT_STORE writes these bytes.
+    std::vector<firmware::Command> f;
+    auto fill = [&](uint64_t at, uint64_t bytes, uint64_t n) {
+      if (bytes > 0 && n > 0)
+        f.push_back(firmware::Command{
+            {},
+            internal::inpRowsLoad(true, zeroFill, 0, static_cast<uint32_t>(xBase + at), bytes,
+                                  static_cast<uint32_t>(n), 0, static_cast<uint32_t>(pitch), tiles,
+                                  0, static_cast<uint32_t>(xTile))});
+    };
+    const uint64_t top = static_cast<uint64_t>(ya - origin),
+                   bottom = static_cast<uint64_t>(yb - origin);
+    fill(0, pitch, top);
+    fill(bottom * pitch, pitch, nx - bottom);
+    fill(top * pitch, uint64_t{padLeft} * C, bottom - top);
+    fill(top * pitch + (uint64_t{padLeft} + g.inW) * C, pitch - (uint64_t{padLeft} + g.inW) * C,
+         bottom - top);
+    fills.push_back(std::move(f));
+  }
+  NNC_ASSIGN_OR_RETURN(CompiledStep step, mergeHalves(halves, {ex.outputs[0], dw.outputs[0]}, false,
+                                                      options.maxJobCommands, fills));
+  step.operation = expand;
+  step.type = ex.type;
+  step.fused = {depthwise, pointwise};
+  if (eltwise) step.fused.push_back(*eltwise);
+  const uint64_t expandedBytes = uint64_t{g.inH} * g.inW * g.inC;
+  NNC_TRY(summarize(
+      step, halves,
+      "fused inverted residual: " + halves[0][0].report.mapping + "; its rows into INP (" +
+          std::to_string(expandedBytes) +
+          " B never in DRAM, the depthwise unit's padding filled on chip); then " +
+          halves[1][0].report.mapping + "; its rows into INP (" +
+          std::to_string(uint64_t{rowsTotal} * rowBytes) + " B never in DRAM)" +
+          (halves[0].size() > 1 ? ", in " + std::to_string(halves[0].size()) + " blocks of " +
+                                      std::to_string(rows) + " rows (a job each)"
+                                : "") +
+          "; then " + halves[2][0].report.mapping,
+      options));
+  if (after) step.report.operation += " + " + after->name;
   return step;
 }
 

@@ -17,6 +17,12 @@
 // input's matching rows into WGT beside its weights, and ELTWISE (ISA 1.7) writes the
 // elementwise results into OUT, which the step stores: one plan (the GEMM engine's
 // elementwise epilogue), the convolution's output never in DRAM.
+//
+// A CONV_2D in front of such a depthwise -> pointwise pair (MobileNet-v2's expansion, or a
+// stem): its rows go into INP image row by image row, between zero-point padding the step
+// fills on chip, laid out as the depthwise half's loads would lay them, and the depthwise
+// half reads them there: three (with the ADD four) operations, neither expanded tensor in
+// DRAM.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +48,19 @@ namespace nncosim::driver {
 // elementwise operation's, fused = {pointwise, eltwise}.
 hal::Result<CompiledStep> lowerFusedDepthwisePointwise(
     const hal::Model& model, uint32_t depthwise, uint32_t pointwise,
+    const std::vector<ops::Shape>& shapes, const LoweringOptions& options,
+    std::optional<uint32_t> eltwise = std::nullopt);
+
+// Main-subgraph operations `expand` (a pointwise CONV_2D), `depthwise` (reading only its
+// output) and `pointwise` (a pointwise CONV_2D reading the depthwise output), MobileNet-v2's
+// inverted residual, as one step: the expansion's rows go into INP between the zero-point
+// padding the depthwise unit reads (filled on chip), the depthwise rows into INP as in
+// lowerFusedDepthwisePointwise, so neither expanded tensor passes through DRAM. One image,
+// by blocks of output rows (a job each; a block recomputes the expanded rows its filter
+// overlaps with the next). With `eltwise` the pointwise half ends with it as there.
+// CompiledStep::fused = {depthwise, pointwise[, eltwise]}.
+hal::Result<CompiledStep> lowerFusedInvertedResidual(
+    const hal::Model& model, uint32_t expand, uint32_t depthwise, uint32_t pointwise,
     const std::vector<ops::Shape>& shapes, const LoweringOptions& options,
     std::optional<uint32_t> eltwise = std::nullopt);
 

@@ -433,6 +433,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
             const bool lastChunk = k1 == K;
             const uint32_t o = toInp || !lastChunk ? 0 : ss.nextOutSlot();
             if (lastChunk && !toInp) ss.beginOutput();
+            std::vector<firmware::RequantStore> pendingRuns;  // the last tile's, to spread
             auto requantTile = [&](uint32_t q) {
               firmware::RequantStore r;
               r.outWidth = ob == 1   ? firmware::ElemWidth::kW8
@@ -452,7 +453,16 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
               r.shiftAddr = prm + shiftOffset;
               r.clampMin = spec.clampMin;
               r.clampMax = spec.clampMax;
-              if (toInp) {
+              if (toInp && P.requantInpRuns) {
+                r.toInp = true;
+                const uint32_t first = r.accAddr;
+                P.requantInpRuns(p0, rows, q, [&](uint32_t row, uint32_t n, uint32_t inpAddr) {
+                  r.accAddr = first + row * C * ab;
+                  r.rows = n;
+                  r.outAddr = inpAddr;
+                  pendingRuns.push_back(r);
+                });
+              } else if (toInp) {
                 r.toInp = true;
                 r.outAddr = P.requantInp(p0, q);
                 ss.compute(firmware::Command{{}, r});
@@ -467,7 +477,17 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
             size_t runIndex = r0;
             for (uint32_t q = qa; q < qb; ++q) {
               while (q >= runs[runIndex].q1) ++runIndex;
+              // A tile's REQUANT_STORE runs (requantInpRuns) spread among the next tile's
+              // GEMMs, the first after one of them: a REQUANT_STORE is accepted only once the
+              // one ahead of it completed and holds the completions of the tiles behind it,
+              // so back to back they would stall the GEMMs behind them.
+              const std::vector<firmware::RequantStore> spread = std::move(pendingRuns);
+              pendingRuns.clear();
+              size_t spreadNext = 0;
               for (uint32_t p = p0; p < p1; ++p) {
+                while (spreadNext < spread.size() &&
+                       (spreadNext + 1) * (p1 - p0) <= (p - p0) * (spread.size() + 1))
+                  ss.compute(firmware::Command{{}, spread[spreadNext++]});
                 firmware::Gemm g;
                 std::vector<firmware::CommandArgs> gemms;
                 g.mode = spec.wide ? firmware::GemmMode::kInt16 : firmware::GemmMode::kInt8;
@@ -502,8 +522,13 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
                     report.macs += uint64_t{w->m} * w->n * w->fh * w->fw;
                 }
               }
+              for (; spreadNext < spread.size(); ++spreadNext)
+                ss.compute(firmware::Command{{}, spread[spreadNext]});
               if (lastChunk) requantTile(q);
             }
+            for (const firmware::RequantStore& r : pendingRuns)
+              ss.compute(firmware::Command{{}, r});
+            pendingRuns.clear();
             canCut = k1 == K;
             if (k1 < K) continue;
             if (toInp) continue;

@@ -87,8 +87,19 @@ hal::Result<CompiledStep> lowerConv(const hal::Model& model, uint32_t index, con
 struct InpTensor {
   uint32_t base = 0, tileStride = 0;
 };
+// A fused inverted residual's expanded tensor in INP (lowerFusedInvertedResidual), laid out
+// for the depthwise unit: per channel tile `tileStride` bytes apart, rows of `pitch` bytes
+// (C bytes per pixel), the zero-point padding included: row 0 holds input row `rowOrigin`
+// (negative: padding rows), column 0 input column -padLeft. pitch 0 = none.
+struct PaddedInp {
+  uint32_t base = 0, tileStride = 0, pitch = 0, padLeft = 0;
+  int64_t rowOrigin = 0;
+};
 struct FusedHalf {
   InpTensor tensor;  // its base holds the first pixel of output row rowFirst
+  // With pitch != 0: the expansion half's rows go here (its output binding left unused),
+  // and the depthwise half reads its input here instead of loading it.
+  PaddedInp expanded;
   BufferWindow inp, wgt, prm;
   BufferWindow eltwiseInp;  // the pointwise half's elementwise rows, when one follows
   // The block of output rows (across batches) this half computes: [rowFirst, + rowCount);
@@ -98,10 +109,16 @@ struct FusedHalf {
   bool weightsOnce = false;
 };
 // DEPTHWISE_CONV_2D on the depthwise unit (DWCONV), its rows REQUANT_STOREd into
-// `half.tensor` (to_inp) instead of stored; its output binding is left unused.
+// `half.tensor` (to_inp) instead of stored; its output binding is left unused. With
+// `half.expanded`, its input is read there (no loads; the input binding is left unused).
 hal::Result<CompiledStep> lowerDepthwiseIntoInp(const hal::Model& model, uint32_t index,
                                                 const OpView& v, const LoweringOptions& options,
                                                 const FusedHalf& half);
+// A CONV_2D (window GEMMs over channel tiles or the raw pixels, A loaded from DRAM) whose
+// output rows [rowFirst, + rowCount) are REQUANT_STOREd into `half.expanded` (to_inp) image
+// row by image row, for the depthwise half after it; its output binding is left unused.
+hal::Result<CompiledStep> lowerConvIntoInp(const hal::Model& model, uint32_t index, const OpView& v,
+                                           const LoweringOptions& options, const FusedHalf& half);
 // A pointwise CONV_2D (window GEMMs over channel tiles) whose A is `half.tensor` in INP: no
 // loads of its input, whose binding is left unused. With `after`, an elementwise operation
 // applied to its rows (the GEMM engine's epilogue, its INP rows in `half.eltwiseInp`): the

@@ -151,19 +151,21 @@ std::map<std::pair<size_t, size_t>, std::pair<size_t, size_t>> markResident(cons
   return aliases;
 }
 
+// The preference's measure of a step: LOW_POWER's estimated energy, else cycles.
+double stepCost(const hal::Model& model, const LoweringOptions& lo, const CompiledStep& st) {
+  return lo.preference == hal::ExecutionPreference::LOW_POWER
+             ? estimatedEnergyPj(model, st, lo)
+             : static_cast<double>(st.report.estimatedCycles);
+}
+
 // Operation k's step becomes `fused` (which also runs operation `last`, whose step goes)
-// when the preference's measure (LOW_POWER's estimated energy, else cycles) of `fused` is
-// below the two steps'.
+// when the preference's measure of `fused` is below the two steps'.
 void adoptIfCheaper(const hal::Model& model, const LoweringOptions& lo, ModelPlan& plan, size_t k,
                     size_t last, CompiledStep fused) {
-  auto cost = [&](const CompiledStep& st) {
-    return lo.preference == hal::ExecutionPreference::LOW_POWER
-               ? estimatedEnergyPj(model, st, lo)
-               : static_cast<double>(st.report.estimatedCycles);
-  };
   PlannedOperation& a = plan.operations[k];
   PlannedOperation& b = plan.operations[last];
-  if (cost(fused) >= cost(a.step) + cost(b.step)) return;
+  if (stepCost(model, lo, fused) >= stepCost(model, lo, a.step) + stepCost(model, lo, b.step))
+    return;
   a.step = std::move(fused);
   b.step = CompiledStep{};
   b.fusedInto = static_cast<uint32_t>(k);
@@ -235,6 +237,87 @@ void fuseEltwiseAfter(const hal::Model& model, const std::vector<ops::Shape>& sh
   }
 }
 
+// Fuses each CONV_2D step with the fused depthwise step right after it that alone reads its
+// output (MobileNet-v2's expansion, depthwise and projection layers, or its stem and first
+// pair) into one step (fused_lowering.h), with the residual ADD (SUB, MUL) after the
+// projection when the pair took it or its own step is next, when the estimate says the
+// fused step costs less than the steps it replaces, its output lands in the layout the last
+// operation's readers were planned for, and its other inputs come from before it.
+void fuseInvertedResiduals(const hal::Model& model, const std::vector<ops::Shape>& shapes,
+                           ModelPlan& plan) {
+  const Readers readers = readersOf(model);
+  std::map<uint32_t, size_t> producer;
+  for (size_t k = 0; k < model.main.operations.size(); ++k)
+    for (uint32_t o : model.main.operations[k].outputs) producer[o] = k;
+  auto elementwise = [](hal::OperationType t) {
+    return t == hal::OperationType::ADD || t == hal::OperationType::SUB ||
+           t == hal::OperationType::MUL;
+  };
+  for (size_t k = 0; k + 2 < plan.operations.size(); ++k) {
+    const PlannedOperation& a = plan.operations[k];
+    const PlannedOperation& b = plan.operations[k + 1];
+    const hal::Operation& op = model.main.operations[k];
+    const std::vector<uint32_t>& tail = b.step.fused;
+    if (a.placement.target != Target::kNpu || b.placement.target != Target::kNpu || a.fusedInto ||
+        b.fusedInto || !a.step.fused.empty() || a.step.epilogue ||
+        op.type != hal::OperationType::CONV_2D || op.outputs.size() != 1 ||
+        !readers.onlyOne(op.outputs[0]) ||
+        model.main.operations[k + 1].type != hal::OperationType::DEPTHWISE_CONV_2D ||
+        tail.empty() || tail[0] != k + 2 || (tail.size() == 2 && tail[1] != k + 3) ||
+        tail.size() > 2 || b.step.outputs.size() != 1)
+      continue;
+    // The candidates: the pair's operations, and the elementwise step after them.
+    std::vector<std::vector<uint32_t>> tails = {tail};
+    const hal::Operation& projection = model.main.operations[k + 2];
+    if (tail.size() == 1 && k + 3 < plan.operations.size() && projection.outputs.size() == 1 &&
+        readers.onlyOne(projection.outputs[0])) {
+      const PlannedOperation& c = plan.operations[k + 3];
+      const hal::Operation& e = model.main.operations[k + 3];
+      if (c.placement.target == Target::kNpu && !c.fusedInto && c.step.fused.empty() &&
+          !c.step.epilogue && c.step.outputs.size() == 1 && elementwise(e.type) &&
+          e.inputs.size() >= 2 &&
+          (e.inputs[0] == projection.outputs[0]) != (e.inputs[1] == projection.outputs[0]))
+        tails.push_back({tail[0], static_cast<uint32_t>(k + 3)});
+    }
+    LoweringOptions lo = plan.options;
+    lo.tag = static_cast<uint32_t>(k) + 1;
+    std::optional<CompiledStep> best;
+    std::vector<uint32_t> bestTail;
+    double bestSaving = 0;
+    for (const std::vector<uint32_t>& t : tails) {
+      bool before = true;
+      for (uint32_t f : t)
+        for (uint32_t in : model.main.operations[f].inputs)
+          if (auto it = producer.find(in);
+              it != producer.end() && it->second >= k && it->second < f)
+            before = before && (it->second == f - 1);  // only the layer before it, in the step
+      if (!before) continue;
+      std::optional<uint32_t> eltwise;
+      if (t.size() == 2) eltwise = t[1];
+      auto fused = lowerFusedInvertedResidual(
+          model, static_cast<uint32_t>(k), static_cast<uint32_t>(k + 1), t[0], shapes, lo, eltwise);
+      const PlannedOperation& last = plan.operations[t.size() > tail.size() ? t.back() : k + 1];
+      if (!fused.ok() || fused->outputs.size() != 1 ||
+          fused->outputs[0].layout != last.step.outputs[0].layout)
+        continue;
+      double replaced = stepCost(model, lo, a.step) + stepCost(model, lo, b.step);
+      if (t.size() > tail.size()) replaced += stepCost(model, lo, last.step);
+      const double saving = replaced - stepCost(model, lo, *fused);
+      if (saving > bestSaving) {
+        bestSaving = saving;
+        best = std::move(*fused);
+        bestTail = t;
+      }
+    }
+    if (!best) continue;
+    plan.operations[k].step = std::move(*best);
+    for (size_t f : {size_t{k + 1}, size_t{bestTail[0]}, size_t{bestTail.back()}}) {
+      plan.operations[f].step = CompiledStep{};
+      plan.operations[f].fusedInto = static_cast<uint32_t>(k);
+    }
+  }
+}
+
 }  // namespace
 
 hal::Result<ModelPlan> compileModel(const hal::Model& model, const LoweringOptions& options) {
@@ -272,6 +355,7 @@ hal::Result<ModelPlan> compileModel(const hal::Model& model, const LoweringOptio
   if (options.fuseLayers) {
     fuseDepthwisePointwise(model, shapes, plan);
     fuseEltwiseAfter(model, shapes, plan);
+    fuseInvertedResiduals(model, shapes, plan);
   }
   const std::map<std::pair<size_t, size_t>, std::pair<size_t, size_t>> aliases =
       markResident(model, plan);

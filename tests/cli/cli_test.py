@@ -201,7 +201,7 @@ with tempfile.TemporaryDirectory() as tmp:
         # differing steps and fails, the SoC line says a fault is injected, and a difftest
         # over the same faulty SoC counts mismatches; the ISA model refuses the setting.
         rc, out, err = run("run", "--check", "--set", "fault_write_xor=1")
-        check("run --check catches a faulty NPU", rc == 1 and "MISMATCH step 0 (CONV_2D)" in err
+        check("run --check catches a faulty NPU", rc == 1 and "MISMATCH step 2 (CONV_2D)" in err
               and "FAULT INJECTED" in out and "every NPU step bit-exact" not in out,
               out[-500:] + err[-500:])
         rc, out, err = run("difftest", "--layers", "6", "--seed", "2", "--set", "fault_write_xor=1")

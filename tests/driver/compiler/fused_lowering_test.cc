@@ -4,7 +4,9 @@
 // through compileModel and check under the executor's cross-check; tensors larger than INP
 // fuse in blocks of rows, and one whose single row does not fit, or NCHW layers, are refused.
 // CONV_2D -> ADD / SUB / MUL (a residual's elementwise epilogue): random pairs bit-exact,
-// ResNet-like identity blocks through the executor, broadcasts refused.
+// ResNet-like identity blocks through the executor, broadcasts refused. Inverted residuals
+// (a convolution -> depthwise -> pointwise, the ADD after): random triples bit-exact as one
+// step, in blocks of rows, through the executor; several images refused.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -204,7 +206,12 @@ TEST(FusedLowering, ModelsFuseAndTheCrossCheckSeesTheChain) {
       for (const PlannedOperation& po : plan->operations)
         ASSERT_EQ(po.placement.target, Target::kNpu);
       EXPECT_EQ(plan->operations[2].fusedInto.has_value(), fuse) << plan->describe();
-      if (fuse) {
+      if (fuse && plan->operations[1].fusedInto) {
+        // The pointwise layer in front joined too (an inverted residual's three layers).
+        EXPECT_EQ(*plan->operations[1].fusedInto, 0u);
+        EXPECT_EQ(*plan->operations[2].fusedInto, 0u);
+        EXPECT_EQ(plan->operations[0].step.fused, (std::vector<uint32_t>{1, 2}));
+      } else if (fuse) {
         EXPECT_EQ(*plan->operations[2].fusedInto, 1u);
         EXPECT_EQ(plan->operations[1].step.fused, std::vector<uint32_t>{2});
         EXPECT_TRUE(plan->operations[2].step.commands.empty());
@@ -595,6 +602,151 @@ TEST(FusedLowering, InvertedResidualsFuseTheirAdd) {
     EXPECT_EQ(again[0].bytes, want[0].bytes);
   }
   EXPECT_GT(joined, 0);
+}
+
+// input [1, h, w, inC] -> CONV_2D (1x1, or 3x3 stride 2 SAME with `stem`) -> expC ->
+// DEPTHWISE_CONV_2D f x f (stride, padding, ReLU6) -> CONV_2D 1x1 -> outC, and with `add`
+// (outC = inC, stride 1, no stem) the ADD of the block's input: MobileNet-v2's inverted
+// residual, or its stem and first pair.
+Pair randomTriple(std::mt19937& rng, uint32_t h, uint32_t w, uint32_t inC, uint32_t expC,
+                  uint32_t outC, uint32_t f, uint32_t stride, bool same, bool stem, bool add) {
+  RandomQuant8 q(rng);
+  const OperandType t = q.type;
+  OneOpModel m;
+  const uint32_t x = m.input(t, {1, h, w, inC}, q.bytes(size_t{h} * w * inC), 0.05f, q.zp());
+  const uint32_t k = stem ? 3 : 1, s0 = stem ? 2 : 1;
+  const uint32_t eh = stem ? (h + 1) / 2 : h, ew = stem ? (w + 1) / 2 : w;
+  const uint32_t w0 =
+      m.constant(t, {expC, k, k, inC}, q.bytes(size_t{expC} * k * k * inC), 0.02f, q.zp());
+  const uint32_t b0 = m.constant(kI32, {expC}, q.ints(expC, 300), 0.05f * 0.02f);
+  const uint32_t e = m.output(t, {1, eh, ew, expC}, 0.06f, q.zp());
+  m.op(OperationType::CONV_2D,
+       {x, w0, b0, m.i32(1), m.i32(static_cast<int32_t>(s0)), m.i32(static_cast<int32_t>(s0)),
+        m.i32(3)},
+       {e});
+  const uint32_t oh = same ? (eh + stride - 1) / stride : (eh - f) / stride + 1;
+  const uint32_t ow = same ? (ew + stride - 1) / stride : (ew - f) / stride + 1;
+  const uint32_t wd = m.constant(t, {1, f, f, expC}, q.bytes(size_t{f} * f * expC), 0.03f, q.zp());
+  const uint32_t bd = m.constant(kI32, {expC}, q.ints(expC, 500), 0.06f * 0.03f);
+  const uint32_t mid = m.output(t, {1, oh, ow, expC}, 0.08f, q.zp());
+  m.op(OperationType::DEPTHWISE_CONV_2D,
+       {e, wd, bd, m.i32(same ? 1 : 2), m.i32(static_cast<int32_t>(stride)),
+        m.i32(static_cast<int32_t>(stride)), m.i32(1), m.i32(3)},
+       {mid});
+  const uint32_t wp =
+      m.constant(t, {outC, 1, 1, expC}, q.bytes(size_t{outC} * expC), 0.02f, q.zp());
+  const uint32_t bp = m.constant(kI32, {outC}, q.ints(outC, 800), 0.08f * 0.02f);
+  const uint32_t y = m.output(t, {1, oh, ow, outC}, 0.07f, q.zp());
+  m.op(OperationType::CONV_2D, {mid, wp, bp, m.i32(1), m.i32(1), m.i32(1), m.i32(0)}, {y});
+  std::vector<uint32_t> temps = {e, mid};
+  uint32_t out = y;
+  if (add) {
+    out = m.output(t, {1, oh, ow, outC}, 0.1f, q.zp());
+    m.op(OperationType::ADD, {y, x, m.i32(0)}, {out});
+    temps.push_back(y);
+  }
+  Pair p{m.build(), m.inputs(), ""};
+  hal::Subgraph& g = p.model.main;
+  for (uint32_t tmp : temps) g.operands[tmp].lifetime = hal::OperandLifeTime::TEMPORARY_VARIABLE;
+  g.outputIndexes = {out};
+  p.what = std::string(q.isSigned ? "int8" : "uint8") + " [1," + std::to_string(h) + "," +
+           std::to_string(w) + "," + std::to_string(inC) + "] " + (stem ? "3x3 s2" : "1x1") +
+           " -> " + std::to_string(expC) + ", dw " + std::to_string(f) + "x" + std::to_string(f) +
+           " s" + std::to_string(stride) + (same ? " SAME" : " VALID") + " -> " +
+           std::to_string(outC) + (add ? " + ADD" : "");
+  return p;
+}
+
+// Random inverted residuals as one step (lowerFusedInvertedResidual) on a strict interpreter
+// device: the output is the reference's, the estimate the run's cycles, and neither
+// expanded tensor is bound. Large ones run in blocks of rows, their halos recomputed.
+TEST(FusedLowering, RandomInvertedResidualsAreBitExact) {
+  std::mt19937 rng(31);
+  auto pick = [&](int lo, int hi) {
+    return static_cast<uint32_t>(std::uniform_int_distribution<int>(lo, hi)(rng));
+  };
+  int blocked = 0;
+  for (int i = 0; i < 24; ++i) {
+    const bool stem = i % 6 == 5, add = !stem && i % 3 == 0;
+    const uint32_t f = pick(0, 3) == 0 ? 5 : 3, stride = add ? 1 : pick(1, 2);
+    const bool same = add || pick(0, 2) != 0;
+    // Every fourth large enough for blocks of rows (its tensors pass INP).
+    const uint32_t h = i % 4 == 1 ? pick(40, 60) : pick(f + 1, 20);
+    const uint32_t w = i % 4 == 1 ? pick(40, 60) : pick(f + 1, 30);
+    const uint32_t inC = stem ? 3 : 8 * pick(1, 4), expC = 16 * pick(1, 6);
+    const uint32_t outC = add ? inC : 8 * pick(1, 5);
+    Pair p = randomTriple(rng, h, w, inC, expC, outC, f, stride, same, stem, add);
+    SCOPED_TRACE(p.what);
+    std::vector<hal::TensorValue> want;
+    ASSERT_EQ(referenceRun(p.model, p.inputs, want), "");
+    LoweringOptions o;
+    o.npu = array16();
+    std::optional<uint32_t> eltwise;
+    if (add) eltwise = 3;
+    auto step = lowerFusedInvertedResidual(p.model, 0, 1, 2, declaredShapes(p.model), o, eltwise);
+    ASSERT_TRUE(step.ok()) << step.error();
+    EXPECT_EQ(step->fused, add ? (std::vector<uint32_t>{1, 2, 3}) : (std::vector<uint32_t>{1, 2}));
+    // The ADD's other input is the block's input again (bound twice, read per block).
+    ASSERT_EQ(step->inputs.size(), add ? 2u : 1u);
+    ASSERT_EQ(step->outputs.size(), 1u);
+    EXPECT_EQ(step->outputs[0].operand, p.model.main.outputIndexes[0]);
+    const std::vector<hal::Operation>& ops = p.model.main.operations;
+    for (const std::vector<Binding>* bs : {&step->inputs, &step->outputs})
+      for (const Binding& b : *bs)
+        for (uint32_t between : {ops[0].outputs[0], ops[1].outputs[0]})
+          EXPECT_NE(b.operand, between);
+    blocked += step->report.jobs > 1;
+    InterpreterDevice dev(o.npu, 64ull << 20);
+    std::vector<std::vector<uint8_t>> out;
+    std::vector<std::vector<uint8_t>> in(step->inputs.size(), p.inputs[0].bytes);
+    auto stats = runStep(dev, *step, in, out);
+    ASSERT_TRUE(stats.ok()) << stats.error();
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0], want[0].bytes);
+    EXPECT_EQ(step->report.estimatedCycles, stats->cycles);
+  }
+  EXPECT_GE(blocked, 3);
+}
+
+// Through compileModel and the executor's cross-check: the expansion step takes the fused
+// depthwise step after it when the estimate says so (its output no CPU step and no model
+// output), and every value matches; several images keep the pair.
+TEST(FusedLowering, InvertedResidualsFuseThroughTheExecutor) {
+  std::mt19937 rng(37);
+  int triples = 0;
+  for (int i = 0; i < 6; ++i) {
+    const bool add = i % 2 == 0, stem = i == 5;
+    Pair p = randomTriple(rng, stem ? 56 : 28, stem ? 56 : 28, stem ? 3 : 24, 96 + 48 * (i % 2),
+                          stem ? 16 : 24, 3, add ? 1 : 2, true, stem, add);
+    SCOPED_TRACE(p.what);
+    std::vector<hal::TensorValue> want;
+    ASSERT_EQ(referenceRun(p.model, p.inputs, want), "");
+    auto plan = planOn16x16(p, true);
+    ASSERT_TRUE(plan.ok()) << plan.error();
+    if (plan->operations[1].fusedInto) {
+      ++triples;
+      EXPECT_EQ(*plan->operations[1].fusedInto, 0u);
+      for (size_t k = 2; k < plan->operations.size(); ++k)
+        EXPECT_EQ(plan->operations[k].fusedInto, std::optional<uint32_t>(0));
+    }
+    ExecutionReport report;
+    expectCheckedRun(p, *plan, want, report);
+    EXPECT_EQ(report.cpuSteps, 0);
+  }
+  EXPECT_GT(triples, 0);
+}
+
+TEST(FusedLowering, InvertedResidualsOfSeveralImagesAreRefused) {
+  std::mt19937 rng(41);
+  Pair p = randomTriple(rng, 12, 12, 16, 64, 16, 3, 1, true, false, false);
+  for (uint32_t o : {p.model.main.inputIndexes[0], p.model.main.operations[0].outputs[0],
+                     p.model.main.operations[1].outputs[0], p.model.main.operations[2].outputs[0]})
+    p.model.main.operands[o].dimensions[0] = 2;
+  LoweringOptions opt;
+  opt.npu = array16();
+  auto step = lowerFusedInvertedResidual(p.model, 0, 1, 2, declaredShapes(p.model), opt);
+  ASSERT_FALSE(step.ok());
+  EXPECT_NE(step.error().find("2 images"), std::string::npos) << step.error();
 }
 
 }  // namespace
