@@ -87,6 +87,14 @@ Readers readersOf(const hal::Model& model) {
   return r;
 }
 
+// The operation that writes each operand (operand -> main-subgraph operation index).
+std::map<uint32_t, size_t> producersOf(const hal::Model& model) {
+  std::map<uint32_t, size_t> producer;
+  for (size_t k = 0; k < model.main.operations.size(); ++k)
+    for (uint32_t o : model.main.operations[k].outputs) producer[o] = k;
+  return producer;
+}
+
 // Marks the bindings through which tensors stay in device DRAM between NPU steps: an NPU
 // step's input whose producer is an NPU step with an output binding of the same layout
 // (the consumer reads the producer's buffer), and a producer's output whose every reader is
@@ -202,9 +210,7 @@ void fuseDepthwisePointwise(const hal::Model& model, const std::vector<ops::Shap
 void fuseEltwiseAfter(const hal::Model& model, const std::vector<ops::Shape>& shapes,
                       ModelPlan& plan) {
   const Readers readers = readersOf(model);
-  std::map<uint32_t, size_t> producer;
-  for (size_t k = 0; k < model.main.operations.size(); ++k)
-    for (uint32_t o : model.main.operations[k].outputs) producer[o] = k;
+  const std::map<uint32_t, size_t> producer = producersOf(model);
   for (size_t k = 0; k < plan.operations.size(); ++k) {
     const PlannedOperation& a = plan.operations[k];
     const hal::Operation& op = model.main.operations[k];
@@ -246,9 +252,7 @@ void fuseEltwiseAfter(const hal::Model& model, const std::vector<ops::Shape>& sh
 void fuseInvertedResiduals(const hal::Model& model, const std::vector<ops::Shape>& shapes,
                            ModelPlan& plan) {
   const Readers readers = readersOf(model);
-  std::map<uint32_t, size_t> producer;
-  for (size_t k = 0; k < model.main.operations.size(); ++k)
-    for (uint32_t o : model.main.operations[k].outputs) producer[o] = k;
+  const std::map<uint32_t, size_t> producer = producersOf(model);
   auto elementwise = [](hal::OperationType t) {
     return t == hal::OperationType::ADD || t == hal::OperationType::SUB ||
            t == hal::OperationType::MUL;
