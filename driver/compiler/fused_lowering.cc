@@ -80,6 +80,33 @@ hal::Result<internal::EltwiseAfter> eltwiseAfterLayer(const hal::Model& model, u
   return internal::eltwiseAfter(v, e.inputs[0] == y ? 0 : 1);
 }
 
+// The elementwise operation `eltwise`, if any, after a fused step's pointwise layer `pw`.
+hal::Result<std::optional<internal::EltwiseAfter>> eltwiseAfterPointwise(
+    const hal::Model& model, const hal::Operation& pw, std::optional<uint32_t> eltwise,
+    const std::vector<ops::Shape>& shapes) {
+  if (!eltwise) return std::optional<internal::EltwiseAfter>{};
+  if (pw.outputs.size() != 1)
+    return hal::fail("fused: the pointwise layer has more than one output");
+  NNC_ASSIGN_OR_RETURN(auto after, eltwiseAfterLayer(model, pw.outputs[0], *eltwise, shapes));
+  return std::optional<internal::EltwiseAfter>{std::move(after)};
+}
+
+// Whether the CONV_2D `pw` reads the depthwise layer `dw`'s only output.
+hal::Status pointwiseReadsDepthwise(const hal::Operation& dw, const hal::Operation& pw) {
+  if (dw.outputs.size() != 1 || pw.inputs.empty() || pw.inputs[0] != dw.outputs[0])
+    return hal::fail("fused: the CONV_2D does not read the depthwise output");
+  return hal::Status::Ok();
+}
+
+// A block's `rows` of `rowsTotal` output rows (whole multiples of rowStep) evened out: the
+// same number of blocks, as even as the row tiles allow.
+uint64_t evenBlockRows(uint64_t rowsTotal, uint64_t rows, uint64_t rowStep) {
+  const uint64_t blocks = (rowsTotal + rows - 1) / rows;
+  if (blocks <= 1) return rows;
+  const uint64_t even = (rowsTotal + blocks - 1) / blocks;
+  return std::min(rows, (even + rowStep - 1) / rowStep * rowStep);
+}
+
 // One step of every block's halves (`halves[h][k]`: half h of block k): block k's job is
 // `lead[k]` (commands of its own, if given), then each half's commands in order (their ENDs
 // but the last dropped); with `pipelined` (two halves) the blocks are joined into pipelined
@@ -240,8 +267,9 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
   const hal::Operation& pw = model.main.operations.at(pointwise);
   if (dw.type != hal::OperationType::DEPTHWISE_CONV_2D || pw.type != hal::OperationType::CONV_2D)
     return hal::fail("fused: not a DEPTHWISE_CONV_2D and a CONV_2D");
-  if (dw.outputs.size() != 1 || pw.inputs.empty() || pw.inputs[0] != dw.outputs[0])
-    return hal::fail("fused: the CONV_2D does not read the depthwise output");
+  NNC_TRY(pointwiseReadsDepthwise(dw, pw));
+  NNC_ASSIGN_OR_RETURN(const std::optional<internal::EltwiseAfter> after,
+                       eltwiseAfterPointwise(model, pw, eltwise, shapes));
   const std::vector<uint32_t>& d = shapes.at(dw.outputs[0]).dimensions;
   const std::vector<uint32_t>& f = shapes.at(dw.inputs.at(1)).dimensions;
   if (d.size() != 4 || f.size() != 4) return hal::fail("fused: not 4-D");
@@ -258,11 +286,7 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
   if (rows == 0)
     return hal::fail("fused: not even ", rowStep, " rows of ", rowBytes,
                      " B between the layers fit in INP");
-  const uint64_t blocks = (rowsTotal + rows - 1) / rows;
-  if (blocks > 1) {  // the same number of blocks, as even as the row tiles allow
-    const uint64_t even = (rowsTotal + blocks - 1) / blocks;
-    rows = std::min(rows, (even + rowStep - 1) / rowStep * rowStep);
-  }
+  rows = evenBlockRows(rowsTotal, rows, rowStep);
   // The step in blocks of `rows` output rows: a job each, or pipelined (block_pipeline.h).
   auto plan = [&](uint64_t rows, bool pipelined) -> hal::Result<CompiledStep> {
     const uint64_t tileStride = rows * width * C, tensorBytes = tileStride * tiles;
@@ -273,12 +297,8 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
     pwHalf.weightsOnce = pipelined;
     // An elementwise operation after the pointwise one: its rows (a step's, ACC's rows of C
     // bytes at most) in INP below the tensor, taken from the depthwise half's slots.
-    std::optional<internal::EltwiseAfter> after;
     uint32_t eltwiseRows = 0;
-    if (eltwise) {
-      if (pw.outputs.size() != 1)
-        return hal::fail("fused: the pointwise layer has more than one output");
-      NNC_ASSIGN_OR_RETURN(after, eltwiseAfterLayer(model, pw.outputs[0], *eltwise, shapes));
+    if (after) {
       eltwiseRows = eltwiseRowBytes(npu);
       if (base < 2 * eltwiseRows)
         return hal::fail("fused: no room in INP for the ", after->name, "'s rows");
@@ -409,8 +429,7 @@ hal::Result<CompiledStep> lowerFusedInvertedResidual(const hal::Model& model, ui
     return hal::fail("fused: not a CONV_2D, a DEPTHWISE_CONV_2D and a CONV_2D");
   if (ex.outputs.size() != 1 || dw.inputs.empty() || dw.inputs[0] != ex.outputs[0])
     return hal::fail("fused: the depthwise layer does not read the expansion's output");
-  if (dw.outputs.size() != 1 || pw.inputs.empty() || pw.inputs[0] != dw.outputs[0])
-    return hal::fail("fused: the CONV_2D does not read the depthwise output");
+  NNC_TRY(pointwiseReadsDepthwise(dw, pw));
   internal::OpView exView(model, expand, shapes), dwView(model, depthwise, shapes),
       pwView(model, pointwise, shapes);
   NNC_ASSIGN_OR_RETURN(auto g,
@@ -419,12 +438,8 @@ hal::Result<CompiledStep> lowerFusedInvertedResidual(const hal::Model& model, ui
   if (g.batches != 1)
     return hal::fail("fused: an inverted residual of ", g.batches, " images (one only)");
   if (g.inC != g.outC) return hal::fail("fused: a depthwise multiplier other than 1");
-  std::optional<internal::EltwiseAfter> after;
-  if (eltwise) {
-    if (pw.outputs.size() != 1)
-      return hal::fail("fused: the pointwise layer has more than one output");
-    NNC_ASSIGN_OR_RETURN(after, eltwiseAfterLayer(model, pw.outputs[0], *eltwise, shapes));
-  }
+  NNC_ASSIGN_OR_RETURN(const std::optional<internal::EltwiseAfter> after,
+                       eltwiseAfterPointwise(model, pw, eltwise, shapes));
   const uint32_t R = npu.rows, C = npu.cols, tiles = (g.outC + C - 1) / C;
   const uint32_t sh = static_cast<uint32_t>(g.strideH), dh = static_cast<uint32_t>(g.dilationH);
   // The expanded tensor's padded rows: as wide as every DWCONV's span and the image.
@@ -450,11 +465,7 @@ hal::Result<CompiledStep> lowerFusedInvertedResidual(const hal::Model& model, ui
     if (!fits(b + rowStep) || b + rowStep >= rowsTotal) rows = b;
   if (rows == 0)
     return hal::fail("fused: not even ", rowStep, " rows of the inverted residual fit in INP");
-  const uint64_t blocks = (rowsTotal + rows - 1) / rows;
-  if (blocks > 1) {  // the same number of blocks, as even as the row tiles allow
-    const uint64_t even = (rowsTotal + blocks - 1) / blocks;
-    rows = std::min(rows, (even + rowStep - 1) / rowStep * rowStep);
-  }
+  rows = evenBlockRows(rowsTotal, rows, rowStep);
   const uint64_t tileStride = rows * g.outW * C, xTile = rowsX(rows) * pitch;
   const uint32_t base = static_cast<uint32_t>(npu.inpBytes - tileStride * tiles) & ~63u;
   const uint32_t xBase = static_cast<uint32_t>(base - eltwiseRows - xTile * tiles) & ~63u;
