@@ -1204,7 +1204,6 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
     // The step's pixels, image row by image row, between the expanded tensor's padding
     // columns (its rows wider than the image's by them).
     const PaddedInp x = fused->expanded;
-    prob.requantInp = [](uint32_t, uint32_t) { return 0u; };  // into INP; the runs say where
     prob.requantInpRuns = [=](uint32_t p0, uint32_t rows, uint32_t q,
                               const GemmProblem::RunVisitor& visit) {
       const uint64_t px0 = firstPixel(p0);

@@ -178,8 +178,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   // The elementwise epilogue's regions: a step's rows (rowCap of C bytes at most) in INP
   // and in each of D WGT slots, and its record, at the top of the windows.
   const bool epi = spec.eltwise.has_value();
-  if (epi && (spec.problems.size() != 1 || ob != 1 || spec.wide ||
-              static_cast<bool>(spec.problems[0].requantInp)))
+  if (epi && (spec.problems.size() != 1 || ob != 1 || spec.wide || spec.problems[0].intoInp()))
     return hal::fail("GEMM plan: an elementwise epilogue needs one problem of 8-bit outputs");
   if (epi && uint64_t{rowCap} * C > 65535)
     return hal::fail("GEMM plan: a step's rows pass ELTWISE's 65535 elements");
@@ -429,7 +428,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
             // The last chunk requantizes: channel tile q's REQUANT_STORE right after its
             // GEMMs, so it runs beside tile q + 1's (ISA 1.10; they write other ACC rows).
             // Into INP (a fused step) they are plain computes of the step.
-            const bool toInp = static_cast<bool>(P.requantInp);
+            const bool toInp = P.intoInp();
             const bool lastChunk = k1 == K;
             const uint32_t o = toInp || !lastChunk ? 0 : ss.nextOutSlot();
             if (lastChunk && !toInp) ss.beginOutput();

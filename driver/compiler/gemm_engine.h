@@ -109,11 +109,13 @@ struct GemmProblem {
   // p0 on, go to INP at requantInp(p0, q) (REQUANT_STORE to_inp, ISA 1.9), where the step's
   // next operation reads them; storeOut is not called and OUT is not used.
   std::function<uint32_t(uint32_t p0, uint32_t q)> requantInp;
-  // Optional, with requantInp: the step's `rows` rows from row tile p0 on as runs, each
-  // visit(first row, rows, INP address) one REQUANT_STORE (a fused step's expansion layer
-  // writes each image row between the zero-point columns of its padded tensor).
+  // Optional, instead of requantInp: the step's `rows` rows from row tile p0 on as runs,
+  // each visit(first row, rows, INP address) one REQUANT_STORE (a fused step's expansion
+  // layer writes each image row between the zero-point columns of its padded tensor).
   using RunVisitor = std::function<void(uint32_t row, uint32_t rows, uint32_t inpAddr)>;
   std::function<void(uint32_t p0, uint32_t rows, uint32_t q, const RunVisitor&)> requantInpRuns;
+  // Whether the rows go into INP (either of the two).
+  bool intoInp() const { return requantInp || requantInpRuns; }
 };
 
 // A part [base, base + bytes) of an on-chip buffer; bytes 0 = the whole buffer.
