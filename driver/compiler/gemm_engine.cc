@@ -141,8 +141,21 @@ struct Phase {
 };
 
 uint64_t loadBytes(const firmware::DmaLoad& d) { return uint64_t{d.count0} * d.count1 * d.count2; }
+
 uint64_t storeBytes(const firmware::DmaStore& d) {
   return uint64_t{d.count0} * d.count1 * d.count2;
+}
+
+// What placing REQUANT_STORE runs among GEMMs counts with, in the cost model's terms: a
+// run's cycles (two rows per cycle), a tile's on the array or the depthwise unit.
+uint64_t runCycles(const firmware::RequantStore& r, const CostModel& cost) {
+  return (uint64_t{r.rows} + 1) / 2 + cost.requantOverhead;
+}
+uint64_t tileCycles(const firmware::CommandArgs& x, const CostModel& cost) {
+  if (const auto* g = std::get_if<firmware::Gemm>(&x))
+    return std::max<uint64_t>(g->k, cost.gemmSpacing);
+  if (const auto* w = std::get_if<firmware::Dwconv>(&x)) return uint64_t{w->fh} * w->fw;
+  return 0;
 }
 
 }  // namespace
@@ -339,6 +352,16 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
       maxBlock = std::max(maxBlock, block);
       report.rowTilesPerStep = maxBlock;
       const uint32_t pEnd = P.firstRowTile + P.rowTiles;
+      // The cost model's default figures place REQUANT_STORE runs (a heuristic: any order
+      // means the same, the ISA keeping the compute queue's order).
+      const CostModel cost;
+      // The last tile's REQUANT_STORE runs of a step (requantInpRuns), carried into the next
+      // row block's first tile instead of running back to back at the step's end.
+      std::vector<firmware::RequantStore> carried;
+      auto flushCarried = [&]() {
+        for (const firmware::RequantStore& r : carried) ss.compute(firmware::Command{{}, r});
+        carried.clear();
+      };
       for (uint32_t p0 = P.firstRowTile; p0 < pEnd;) {
         const uint32_t p1 = std::min(pEnd, p0 + block);
         std::vector<uint32_t> rowBase(p1 - p0 + 1, 0);  // rows before row tile p in the block
@@ -365,6 +388,11 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
           const bool chunked = !singleChunk;
           for (uint32_t k0 = 0; k0 < K; k0 += kChunk) {
             const uint32_t k1 = chunked ? std::min(K, k0 + kChunk) : K;
+            // Carried runs stay in their job, and spread among GEMMs that write other ACC
+            // rows: the first tile's [0, rows) against theirs.
+            if (!carried.empty() && (options.maxJobCommands || chunked || r0 > 0 ||
+                                     carried.front().accAddr < rows * C * ab))
+              flushCarried();
             NNC_TRY(nextStep());
             const uint32_t s = ss.nextStepSlot();
             ss.beginStep();
@@ -432,7 +460,9 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
             const bool lastChunk = k1 == K;
             const uint32_t o = toInp || !lastChunk ? 0 : ss.nextOutSlot();
             if (lastChunk && !toInp) ss.beginOutput();
-            std::vector<firmware::RequantStore> pendingRuns;  // the last tile's, to spread
+            // The last tile's runs, to spread (the previous step's at first).
+            std::vector<firmware::RequantStore> pendingRuns = std::move(carried);
+            carried.clear();
             auto requantTile = [&](uint32_t q) {
               firmware::RequantStore r;
               r.outWidth = ob == 1   ? firmware::ElemWidth::kW8
@@ -477,16 +507,20 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
             for (uint32_t q = qa; q < qb; ++q) {
               while (q >= runs[runIndex].q1) ++runIndex;
               // A tile's REQUANT_STORE runs (requantInpRuns) spread among the next tile's
-              // GEMMs, the first after one of them: a REQUANT_STORE is accepted only once the
-              // one ahead of it completed and holds the completions of the tiles behind it,
-              // so back to back they would stall the GEMMs behind them.
+              // GEMMs: a REQUANT_STORE is accepted only once the one ahead of it completed,
+              // and the commands behind it wait for that, so each run goes where the GEMMs
+              // ahead of it (in their cycles) cover the drain of its rows (the first) or the
+              // run before it (the others).
               const std::vector<firmware::RequantStore> spread = std::move(pendingRuns);
               pendingRuns.clear();
               size_t spreadNext = 0;
+              uint64_t elapsed = 0, due = 0;
               for (uint32_t p = p0; p < p1; ++p) {
-                while (spreadNext < spread.size() &&
-                       (spreadNext + 1) * (p1 - p0) <= (p - p0) * (spread.size() + 1))
+                while (spreadNext < spread.size() && elapsed >= due) {
+                  due = elapsed + runCycles(spread[spreadNext], cost) +
+                        (spreadNext == 0 ? cost.gemmDrain : 0);
                   ss.compute(firmware::Command{{}, spread[spreadNext++]});
+                }
                 firmware::Gemm g;
                 std::vector<firmware::CommandArgs> gemms;
                 g.mode = spec.wide ? firmware::GemmMode::kInt16 : firmware::GemmMode::kInt8;
@@ -514,6 +548,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
                 }
                 for (const firmware::CommandArgs& x : gemms) {
                   ss.compute(firmware::Command{{}, x});
+                  elapsed += tileCycles(x, cost);
                   ++report.gemms;
                   if (const auto* gm = std::get_if<firmware::Gemm>(&x))
                     report.macs += uint64_t{gm->m} * gm->n * gm->k;
@@ -525,8 +560,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
                 ss.compute(firmware::Command{{}, spread[spreadNext]});
               if (lastChunk) requantTile(q);
             }
-            for (const firmware::RequantStore& r : pendingRuns)
-              ss.compute(firmware::Command{{}, r});
+            carried = std::move(pendingRuns);
             pendingRuns.clear();
             canCut = k1 == K;
             if (k1 < K) continue;
@@ -554,6 +588,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
         }
         p0 = p1;
       }
+      flushCarried();
     }
   }
   NNC_TRY(measure());
