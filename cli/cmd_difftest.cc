@@ -49,7 +49,7 @@ int cmdDifftest(const Args& args) {
   uint32_t maxSpatial = 20, maxChannels = 48, maxBatch = 3;
   double quant16x8 = verify::difftest::GeneratorOptions{}.quant16x8;
   size_t maxFailures = 50;
-  bool verbose = false, fusedPairs = false;
+  bool verbose = false, fusedPairs = false, invertedResiduals = false;
   desc.add_options()("layers,n", po::value(&layers)->default_value(layers), "random layers to run")(
       "seed,s", po::value(&seed)->default_value(seed),
       "run seed (layer i is generated from seed and i)")(
@@ -86,15 +86,21 @@ int cmdDifftest(const Args& args) {
       "draw pairs instead of single layers, half and half: a DEPTHWISE_CONV_2D and the "
       "pointwise CONV_2D that reads its output, or a CONV_2D and the ADD, SUB or MUL that "
       "reads its output, which the driver fuses into one step (ISA 1.9)")(
-      "max-failures", po::value(&maxFailures)->default_value(maxFailures),
-      "failures listed in the summary")("verbose,v", po::bool_switch(&verbose),
-                                        "one line per layer: outcome, cycles, parameters");
+      "inverted-residuals", po::bool_switch(&invertedResiduals),
+      "draw inverted residuals instead of single layers: a pointwise CONV_2D expansion, a "
+      "DEPTHWISE_CONV_2D and a pointwise CONV_2D projection, and where the shapes allow, half "
+      "of the time, the ADD of the block's input, which the driver fuses whole (its rows into INP "
+      "in segments, ISA "
+      "1.13)")("max-failures", po::value(&maxFailures)->default_value(maxFailures),
+               "failures listed in the summary")("verbose,v", po::bool_switch(&verbose),
+                                                 "one line per layer: outcome, cycles, parameters");
   po::positional_options_description pos;
   po::variables_map vm;
   int exit = 0;
   const char* usage =
       "nncosim difftest [--layers N] [--seed S] [--first I] [--backend sim|isa] [--op CONV_2D|...] "
-      "[--fused-pairs] [--mapping M] [--preference P] [--set k=v] [--verbose]";
+      "[--fused-pairs|--inverted-residuals] [--mapping M] [--preference P] [--set k=v] "
+      "[--verbose]";
   if (!parseOptions(args, usage, desc, pos, vm, &exit)) return exit;
 
   verify::difftest::DifftestOptions opt;
@@ -106,6 +112,12 @@ int cmdDifftest(const Args& args) {
   opt.generator.maxBatch = maxBatch;
   opt.generator.quant16x8 = quant16x8;
   opt.generator.fusedPairs = fusedPairs;
+  opt.generator.invertedResiduals = invertedResiduals;
+  if (fusedPairs && invertedResiduals) {
+    std::cerr << "nncosim difftest: --fused-pairs and --inverted-residuals draw different "
+                 "layers; give one\n";
+    return 2;
+  }
   for (const std::string& list : opNames) {
     std::stringstream ss(list);
     std::string name;

@@ -181,6 +181,9 @@ module nnc_compute
     acc_elem_bytes = acc64 ? 40'd8 : 40'd4;
   endfunction
 
+  // A REQUANT_STORE's segments (ISA 1.13) may skip this many C-byte vectors at most.
+  logic [39:0] c_seg_skip;
+  assign c_seg_skip = c_r.segments ? 40'(c_r.seg_gaps) * 40'(c_r.seg_gap) : 40'd0;
   always_comb begin
     logic [39:0] eb, wb, ob, inp_end, acc_end;
     c_oob     = 1'b0;
@@ -269,7 +272,7 @@ module nnc_compute
                  AccBytes)) begin
           c_oob = 1'b1;
           c_oob_buf = nnc_isa_pkg::BufferAcc;
-        end else if (over(40'(c_r.out_addr) + 40'(c_r.rows) * 40'(Cols) * ob,
+        end else if (over(40'(c_r.out_addr) + (40'(c_r.rows) + c_seg_skip) * 40'(Cols) * ob,
                           c_r.to_inp ? InpBytes : OutBytes)) begin
           c_oob = 1'b1;
           c_oob_buf = c_r.to_inp ? nnc_isa_pkg::BufferInp : nnc_isa_pkg::BufferOut;
@@ -556,6 +559,10 @@ module nnc_compute
   logic [12:0]           rq_issued_q, rq_written_q;  // rows (a pair's count may pass rows)
   logic                  rq_pair_q;      // two int32 rows per cycle (8- or 16-bit outputs)
   logic                  rq_pend_q;      // ACC read issued last cycle
+  // Segments (ISA 1.13): the pair's column in its segment, gaps taken, vectors skipped.
+  logic [11:0]           rq_col_q;
+  logic [7:0]            rq_gaps_q;
+  logic [19:0]           rq_skip_q;
   // ACC reads waiting for the requant unit, as read: C*8 bytes, one row of C int64 or two
   // rows of C int32 (a pair: the requant unit's 2C lanes take both in one cycle).
   logic [Cols*64-1:0]    rf_in, rf_head;  // the read entering the FIFO, the oldest one
@@ -827,7 +834,10 @@ module nnc_compute
   endfunction
   logic [39:0] rq_acc_end, rq_out_end;
   assign rq_acc_end = 40'(rq_q.acc_addr) + 40'(rq_q.rows) * 40'(Cols) * acc_elem_bytes(rq_q.acc64);
-  assign rq_out_end = 40'(rq_q.out_addr) + 40'(rq_q.rows) * 40'(Cols);  // to_inp: 8-bit rows
+  // to_inp: 8-bit rows, and every gap the segments may take (ISA 1.13).
+  assign rq_out_end = 40'(rq_q.out_addr) +
+                      (40'(rq_q.rows) + (rq_q.segments ? 40'(rq_q.seg_gaps) * 40'(rq_q.seg_gap)
+                                                       : 40'd0)) * 40'(Cols);
   baddr_t c_acc_addr, c_inp_addr;
   assign c_acc_addr = c_is_dw ? c_w.acc_addr : c_g.acc_addr;
   assign c_inp_addr = c_is_dw ? c_w.inp_addr : c_g.inp_addr;
@@ -924,7 +934,7 @@ module nnc_compute
     // to_inp: the same rows into INP (8-bit only, the decode check's rule: the pair's 2C
     // bytes fit the INP port of 2 * Rows bytes).
     inp_we_o    = rq_out_valid && rq_q.to_inp;
-    inp_waddr_o = out_waddr_o;
+    inp_waddr_o = rq_q.out_addr + BAddrW'((32'(rq_written_q) + 32'(rq_skip_q)) * Cols);
     inp_wdata_o = (Rows*16)'(out_wdata_o);
     inp_wbe_o   = (Rows*2)'(out_wbe_o);
     if (ew_out_we) begin
@@ -1023,6 +1033,9 @@ module nnc_compute
       rq_hi_q        <= '0;
       rq_issued_q    <= '0;
       rq_written_q   <= '0;
+      rq_col_q       <= '0;
+      rq_gaps_q      <= '0;
+      rq_skip_q      <= '0;
       rq_pair_q      <= 1'b0;
       rq_pend_q      <= 1'b0;
       rq_ahead_q     <= '0;
@@ -1052,6 +1065,9 @@ module nnc_compute
               rq_pstep_q   <= '0;
               rq_issued_q  <= '0;
               rq_written_q <= '0;
+              rq_col_q     <= c_r.seg_first;
+              rq_gaps_q    <= '0;
+              rq_skip_q    <= '0;
               rq_pair_q    <= !c_r.acc64 && c_r.out_width != nnc_isa_pkg::ElemWidthW32;
               rq_lo_q      <= clamp32(c_r.clamp_min, t_min, t_max);
               rq_hi_q      <= clamp32(c_r.clamp_max, t_min, t_max);
@@ -1142,6 +1158,16 @@ module nnc_compute
       if (rq_issue) rq_issued_q <= rq_issued_q + (rq_pair_q ? 13'd2 : 13'd1);
       rq_pend_q <= rq_issue;
       if (rq_out_valid) rq_written_q <= rq_written_q + rq_step;
+      // Segments (ISA 1.13): a gap after a pair that fills its segment, while gaps are left.
+      if (rq_out_valid && rq_q.segments) begin
+        if (13'(rq_col_q) + 13'd1 >= 13'(rq_q.seg_pairs) && rq_gaps_q < rq_q.seg_gaps) begin
+          rq_col_q  <= '0;
+          rq_gaps_q <= rq_gaps_q + 8'd1;
+          rq_skip_q <= rq_skip_q + 20'(rq_q.seg_gap);
+        end else begin
+          rq_col_q <= rq_col_q + 12'd1;
+        end
+      end
       if (rq_last_write) rq_state_q <= RqIdle;
 
       // --- densify ---

@@ -158,6 +158,41 @@ uint64_t tileCycles(const firmware::CommandArgs& x, const CostModel& cost) {
   return 0;
 }
 
+// A tile's REQUANT_STORE runs into a padded image (one per image row, `C`-byte 8-bit rows,
+// contiguous in ACC) as one REQUANT_STORE with segments (ISA 1.13) when they allow: the
+// same gap between every two runs, the middle ones whole image rows of an even width W,
+// the first's rows even (its pairs then never straddle a gap). Unchanged otherwise.
+std::vector<firmware::RequantStore> segmentedRuns(std::vector<firmware::RequantStore> runs,
+                                                  uint32_t C) {
+  if (runs.size() < 2 || runs.size() - 1 > 255) return runs;
+  const firmware::RequantStore& first = runs.front();
+  const uint64_t rowsW = runs.size() > 2 ? runs[1].rows : first.rows;
+  uint64_t rows = 0;
+  std::optional<uint64_t> gap;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const firmware::RequantStore& r = runs[i];
+    if (r.acc64 || !r.toInp || r.segments || r.accAddr != first.accAddr + rows * C * 4) return runs;
+    if (i > 0 && i + 1 < runs.size() && r.rows != rowsW) return runs;
+    if (i > 0) {
+      const firmware::RequantStore& prev = runs[i - 1];
+      const uint64_t end = uint64_t{prev.outAddr} + uint64_t{prev.rows} * C;
+      if (r.outAddr < end || (r.outAddr - end) % C) return runs;
+      if (gap && *gap != (r.outAddr - end) / C) return runs;
+      gap = (r.outAddr - end) / C;
+    }
+    rows += r.rows;
+  }
+  if (rowsW % 2 || first.rows % 2 || first.rows > rowsW || rows > 4095 || *gap > 4095) return runs;
+  firmware::RequantStore m = first;
+  m.rows = static_cast<uint32_t>(rows);
+  m.segments = true;
+  m.segGaps = static_cast<uint32_t>(runs.size() - 1);
+  m.segPairs = static_cast<uint32_t>(rowsW / 2);
+  m.segFirst = static_cast<uint32_t>((rowsW - first.rows) / 2);
+  m.segGap = static_cast<uint32_t>(*gap);
+  return {m};
+}
+
 }  // namespace
 
 namespace {
@@ -485,12 +520,15 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
               if (toInp && P.requantInpRuns) {
                 r.toInp = true;
                 const uint32_t first = r.accAddr;
+                std::vector<firmware::RequantStore> tileRuns;
                 P.requantInpRuns(p0, rows, q, [&](uint32_t row, uint32_t n, uint32_t inpAddr) {
                   r.accAddr = first + row * C * ab;
                   r.rows = n;
                   r.outAddr = inpAddr;
-                  pendingRuns.push_back(r);
+                  tileRuns.push_back(r);
                 });
+                for (const firmware::RequantStore& x : segmentedRuns(std::move(tileRuns), C))
+                  pendingRuns.push_back(x);
               } else if (toInp) {
                 r.toInp = true;
                 r.outAddr = P.requantInp(p0, q);

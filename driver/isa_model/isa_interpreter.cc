@@ -831,8 +831,10 @@ struct RequantFootprint {
 };
 RequantFootprint requantFootprint(const firmware::RequantStore& r, uint32_t C) {
   const uint32_t perParam = r.perChannel ? C : 1;
+  // Segments (ISA 1.13): every gap it may take, in C-byte vectors of 8-bit rows.
+  const uint64_t gaps = r.segments ? uint64_t{r.segGaps} * r.segGap : 0;
   return {uint64_t{r.accAddr} + uint64_t{r.rows} * C * accElemBytes(r.acc64),
-          uint64_t{r.outAddr} + uint64_t{r.rows} * C * widthBytes(r.outWidth),
+          uint64_t{r.outAddr} + (uint64_t{r.rows} + gaps) * C * widthBytes(r.outWidth),
           uint64_t{r.biasAddr} + 4 * uint64_t{C},
           uint64_t{r.multAddr} + 4 * uint64_t{perParam},
           uint64_t{r.shiftAddr} + perParam,
@@ -1123,7 +1125,23 @@ void Machine::requant(const firmware::RequantStore& r, std::vector<Access>& acce
     lo = r.outSigned ? -(int64_t{1} << (bits - 1)) : 0;
     hi = r.outSigned ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
   }
-  for (uint32_t row = 0; row < r.rows; ++row)
+  // Where each row goes: its index, plus the gaps taken before its pair (ISA 1.13).
+  // The written spans, one per segment, are its accesses (the gaps are not written).
+  uint64_t skipped = 0, spanFrom = r.outAddr, spanTo = r.outAddr;
+  uint32_t column = r.segFirst, gapsTaken = 0;
+  const uint64_t rowBytes = uint64_t{C} * ob;
+  for (uint32_t row = 0; row < r.rows; ++row) {
+    const uint64_t at = row + skipped;
+    spanTo = r.outAddr + (at + 1) * rowBytes;
+    if (r.segments && row % 2 == 1 && ++column >= r.segPairs && gapsTaken < r.segGaps) {
+      column = 0;
+      ++gapsTaken;
+      skipped += r.segGap;
+      if (row + 1 < r.rows) {
+        accesses.push_back({outSpace, spanFrom, spanTo, true});
+        spanFrom = r.outAddr + (at + 1 + r.segGap) * rowBytes;
+      }
+    }
     for (uint32_t j = 0; j < C; ++j) {
       const uint32_t pj = r.perChannel ? j : 0;
       const uint8_t* a = buffers_[2].data() + r.accAddr + (size_t{row} * C + j) * ab;
@@ -1147,12 +1165,13 @@ void Machine::requant(const firmware::RequantStore& r, std::vector<Access>& acce
           static_cast<int32_t>(static_cast<uint32_t>(scaled) + static_cast<uint32_t>(r.outZp));
       y = std::max<int64_t>(std::min<int64_t>(y, r.clampMax), r.clampMin);
       y = std::max(std::min(y, hi), lo);
-      uint8_t* p = buffers_[outSpace].data() + r.outAddr + (size_t{row} * C + j) * ob;
+      uint8_t* p = buffers_[outSpace].data() + r.outAddr + (size_t{at} * C + j) * ob;
       const auto v = static_cast<uint32_t>(static_cast<int32_t>(y));
       for (uint32_t b = 0; b < ob; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));
     }
+  }
   accesses.push_back({2, r.accAddr, fp.accHi, false});
-  accesses.push_back({outSpace, r.outAddr, fp.outHi, true});
+  accesses.push_back({outSpace, spanFrom, spanTo, true});
   if (r.biasEn) accesses.push_back({4, r.biasAddr, fp.biasHi, false});
   accesses.push_back({4, r.multAddr, fp.multHi, false});
   accesses.push_back({4, r.shiftAddr, fp.shiftHi, false});

@@ -3,14 +3,16 @@
 // every write). Each iteration is one job: a k-major GEMM of M x K x C from the image, its
 // rows requantized to 8 bits straight into INP (random signs, zero points, per-channel or
 // per-tensor parameters, clamps; the rows anywhere in INP, past OUT's capacity too, now and
-// then over the GEMM's own operand or ending at INP's last byte), a window GEMM of the same
-// queue reading those rows back as pixel vectors, its ACC rows and the written INP rows
-// stored by DMA and checked against ops/quant; meanwhile the load queue writes another INP
-// region, so the DMA and the requant unit meet on INP's write port. In turn, one fault:
-// to_inp with 16-bit outputs (bad_field at out_width) or rows one byte past INP (dma_oob
-// naming INP). Then a timed stretch (32 REQUANT_STOREs of R rows into INP against the same
-// into OUT) and a dump of the whole of INP against the mirror: nothing was written where it
-// should not be.
+// then over the GEMM's own operand or ending at INP's last byte; every other chain in
+// segments with random gaps, ISA 1.13), a window GEMM of the same queue reading INP back
+// as pixel vectors from the rows' first, its ACC rows and the INP bytes the rows span
+// stored by DMA and checked against ops/quant and the mirror; meanwhile the load queue
+// writes another INP region, so the DMA and the requant unit meet on INP's write port. In
+// turn, one fault: to_inp with 16-bit outputs (bad_field at out_width), rows one byte past
+// INP (dma_oob naming INP), segments with int64 rows (bad_field at segments) or segments
+// whose gaps would pass INP (dma_oob naming INP). Then a timed stretch (32 REQUANT_STOREs of R rows
+// into INP against the same into OUT) and a dump of the whole of INP against the mirror: nothing
+// was written where it should not be.
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -36,8 +38,27 @@ static_assert(kInpImage + kInpBufBytes <= kWgtImage, "INP image overlaps the WGT
 static_assert(kAccImage + kTileBytes <= kInpDump, "ACC image overlaps the INP dump");
 struct Tally {
   uint64_t chains = 0, rows = 0, pastOut = 0, atEnd = 0, overOperand = 0, reloadBytes = 0,
-           faults = 0;
+           faults = 0, segmented = 0, gapsTaken = 0;
 };
+
+// Where each row of a REQUANT_STORE with segments lands, in C-byte vectors from out_addr
+// (docs/isa.md, ISA 1.13): a gap of seg_gap vectors after each pair that fills its segment
+// (the first holds seg_pairs - seg_first pairs) while fewer than seg_gaps were taken.
+std::vector<uint32_t> rowVectors(const RequantStore& r, uint64_t& gapsTaken) {
+  std::vector<uint32_t> at(r.rows);
+  uint32_t skip = 0, column = r.segFirst, taken = 0;
+  for (uint32_t pair = 0; 2 * pair < r.rows; ++pair) {
+    for (uint32_t i = 2 * pair; i < std::min(r.rows, 2 * pair + 2); ++i) at[i] = i + skip;
+    if (!r.segments) continue;
+    if (++column >= r.segPairs && taken < r.segGaps) {
+      column = 0;
+      ++taken;
+      skip += r.segGap;
+    }
+  }
+  gapsTaken += taken;
+  return at;
+}
 
 int64_t rndIn(std::mt19937_64& rng, int64_t a, int64_t b) {
   return a + static_cast<int64_t>(rng() % static_cast<uint64_t>(b - a + 1));
@@ -63,8 +84,20 @@ void chainCase(Npu& npu, std::mt19937_64& rng, std::vector<uint8_t>& inp, Failur
   g1.wgtAddr = static_cast<uint32_t>(rnd(0, kWgtImageBytes - K * kC));
   g1.accAddr = static_cast<uint32_t>(rnd(0, 7)) * kTileBytes;
   const Requant8 q = randomRequant8(rng, mem, kPrmImage);
-  // The requantized rows: anywhere, at INP's end, or over GEMM 1's operand (read already).
-  const uint32_t rowBytes = M * kC;
+  RequantStore rq = q.command(g1.accAddr, M, 0, true);
+  if (t.chains % 2) {  // segments: short ones, gaps of 0 to 8 vectors, a first one of any column
+    rq.segments = true;
+    rq.segPairs = static_cast<uint32_t>(rnd(0, 4));
+    rq.segFirst = static_cast<uint32_t>(rnd(0, 5));
+    rq.segGap = static_cast<uint32_t>(rnd(0, 8));
+    rq.segGaps = static_cast<uint32_t>(rnd(0, 6));
+    ++t.segmented;
+  }
+  uint64_t gapsTaken = 0;
+  const std::vector<uint32_t> at = rowVectors(rq, gapsTaken);
+  // The requantized rows: anywhere, at INP's end, or over GEMM 1's operand (read already);
+  // their footprint counts every gap they may take.
+  const uint32_t rowBytes = (M + (rq.segments ? rq.segGaps * rq.segGap : 0)) * kC;
   uint32_t x;
   switch (rng() % 4) {
     case 0:
@@ -110,18 +143,19 @@ void chainCase(Npu& npu, std::mt19937_64& rng, std::vector<uint8_t>& inp, Failur
   }
   for (uint32_t b = 0; b < reloadBytes; ++b) mem[kReload + b] = static_cast<uint8_t>(rng());
 
-  // Reference: GEMM 1 from the mirror, the rows into the mirror, GEMM 2 from the mirror.
+  // Reference: GEMM 1 from the mirror, the rows into the mirror (where their segments put
+  // them), GEMM 2 from the mirror.
   auto elem = [](uint8_t v, bool s) { return s ? int64_t{static_cast<int8_t>(v)} : int64_t{v}; };
-  std::vector<uint8_t> rows(rowBytes);
+  const std::vector<uint8_t> gemm1Inp(inp.begin() + g1.inpAddr, inp.begin() + g1.inpAddr + K * kR);
   for (uint32_t i = 0; i < M; ++i)
     for (uint32_t j = 0; j < kC; ++j) {
       int64_t s = 0;
       for (uint32_t k = 0; k < K; ++k)
-        s += (elem(inp[g1.inpAddr + k * kR + i], g1.aSigned) - g1.aZp) *
+        s += (elem(gemm1Inp[k * kR + i], g1.aSigned) - g1.aZp) *
              (elem(mem[kWgtImage + g1.wgtAddr + k * kC + j], g1.bSigned) - g1.bZp);
-      rows[i * kC + j] = q.apply(static_cast<uint32_t>(s), j);
+      inp[x + at[i] * kC + j] = q.apply(static_cast<uint32_t>(s), j);
     }
-  std::copy(rows.begin(), rows.end(), inp.begin() + x);
+  const std::vector<uint8_t> rows(inp.begin() + x, inp.begin() + x + rowBytes);
   std::copy(mem.begin() + kReload, mem.begin() + kReload + reloadBytes, inp.begin() + reloadAddr);
   std::vector<uint32_t> want(kR * kC, 0);
   for (uint32_t i = 0; i < M; ++i)
@@ -144,7 +178,8 @@ void chainCase(Npu& npu, std::mt19937_64& rng, std::vector<uint8_t>& inp, Failur
     s.push_back(cmd(
         load(Buffer::kInp, ElemWidth::kW8, kReload, 0, 0, reloadAddr, 0, 0, reloadBytes, 1, 1)));
   s.push_back(cmd(g1, true));
-  s.push_back(cmd(q.command(g1.accAddr, M, x, true)));
+  rq.outAddr = x;
+  s.push_back(cmd(rq));
   s.push_back(cmd(g2, false, false, false, true));
   s.push_back(cmd(accStore(g2.accAddr, M, g2.n, kAccOut), true));
   DmaStore st;
@@ -160,7 +195,11 @@ void chainCase(Npu& npu, std::mt19937_64& rng, std::vector<uint8_t>& inp, Failur
   s.push_back(cmd(e));
   std::ostringstream what;
   what << "chain " << t.chains << ": GEMM M=" << M << " K=" << K << " -> " << (int)M
-       << " rows into INP at " << x << " -> window GEMM vec=" << g2.vec << " n=" << g2.n;
+       << " rows into INP at " << x;
+  if (rq.segments)
+    what << " (segments: seg_pairs " << rq.segPairs << ", seg_first " << rq.segFirst << ", seg_gap "
+         << rq.segGap << ", seg_gaps " << rq.segGaps << ")";
+  what << " -> window GEMM vec=" << g2.vec << " n=" << g2.n;
   if (!runJob(npu, s, e.tag, f, what.str(), 400000)) return;
   for (uint32_t b = 0; b < rowBytes; ++b)
     if (mem[kRowsOut + b] != rows[b]) {
@@ -172,6 +211,7 @@ void chainCase(Npu& npu, std::mt19937_64& rng, std::vector<uint8_t>& inp, Failur
   checkAcc(mem, kAccOut, want, M, g2.n, f, what.str());
   ++t.chains;
   t.rows += M;
+  t.gapsTaken += gapsTaken;
   t.reloadBytes += reloadBytes;
   last = q;
 }
@@ -186,10 +226,26 @@ void faultCase(Npu& npu, std::mt19937_64& rng, int kind, const Requant8& q, Fail
     wantCode = static_cast<uint32_t>(ErrCode::kBadField);
     wantInfo = 12;  // out_width: word 0 bits 13:12
     what = "REQUANT_STORE to_inp of 16-bit outputs";
-  } else {
+  } else if (kind == 1) {
     r.outAddr = kInpBufBytes - rows * kC + 1;
     wantInfo = static_cast<uint32_t>(Buffer::kInp);
     what = "REQUANT_STORE to_inp one byte past INP";
+  } else if (kind == 2) {
+    r.segments = true;
+    r.acc64 = true;
+    r.segPairs = 1;
+    wantCode = static_cast<uint32_t>(ErrCode::kBadField);
+    wantInfo = 2 * 32 + 23;  // segments: word 2 bit 23
+    what = "REQUANT_STORE with segments of int64 rows";
+  } else {
+    // The rows fit; the gaps they may take pass INP's end by a byte.
+    r.segments = true;
+    r.segPairs = 1;
+    r.segGap = static_cast<uint32_t>(rndIn(rng, 1, 8));
+    r.segGaps = static_cast<uint32_t>(rndIn(rng, 1, 8));
+    r.outAddr = kInpBufBytes - (rows + r.segGaps * r.segGap) * kC + 1;
+    wantInfo = static_cast<uint32_t>(Buffer::kInp);
+    what = "REQUANT_STORE whose segments' gaps pass INP by a byte";
   }
   const CommandWords bad = encode(Command{Deps{}, r});  // unchecked: the NPU must refuse it
   if (wantCode == static_cast<uint32_t>(ErrCode::kBadField) &&
@@ -250,7 +306,7 @@ TestbenchResult runNpuInpPath(const TestbenchOptions& opt) {
   const uint64_t c0 = npu.cycle();
   for (uint64_t it = 0; it < iterations && f.first.empty(); ++it) {
     chainCase(npu, rng, inp, f, t, last);
-    if (f.first.empty()) faultCase(npu, rng, static_cast<int>(it % 2), last, f, t);
+    if (f.first.empty()) faultCase(npu, rng, static_cast<int>(it % 4), last, f, t);
     res.iterations = it + 1;
   }
   const uint64_t randomCycles = npu.cycle() - c0;
@@ -261,15 +317,17 @@ TestbenchResult runNpuInpPath(const TestbenchOptions& opt) {
   for (const auto& v : npu.mem().violations()) f.fail("AXI protocol: " + v);
   if (f.first.empty() && (t.atEnd == 0 || t.pastOut == 0 || t.overOperand == 0))
     f.fail("the rows never ended at INP's end, passed OUT's capacity or covered the operand");
+  if (f.first.empty() && iterations >= 8 && (t.segmented == 0 || t.gapsTaken == 0))
+    f.fail("no chain wrote rows in segments with a gap");
   res.cycles = npu.cycle();
   std::ostringstream os;
   os << t.chains << " GEMM -> REQUANT_STORE to_inp -> window GEMM chains (" << t.rows
      << " rows into INP: " << t.atEnd << " ending at its last byte, " << t.pastOut
      << " past OUT's capacity, " << t.overOperand << " over the GEMM's operand; " << t.reloadBytes
      << " bytes loaded into INP meanwhile) exact vs ops/quant (" << randomCycles << " cycles); "
-     << t.faults
-     << " faults (16-bit outputs: bad_field; one byte past INP: dma_oob) as documented; 32 "
-        "back-to-back REQUANT_STOREs of "
+     << t.segmented << " of them in segments, " << t.gapsTaken << " gaps taken; " << t.faults
+     << " faults (16-bit outputs, segments of int64 rows: bad_field; one byte past INP, gaps "
+        "past INP: dma_oob) as documented; 32 back-to-back REQUANT_STOREs of "
      << kR << " rows: " << toInp << " cycles into INP, " << toOut
      << " into OUT; the whole of INP equal to its mirror";
   return finish(res, f, os.str());

@@ -539,6 +539,29 @@ std::vector<Case> cases() {
            }
            return only(c);
          }});
+  // The same rows in segments (ISA 1.13): 14 rows, then a gap of 2 vectors (a padded 14-wide
+  // image's row and its padding), beside the load.
+  v.push_back(
+      {"8x (GEMM k=64 ; REQUANT to_inp rows=64 in segments of 14 ; window GEMM k=16) || "
+       "load 16384 B",
+       [=](const Ctx& x) {
+         std::vector<Command> c;
+         c.push_back(Command{{}, load(x.src, Buffer::kInp, 131072, 4096, 4, 4096, 4096)});
+         for (uint32_t i = 0; i < 8; ++i) {
+           c.push_back(Command{{}, gemm(64, false, 0)});
+           firmware::RequantStore r = requant(64, 0, 65536 + (i % 2) * 2048);
+           r.toInp = true;
+           r.segments = true;
+           r.segPairs = 7;
+           r.segGap = 2;
+           r.segGaps = 4;
+           c.push_back(Command{{}, r});
+           firmware::Gemm g = windowGemm(16, 16, 1, 1, 16, 4096);
+           g.inpAddr = r.outAddr;
+           c.push_back(Command{{}, g});
+         }
+         return only(c);
+       }});
   // A double-buffered loop: load A (k*16 B) -> GEMM -> REQUANT -> store 256 B.
   for (uint32_t k : {32u, 256u})
     v.push_back({"pipeline 16 steps k=" + std::to_string(k), [=](const Ctx& x) {

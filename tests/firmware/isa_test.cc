@@ -65,6 +65,33 @@ void repairWindow(Command& c, const std::string& fixed = "") {
   g->k = g->vec * g->taps * g->tiles;
 }
 
+// REQUANT_STORE's segments (ISA 1.13) go into INP from int32 rows only, and their fields are
+// zero without them: a draw keeps them as drawn (about half of the time) where they can
+// hold, and a pinned field's value wins.
+void repairSegments(Command& c, const std::string& fixed = "") {
+  auto* r = std::get_if<RequantStore>(&c.args);
+  if (r == nullptr) return;
+  const std::map<std::string, uint32_t*> fields{{"seg_gaps", &r->segGaps},
+                                                {"seg_pairs", &r->segPairs},
+                                                {"seg_first", &r->segFirst},
+                                                {"seg_gap", &r->segGap}};
+  bool on = r->segments;
+  if (auto it = fields.find(fixed); it != fields.end()) {
+    on = on || *it->second != 0;
+  } else if (fixed == "to_inp" || fixed == "acc64" || fixed == "out_width") {
+    on = on && r->toInp && !r->acc64 && r->outWidth == ElemWidth::kW8;
+  }
+  r->segments = on;
+  if (on) {
+    r->toInp = true;
+    r->acc64 = false;
+    r->outWidth = ElemWidth::kW8;
+    return;
+  }
+  for (auto& [name, v] : fields)
+    if (name != fixed) *v = 0;
+}
+
 // A random valid command of opcode `op` (fields drawn in range, retried until the
 // cross-field rules hold).
 Command randomCommand(std::mt19937_64& rng, const OpcodeInfo& info) {
@@ -81,6 +108,7 @@ Command randomCommand(std::mt19937_64& rng, const OpcodeInfo& info) {
       EXPECT_TRUE(setField(c, f.name, v).ok());
     }
     repairWindow(c);
+    repairSegments(c);
     if (validate(c).ok()) return c;
   }
   ADD_FAILURE() << "could not draw a valid " << info.name;
@@ -138,6 +166,7 @@ TEST(Isa, EveryFieldAtItsLimits) {
           Command c = randomCommand(rng, info);
           ASSERT_TRUE(setField(c, f.name, v).ok());
           repairWindow(c, f.name);
+          repairSegments(c, f.name);
           if (!validate(c).ok()) continue;
           tested = true;
           auto d = decode(encode(c));
@@ -287,7 +316,7 @@ TEST(Isa, Acc64FieldPositions) {
   auto dr = decode(w);
   ASSERT_TRUE(dr.ok()) << dr.error();
   EXPECT_TRUE(std::get<RequantStore>(dr->args).acc64);
-  w[2] |= 1u << 23;  // bit 22 is ISA 1.9's to_inp, 23 and up are reserved
+  w[2] |= 1u << 23;  // bit 22 is ISA 1.9's to_inp, 23 ISA 1.13's segments (int32 rows only)
   EXPECT_FALSE(decode(w).ok());
   EXPECT_NE(disassemble(*dr).find("acc64=1"), std::string::npos) << disassemble(*dr);
 }
@@ -314,6 +343,54 @@ TEST(Isa, ToInpFieldPositionAndRule) {
   w = encode(Command{Deps{}, r});
   EXPECT_TRUE(decode(w).ok());
   EXPECT_EQ(w[2], 0u);
+}
+
+// ISA 1.13 added segments (REQUANT_STORE word 2 bit 23, reserved before) with seg_gaps
+// (word 2 bits 31:24), seg_pairs, seg_first and seg_gap (bits 31:20 of words 3, 4 and 5):
+// into INP only, int32 rows only, every segment field zero without it, so an encoding
+// without them decodes as in 1.12.
+TEST(Isa, SegmentFieldPositionsAndRules) {
+  RequantStore r;
+  r.rows = 2;
+  r.toInp = true;
+  r.segments = true;
+  r.segGaps = 0xAB;
+  r.segPairs = 0x123;
+  r.segFirst = 0x456;
+  r.segGap = 0x789;
+  CommandWords w = encode(Command{Deps{}, r});
+  EXPECT_EQ(w[2], (1u << 22) | (1u << 23) | (0xABu << 24));
+  EXPECT_EQ(w[3], 0x123u << 20);
+  EXPECT_EQ(w[4], 0x456u << 20);
+  EXPECT_EQ(w[5], 0x789u << 20);
+  auto d = decode(w);
+  ASSERT_TRUE(d.ok()) << d.error();
+  const auto& back = std::get<RequantStore>(d->args);
+  EXPECT_TRUE(back.segments);
+  EXPECT_EQ(back.segGaps, 0xABu);
+  EXPECT_EQ(back.segPairs, 0x123u);
+  EXPECT_EQ(back.segFirst, 0x456u);
+  EXPECT_EQ(back.segGap, 0x789u);
+  EXPECT_NE(disassemble(*d).find("seg_gap=1929"), std::string::npos) << disassemble(*d);
+  // Into OUT: bad_field at segments (word 2 bit 23).
+  RequantStore bad = r;
+  bad.toInp = false;
+  EXPECT_EQ(check(encode(Command{Deps{}, bad})).code, ErrCode::kBadField);
+  EXPECT_EQ(check(encode(Command{Deps{}, bad})).bit, 2 * 32 + 23);
+  // int64 rows: bad_field at segments.
+  bad = r;
+  bad.acc64 = true;
+  EXPECT_EQ(check(encode(Command{Deps{}, bad})).bit, 2 * 32 + 23);
+  // A segment field without segments: bad_field at the field.
+  bad = r;
+  bad.segments = false;
+  bad.segGaps = 0;
+  bad.segPairs = 0;
+  bad.segFirst = 0;
+  EXPECT_EQ(check(encode(Command{Deps{}, bad})).code, ErrCode::kBadField);
+  EXPECT_EQ(check(encode(Command{Deps{}, bad})).bit, 5 * 32 + 20);
+  bad.segGap = 0;
+  EXPECT_TRUE(decode(encode(Command{Deps{}, bad})).ok());
 }
 
 // ISA 1.2 added wgt8 (GEMM word 4 bit 17, reserved in 1.1): 8-bit weights under int16
@@ -454,8 +531,9 @@ TEST(IsaRegisters, IdSpellsNnc1) {
 TEST(IsaRegisters, ConfigReportsTheHardwareContract) {
   // 1.4-1.10 (fill, window, DWCONV, ELTWISE and POOL, POOL trunc, REQUANT_STORE to_inp,
   // REQUANT_STORE beside the tiles) keep 1.3's registers; 1.11 adds INP's line; 1.12
-  // deepens the command queues (the same registers report them).
-  EXPECT_EQ(kIsaVersion, (1u << 16) | 12u);
+  // deepens the command queues (the same registers report them); 1.13 (REQUANT_STORE
+  // segments) adds none.
+  EXPECT_EQ(kIsaVersion, (1u << 16) | 13u);
   std::map<uint32_t, uint32_t> used;  // offset -> mask bits taken
   std::set<std::string> reported;
   for (const reg::ConfigReport& c : reg::kConfigReports) {

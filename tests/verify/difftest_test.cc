@@ -207,6 +207,48 @@ TEST(Difftest, RunnerOnTheInterpreterIsBitExact) {
   EXPECT_EQ(s.byOperation.size(), randomLayerTypes().size());
 }
 
+// Inverted residuals (`--inverted-residuals`): valid models of one image whose operations
+// run in order (expansion, depthwise, projection, and where the shape allows, half of the
+// time, an ADD of the block's input), bit-exact on the strict interpreter, most of them as
+// one fused step.
+TEST(Difftest, InvertedResidualsAreValidAndFuseBitExact) {
+  GeneratorOptions g;
+  g.invertedResiduals = true;
+  int adds = 0;
+  for (uint64_t i = 0; i < 300; ++i) {
+    const RandomLayer L = randomLayer(layerSeed(23, i), g);
+    ASSERT_TRUE(driver::validateModelForExecution(L.model).ok())
+        << L.description << ": " << driver::validateModelForExecution(L.model).error();
+    const std::vector<hal::Operation>& ops = L.model.main.operations;
+    ASSERT_GE(ops.size(), 3u) << L.description;
+    EXPECT_EQ(ops[0].type, hal::OperationType::CONV_2D);
+    EXPECT_EQ(ops[1].type, hal::OperationType::DEPTHWISE_CONV_2D);
+    EXPECT_EQ(ops[2].type, hal::OperationType::CONV_2D);
+    EXPECT_EQ(ops[1].inputs[0], ops[0].outputs[0]);
+    EXPECT_EQ(ops[2].inputs[0], ops[1].outputs[0]);
+    if (ops.size() == 4) {
+      ++adds;
+      EXPECT_EQ(ops[3].type, hal::OperationType::ADD);
+    }
+    ASSERT_EQ(L.inputs.size(), 1u);
+    EXPECT_EQ(L.model.main.operands[L.model.main.inputIndexes[0]].dimensions[0], 1u);
+  }
+  EXPECT_GT(adds, 15);  // where the pair keeps the block's shape (stride 1, SAME or 1 x 1)
+  EXPECT_LT(adds, 200);
+  InterpreterDevice dev;
+  NnapiDriver npu(&dev), ref(nullptr);
+  DifftestOptions o;
+  o.seed = 5;
+  o.layers = 100;
+  o.generator = g;
+  const DifftestSummary s = runDifftest({npu, "isa", ref, "ref"}, o, {});
+  for (const LayerResult& f : s.failures)
+    ADD_FAILURE() << "layer " << f.index << ": " << f.description << "\n" << f.detail;
+  EXPECT_TRUE(s.ok());
+  EXPECT_EQ(s.npuChecked, 100u);
+  EXPECT_GT(s.fusedChecked, 60u);
+}
+
 // TRANSPOSE_CONV_2D on the NPU (the convolution of its zero-inserted input): every layer
 // of every kind the generator draws (strides, paddings, 16x8) NPU-checked and bit-exact.
 TEST(Difftest, TransposeConvolutionsRunOnTheNpuBitExact) {

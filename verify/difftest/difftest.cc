@@ -187,7 +187,7 @@ LayerResult runLayer(const RandomLayer& layer, uint64_t index, const DifftestDri
     if (r.detail.empty()) r.detail = "on the CPU (no reason given)";
   } else if (!rep.steps.empty()) {
     r.mapping = rep.steps.front().note;
-    r.fused = r.mapping.rfind("fused:", 0) == 0;
+    r.fused = r.mapping.rfind("fused", 0) == 0;  // "fused: ..." or "fused inverted residual: ..."
   }
   // Outputs are compared even for a fallback: the CPU path must agree too.
   const std::string diff = compareOutputs(got, want);

@@ -1463,6 +1463,95 @@ RandomLayer randomConvEltwisePair(Rng& r, const GeneratorOptions& opt) {
   return L;
 }
 
+// An inverted residual, MobileNet-v2's block: a pointwise CONV_2D expansion of a model
+// input, randomFusedPair's depthwise and pointwise layers over its output (one image), and
+// half the time, where the shapes allow, the ADD of the block's input: what the driver
+// fuses whole when its estimate wins (its expansion's rows into INP in segments, ISA 1.13).
+// The expansion's quantization is drawn from its own accumulators; the depthwise filter's
+// scale takes the change of its input's scale, so the pair's multipliers stay as drawn.
+RandomLayer randomInvertedResidual(Rng& r, const GeneratorOptions& opt) {
+  GeneratorOptions pairOptions = opt;
+  pairOptions.maxBatch = 1;
+  RandomLayer L = randomFusedPair(r, pairOptions);
+  L.type = OperationType::CONV_2D;
+  hal::Model m = std::move(L.model);
+  const uint32_t e = m.main.inputIndexes.at(0), y = m.main.outputIndexes.at(0);
+  const std::vector<uint32_t> eDims = m.main.operands[e].dimensions;  // [1, h, w, c]
+  const std::vector<uint32_t> yDims = m.main.operands[y].dimensions;
+  const OperandType t = m.main.operands[e].type;
+  const QRange q = rangeOf(t);
+  const uint32_t h = eDims[1], w = eDims[2], c = eDims[3];
+  const bool add = yDims[1] == h && yDims[2] == w && r.coin();
+  const uint32_t inC = add ? yDims[3] : randomChannels(r, std::max<uint32_t>(1, opt.maxChannels));
+  std::string inPattern, wPattern, biasKind;
+  const int32_t inZp = randomZeroPoint(r, q);
+  const std::vector<int32_t> x = randomValues(r, size_t{h} * w * inC, q, inZp, &inPattern);
+  const bool pc = r.coin(0.4);
+  const QRange fq = rangeOf(pc ? kPerChannel : t);
+  const int32_t fZp = pc ? 0 : randomZeroPoint(r, fq);
+  const std::vector<int32_t> wv = randomValues(r, size_t{c} * inC, fq, fZp, &wPattern);
+  std::vector<Column> cols(c);
+  for (size_t p = 0; p < size_t{h} * w; ++p)
+    for (uint32_t o = 0; o < c; ++o) {
+      int64_t acc = 0;
+      for (uint32_t i = 0; i < inC; ++i)
+        acc += (int64_t{x[p * inC + i]} - inZp) * (int64_t{wv[size_t{o} * inC + i]} - fZp);
+      cols[o].add(acc);
+    }
+  for (Column& col : cols) col.finish();
+  const int32_t act = r.range(0, 3);
+  const ConvQuant cq = drawConvQuant(r, cols, pc, act, q, false, &biasKind);
+
+  // The pair's input becomes the expansion's output, in the expansion's quantization.
+  hal::Operand& mid = m.main.operands[e];
+  const float ratio = mid.scale / cq.out.outScale;
+  mid.scale = cq.out.outScale;
+  mid.zeroPoint = cq.out.outZp;
+  mid.lifetime = hal::OperandLifeTime::TEMPORARY_VARIABLE;
+  hal::Operand& dwFilter = m.main.operands[m.main.operations.at(0).inputs.at(1)];
+  if (dwFilter.channelQuant)
+    for (float& s : dwFilter.channelQuant->scales) s *= ratio;
+  else
+    dwFilter.scale *= ratio;
+  m.main.inputIndexes.clear();
+  hal::ModelBuilder b(std::move(m));
+  const std::vector<uint32_t> in =
+      addConvOperands(b, t, {1, h, w, inC}, inZp, wv, {c, 1, 1, inC}, t, fZp, pc, 0, cq);
+  b.addOperation(OperationType::CONV_2D,
+                 {in[0], in[1], in[2], b.addInt32(ops::conv::kPaddingValid), b.addInt32(1),
+                  b.addInt32(1), b.addInt32(act)},
+                 {e});
+  L.inputs.assign(1, tensorValue(t, {1, h, w, inC}, x));
+  std::ostringstream d;
+  d << "CONV_2D 1x1 [1, " << h << ", " << w << ", " << inC << "] -> " << c
+    << (pc ? " per-channel" : "") << " act " << activationName(act) << " | zp in " << inZp
+    << " | data " << inPattern << " weights " << wPattern << " bias " << biasKind << " -> "
+    << L.description;
+  if (add) {
+    // The block's output: the ADD of the projection and the block's input, either side.
+    hal::Model built = b.build();
+    built.main.outputIndexes.clear();
+    built.main.operands[y].lifetime = hal::OperandLifeTime::TEMPORARY_VARIABLE;
+    const float sy = built.main.operands[y].scale;
+    const float so = static_cast<float>(std::max(sy, cq.out.inScale) * r.logUniform(0.4, 5));
+    const int32_t zo = randomZeroPoint(r, q), a2 = r.range(0, 3);
+    const bool convFirst = r.coin();
+    b = hal::ModelBuilder(std::move(built));
+    const uint32_t out = b.addOutput(t, yDims, so, zo);
+    b.addOperation(OperationType::ADD,
+                   {convFirst ? y : in[0], convFirst ? in[0] : y, b.addInt32(a2)}, {out});
+    d << " -> ADD" << (convFirst ? " (block, input)" : " (input, block)") << " act "
+      << activationName(a2) << " | out " << zo << " scale " << fmt(so);
+  }
+  L.model = b.build();
+  // The expansion first: operations in the order they run.
+  std::vector<hal::Operation>& ops = L.model.main.operations;
+  const auto expansion = ops.begin() + 2;
+  std::rotate(ops.begin(), expansion, expansion + 1);
+  L.description = d.str();
+  return L;
+}
+
 const std::vector<hal::OperationType>& randomLayerTypes() {
   static const std::vector<hal::OperationType> kTypes = {
       OperationType::CONV_2D,         OperationType::DEPTHWISE_CONV_2D,
@@ -1500,6 +1589,11 @@ uint64_t layerSeed(uint64_t runSeed, uint64_t index) {
 RandomLayer randomLayer(uint64_t seed, const GeneratorOptions& options) {
   Rng r(seed);
   std::vector<hal::OperationType> types;
+  if (options.invertedResiduals) {
+    RandomLayer L = randomInvertedResidual(r, options);
+    L.seed = seed;
+    return L;
+  }
   if (options.fusedPairs) {
     // The two kinds of fused steps, half and half.
     RandomLayer L = r.coin() ? randomFusedPair(r, options) : randomConvEltwisePair(r, options);

@@ -47,12 +47,17 @@ struct GeneratorOptions {
   // that reads its output, or a CONV_2D and the ADD, SUB or MUL that reads its output: the
   // pairs the driver fuses into one step (`nncosim difftest --fused-pairs`).
   bool fusedPairs = false;
+  // Instead of single layers, inverted residuals: a pointwise CONV_2D expansion, a
+  // DEPTHWISE_CONV_2D over its output and a pointwise CONV_2D projection, and where the
+  // shapes allow, half of the time, the ADD of the block's input; one image: what the driver
+  // fuses whole (`nncosim difftest --inverted-residuals`).
+  bool invertedResiduals = false;
 };
 
 struct RandomLayer {
   uint64_t seed = 0;
   hal::OperationType type = hal::OperationType::CONV_2D;
-  hal::Model model;  // one operation (two for a fused pair), inputs = its runtime operands
+  hal::Model model;  // one operation (two to four for fused ones), inputs = its runtime operands
   std::vector<hal::TensorValue> inputs;  // per model.main.inputIndexes
   std::string description;               // one line: every parameter of the layer
 };

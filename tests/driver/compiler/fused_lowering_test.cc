@@ -659,13 +659,15 @@ Pair randomTriple(std::mt19937& rng, uint32_t h, uint32_t w, uint32_t inC, uint3
 
 // Random inverted residuals as one step (lowerFusedInvertedResidual) on a strict interpreter
 // device: the output is the reference's, the estimate the run's cycles, and neither
-// expanded tensor is bound. Large ones run in blocks of rows, their halos recomputed.
+// expanded tensor is bound. Large ones run in blocks of rows, their halos recomputed. The
+// expansion writes a channel tile's rows with one REQUANT_STORE in segments (ISA 1.13)
+// where the rows allow (an even width), else one per image row.
 TEST(FusedLowering, RandomInvertedResidualsAreBitExact) {
   std::mt19937 rng(31);
   auto pick = [&](int lo, int hi) {
     return static_cast<uint32_t>(std::uniform_int_distribution<int>(lo, hi)(rng));
   };
-  int blocked = 0;
+  int blocked = 0, segmented = 0;
   for (int i = 0; i < 24; ++i) {
     const bool stem = i % 6 == 5, add = !stem && i % 3 == 0;
     const uint32_t f = pick(0, 3) == 0 ? 5 : 3, stride = add ? 1 : pick(1, 2);
@@ -696,6 +698,12 @@ TEST(FusedLowering, RandomInvertedResidualsAreBitExact) {
         for (uint32_t between : {ops[0].outputs[0], ops[1].outputs[0]})
           EXPECT_NE(b.operand, between);
     blocked += step->report.jobs > 1;
+    const bool segments =
+        std::any_of(step->commands.begin(), step->commands.end(), [](const firmware::Command& c) {
+          const auto* r = std::get_if<firmware::RequantStore>(&c.args);
+          return r && r->segments;
+        });
+    segmented += segments;
     InterpreterDevice dev(o.npu, 64ull << 20);
     std::vector<std::vector<uint8_t>> out;
     std::vector<std::vector<uint8_t>> in(step->inputs.size(), p.inputs[0].bytes);
@@ -706,6 +714,7 @@ TEST(FusedLowering, RandomInvertedResidualsAreBitExact) {
     EXPECT_EQ(step->report.estimatedCycles, stats->cycles);
   }
   EXPECT_GE(blocked, 3);
+  EXPECT_GE(segmented, 6);
 }
 
 // Through compileModel and the executor's cross-check: the expansion step takes the fused

@@ -223,6 +223,69 @@ TEST(IsaInterpreter, RequantToInpWritesInpAndFeedsTheNextGemm) {
   EXPECT_EQ(r.races.size(), 1u) << r.describe();
 }
 
+// Segments (ISA 1.13, docs/isa.md): the rows of a REQUANT_STORE into INP skip seg_gap
+// vectors after each pair that fills its segment, while gaps are left; the gap bytes keep
+// what they held, and the footprint counts every gap the command may take.
+TEST(IsaInterpreter, RequantSegmentsSkipTheirGaps) {
+  DramModel dram(kBase, 4096);
+  NpuConfig cfg = array16();
+  IsaInterpreter npu(cfg, dram);
+  std::mt19937 rng(9);
+  auto& acc = npu.buffer(Buffer::kAcc);
+  for (uint32_t i = 0; i < 16 * 16 * 4; ++i) acc[i] = static_cast<uint8_t>(rng());
+  for (uint32_t j = 0; j < 16; ++j) npu.buffer(Buffer::kPrm)[64 + 4 * j + 3] = 0x40;  // 0.5
+  firmware::RequantStore rq;
+  rq.rows = 11;
+  rq.multAddr = 64;
+  rq.shiftAddr = 128;
+  rq.perChannel = true;
+  rq.outSigned = true;
+  rq.clampMin = -128;
+  rq.clampMax = 127;
+  InterpreterResult r = npu.run({cmd(rq), end()});  // the rows, contiguous, into OUT
+  ASSERT_TRUE(r.clean()) << r.describe();
+  const std::vector<uint8_t> rows(npu.buffer(Buffer::kOut).begin(),
+                                  npu.buffer(Buffer::kOut).begin() + 11 * 16);
+  // Segments of 2 pairs, the first 1 pair short, gaps of 3 vectors, at most 2 of them:
+  // rows 0-1 | gap | 2-5 | gap | 6-10 (the gaps used up, the rest contiguous).
+  auto& inp = npu.buffer(Buffer::kInp);
+  std::fill(inp.begin(), inp.begin() + 4096, 0xEE);
+  rq.toInp = true;
+  rq.outAddr = 1024;
+  rq.segments = true;
+  rq.segPairs = 2;
+  rq.segFirst = 1;
+  rq.segGap = 3;
+  rq.segGaps = 2;
+  r = npu.run({cmd(rq), end()});
+  ASSERT_TRUE(r.clean()) << r.describe();
+  const uint32_t vectorOf[11] = {0, 1, 5, 6, 7, 8, 12, 13, 14, 15, 16};
+  std::vector<uint8_t> want(4096, 0xEE);
+  for (uint32_t i = 0; i < 11; ++i)
+    std::copy(rows.begin() + i * 16, rows.begin() + (i + 1) * 16,
+              want.begin() + 1024 + vectorOf[i] * 16);
+  EXPECT_TRUE(std::equal(want.begin(), want.end(), inp.begin()));
+  // The footprint ends at out_addr + (rows + seg_gaps * seg_gap) * C: one byte past INP is
+  // dma_oob naming INP even where the rows alone would fit.
+  rq.outAddr = static_cast<uint32_t>(cfg.inpBytes) - (11 + 2 * 3) * 16 + 1;
+  r = npu.run({cmd(rq), end()});
+  EXPECT_EQ(r.error, firmware::ErrCode::kDmaOob);
+  EXPECT_EQ(r.errInfo, static_cast<uint32_t>(Buffer::kInp));
+  // A load into a gap races with nothing; into a segment's rows it does.
+  rq.outAddr = 1024;
+  firmware::DmaLoad ld;
+  ld.dramAddr = kBase;
+  ld.bufAddr = 1024 + 2 * 16;
+  ld.count0 = 3 * 16;
+  r = npu.run({cmd(rq), cmd(ld), end()});
+  ASSERT_TRUE(r.completed) << r.describe();
+  EXPECT_TRUE(r.races.empty()) << r.describe();
+  ld.bufAddr = 1024 + 5 * 16;
+  r = npu.run({cmd(rq), cmd(ld), end()});
+  ASSERT_TRUE(r.completed) << r.describe();
+  EXPECT_EQ(r.races.size(), 1u) << r.describe();
+}
+
 // acc64 (docs/isa.md): int16 GEMMs whose sums leave int32, accumulated over several
 // commands into int64 ACC elements (8 bytes each), then REQUANT_STORE's 64-bit path.
 TEST(IsaInterpreter, Acc64GemmAndRequantMatchTheInt64Model) {
