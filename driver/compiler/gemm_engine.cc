@@ -356,6 +356,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   };
   uint32_t phaseCount = 0;
   uint32_t problemIndex = 0;
+  uint32_t accFlip = 0;  // steps of one channel tile so far: the ACC half of the next
   for (const GemmProblem& P : spec.problems) {
     ++problemIndex;
     for (const Phase& ph : phases) {
@@ -393,6 +394,13 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
       // The last tile's REQUANT_STORE runs of a step (requantInpRuns), carried into the next
       // row block's first tile instead of running back to back at the step's end.
       std::vector<firmware::RequantStore> carried;
+      // Whether the carried runs' ACC rows meet [base, base + bytes) (int32 rows of C).
+      auto spansMeet = [&](const std::vector<firmware::RequantStore>& rs, uint32_t base,
+                           uint32_t bytes) {
+        return std::any_of(rs.begin(), rs.end(), [&](const firmware::RequantStore& r) {
+          return r.accAddr < base + bytes && base < r.accAddr + r.rows * C * ab;
+        });
+      };
       auto flushCarried = [&]() {
         for (const firmware::RequantStore& r : carried) ss.compute(firmware::Command{{}, r});
         carried.clear();
@@ -421,12 +429,17 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
           const uint32_t qa = runs[r0].q0, qb = runs[r1 - 1].q1;
           const uint32_t K = spec.tileDepth[qa];
           const bool chunked = !singleChunk;
+          // A step of one channel tile whose rows fit half of ACC takes the half the step
+          // before it did not, so its GEMMs need not wait for that step's REQUANT_STORE.
+          const uint32_t accHalf = (npu.accBytes / 2) & ~63u;
+          const uint32_t accBase =
+              qb - qa == 1 && rows * C * ab <= accHalf && accFlip++ % 2 ? accHalf : 0;
           for (uint32_t k0 = 0; k0 < K; k0 += kChunk) {
             const uint32_t k1 = chunked ? std::min(K, k0 + kChunk) : K;
             // Carried runs stay in their job, and spread among GEMMs that write other ACC
-            // rows: the first tile's [0, rows) against theirs.
+            // rows: the first tile's against theirs.
             if (!carried.empty() && (options.maxJobCommands || chunked || r0 > 0 ||
-                                     carried.front().accAddr < rows * C * ab))
+                                     spansMeet(carried, accBase, rows * C * ab)))
               flushCarried();
             NNC_TRY(nextStep());
             const uint32_t s = ss.nextStepSlot();
@@ -507,7 +520,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
               r.outSigned = spec.outSigned;
               r.perChannel = spec.perChannel;
               r.outZp = spec.outZp;
-              r.accAddr = (q - qa) * rows * C * ab;
+              r.accAddr = accBase + (q - qa) * rows * C * ab;
               r.rows = rows;
               r.outAddr = o * outSlot + (q - qa) * rows * C * ob;
               r.biasEn = spec.biasEn;
@@ -576,7 +589,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
                             (resident ? static_cast<uint32_t>(resSlot * wgtSlot + offset[q] -
                                                               offset[ph.q0] + uint64_t{k0} * C * wb)
                                       : s * wgtSlot + (q - qa) * kChunk * C * wb);
-                g.accAddr = ((q - qa) * rows + rowBase[p - p0]) * C * ab;
+                g.accAddr = accBase + ((q - qa) * rows + rowBase[p - p0]) * C * ab;
                 g.aZp = spec.aZp;
                 g.bZp = spec.bZp;
                 if (P.gemms) {

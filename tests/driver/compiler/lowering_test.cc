@@ -686,6 +686,33 @@ TEST(Lowering, StridedPointwiseRunsInPackedRows) {
   EXPECT_GT(packed, 80);
 }
 
+// A layer of one channel tile (MobileNet-v2's first projection, 32 -> 16) alternates its
+// steps between the halves of ACC, so a step's GEMMs do not wait for the REQUANT_STORE
+// reading the step before it: bit-exact, the estimate the run's cycles.
+TEST(Lowering, OneTileStepsAlternateTheHalvesOfAcc) {
+  Rng r(11);
+  OneOpModel m;
+  const uint32_t in =
+      m.input(kS8, {1, 40, 40, 32}, r.values<int8_t>(40 * 40 * 32, -128, 127), 0.05f, 3);
+  const uint32_t w =
+      m.constant(kS8, {16, 1, 1, 32}, r.values<int8_t>(16 * 32, -128, 127), 0.02f, 0);
+  const uint32_t bias = m.constant(kI32, {16}, r.values<int32_t>(16, -500, 500), 0.001f, 0);
+  const uint32_t out = m.output(kS8, {1, 40, 40, 16}, 0.3f, -4);
+  m.op(OperationType::CONV_2D, {in, w, bias, m.i32(1), m.i32(1), m.i32(1), m.i32(0)}, {out});
+  Case c{"", m.build(), m.inputs()};
+  LoweringOptions o;
+  o.convMapping = ConvMapping::kWindow;
+  NpuRun run;
+  ASSERT_EQ(check(c, o, &run), "");
+  EXPECT_EQ(run.estimatedCycles, run.stats.cycles);
+  const uint32_t half = o.npu.accBytes / 2;
+  int low = 0, high = 0;
+  for (const firmware::Command& cmd : run.step.commands)
+    if (const auto* g = std::get_if<firmware::Gemm>(&cmd.args)) (g->accAddr < half ? low : high)++;
+  EXPECT_GT(low, 0);
+  EXPECT_GT(high, 0);
+}
+
 // A 3x3 convolution on a 7x7 map (ResNet-50's last stage) in packed rows: 7 of 9 lanes per
 // output row work, where a row tile per output row uses 7 of 16; bit-exact, and cheaper by
 // the estimate than the ordinary window mapping.
