@@ -1282,6 +1282,22 @@ RandomLayer randomArithmetic(Rng& r, const GeneratorOptions& opt, OperationType 
 // into one step when its estimate wins. The pointwise quantization is fitted to values drawn
 // over the depthwise output's range (a stand-in for the outputs themselves; the check
 // compares the NPU with the reference whatever they are).
+// The accumulator statistics of a pointwise layer, per output channel: `in` holds pixels of
+// inC values (zero point inZp), `w` outC rows of inC weights (zero point wZp).
+std::vector<Column> pointwiseColumns(const std::vector<int32_t>& in, uint32_t inC, int32_t inZp,
+                                     const std::vector<int32_t>& w, uint32_t outC, int32_t wZp) {
+  std::vector<Column> cols(outC);
+  for (size_t px = 0; px < in.size() / inC; ++px)
+    for (uint32_t o = 0; o < outC; ++o) {
+      int64_t acc = 0;
+      for (uint32_t i = 0; i < inC; ++i)
+        acc += (int64_t{in[px * inC + i]} - inZp) * (int64_t{w[size_t{o} * inC + i]} - wZp);
+      cols[o].add(acc);
+    }
+  for (Column& col : cols) col.finish();
+  return cols;
+}
+
 RandomLayer randomFusedPair(Rng& r, const GeneratorOptions& opt) {
   RandomLayer L;
   L.type = OperationType::DEPTHWISE_CONV_2D;
@@ -1357,15 +1373,7 @@ RandomLayer randomFusedPair(Rng& r, const GeneratorOptions& opt) {
   const QRange fq2 = rangeOf(pc2 ? kPerChannel : t);
   const int32_t fZp2 = pc2 ? 0 : randomZeroPoint(r, fq2);
   const std::vector<int32_t> w2 = randomValues(r, size_t{outC} * c, fq2, fZp2, &pwPattern);
-  std::vector<Column> cols2(outC);
-  for (size_t px = 0; px < size_t{batches} * oh * ow; ++px)
-    for (uint32_t oc = 0; oc < outC; ++oc) {
-      int64_t acc = 0;
-      for (uint32_t ch = 0; ch < c; ++ch)
-        acc += (int64_t{mid[px * c + ch]} - midZp) * (int64_t{w2[size_t{oc} * c + ch]} - fZp2);
-      cols2[oc].add(acc);
-    }
-  for (Column& col : cols2) col.finish();
+  std::vector<Column> cols2 = pointwiseColumns(mid, c, midZp, w2, outC, fZp2);
   ConvQuant cq2 = drawConvQuant(r, cols2, pc2, act2, q, false, &biasKind2);
   // Its input scale is the depthwise output's: the filter scales absorb the difference, so
   // every product's scale (and each multiplier) is the one drawn.
@@ -1490,15 +1498,7 @@ RandomLayer randomInvertedResidual(Rng& r, const GeneratorOptions& opt) {
   const QRange fq = rangeOf(pc ? kPerChannel : t);
   const int32_t fZp = pc ? 0 : randomZeroPoint(r, fq);
   const std::vector<int32_t> wv = randomValues(r, size_t{c} * inC, fq, fZp, &wPattern);
-  std::vector<Column> cols(c);
-  for (size_t p = 0; p < size_t{h} * w; ++p)
-    for (uint32_t o = 0; o < c; ++o) {
-      int64_t acc = 0;
-      for (uint32_t i = 0; i < inC; ++i)
-        acc += (int64_t{x[p * inC + i]} - inZp) * (int64_t{wv[size_t{o} * inC + i]} - fZp);
-      cols[o].add(acc);
-    }
-  for (Column& col : cols) col.finish();
+  std::vector<Column> cols = pointwiseColumns(x, inC, inZp, wv, c, fZp);
   const int32_t act = r.range(0, 3);
   const ConvQuant cq = drawConvQuant(r, cols, pc, act, q, false, &biasKind);
 
