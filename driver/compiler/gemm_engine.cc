@@ -141,7 +141,6 @@ struct Phase {
 };
 
 uint64_t loadBytes(const firmware::DmaLoad& d) { return uint64_t{d.count0} * d.count1 * d.count2; }
-
 uint64_t storeBytes(const firmware::DmaStore& d) {
   return uint64_t{d.count0} * d.count1 * d.count2;
 }
@@ -357,6 +356,9 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   uint32_t phaseCount = 0;
   uint32_t problemIndex = 0;
   uint32_t accFlip = 0;  // steps of one channel tile so far: the ACC half of the next
+  // The cost model's default figures place REQUANT_STORE runs (a heuristic: any order means
+  // the same, the ISA keeping the compute queue's order).
+  const CostModel cost;
   for (const GemmProblem& P : spec.problems) {
     ++problemIndex;
     for (const Phase& ph : phases) {
@@ -388,9 +390,6 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
       maxBlock = std::max(maxBlock, block);
       report.rowTilesPerStep = maxBlock;
       const uint32_t pEnd = P.firstRowTile + P.rowTiles;
-      // The cost model's default figures place REQUANT_STORE runs (a heuristic: any order
-      // means the same, the ISA keeping the compute queue's order).
-      const CostModel cost;
       // The last tile's REQUANT_STORE runs of a step (requantInpRuns), carried into the next
       // row block's first tile instead of running back to back at the step's end.
       std::vector<firmware::RequantStore> carried;
