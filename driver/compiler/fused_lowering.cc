@@ -389,12 +389,13 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
     return best;
   };
   NNC_ASSIGN_OR_RETURN(CompiledStep step, plan(rows, false));
-  // Smaller blocks, pipelined, when the whole tensor does not fit: each block's depthwise
-  // input (its rows' whole input rows, every channel tile) within half of what INP keeps
-  // for the depthwise slots, so the half can load it while the previous block's GEMMs run.
-  // Kept when the estimate is faster (LOW_POWER keeps the blocks a job each: the smaller
-  // blocks reload the input rows they share).
-  if (!eltwise && rows < rowsTotal && options.preference != hal::ExecutionPreference::LOW_POWER) {
+  // Smaller blocks, pipelined: each block's depthwise input (its rows' whole input rows,
+  // every channel tile) within half of what INP keeps for the depthwise slots, so the half
+  // can load it while the previous block's GEMMs run. Tried also when the whole tensor fits
+  // (one block waits for all of its input before its GEMMs); kept when the estimate is
+  // faster (LOW_POWER keeps the blocks a job each: the smaller blocks reload the input rows
+  // they share).
+  if (!eltwise && options.preference != hal::ExecutionPreference::LOW_POWER) {
     const std::vector<uint32_t>& in = shapes.at(dw.inputs.at(0)).dimensions;
     if (in.size() == 4 && d[1] > 0) {
       const uint64_t sh = (uint64_t{in[1]} + d[1] - 1) / d[1];

@@ -335,8 +335,9 @@ TestbenchResult runNpuInpPath(const TestbenchOptions& opt) {
 
 TestbenchRegistrar reg{TestbenchDef{
     "npu_inp_path",
-    "Whole NPU: REQUANT_STORE to_inp (ISA 1.9) chains read back by window GEMMs, a concurrent "
-    "INP load, faults, and the rate into INP against OUT (iterations = chains)",
+    "Whole NPU: REQUANT_STORE to_inp (ISA 1.9) chains, half in segments (ISA 1.13), read back "
+    "by window GEMMs, a concurrent INP load, faults, and the rate into INP against OUT "
+    "(iterations = chains)",
     &runNpuInpPath, 12}};
 
 }  // namespace
