@@ -43,7 +43,7 @@ struct Tally {
 
 // Where each row of a REQUANT_STORE with segments lands, in C-byte vectors from out_addr
 // (docs/isa.md, ISA 1.13): a gap of seg_gap vectors after each pair that fills its segment
-// (the first holds seg_pairs - seg_first pairs) while fewer than seg_gaps were taken.
+// (the first holds seg_pairs - seg_first pairs, one at least) while fewer than seg_gaps were taken.
 std::vector<uint32_t> rowVectors(const RequantStore& r, uint64_t& gapsTaken) {
   std::vector<uint32_t> at(r.rows);
   uint32_t skip = 0, column = r.segFirst, taken = 0;
