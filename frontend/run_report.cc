@@ -143,7 +143,7 @@ void printRunTable(std::ostream& os, const RunSummary& r) {
      << " us (modelled; " << (rep.host.passNanos + rep.host.cpuNanos) / 1000.0
      << " us measured here";
   if (rep.host.cpuColdNanos > 0)
-    os << "; short CPU kernels at the median of 3 warm runs, their first runs "
+    os << "; short CPU kernels at the fastest of 5 warm runs, their first runs "
        << rep.host.cpuColdNanos / 1000.0 << " us";
   os << ")\n";
   os << "  MAC utilization " << 100.0 * t.endToEndUtilization << "% of the end-to-end time ("

@@ -62,7 +62,7 @@ TEST(HostBooks, EveryNpuStepCarriesTheBytesItsBindingsMove) {
       EXPECT_EQ(s.host.bytes.layoutBytes(), 0u) << s.operation;
       EXPECT_GT(s.host.bytes.cpuBytes, 0u) << s.operation;
       EXPECT_GT(s.host.cpuNanos, 0u) << s.operation;
-      // The demo's CPU steps are short: their time is the median of warm re-runs, and the
+      // The demo's CPU steps are short: their time is the fastest of warm re-runs, and the
       // first run is kept apart.
       EXPECT_GT(s.host.cpuColdNanos, 0u) << s.operation;
     }
