@@ -768,7 +768,10 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
   // `expanded`), a pointwise layer's A from INP, or an expansion layer's rows into INP.
   const bool padded = fused && fused->expanded.pitch != 0;
   const bool intoPadded = padded && !dwUnit, dwFromPadded = padded && dwUnit;
-  const bool intoInp = fused && dwUnit, fromInp = fused && !dwUnit && !intoPadded;
+  // A pointwise half of a chain (lowerFusedChain) does both: A from the tensor, its rows
+  // into the next depthwise layer's padded input.
+  const bool intoInp = fused && dwUnit,
+             fromInp = fused && !dwUnit && (!intoPadded || fused->tensor.tileStride != 0);
   if (fromInp && (!pointwise || raw || packedRows))
     return hal::fail("fused: a pointwise layer over channel tiles reads INP");
   if (intoPadded && packedRows) return hal::fail("fused: packed rows do not go into INP");

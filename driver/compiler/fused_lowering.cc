@@ -7,6 +7,7 @@
 #include <string>
 
 #include "driver/compiler/block_pipeline.h"
+#include "driver/compiler/chain_join.h"
 #include "driver/compiler/gemm_engine.h"
 #include "driver/compiler/lowering_internal.h"
 #include "driver/isa_model/isa_interpreter.h"
@@ -107,19 +108,51 @@ uint64_t evenBlockRows(uint64_t rowsTotal, uint64_t rows, uint64_t rowStep) {
   return std::min(rows, (even + rowStep - 1) / rowStep * rowStep);
 }
 
+// The zero-point padding of an expanded tensor's padded rows [0, nx) in INP, every channel
+// tile: the rows above `top` and from `bottom` on (outside the image), and each image row's
+// columns left and right of the image's `width` pixels. No REQUANT_STORE writes these bytes.
+std::vector<firmware::Command> paddingFills(const internal::PaddedInp& x, uint64_t nx, uint64_t top,
+                                            uint64_t bottom, uint32_t width, uint32_t C,
+                                            uint32_t tiles, uint8_t zero) {
+  std::vector<firmware::Command> f;
+  auto fill = [&](uint64_t at, uint64_t bytes, uint64_t n) {
+    if (bytes > 0 && n > 0)
+      f.push_back(firmware::Command{
+          {},
+          internal::inpRowsLoad(true, zero, 0, static_cast<uint32_t>(x.base + at), bytes,
+                                static_cast<uint32_t>(n), 0, x.pitch, tiles, 0, x.tileStride)});
+  };
+  const uint64_t left = uint64_t{x.padLeft} * C, right = x.pitch - left - uint64_t{width} * C;
+  fill(0, x.pitch, top);
+  fill(bottom * x.pitch, x.pitch, nx - bottom);
+  fill(top * x.pitch, left, bottom - top);
+  fill(top * x.pitch + left + uint64_t{width} * C, right, bottom - top);
+  return f;
+}
+
+// How mergeHalves joins the halves' commands.
+enum class Join {
+  kJobPerBlock,  // block k's job: lead[k], then each half's commands in order
+  kPipelined,    // two halves, the blocks in pipelined jobs (block_pipeline.h)
+  kChain,        // one block of a chain's halves, `links` its padding fills (chain_join.h)
+};
+
 // One step of every block's halves (`halves[h][k]`: half h of block k): block k's job is
 // `lead[k]` (commands of its own, if given), then each half's commands in order (their ENDs
-// but the last dropped); with `pipelined` (two halves) the blocks are joined into pipelined
-// jobs of at most maxJobCommands (block_pipeline.h). The buffers are the first block's (every
+// but the last dropped); kPipelined joins the blocks into pipelined jobs of at most
+// maxJobCommands, kChain a chain's halves into one job. The buffers are the first block's (every
 // block binds the same operands and constants in the same order): every half's but a
 // tensor between two halves (`between[h]` between half h and h + 1, which lives in INP: the
 // earlier half's outputs and the later one's input of it), rebased into one space.
 hal::Result<CompiledStep> mergeHalves(
     const std::vector<std::vector<CompiledStep>>& halves, const std::vector<uint32_t>& between,
-    bool pipelined, uint32_t maxJobCommands,
-    const std::vector<std::vector<firmware::Command>>& lead = {}) {
+    Join join, uint32_t maxJobCommands,
+    const std::vector<std::vector<firmware::Command>>& lead = {},
+    const std::vector<std::vector<firmware::Command>>& links = {}) {
   const size_t H = halves.size();
-  if (H < 2 || between.size() + 1 != H || (pipelined && H != 2))
+  const bool pipelined = join == Join::kPipelined;
+  if (H < 2 || between.size() + 1 != H || (pipelined && H != 2) ||
+      (join == Join::kChain && halves[0].size() != 1))
     return hal::fail("fused: halves and the tensors between them do not match");
   CompiledStep m;
   uint64_t at = kStepLocalBase;
@@ -183,6 +216,10 @@ hal::Result<CompiledStep> mergeHalves(
   }
   if (pipelined) {
     NNC_ASSIGN_OR_RETURN(m.commands, pipelineBlocks(cmds[0], cmds[1], maxJobCommands));
+  } else if (join == Join::kChain) {
+    std::vector<std::vector<firmware::Command>> one;
+    for (size_t h = 0; h < H; ++h) one.push_back(std::move(cmds[h][0]));
+    NNC_ASSIGN_OR_RETURN(m.commands, joinChain(one, links));
   } else {
     for (size_t k = 0; k < blocks; ++k) {
       if (k < lead.size()) m.commands.insert(m.commands.end(), lead[k].begin(), lead[k].end());
@@ -356,8 +393,9 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
         b.push_back(std::move(y));
       }
       const std::vector<std::vector<CompiledStep>> halves = {a, b};
-      NNC_ASSIGN_OR_RETURN(auto step,
-                           mergeHalves(halves, {dw.outputs[0]}, pipelined, options.maxJobCommands));
+      NNC_ASSIGN_OR_RETURN(auto step, mergeHalves(halves, {dw.outputs[0]},
+                                                  pipelined ? Join::kPipelined : Join::kJobPerBlock,
+                                                  options.maxJobCommands));
       step.operation = depthwise;
       step.type = dw.type;
       step.fused = {pointwise};
@@ -535,30 +573,14 @@ hal::Result<CompiledStep> lowerFusedInvertedResidual(const hal::Model& model, ui
     halves[0].push_back(std::move(*e));
     halves[1].push_back(std::move(*d));
     halves[2].push_back(std::move(*p));
-    // The zero-point padding of the block's expanded rows, every channel tile: the rows
-    // above and below the image, and each image row's columns left and right of it. The
-    // load queue runs them ahead of the expansion's first loads (its first GEMM waits for
-    // those), and no REQUANT_STORE writes these bytes.
-    std::vector<firmware::Command> f;
-    auto fill = [&](uint64_t at, uint64_t bytes, uint64_t n) {
-      if (bytes > 0 && n > 0)
-        f.push_back(firmware::Command{
-            {},
-            internal::inpRowsLoad(true, zeroFill, 0, static_cast<uint32_t>(xBase + at), bytes,
-                                  static_cast<uint32_t>(n), 0, static_cast<uint32_t>(pitch), tiles,
-                                  0, static_cast<uint32_t>(xTile))});
-    };
-    const uint64_t top = static_cast<uint64_t>(ya - origin),
-                   bottom = static_cast<uint64_t>(yb - origin);
-    fill(0, pitch, top);
-    fill(bottom * pitch, pitch, nx - bottom);
-    fill(top * pitch, uint64_t{padLeft} * C, bottom - top);
-    fill(top * pitch + (uint64_t{padLeft} + g.inW) * C, pitch - (uint64_t{padLeft} + g.inW) * C,
-         bottom - top);
-    fills.push_back(std::move(f));
+    // The zero-point padding of the block's expanded rows. The load queue runs them ahead of
+    // the expansion's first loads (its first GEMM waits for those).
+    fills.push_back(paddingFills(xin, nx, static_cast<uint64_t>(ya - origin),
+                                 static_cast<uint64_t>(yb - origin), g.inW, C, tiles, zeroFill));
   }
-  NNC_ASSIGN_OR_RETURN(CompiledStep step, mergeHalves(halves, {ex.outputs[0], dw.outputs[0]}, false,
-                                                      options.maxJobCommands, fills));
+  NNC_ASSIGN_OR_RETURN(CompiledStep step,
+                       mergeHalves(halves, {ex.outputs[0], dw.outputs[0]}, Join::kJobPerBlock,
+                                   options.maxJobCommands, fills));
   step.operation = expand;
   step.type = ex.type;
   step.fused = {depthwise, pointwise};
@@ -577,6 +599,147 @@ hal::Result<CompiledStep> lowerFusedInvertedResidual(const hal::Model& model, ui
           "; then " + halves[2][0].report.mapping,
       options));
   if (after) step.report.operation += " + " + after->name;
+  return step;
+}
+
+hal::Result<CompiledStep> lowerFusedChain(const hal::Model& model, uint32_t first, uint32_t pairs,
+                                          const std::vector<ops::Shape>& shapes,
+                                          const LoweringOptions& options) {
+  const NpuConfig& npu = options.npu;
+  const uint32_t C = npu.cols;
+  if (pairs < 2) return hal::fail("fused chain: ", pairs, " pairs (two at least)");
+  const auto& operations = model.main.operations;
+  if (uint64_t{first} + 2 * uint64_t{pairs} > operations.size())
+    return hal::fail("fused chain: past the model's operations");
+  // Per pair: its depthwise geometry, the tensor between its layers (channel tiles, whole)
+  // and, past the first, its depthwise input padded in INP as the inverted residual's is.
+  struct Link {
+    ops::conv::ConvGeometry g;
+    uint32_t tiles = 0;
+    uint64_t tileStride = 0, taps = 0, nx = 0;
+    internal::PaddedInp x;
+  };
+  std::vector<Link> chain(pairs);
+  uint64_t tensorMax = 0, paddedMax = 0, dwWgt = 0, dwPrm = 0;
+  for (uint32_t i = 0; i < pairs; ++i) {
+    const uint32_t d = first + 2 * i;
+    const hal::Operation& dw = operations[d];
+    const hal::Operation& pw = operations[d + 1];
+    if (dw.type != hal::OperationType::DEPTHWISE_CONV_2D || pw.type != hal::OperationType::CONV_2D)
+      return hal::fail("fused chain: operation ", d, " and ", d + 1,
+                       " are not a DEPTHWISE_CONV_2D and a CONV_2D");
+    NNC_TRY(pointwiseReadsDepthwise(dw, pw));
+    if (i > 0) {
+      const hal::Operation& before = operations[d - 1];
+      if (before.outputs.size() != 1 || dw.inputs.empty() || dw.inputs[0] != before.outputs[0])
+        return hal::fail("fused chain: operation ", d,
+                         " does not read the pointwise output before it");
+    }
+    internal::OpView view(model, d, shapes);
+    NNC_ASSIGN_OR_RETURN(auto g,
+                         ops::conv::convGeometry(view.ctx(), ops::conv::ConvKind::kDepthwise));
+    if (g.nchw) return hal::fail("fused chain: NCHW layers are not fused");
+    if (g.batches != 1) return hal::fail("fused chain: ", g.batches, " images (one only)");
+    if (g.inC != g.outC) return hal::fail("fused chain: a depthwise multiplier other than 1");
+    Link& l = chain[i];
+    l.g = g;
+    l.tiles = (g.outC + C - 1) / C;
+    l.tileStride = uint64_t{g.outH} * g.outW * C;
+    if (l.tileStride >= (1u << 20)) return hal::fail("fused chain: a tile passes 1 MiB");
+    tensorMax = std::max<uint64_t>(tensorMax, align64(l.tileStride * l.tiles));
+    l.taps = uint64_t{g.filterH} * g.filterW;
+    dwWgt = std::max<uint64_t>(dwWgt, align64(2 * uint64_t{align64(l.tiles * l.taps * C)}));
+    dwPrm = std::max<uint64_t>(dwPrm, align64(2 * uint64_t{align64(l.tiles * prmTileBytes(C))}));
+    if (i == 0) continue;
+    const uint64_t span = uint64_t{g.outW - 1} * static_cast<uint32_t>(g.strideW) +
+                          uint64_t{g.filterW - 1} * static_cast<uint32_t>(g.dilationW) + 1;
+    const uint32_t padLeft = static_cast<uint32_t>(std::max(0, g.padLeft));
+    const uint64_t pitch = std::max<uint64_t>(span, uint64_t{padLeft} + g.inW) * C;
+    l.nx = uint64_t{g.outH - 1} * static_cast<uint32_t>(g.strideH) +
+           uint64_t{g.filterH - 1} * static_cast<uint32_t>(g.dilationH) + 1;
+    if (l.nx * pitch >= (1u << 20)) return hal::fail("fused chain: a padded tile passes 1 MiB");
+    l.x = {0, static_cast<uint32_t>(l.nx * pitch), static_cast<uint32_t>(pitch), padLeft,
+           -static_cast<int64_t>(g.padTop)};
+    paddedMax = std::max<uint64_t>(paddedMax, align64(uint64_t{l.x.tileStride} * l.tiles));
+  }
+  // INP from the top: the tensor between each pair's layers, the next depthwise input
+  // (padded), then the first depthwise layer's slots (a sixteenth of INP at least).
+  if (tensorMax + paddedMax + npu.inpBytes / 16 > npu.inpBytes)
+    return hal::fail("fused chain: ", tensorMax, " + ", paddedMax,
+                     " B of tensors do not fit in INP");
+  const uint32_t tensorBase = static_cast<uint32_t>(npu.inpBytes - tensorMax);
+  const uint32_t paddedBase = static_cast<uint32_t>(tensorBase - paddedMax);
+  // WGT and PRM: the depthwise layers' slots low (at most a quarter and a half), the
+  // pointwise layers' above; every pair's halves in the same windows.
+  if (dwWgt > npu.wgtBytes / 4)
+    return hal::fail("fused chain: the depthwise weights take too much WGT");
+  dwPrm = std::min<uint64_t>(dwPrm, npu.prmBytes / 2 & ~63u);
+  LoweringOptions lo = options;
+  lo.maxJobCommands = 0;
+  lo.costLimit = std::numeric_limits<double>::infinity();
+  std::vector<std::vector<CompiledStep>> halves;
+  std::vector<std::vector<firmware::Command>> links;
+  std::vector<uint32_t> between;
+  for (uint32_t i = 0; i < pairs; ++i) {
+    const uint32_t d = first + 2 * i;
+    Link& l = chain[i];
+    l.x.base = paddedBase;
+    internal::FusedHalf dwHalf, pwHalf;
+    dwHalf.tensor = pwHalf.tensor = {tensorBase, static_cast<uint32_t>(l.tileStride)};
+    dwHalf.wgt = {0, static_cast<uint32_t>(dwWgt)};
+    dwHalf.prm = {0, static_cast<uint32_t>(dwPrm)};
+    pwHalf.wgt = {static_cast<uint32_t>(dwWgt), static_cast<uint32_t>(npu.wgtBytes - dwWgt)};
+    pwHalf.prm = {static_cast<uint32_t>(dwPrm), static_cast<uint32_t>(npu.prmBytes - dwPrm)};
+    pwHalf.inp = {0, npu.inpBytes};  // it loads nothing into INP: its slots are notional
+    if (i == 0) {
+      dwHalf.inp = {0, paddedBase};
+    } else {
+      dwHalf.inp = {0, npu.inpBytes};
+      dwHalf.expanded = l.x;
+    }
+    if (i + 1 < pairs) {
+      chain[i + 1].x.base = paddedBase;
+      pwHalf.expanded = chain[i + 1].x;
+    }
+    internal::OpView dwView(model, d, shapes), pwView(model, d + 1, shapes);
+    auto a = internal::lowerDepthwiseIntoInp(model, d, dwView, lo, dwHalf);
+    if (!a.ok()) return hal::fail("fused chain: the depthwise layer ", d, ": ", a.error());
+    if (i == 0) a->report.dmaLoads -= dropRepeatedFills(a->commands, npu.inpBytes, C);
+    auto b = internal::lowerPointwiseFromInp(model, d + 1, pwView, lo, pwHalf);
+    if (!b.ok()) return hal::fail("fused chain: the pointwise layer ", d + 1, ": ", b.error());
+    halves.push_back({std::move(*a)});
+    halves.push_back({std::move(*b)});
+    between.push_back(operations[d].outputs[0]);
+    if (i + 1 == pairs) break;
+    between.push_back(operations[d + 1].outputs[0]);
+    // The next depthwise input's zero-point padding (its rows and columns outside the image).
+    const Link& n = chain[i + 1];
+    const int64_t origin = n.x.rowOrigin;
+    const uint64_t top = static_cast<uint64_t>(-origin);
+    const uint64_t bottom = static_cast<uint64_t>(
+        std::min<int64_t>(n.g.inH, origin + static_cast<int64_t>(n.nx)) - origin);
+    const hal::Operand& y = model.main.operands.at(operations[d + 1].outputs[0]);
+    links.push_back(paddingFills(n.x, n.nx, top, bottom, n.g.inW, C, n.tiles,
+                                 static_cast<uint8_t>(y.zeroPoint)));
+  }
+  NNC_ASSIGN_OR_RETURN(CompiledStep step, mergeHalves(halves, between, Join::kChain,
+                                                      options.maxJobCommands, {}, links));
+  step.operation = first;
+  step.type = hal::OperationType::DEPTHWISE_CONV_2D;
+  for (uint32_t f = first + 1; f < first + 2 * pairs; ++f) step.fused.push_back(f);
+  uint64_t kept = 0;
+  for (uint32_t i = 0; i < pairs; ++i) {
+    kept += chain[i].tileStride * chain[i].tiles;
+    if (i > 0) kept += uint64_t{chain[i].g.inH} * chain[i].g.inW * chain[i].g.inC;
+  }
+  NNC_TRY(summarize(step, halves,
+                    "fused chain of " + std::to_string(pairs) +
+                        " depthwise + pointwise pairs in one job: each pair's rows into INP as "
+                        "in a fused pair, each pointwise layer's but the last into the next "
+                        "depthwise input there (padding filled on chip), " +
+                        std::to_string(kept) + " B never in DRAM; first " +
+                        halves[0][0].report.mapping + "; last " + halves.back()[0].report.mapping,
+                    options));
   return step;
 }
 

@@ -64,6 +64,19 @@ hal::Result<CompiledStep> lowerFusedInvertedResidual(
     const std::vector<ops::Shape>& shapes, const LoweringOptions& options,
     std::optional<uint32_t> eltwise = std::nullopt);
 
+// Main-subgraph operations first, first + 1, ..., first + 2 * pairs - 1: `pairs` depthwise ->
+// pointwise pairs as lowerFusedDepthwisePointwise fuses them, each pair's depthwise layer
+// past the first reading the pointwise output before it (MobileNet-v1's 14 x 14 layers), as
+// one step and one job: each pointwise layer but the last writes its rows into INP between
+// zero-point padding filled on chip, where the next depthwise layer reads them, as
+// lowerFusedInvertedResidual's expansion does, so no tensor between the first layer's input
+// and the last one's output passes through DRAM. Whole tensors only (one image, every
+// tensor between the layers and every padded depthwise input in INP at once).
+// CompiledStep::fused = {first + 1, ..., first + 2 * pairs - 1}.
+hal::Result<CompiledStep> lowerFusedChain(const hal::Model& model, uint32_t first, uint32_t pairs,
+                                          const std::vector<ops::Shape>& shapes,
+                                          const LoweringOptions& options);
+
 // Main-subgraph operation `conv` (CONV_2D) and `eltwise` (ADD, SUB or MUL of the
 // convolution's output and a tensor of the same shape and type) as one step: its inputs
 // the convolution's and the other tensor, its output the elementwise operation's,

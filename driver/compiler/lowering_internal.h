@@ -120,7 +120,9 @@ hal::Result<CompiledStep> lowerDepthwiseIntoInp(const hal::Model& model, uint32_
 hal::Result<CompiledStep> lowerConvIntoInp(const hal::Model& model, uint32_t index, const OpView& v,
                                            const LoweringOptions& options, const FusedHalf& half);
 // A pointwise CONV_2D (window GEMMs over channel tiles) whose A is `half.tensor` in INP: no
-// loads of its input, whose binding is left unused. With `after`, an elementwise operation
+// loads of its input, whose binding is left unused. With `half.expanded` its rows go there
+// as lowerConvIntoInp's do (a chain's inner pointwise layer; its output binding is left
+// unused). With `after`, an elementwise operation
 // applied to its rows (the GEMM engine's epilogue, its INP rows in `half.eltwiseInp`): the
 // step's output is then that operation's.
 hal::Result<CompiledStep> lowerPointwiseFromInp(const hal::Model& model, uint32_t index,

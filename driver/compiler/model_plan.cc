@@ -322,6 +322,66 @@ void fuseInvertedResiduals(const hal::Model& model, const std::vector<ops::Shape
   }
 }
 
+// Joins runs of fused depthwise -> pointwise steps, each pair's pointwise output read only
+// by the next pair's depthwise layer, into chains (lowerFusedChain): from each pair the chain
+// grows pair by pair while it lowers, and the longest saving most over the pairs' own steps
+// is kept when its output lands in the layout its last pair's readers were planned for.
+void fuseChains(const hal::Model& model, const std::vector<ops::Shape>& shapes, ModelPlan& plan) {
+  const Readers readers = readersOf(model);
+  const size_t n = plan.operations.size();
+  auto isPair = [&](size_t k) {
+    if (k + 1 >= n) return false;
+    const PlannedOperation& a = plan.operations[k];
+    return a.placement.target == Target::kNpu && !a.fusedInto && !a.step.epilogue &&
+           model.main.operations[k].type == hal::OperationType::DEPTHWISE_CONV_2D &&
+           a.step.fused == std::vector<uint32_t>{static_cast<uint32_t>(k + 1)} &&
+           a.step.outputs.size() == 1;
+  };
+  // Pair k's pointwise output is read by pair k + 2's depthwise layer only.
+  auto linked = [&](size_t k) {
+    if (!isPair(k) || !isPair(k + 2)) return false;
+    const hal::Operation& pw = model.main.operations[k + 1];
+    const hal::Operation& dw = model.main.operations[k + 2];
+    return pw.outputs.size() == 1 && readers.onlyOne(pw.outputs[0]) && !dw.inputs.empty() &&
+           dw.inputs[0] == pw.outputs[0];
+  };
+  for (size_t k = 0; k < n;) {
+    if (!linked(k)) {
+      ++k;
+      continue;
+    }
+    LoweringOptions lo = plan.options;
+    lo.tag = static_cast<uint32_t>(k) + 1;
+    double separate = stepCost(model, lo, plan.operations[k].step), bestSaving = 0;
+    std::optional<CompiledStep> best;
+    uint32_t bestPairs = 0;
+    for (uint32_t pairs = 2; linked(k + 2 * (pairs - 2)); ++pairs) {
+      const PlannedOperation& last = plan.operations[k + 2 * (pairs - 1)];
+      separate += stepCost(model, lo, last.step);
+      auto chain = lowerFusedChain(model, static_cast<uint32_t>(k), pairs, shapes, lo);
+      if (!chain.ok() || chain->outputs.size() != 1 ||
+          chain->outputs[0].layout != last.step.outputs[0].layout)
+        break;
+      const double saving = separate - stepCost(model, lo, *chain);
+      if (saving > bestSaving) {
+        bestSaving = saving;
+        best = std::move(*chain);
+        bestPairs = pairs;
+      }
+    }
+    if (!best) {
+      k += 2;
+      continue;
+    }
+    plan.operations[k].step = std::move(*best);
+    for (size_t f = k + 1; f < k + 2 * bestPairs; ++f) {
+      plan.operations[f].step = CompiledStep{};
+      plan.operations[f].fusedInto = static_cast<uint32_t>(k);
+    }
+    k += 2 * bestPairs;
+  }
+}
+
 }  // namespace
 
 hal::Result<ModelPlan> compileModel(const hal::Model& model, const LoweringOptions& options) {
@@ -360,6 +420,7 @@ hal::Result<ModelPlan> compileModel(const hal::Model& model, const LoweringOptio
     fuseDepthwisePointwise(model, shapes, plan);
     fuseEltwiseAfter(model, shapes, plan);
     fuseInvertedResiduals(model, shapes, plan);
+    fuseChains(model, shapes, plan);
   }
   const std::map<std::pair<size_t, size_t>, std::pair<size_t, size_t>> aliases =
       markResident(model, plan);

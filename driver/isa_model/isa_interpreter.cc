@@ -885,12 +885,22 @@ void Machine::dmaTransfer(const Dma& d, bool load, std::vector<Access>& accesses
       bufFootprint(d.bufAddr, d.count0, d.count1, d.count2, d.bufStride1, d.bufStride2, eb);
   std::vector<uint8_t>& buf = buffers_[static_cast<size_t>(d.bufId)];
   if (const std::optional<uint8_t> fill = fillOf(d)) {  // the pattern into the rows, no DRAM
+    // An access per run of adjacent rows: a fill of padding columns between rows that
+    // other commands write (a padded tensor's borders) conflicts with none of them.
+    const size_t first = accesses.size();
     for (uint32_t z = 0; z < d.count2; ++z)
-      for (uint32_t y = 0; y < d.count1; ++y)
-        std::memset(buf.data() + uint64_t{d.bufAddr} + uint64_t{z} * d.bufStride2 +
-                        uint64_t{y} * d.bufStride1,
-                    *fill, rowBytes);
-    accesses.push_back({static_cast<int>(d.bufId), fp.lo, fp.hi, true});
+      for (uint32_t y = 0; y < d.count1; ++y) {
+        const uint64_t at =
+            uint64_t{d.bufAddr} + uint64_t{z} * d.bufStride2 + uint64_t{y} * d.bufStride1;
+        std::memset(buf.data() + at, *fill, rowBytes);
+        if (rowBytes == 0) continue;
+        if (accesses.size() > first && accesses.back().hi == at)
+          accesses.back().hi = at + rowBytes;
+        else
+          accesses.push_back({static_cast<int>(d.bufId), at, at + rowBytes, true});
+      }
+    if (accesses.size() == first)
+      accesses.push_back({static_cast<int>(d.bufId), fp.lo, fp.hi, true});
     return;
   }
   uint64_t dlo = std::numeric_limits<uint64_t>::max(), dhi = 0;

@@ -745,6 +745,139 @@ TEST(FusedLowering, InvertedResidualsFuseThroughTheExecutor) {
   EXPECT_GT(triples, 0);
 }
 
+// input [1, h, w, c[0]] -> pairs.size() depthwise -> pointwise pairs (MobileNet-v1's body):
+// pair i a f x f depthwise layer (stride, SAME or VALID) over c[i] channels and a pointwise
+// layer to c[i + 1], every tensor its own zero point, the tensors between them temporaries.
+struct ChainPair {
+  uint32_t f = 3, stride = 1;
+  bool same = true;
+};
+Pair randomChain(std::mt19937& rng, uint32_t h, uint32_t w, const std::vector<uint32_t>& c,
+                 const std::vector<ChainPair>& pairs) {
+  RandomQuant8 q(rng);
+  const OperandType t = q.type;
+  OneOpModel m;
+  uint32_t x = m.input(t, {1, h, w, c[0]}, q.bytes(size_t{h} * w * c[0]), 0.05f, q.zp());
+  float scale = 0.05f;
+  std::vector<uint32_t> temps;
+  std::string what = std::string(q.isSigned ? "int8" : "uint8") + " [1," + std::to_string(h) + "," +
+                     std::to_string(w) + "," + std::to_string(c[0]) + "]";
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const ChainPair& k = pairs[i];
+    const uint32_t ch = c[i], f = k.f, s = k.stride;
+    h = k.same ? (h + s - 1) / s : (h - f) / s + 1;
+    w = k.same ? (w + s - 1) / s : (w - f) / s + 1;
+    const uint32_t wd = m.constant(t, {1, f, f, ch}, q.bytes(size_t{f} * f * ch), 0.03f, q.zp());
+    const uint32_t bd = m.constant(kI32, {ch}, q.ints(ch, 500), scale * 0.03f);
+    const uint32_t mid = m.output(t, {1, h, w, ch}, 0.08f, q.zp());
+    const int32_t act = q.pick(0, 3);
+    m.op(OperationType::DEPTHWISE_CONV_2D,
+         {x, wd, bd, m.i32(k.same ? 1 : 2), m.i32(static_cast<int32_t>(s)),
+          m.i32(static_cast<int32_t>(s)), m.i32(1), m.i32(act)},
+         {mid});
+    const uint32_t oc = c[i + 1];
+    const uint32_t wp = m.constant(t, {oc, 1, 1, ch}, q.bytes(size_t{oc} * ch), 0.02f, q.zp());
+    const uint32_t bp = m.constant(kI32, {oc}, q.ints(oc, 800), 0.08f * 0.02f);
+    scale = 0.1f + 0.01f * static_cast<float>(i);
+    const uint32_t y = m.output(t, {1, h, w, oc}, scale, q.zp());
+    m.op(OperationType::CONV_2D, {mid, wp, bp, m.i32(1), m.i32(1), m.i32(1), m.i32(act % 2)}, {y});
+    temps.push_back(mid);
+    if (i + 1 < pairs.size()) temps.push_back(y);
+    x = y;
+    what += " dw " + std::to_string(f) + "x" + std::to_string(f) + " s" + std::to_string(s) +
+            (k.same ? " SAME" : " VALID") + " -> pw " + std::to_string(oc);
+  }
+  Pair p{m.build(), m.inputs(), what};
+  hal::Subgraph& g = p.model.main;
+  for (uint32_t tmp : temps) g.operands[tmp].lifetime = hal::OperandLifeTime::TEMPORARY_VARIABLE;
+  g.outputIndexes = {x};
+  return p;
+}
+
+// Random chains of 2-4 pairs as one step (lowerFusedChain) on a strict interpreter device
+// (no races, tokens balanced): the output is the reference's, the estimate the run's
+// cycles, one job, and no tensor between the first layer's input and the last one's output
+// is bound.
+TEST(FusedLowering, RandomChainsAreBitExact) {
+  std::mt19937 rng(43);
+  auto pick = [&](int lo, int hi) {
+    return static_cast<uint32_t>(std::uniform_int_distribution<int>(lo, hi)(rng));
+  };
+  for (int i = 0; i < 16; ++i) {
+    const uint32_t n = pick(2, 4);
+    std::vector<ChainPair> pairs(n);
+    std::vector<uint32_t> c{8 * pick(1, 6)};
+    for (ChainPair& k : pairs) {
+      k.f = pick(0, 3) == 0 ? 5 : 3;
+      k.stride = pick(0, 3) == 0 ? 2 : 1;
+      k.same = pick(0, 3) != 0;
+      c.push_back(8 * pick(1, 6));
+    }
+    // Big enough for every VALID layer's filter.
+    const uint32_t h = pick(22, 30), w = pick(22, 34);
+    Pair p = randomChain(rng, h, w, c, pairs);
+    SCOPED_TRACE(p.what);
+    std::vector<hal::TensorValue> want;
+    ASSERT_EQ(referenceRun(p.model, p.inputs, want), "");
+    LoweringOptions o;
+    o.npu = array16();
+    auto step = lowerFusedChain(p.model, 0, n, declaredShapes(p.model), o);
+    ASSERT_TRUE(step.ok()) << step.error();
+    std::vector<uint32_t> fused;
+    for (uint32_t k = 1; k < 2 * n; ++k) fused.push_back(k);
+    EXPECT_EQ(step->fused, fused);
+    EXPECT_EQ(step->report.jobs, 1u);
+    ASSERT_EQ(step->inputs.size(), 1u);
+    ASSERT_EQ(step->outputs.size(), 1u);
+    EXPECT_EQ(step->outputs[0].operand, p.model.main.outputIndexes[0]);
+    const std::vector<hal::Operation>& ops = p.model.main.operations;
+    for (const std::vector<Binding>* bs : {&step->inputs, &step->outputs})
+      for (const Binding& b : *bs)
+        for (uint32_t k = 0; k + 1 < ops.size(); ++k) EXPECT_NE(b.operand, ops[k].outputs[0]);
+    expectBitExactRun(*step, p, want, o.npu);
+  }
+}
+
+// A chain whose tensors do not fit in INP beside each other, or of one pair, is refused.
+TEST(FusedLowering, ChainsTooLargeForInpAreRefused) {
+  std::mt19937 rng(47);
+  Pair p = randomChain(rng, 40, 40, {96, 96, 96}, {ChainPair{}, ChainPair{}});
+  LoweringOptions o;
+  o.npu = array16();
+  auto step = lowerFusedChain(p.model, 0, 2, declaredShapes(p.model), o);
+  ASSERT_FALSE(step.ok());
+  EXPECT_NE(step.error().find("do not fit in INP"), std::string::npos) << step.error();
+  auto one = lowerFusedChain(p.model, 0, 1, declaredShapes(p.model), o);
+  ASSERT_FALSE(one.ok());
+  EXPECT_NE(one.error().find("two at least"), std::string::npos) << one.error();
+}
+
+// Through compileModel and the executor's cross-check: fused pairs that feed each other
+// join into chains when the estimate says so, and every value matches the reference.
+TEST(FusedLowering, ChainsFuseThroughTheExecutor) {
+  std::mt19937 rng(53);
+  int chains = 0;
+  for (int i = 0; i < 3; ++i) {
+    Pair p = randomChain(rng, 14, 14, {64, 64, 64, 64, 64},
+                         {ChainPair{}, ChainPair{}, ChainPair{}, ChainPair{}});
+    SCOPED_TRACE(p.what);
+    std::vector<hal::TensorValue> want;
+    ASSERT_EQ(referenceRun(p.model, p.inputs, want), "");
+    auto plan = planOn16x16(p, true);
+    ASSERT_TRUE(plan.ok()) << plan.error();
+    const std::vector<uint32_t>& fused = plan->operations[0].step.fused;
+    if (fused.size() >= 3) {
+      ++chains;
+      for (uint32_t k = 1; k <= fused.size(); ++k)
+        EXPECT_EQ(plan->operations[k].fusedInto, std::optional<uint32_t>(0)) << plan->describe();
+    }
+    ExecutionReport report;
+    expectCheckedRun(p, *plan, want, report);
+    EXPECT_EQ(report.cpuSteps, 0);
+  }
+  EXPECT_EQ(chains, 3);
+}
+
 TEST(FusedLowering, InvertedResidualsOfSeveralImagesAreRefused) {
   std::mt19937 rng(41);
   Pair p = randomTriple(rng, 12, 12, 16, 64, 16, 3, 1, true, false, false);

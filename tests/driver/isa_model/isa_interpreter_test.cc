@@ -286,6 +286,46 @@ TEST(IsaInterpreter, RequantSegmentsSkipTheirGaps) {
   EXPECT_EQ(r.races.size(), 1u) << r.describe();
 }
 
+// A fill's rows are its accesses (not the box around them): the padding columns of a
+// padded tensor, filled while a REQUANT_STORE writes its rows in segments between them and
+// unordered with it, race with nothing; a fill over a segment's rows does.
+TEST(IsaInterpreter, FillsRaceOnlyWithTheBytesTheirRowsWrite) {
+  DramModel dram(kBase, 4096);
+  NpuConfig cfg = array16();
+  IsaInterpreter npu(cfg, dram);
+  firmware::RequantStore rq;
+  rq.rows = 8;
+  rq.multAddr = 64;
+  rq.shiftAddr = 128;
+  rq.perChannel = true;
+  rq.outSigned = true;
+  rq.clampMin = -128;
+  rq.clampMax = 127;
+  // Rows of 6 vectors: 4 image pixels between a padding vector on each side, so segments of
+  // 2 pairs with a gap of 2 vectors, the first starting one vector in.
+  rq.toInp = true;
+  rq.outAddr = 1024 + 16;
+  rq.segments = true;
+  rq.segPairs = 2;
+  rq.segGap = 2;
+  rq.segGaps = 1;
+  firmware::DmaLoad fill;
+  fill.fill = true;
+  fill.fillValue = 7;
+  fill.bufAddr = 1024;
+  fill.count0 = 16;  // a padding vector
+  fill.count1 = 2;   // left of both image rows
+  fill.bufStride1 = 6 * 16;
+  InterpreterResult r = npu.run({cmd(rq), cmd(fill), end()});
+  ASSERT_TRUE(r.completed) << r.describe();
+  EXPECT_TRUE(r.races.empty()) << r.describe();
+  EXPECT_EQ(npu.buffer(Buffer::kInp)[1024 + 6 * 16], 7);
+  fill.bufAddr = 1024 + 16;  // the first pixel of each image row
+  r = npu.run({cmd(rq), cmd(fill), end()});
+  ASSERT_TRUE(r.completed) << r.describe();
+  EXPECT_EQ(r.races.size(), 2u) << r.describe();
+}
+
 // acc64 (docs/isa.md): int16 GEMMs whose sums leave int32, accumulated over several
 // commands into int64 ACC elements (8 bytes each), then REQUANT_STORE's 64-bit path.
 TEST(IsaInterpreter, Acc64GemmAndRequantMatchTheInt64Model) {
