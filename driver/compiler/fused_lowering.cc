@@ -698,8 +698,13 @@ hal::Result<CompiledStep> lowerFusedChain(const hal::Model& model, uint32_t firs
       dwHalf.expanded = l.x;
     }
     if (i + 1 < pairs) {
+      // Only the rows the next depthwise layer reads (VALID windows may leave the last out).
+      const Link& n = chain[i + 1];
       chain[i + 1].x.base = paddedBase;
       pwHalf.expanded = chain[i + 1].x;
+      const int64_t rows = std::min<int64_t>(n.g.inH, n.x.rowOrigin + static_cast<int64_t>(n.nx));
+      if (rows <= 0) return hal::fail("fused chain: operation ", d + 2, " reads only padding");
+      pwHalf.rowCount = static_cast<uint32_t>(rows);
     }
     internal::OpView dwView(model, d, shapes), pwView(model, d + 1, shapes);
     auto a = internal::lowerDepthwiseIntoInp(model, d, dwView, lo, dwHalf);

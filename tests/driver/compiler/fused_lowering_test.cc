@@ -838,6 +838,27 @@ TEST(FusedLowering, RandomChainsAreBitExact) {
   }
 }
 
+// A VALID stride-2 depthwise layer over an even height reads all rows but the last: the
+// pointwise layer before it writes only those into its padded input (the last one would
+// pass the channel tile's rows, into the next tile's or the tensor above them).
+TEST(FusedLowering, ChainsWriteOnlyTheRowsTheNextLayerReads) {
+  std::mt19937 rng(59);
+  for (uint32_t c : {19u, 40u}) {
+    ChainPair first, second;
+    second.stride = 2;
+    second.same = false;
+    Pair p = randomChain(rng, 24, 40, {31, c, 47}, {first, second});
+    SCOPED_TRACE(p.what);
+    std::vector<hal::TensorValue> want;
+    ASSERT_EQ(referenceRun(p.model, p.inputs, want), "");
+    LoweringOptions o;
+    o.npu = array16();
+    auto step = lowerFusedChain(p.model, 0, 2, declaredShapes(p.model), o);
+    ASSERT_TRUE(step.ok()) << step.error();
+    expectBitExactRun(*step, p, want, o.npu);
+  }
+}
+
 // A chain whose tensors do not fit in INP beside each other, or of one pair, is refused.
 TEST(FusedLowering, ChainsTooLargeForInpAreRefused) {
   std::mt19937 rng(47);
