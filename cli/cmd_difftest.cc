@@ -49,7 +49,7 @@ int cmdDifftest(const Args& args) {
   uint32_t maxSpatial = 20, maxChannels = 48, maxBatch = 3;
   double quant16x8 = verify::difftest::GeneratorOptions{}.quant16x8;
   size_t maxFailures = 50;
-  bool verbose = false, fusedPairs = false, invertedResiduals = false;
+  bool verbose = false, fusedPairs = false, invertedResiduals = false, chains = false;
   desc.add_options()("layers,n", po::value(&layers)->default_value(layers), "random layers to run")(
       "seed,s", po::value(&seed)->default_value(seed),
       "run seed (layer i is generated from seed and i)")(
@@ -91,15 +91,19 @@ int cmdDifftest(const Args& args) {
       "DEPTHWISE_CONV_2D and a pointwise CONV_2D projection, and where the shapes allow, half "
       "of the time, the ADD of the block's input, which the driver fuses whole (its rows into INP "
       "in segments, ISA "
-      "1.13)")("max-failures", po::value(&maxFailures)->default_value(maxFailures),
-               "failures listed in the summary")("verbose,v", po::bool_switch(&verbose),
-                                                 "one line per layer: outcome, cycles, parameters");
+      "1.13)")("chains", po::bool_switch(&chains),
+               "draw chains instead of single layers: two or three DEPTHWISE_CONV_2D -> pointwise "
+               "CONV_2D pairs, each depthwise layer reading the pointwise output before it, which "
+               "the driver joins into one step")(
+      "max-failures", po::value(&maxFailures)->default_value(maxFailures),
+      "failures listed in the summary")("verbose,v", po::bool_switch(&verbose),
+                                        "one line per layer: outcome, cycles, parameters");
   po::positional_options_description pos;
   po::variables_map vm;
   int exit = 0;
   const char* usage =
       "nncosim difftest [--layers N] [--seed S] [--first I] [--backend sim|isa] [--op CONV_2D|...] "
-      "[--fused-pairs|--inverted-residuals] [--mapping M] [--preference P] [--set k=v] "
+      "[--fused-pairs|--inverted-residuals|--chains] [--mapping M] [--preference P] [--set k=v] "
       "[--verbose]";
   if (!parseOptions(args, usage, desc, pos, vm, &exit)) return exit;
 
@@ -113,9 +117,10 @@ int cmdDifftest(const Args& args) {
   opt.generator.quant16x8 = quant16x8;
   opt.generator.fusedPairs = fusedPairs;
   opt.generator.invertedResiduals = invertedResiduals;
-  if (fusedPairs && invertedResiduals) {
-    std::cerr << "nncosim difftest: --fused-pairs and --inverted-residuals draw different "
-                 "layers; give one\n";
+  opt.generator.chains = chains;
+  if (int{fusedPairs} + int{invertedResiduals} + int{chains} > 1) {
+    std::cerr << "nncosim difftest: --fused-pairs, --inverted-residuals and --chains draw "
+                 "different layers; give one\n";
     return 2;
   }
   for (const std::string& list : opNames) {

@@ -249,6 +249,46 @@ TEST(Difftest, InvertedResidualsAreValidAndFuseBitExact) {
   EXPECT_GT(s.fusedChecked, 60u);
 }
 
+// Chains (`--chains`): two or three depthwise -> pointwise pairs, each depthwise layer
+// reading the pointwise output before it, valid models of one image; on the interpreter
+// every layer NPU-checked and bit-exact, some joined into one step.
+TEST(Difftest, ChainsAreValidAndJoinBitExact) {
+  GeneratorOptions g;
+  g.chains = true;
+  int threes = 0;
+  for (uint64_t i = 0; i < 300; ++i) {
+    const RandomLayer L = randomLayer(layerSeed(29, i), g);
+    ASSERT_TRUE(driver::validateModelForExecution(L.model).ok())
+        << L.description << ": " << driver::validateModelForExecution(L.model).error();
+    const std::vector<hal::Operation>& ops = L.model.main.operations;
+    ASSERT_TRUE(ops.size() == 4u || ops.size() == 6u) << L.description;
+    threes += ops.size() == 6;
+    for (size_t k = 0; k < ops.size(); ++k) {
+      EXPECT_EQ(ops[k].type,
+                k % 2 ? hal::OperationType::CONV_2D : hal::OperationType::DEPTHWISE_CONV_2D);
+      if (k > 0) {
+        EXPECT_EQ(ops[k].inputs[0], ops[k - 1].outputs[0]) << L.description;
+      }
+    }
+    ASSERT_EQ(L.inputs.size(), 1u);
+    EXPECT_EQ(L.model.main.operands[L.model.main.inputIndexes[0]].dimensions[0], 1u);
+  }
+  EXPECT_GT(threes, 50);
+  EXPECT_LT(threes, 150);
+  InterpreterDevice dev;
+  NnapiDriver npu(&dev), ref(nullptr);
+  DifftestOptions o;
+  o.seed = 5;
+  o.layers = 100;
+  o.generator = g;
+  const DifftestSummary s = runDifftest({npu, "isa", ref, "ref"}, o, {});
+  for (const LayerResult& f : s.failures)
+    ADD_FAILURE() << "layer " << f.index << ": " << f.description << "\n" << f.detail;
+  EXPECT_TRUE(s.ok());
+  EXPECT_EQ(s.npuChecked, 100u);
+  EXPECT_GT(s.chainsChecked, 10u);
+}
+
 // TRANSPOSE_CONV_2D on the NPU (the convolution of its zero-inserted input): every layer
 // of every kind the generator draws (strides, paddings, 16x8) NPU-checked and bit-exact.
 TEST(Difftest, TransposeConvolutionsRunOnTheNpuBitExact) {

@@ -187,7 +187,14 @@ LayerResult runLayer(const RandomLayer& layer, uint64_t index, const DifftestDri
     if (r.detail.empty()) r.detail = "on the CPU (no reason given)";
   } else if (!rep.steps.empty()) {
     r.mapping = rep.steps.front().note;
-    r.fused = r.mapping.rfind("fused", 0) == 0;  // "fused: ..." or "fused inverted residual: ..."
+    // "fused: ...", "fused inverted residual: ...", "fused chain ...", the other operations
+    // "fused into operation 0's step".
+    r.fused =
+        r.mapping.rfind("fused", 0) == 0 && std::all_of(rep.steps.begin() + 1, rep.steps.end(),
+                                                        [](const driver::ExecutionReport::Step& x) {
+                                                          return x.note.rfind("fused into", 0) == 0;
+                                                        });
+    r.chain = r.fused && r.mapping.rfind("fused chain", 0) == 0;
   }
   // Outputs are compared even for a fallback: the CPU path must agree too.
   const std::string diff = compareOutputs(got, want);
@@ -228,11 +235,13 @@ DifftestSummary runDifftest(
         s.constantOutputs += r.constantOutput;
         s.quant16x8Checked += r.quant16x8;
         s.fusedChecked += r.fused;
+        s.chainsChecked += r.chain;
         break;
       case Outcome::kMismatch:
         ++s.npuChecked, ++t.npuChecked, ++s.mismatches, ++t.mismatches;
         s.quant16x8Checked += r.quant16x8;
         s.fusedChecked += r.fused;
+        s.chainsChecked += r.chain;
         s.failures.push_back(r);
         break;
       case Outcome::kFallback: {
@@ -295,6 +304,7 @@ void DifftestSummary::print(std::ostream& os, size_t maxFailures) const {
   os << "layers " << layers << ", NPU-checked " << npuChecked << " (" << matched << " bit-exact, "
      << outputElements << " output elements; " << quant16x8Checked << " in the 16x8 mode";
   if (fusedChecked) os << ", " << fusedChecked << " as fused steps";
+  if (chainsChecked) os << " (" << chainsChecked << " of them chains)";
   os << "), CPU fallbacks " << fallbacks << ", mismatches " << mismatches << ", errors " << errors
      << "\n";
   os << "NPU cycles " << npuCycles << " total";

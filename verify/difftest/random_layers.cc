@@ -1276,12 +1276,6 @@ RandomLayer randomArithmetic(Rng& r, const GeneratorOptions& opt, OperationType 
 
 }  // namespace
 
-// A depthwise layer and the pointwise CONV_2D that alone reads its output (uint8 or int8,
-// NHWC, multiplier 1, per-tensor or per-channel filters, filters 1x1 to 7x7, strides and
-// dilations 1 or 2, SAME or VALID, every fused activation on both): what the driver fuses
-// into one step when its estimate wins. The pointwise quantization is fitted to values drawn
-// over the depthwise output's range (a stand-in for the outputs themselves; the check
-// compares the NPU with the reference whatever they are).
 // The accumulator statistics of a pointwise layer, per output channel: `in` holds pixels of
 // inC values (zero point inZp), `w` outC rows of inC weights (zero point wZp).
 std::vector<Column> pointwiseColumns(const std::vector<int32_t>& in, uint32_t inC, int32_t inZp,
@@ -1298,15 +1292,23 @@ std::vector<Column> pointwiseColumns(const std::vector<int32_t>& in, uint32_t in
   return cols;
 }
 
-RandomLayer randomFusedPair(Rng& r, const GeneratorOptions& opt) {
+// A depthwise layer and the pointwise CONV_2D that alone reads its output (uint8 or int8,
+// NHWC, multiplier 1, per-tensor or per-channel filters, filters 1x1 to 7x7, strides and
+// dilations 1 or 2, SAME or VALID, every fused activation on both): what the driver fuses
+// into one step when its estimate wins. The pointwise quantization is fitted to values drawn
+// over the depthwise output's range (a stand-in for the outputs themselves; the check
+// compares the NPU with the reference whatever they are). With `over`, its input has that
+// operand's type and shape (one image).
+RandomLayer randomFusedPair(Rng& r, const GeneratorOptions& opt, const hal::Operand* over) {
   RandomLayer L;
   L.type = OperationType::DEPTHWISE_CONV_2D;
-  const bool isSigned = r.coin();
+  const bool isSigned = over ? over->type == kS8 : r.coin();
   const OperandType t = isSigned ? kS8 : kU8;
   const QRange q = rangeOf(t);
   const uint32_t maxC = std::max<uint32_t>(1, opt.maxChannels);
-  const uint32_t batches = randomBatch(r, std::max<uint32_t>(1, opt.maxBatch));
-  const uint32_t c = randomChannels(r, maxC), outC = randomChannels(r, maxC);
+  const uint32_t batches = over ? 1 : randomBatch(r, std::max<uint32_t>(1, opt.maxBatch));
+  const uint32_t c = over ? over->dimensions.at(3) : randomChannels(r, maxC);
+  const uint32_t outC = randomChannels(r, maxC);
   const uint32_t fh = static_cast<uint32_t>(r.coin(0.6) ? 3 : r.range(1, 7));
   const uint32_t fw = r.coin(0.8) ? fh : static_cast<uint32_t>(r.range(1, 7));
   const int32_t sh = r.range(1, 2), sw = r.coin(0.8) ? sh : r.range(1, 2);
@@ -1314,8 +1316,12 @@ RandomLayer randomFusedPair(Rng& r, const GeneratorOptions& opt) {
   const int32_t effH = (static_cast<int32_t>(fh) - 1) * dh + 1,
                 effW = (static_cast<int32_t>(fw) - 1) * dw + 1;
   const int32_t maxS = static_cast<int32_t>(std::max<uint32_t>(1, opt.maxSpatial));
-  const auto inH = static_cast<uint32_t>(r.range(std::min(effH, maxS), std::max(effH, maxS)));
-  const auto inW = static_cast<uint32_t>(r.range(std::min(effW, maxS), std::max(effW, maxS)));
+  const auto inH = over
+                       ? over->dimensions.at(1)
+                       : static_cast<uint32_t>(r.range(std::min(effH, maxS), std::max(effH, maxS)));
+  const auto inW = over
+                       ? over->dimensions.at(2)
+                       : static_cast<uint32_t>(r.range(std::min(effW, maxS), std::max(effW, maxS)));
   const int32_t scheme = r.coin() ? ops::conv::kPaddingSame : ops::conv::kPaddingValid;
   int32_t pl = 0, pr = 0, pt = 0, pb = 0;
   ops::conv::explicitPadding(static_cast<int32_t>(inW), sw, dw, static_cast<int32_t>(fw), scheme,
@@ -1480,7 +1486,7 @@ RandomLayer randomConvEltwisePair(Rng& r, const GeneratorOptions& opt) {
 RandomLayer randomInvertedResidual(Rng& r, const GeneratorOptions& opt) {
   GeneratorOptions pairOptions = opt;
   pairOptions.maxBatch = 1;
-  RandomLayer L = randomFusedPair(r, pairOptions);
+  RandomLayer L = randomFusedPair(r, pairOptions, nullptr);
   L.type = OperationType::CONV_2D;
   hal::Model m = std::move(L.model);
   const uint32_t e = m.main.inputIndexes.at(0), y = m.main.outputIndexes.at(0);
@@ -1552,6 +1558,64 @@ RandomLayer randomInvertedResidual(Rng& r, const GeneratorOptions& opt) {
   return L;
 }
 
+// Appends b's operations to a: b's one input is a's one output, which becomes a temporary;
+// b's constants follow a's (CONSTANT_COPY bytes 8-byte aligned, CONSTANT_POOL pools).
+void appendModel(hal::Model& a, const hal::Model& b) {
+  const uint32_t y = a.main.outputIndexes.at(0), e = b.main.inputIndexes.at(0);
+  a.main.operands[y].lifetime = hal::OperandLifeTime::TEMPORARY_VARIABLE;
+  const size_t base = (a.operandValues.size() + 7) & ~size_t{7};
+  a.operandValues.resize(base);
+  a.operandValues.insert(a.operandValues.end(), b.operandValues.begin(), b.operandValues.end());
+  const auto poolBase = static_cast<uint32_t>(a.pools.size());
+  a.pools.insert(a.pools.end(), b.pools.begin(), b.pools.end());
+  std::vector<uint32_t> map(b.main.operands.size());
+  for (size_t i = 0; i < b.main.operands.size(); ++i) {
+    if (i == e) {
+      map[i] = y;
+      continue;
+    }
+    hal::Operand o = b.main.operands[i];
+    if (o.lifetime == hal::OperandLifeTime::CONSTANT_COPY)
+      o.location.offset += static_cast<uint32_t>(base);
+    if (o.lifetime == hal::OperandLifeTime::CONSTANT_POOL) o.location.poolIndex += poolBase;
+    map[i] = static_cast<uint32_t>(a.main.operands.size());
+    a.main.operands.push_back(std::move(o));
+  }
+  for (hal::Operation op : b.main.operations) {
+    for (uint32_t& x : op.inputs) x = map.at(x);
+    for (uint32_t& x : op.outputs) x = map.at(x);
+    a.main.operations.push_back(std::move(op));
+  }
+  a.main.outputIndexes.clear();
+  for (uint32_t x : b.main.outputIndexes) a.main.outputIndexes.push_back(map.at(x));
+}
+
+// Two or three of randomFusedPair's pairs, each pair's depthwise layer reading the pointwise
+// output before it (one image): MobileNet-v1's body, which the driver joins into a chain
+// (lowerFusedChain) when its estimate wins. A later pair's depthwise filter scale takes the
+// change of its input's scale (its input is the pair before's output, in that
+// quantization), so its multipliers stay as drawn.
+RandomLayer randomChainOfPairs(Rng& r, const GeneratorOptions& opt) {
+  GeneratorOptions pairOptions = opt;
+  pairOptions.maxBatch = 1;
+  RandomLayer L = randomFusedPair(r, pairOptions, nullptr);
+  const int pairs = r.coin(0.3) ? 3 : 2;
+  for (int i = 1; i < pairs; ++i) {
+    const hal::Operand y = L.model.main.operands[L.model.main.outputIndexes.at(0)];
+    RandomLayer next = randomFusedPair(r, pairOptions, &y);
+    hal::Model& b = next.model;
+    const float ratio = b.main.operands[b.main.inputIndexes.at(0)].scale / y.scale;
+    hal::Operand& filter = b.main.operands[b.main.operations.at(0).inputs.at(1)];
+    if (filter.channelQuant)
+      for (float& s : filter.channelQuant->scales) s *= ratio;
+    else
+      filter.scale *= ratio;
+    appendModel(L.model, b);
+    L.description += " => " + next.description;
+  }
+  return L;
+}
+
 const std::vector<hal::OperationType>& randomLayerTypes() {
   static const std::vector<hal::OperationType> kTypes = {
       OperationType::CONV_2D,         OperationType::DEPTHWISE_CONV_2D,
@@ -1594,9 +1658,15 @@ RandomLayer randomLayer(uint64_t seed, const GeneratorOptions& options) {
     L.seed = seed;
     return L;
   }
+  if (options.chains) {
+    RandomLayer L = randomChainOfPairs(r, options);
+    L.seed = seed;
+    return L;
+  }
   if (options.fusedPairs) {
     // The two kinds of fused steps, half and half.
-    RandomLayer L = r.coin() ? randomFusedPair(r, options) : randomConvEltwisePair(r, options);
+    RandomLayer L =
+        r.coin() ? randomFusedPair(r, options, nullptr) : randomConvEltwisePair(r, options);
     L.seed = seed;
     return L;
   }

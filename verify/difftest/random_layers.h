@@ -52,6 +52,10 @@ struct GeneratorOptions {
   // shapes allow, half of the time, the ADD of the block's input; one image: what the driver
   // fuses whole (`nncosim difftest --inverted-residuals`).
   bool invertedResiduals = false;
+  // Instead of single layers, chains: two or three depthwise -> pointwise pairs, each
+  // pair's depthwise layer reading the pointwise output before it; one image: what the
+  // driver joins into one step (`nncosim difftest --chains`).
+  bool chains = false;
 };
 
 struct RandomLayer {
