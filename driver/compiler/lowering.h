@@ -57,9 +57,10 @@ struct LoweringOptions {
   hal::ExecutionPreference preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
   uint32_t tag = 1;  // END tag of the job(s)
   // Longest job the device accepts: sim::Device takes fewer commands than its ring has
-  // slots (4096 by default). Longer streams are cut into several jobs, each ending with
-  // END; 0 = never cut.
-  uint32_t maxJobCommands = 4000;
+  // slots (firmware::kRingSlots, 16384 by default since session 24: a chain of fused pairs
+  // is one job). Longer streams are cut into several jobs, each ending with END; 0 = never
+  // cut.
+  uint32_t maxJobCommands = firmware::kRingSlots - 384;
   // The timing model behind the plan choices (shifted windows or im2col, FAST's phase
   // sizes); calibrate it with the RTL's measured latencies.
   CostModel cost;
