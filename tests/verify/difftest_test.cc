@@ -186,6 +186,16 @@ TEST(Difftest, CompareOutputsNamesTheFirstDifference) {
             "(max |diff| 6)");
 }
 
+// Runs `o` on a strict interpreter against the reference, each failure a test failure.
+DifftestSummary runOnInterpreter(const DifftestOptions& o) {
+  InterpreterDevice dev;
+  NnapiDriver npu(&dev), ref(nullptr);
+  const DifftestSummary s = runDifftest({npu, "isa", ref, "ref"}, o, {});
+  for (const LayerResult& f : s.failures)
+    ADD_FAILURE() << "layer " << f.index << ": " << f.description << "\n" << f.detail;
+  return s;
+}
+
 // The runner on the strict ISA interpreter: every layer NPU-checked and bit-exact.
 TEST(Difftest, RunnerOnTheInterpreterIsBitExact) {
   InterpreterDevice dev;
@@ -235,15 +245,11 @@ TEST(Difftest, InvertedResidualsAreValidAndFuseBitExact) {
   }
   EXPECT_GT(adds, 15);  // where the pair keeps the block's shape (stride 1, SAME or 1 x 1)
   EXPECT_LT(adds, 200);
-  InterpreterDevice dev;
-  NnapiDriver npu(&dev), ref(nullptr);
   DifftestOptions o;
   o.seed = 5;
   o.layers = 100;
   o.generator = g;
-  const DifftestSummary s = runDifftest({npu, "isa", ref, "ref"}, o, {});
-  for (const LayerResult& f : s.failures)
-    ADD_FAILURE() << "layer " << f.index << ": " << f.description << "\n" << f.detail;
+  const DifftestSummary s = runOnInterpreter(o);
   EXPECT_TRUE(s.ok());
   EXPECT_EQ(s.npuChecked, 100u);
   EXPECT_GT(s.fusedChecked, 60u);
@@ -275,15 +281,11 @@ TEST(Difftest, ChainsAreValidAndJoinBitExact) {
   }
   EXPECT_GT(threes, 50);
   EXPECT_LT(threes, 150);
-  InterpreterDevice dev;
-  NnapiDriver npu(&dev), ref(nullptr);
   DifftestOptions o;
   o.seed = 5;
   o.layers = 100;
   o.generator = g;
-  const DifftestSummary s = runDifftest({npu, "isa", ref, "ref"}, o, {});
-  for (const LayerResult& f : s.failures)
-    ADD_FAILURE() << "layer " << f.index << ": " << f.description << "\n" << f.detail;
+  const DifftestSummary s = runOnInterpreter(o);
   EXPECT_TRUE(s.ok());
   EXPECT_EQ(s.npuChecked, 100u);
   EXPECT_GT(s.chainsChecked, 10u);
@@ -292,15 +294,11 @@ TEST(Difftest, ChainsAreValidAndJoinBitExact) {
 // TRANSPOSE_CONV_2D on the NPU (the convolution of its zero-inserted input): every layer
 // of every kind the generator draws (strides, paddings, 16x8) NPU-checked and bit-exact.
 TEST(Difftest, TransposeConvolutionsRunOnTheNpuBitExact) {
-  InterpreterDevice dev;
-  NnapiDriver npu(&dev), ref(nullptr);
   DifftestOptions o;
   o.seed = 7;
   o.layers = 300;
   o.generator.types = {hal::OperationType::TRANSPOSE_CONV_2D};
-  const DifftestSummary s = runDifftest({npu, "isa", ref, "ref"}, o);
-  for (const LayerResult& f : s.failures)
-    ADD_FAILURE() << "layer " << f.index << ": " << f.description << "\n" << f.detail;
+  const DifftestSummary s = runOnInterpreter(o);
   EXPECT_TRUE(s.ok());
   EXPECT_EQ(s.npuChecked, 300u);
   EXPECT_EQ(s.fallbacks, 0u);
@@ -313,7 +311,7 @@ TEST(Difftest, TransposeConvolutionsRunOnTheNpuBitExact) {
   small.outBytes = 1024;
   small.prmBytes = 1024;
   InterpreterDevice tiny(small);
-  NnapiDriver npuTiny(&tiny);
+  NnapiDriver npuTiny(&tiny), ref(nullptr);
   o.layers = 120;
   const DifftestSummary t = runDifftest({npuTiny, "isa (small buffers)", ref, "ref"}, o);
   for (const LayerResult& f : t.failures)

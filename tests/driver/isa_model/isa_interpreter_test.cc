@@ -24,6 +24,19 @@ using test::array16;  // the arithmetic and bounds cases below are written for 1
 
 Command cmd(firmware::CommandArgs a, firmware::Deps d = {}) { return Command{d, std::move(a)}; }
 Command end() { return cmd(firmware::End{true, 7}); }
+// A REQUANT_STORE of `rows` ACC rows to signed 8-bit outputs, per-channel multipliers at
+// PRM 64 and shifts at 128 (the cases below put them there).
+firmware::RequantStore int8Rows(uint32_t rows) {
+  firmware::RequantStore rq;
+  rq.rows = rows;
+  rq.multAddr = 64;
+  rq.shiftAddr = 128;
+  rq.perChannel = true;
+  rq.outSigned = true;
+  rq.clampMin = -128;
+  rq.clampMax = 127;
+  return rq;
+}
 
 TEST(IsaInterpreter, ThreeDimensionalLoadAndStoreMoveTheRightBytes) {
   DramModel dram(kBase, 1 << 16);
@@ -154,15 +167,8 @@ TEST(IsaInterpreter, RequantToInpWritesInpAndFeedsTheNextGemm) {
       prm[64 + 4 * j + b] = static_cast<uint8_t>(static_cast<uint32_t>(mult) >> (8 * b));
     prm[128 + j] = static_cast<uint8_t>(static_cast<int8_t>(-20));
   }
-  firmware::RequantStore rq;
-  rq.rows = 16;
-  rq.multAddr = 64;
-  rq.shiftAddr = 128;
-  rq.perChannel = true;
-  rq.outSigned = true;
+  firmware::RequantStore rq = int8Rows(16);
   rq.outZp = -5;
-  rq.clampMin = -128;
-  rq.clampMax = 127;
   InterpreterResult r = npu.run({cmd(rq), end()});  // the reference: the rows into OUT
   ASSERT_TRUE(r.clean()) << r.describe();
   const std::vector<uint8_t> rows(npu.buffer(Buffer::kOut).begin(),
@@ -234,14 +240,7 @@ TEST(IsaInterpreter, RequantSegmentsSkipTheirGaps) {
   auto& acc = npu.buffer(Buffer::kAcc);
   for (uint32_t i = 0; i < 16 * 16 * 4; ++i) acc[i] = static_cast<uint8_t>(rng());
   for (uint32_t j = 0; j < 16; ++j) npu.buffer(Buffer::kPrm)[64 + 4 * j + 3] = 0x40;  // 0.5
-  firmware::RequantStore rq;
-  rq.rows = 11;
-  rq.multAddr = 64;
-  rq.shiftAddr = 128;
-  rq.perChannel = true;
-  rq.outSigned = true;
-  rq.clampMin = -128;
-  rq.clampMax = 127;
+  firmware::RequantStore rq = int8Rows(11);
   InterpreterResult r = npu.run({cmd(rq), end()});  // the rows, contiguous, into OUT
   ASSERT_TRUE(r.clean()) << r.describe();
   const std::vector<uint8_t> rows(npu.buffer(Buffer::kOut).begin(),
@@ -293,14 +292,7 @@ TEST(IsaInterpreter, FillsRaceOnlyWithTheBytesTheirRowsWrite) {
   DramModel dram(kBase, 4096);
   NpuConfig cfg = array16();
   IsaInterpreter npu(cfg, dram);
-  firmware::RequantStore rq;
-  rq.rows = 8;
-  rq.multAddr = 64;
-  rq.shiftAddr = 128;
-  rq.perChannel = true;
-  rq.outSigned = true;
-  rq.clampMin = -128;
-  rq.clampMax = 127;
+  firmware::RequantStore rq = int8Rows(8);
   // Rows of 6 vectors: 4 image pixels between a padding vector on each side, so segments of
   // 2 pairs with a gap of 2 vectors, the first starting one vector in.
   rq.toInp = true;
