@@ -34,6 +34,12 @@ std::string checkText(const driver::ExecutionReport::Step& s, bool checked) {
 
 struct Totals {
   uint64_t macs = 0, npuMacs = 0, cycles = 0, dram = 0;
+  // The array's timeline (the ISA model's counters; 0 from the SoC) and the depthwise
+  // layers' MACs and the cycles charged to them (docs/driver.md, "The depthwise layers'
+  // 70 %"): their DWCONVs with the array idle and their steps' starts, or a depthwise step
+  // without GEMMs whole.
+  uint64_t arrayBeats = 0, idleDwconv = 0, idleBeforeGemm = 0;
+  uint64_t depthwiseMacs = 0, depthwiseCycles = 0;
   int npu = 0, cpu = 0, mismatches = 0;
   double deviceMicros = 0, hostMicros = 0, endToEndMicros = 0;  // host: the modelled host's
   double utilization = 0, endToEndUtilization = 0;              // of device / end-to-end time
@@ -88,6 +94,14 @@ Totals totalsOf(const RunSummary& r) {
       t.cycles += s.stats.cycles;
       t.dram += dramBytes(s);
       if (!s.mismatch.empty()) ++t.mismatches;
+      const driver::InterpreterCounters& k = s.stats.counters;
+      t.arrayBeats += k.arrayBeats;
+      t.idleDwconv += k.idleDwconv;
+      t.idleBeforeGemm += k.idleBeforeGemm;
+      if (s.depthwiseMacs) {
+        t.depthwiseMacs += s.depthwiseMacs;
+        t.depthwiseCycles += k.arrayBeats ? k.idleDwconv + k.idleBeforeGemm : s.stats.cycles;
+      }
     } else {
       ++t.cpu;
     }
@@ -148,6 +162,19 @@ void printRunTable(std::ostream& os, const RunSummary& r) {
   os << ")\n";
   os << "  MAC utilization " << 100.0 * t.endToEndUtilization << "% of the end-to-end time ("
      << 100.0 * t.utilization << "% of the device cycles alone)\n";
+  if (t.arrayBeats && t.cycles) {
+    // The ISA model's timeline (the SoC counts no beats).
+    os << "  array (the ISA model's timeline): GEMM beats " << t.arrayBeats << " cycles ("
+       << 100.0 * static_cast<double>(t.arrayBeats) / static_cast<double>(t.cycles)
+       << "% of the device cycles); idle while DWCONVs run " << t.idleDwconv
+       << ", before the jobs' first GEMMs " << t.idleBeforeGemm << "\n";
+    if (t.depthwiseMacs && t.depthwiseCycles)
+      os << "  depthwise layers: " << t.depthwiseMacs << " MACs, " << t.depthwiseCycles
+         << " cycles charged to them (their DWCONVs with the array idle, their jobs' starts): "
+         << 100.0 * static_cast<double>(t.depthwiseMacs) /
+                (static_cast<double>(t.depthwiseCycles) * r.rows * r.cols)
+         << "% of the array\n";
+  }
   os << "  DRAM: NPU " << t.dram << " bytes, host " << rep.host.bytes.dramBytes()
      << " bytes; host layout passes " << rep.host.bytes.layoutBytes() << " bytes (packed "
      << rep.host.bytes.packed << ", copied " << rep.host.bytes.copiedIn + rep.host.bytes.copiedOut
@@ -209,7 +236,12 @@ json runReportJson(const RunSummary& r) {
                          {"store_busy", s.stats.counters.storeBusy},
                          {"store_stall", s.stats.counters.storeStall},
                          {"densify_busy", s.stats.counters.densifyBusy},
-                         {"macs", s.stats.counters.macs}};
+                         {"macs", s.stats.counters.macs},
+                         {"array_beats", s.stats.counters.arrayBeats},
+                         {"dwconv_busy", s.stats.counters.dwconvBusy},
+                         {"idle_dwconv", s.stats.counters.idleDwconv},
+                         {"idle_before_gemm", s.stats.counters.idleBeforeGemm}};
+        e["depthwise_macs"] = s.depthwiseMacs;
         e["jobs"] = s.stats.jobs;
         e["commands"] = s.stats.counters.commands;  // END of each job included
         e["check"] = checkText(s, r.checked);
@@ -244,6 +276,8 @@ json runReportJson(const RunSummary& r) {
                    {"host_model_us", t.hostMicros},
                    {"end_to_end_us", t.endToEndMicros},
                    {"utilization_end_to_end", t.endToEndUtilization},
+                   {"depthwise_macs", t.depthwiseMacs},
+                   {"depthwise_cycles", t.depthwiseCycles},
                    {"host_dram_bytes", r.report->host.bytes.dramBytes()},
                    {"host_layout_bytes", r.report->host.bytes.layoutBytes()},
                    {"host_bytes_between_npu_steps", r.report->host.bytes.betweenNpuSteps},

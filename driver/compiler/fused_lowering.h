@@ -23,6 +23,10 @@
 // fills on chip, laid out as the depthwise half's loads would lay them, and the depthwise
 // half reads them there: three (with the ADD four) operations, neither expanded tensor in
 // DRAM.
+//
+// Such pairs feeding each other (MobileNet-v1's body) as one job: each pointwise layer but
+// the last writes its rows into INP between the next depthwise layer's padding, as the
+// expansion does; two tokens per link order what the pairs share (chain_join.h).
 #pragma once
 
 #include <cstdint>

@@ -324,8 +324,8 @@ void fuseInvertedResiduals(const hal::Model& model, const std::vector<ops::Shape
 
 // Joins runs of fused depthwise -> pointwise steps, each pair's pointwise output read only
 // by the next pair's depthwise layer, into chains (lowerFusedChain): from each pair the chain
-// grows pair by pair while it lowers, and the longest saving most over the pairs' own steps
-// is kept when its output lands in the layout its last pair's readers were planned for.
+// grows pair by pair while it lowers and its output lands in the layout its last pair's
+// readers were planned for; the length that saves most over the pairs' own steps is kept.
 void fuseChains(const hal::Model& model, const std::vector<ops::Shape>& shapes, ModelPlan& plan) {
   const Readers readers = readersOf(model);
   const size_t n = plan.operations.size();

@@ -46,6 +46,9 @@ std::string InterpreterCounters::describe() const {
      << computeBusy << "/" << computeStall << ", store " << storeBusy << "/" << storeStall
      << "; DMA read " << dmaReadBytes << " B, written " << dmaWriteBytes << " B; " << macs
      << " MACs; " << commands << " commands";
+  if (arrayBeats || dwconvBusy)
+    os << "; array beats " << arrayBeats << ", DWCONVs " << dwconvBusy << " (array idle "
+       << idleDwconv << "), before the first beat " << idleBeforeGemm;
   return os.str();
 }
 
@@ -538,6 +541,10 @@ class Machine {
   // the unit accepts at once (ISA 1.10); tileReadyAt_: when the unit takes the next tile.
   std::vector<bool> nextIsRequant_;
   uint64_t tileReadyAt_ = 0;
+  // The array's beats and the depthwise unit's runs, [from, to) cycles, for the counters'
+  // timeline (arrayTimeline; not kept by estimates).
+  std::vector<std::pair<uint64_t, uint64_t>> beats_, dwRuns_;
+  void arrayTimeline(InterpreterCounters& k) const;
 };
 
 // The byte a DMA_LOAD fill (ISA 1.4) writes into its rows on chip; none for a plain load
@@ -574,6 +581,7 @@ uint64_t Machine::windowBeats(const firmware::Gemm& g, uint64_t now) {
     const uint64_t first =
         std::max(lastRead + cost_.windowFill, anyGemm_ || j ? prevBeat + 1 : uint64_t{0});
     prevBeat = first + g.vec - 1;
+    if (!timingOnly_) beats_.emplace_back(first, first + g.vec);
     blockEnd_ = {blockEnd_[1], prevBeat};
     rd = lastRead + 1;
   }
@@ -649,6 +657,8 @@ uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) 
     const uint64_t prevLast = lastBeat_;
     uint64_t last = g->window ? windowBeats(*g, now) : now + cost_.gemmIssue + g->k - 1;
     if (anyGemm_) last = std::max(last, prevLast + cost_.gemmSpacing);
+    if (!g->window && !timingOnly_)
+      beats_.emplace_back(last + 1 - std::min<uint64_t>(g->k, last + 1), last + 1);
     lastBeat_ = last;
     anyGemm_ = true;
     // A window GEMM behind a window GEMM is accepted once this one's reads are issued and
@@ -662,6 +672,7 @@ uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) 
   if (auto* w = std::get_if<firmware::Dwconv>(&c.args)) {
     uint64_t readsDone = now;
     const uint64_t done = dwconvTiming(*w, now, readsDone);
+    if (!timingOnly_) dwRuns_.emplace_back(now, done + 1);
     tileReadyAt_ = readsDone + cost_.dwAccept;  // the unit takes the next start then
     s.readyAt = nextIsRequant_[index] ? now + 1 : tileReadyAt_;
     return done;
@@ -1768,8 +1779,57 @@ InterpreterResult Machine::run() {
     now = next;
   }
   k.cycles = now;
+  arrayTimeline(k);
   result_.completed = true;
   return result_;
+}
+
+// Merges [from, to) runs into sorted disjoint ones within [0, end).
+std::vector<std::pair<uint64_t, uint64_t>> merged(std::vector<std::pair<uint64_t, uint64_t>> v,
+                                                  uint64_t end) {
+  std::sort(v.begin(), v.end());
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (auto [a, b] : v) {
+    b = std::min(b, end);
+    if (a >= b) continue;
+    if (!out.empty() && a <= out.back().second)
+      out.back().second = std::max(out.back().second, b);
+    else
+      out.emplace_back(a, b);
+  }
+  return out;
+}
+
+void Machine::arrayTimeline(InterpreterCounters& k) const {
+  const auto beats = merged(beats_, k.cycles), dw = merged(dwRuns_, k.cycles);
+  auto length = [](const std::vector<std::pair<uint64_t, uint64_t>>& v) {
+    uint64_t n = 0;
+    for (const auto& [a, b] : v) n += b - a;
+    return n;
+  };
+  // Cycles of `v` outside the beats (two sorted disjoint lists).
+  auto outsideBeats = [&](const std::vector<std::pair<uint64_t, uint64_t>>& v) {
+    uint64_t n = 0;
+    size_t j = 0;
+    for (const auto& [a, b] : v) {
+      uint64_t covered = 0;
+      while (j < beats.size() && beats[j].second <= a) ++j;
+      for (size_t i = j; i < beats.size() && beats[i].first < b; ++i)
+        covered += std::min(b, beats[i].second) - std::max(a, beats[i].first);
+      n += b - a - covered;
+    }
+    return n;
+  };
+  k.arrayBeats = length(beats);
+  k.dwconvBusy = length(dw);
+  k.idleDwconv = outsideBeats(dw);
+  if (!beats.empty()) {
+    // Before the first beat, the cycles no DWCONV runs.
+    const uint64_t first = beats.front().first;
+    uint64_t dwBefore = 0;
+    for (const auto& [a, b] : dw) dwBefore += a < first ? std::min(b, first) - a : 0;
+    k.idleBeforeGemm = first - dwBefore;
+  }
 }
 
 }  // namespace

@@ -171,6 +171,11 @@ struct InterpreterCounters {
            storeStall = 0, densifyBusy = 0;
   uint64_t dmaReadBytes = 0, dmaWriteBytes = 0, macs = 0;
   uint64_t commands = 0;
+  // The MAC array's timeline (the model's beats; the SoC's counters leave these 0): cycles
+  // with a GEMM beat, cycles a DWCONV runs, and the array's idle cycles while a DWCONV runs
+  // (the two never run together) and, with no DWCONV running, before the job's first beat
+  // (its first loads and fills; 0 in a job without GEMMs).
+  uint64_t arrayBeats = 0, dwconvBusy = 0, idleDwconv = 0, idleBeforeGemm = 0;
   std::string describe() const;
 };
 

@@ -287,8 +287,15 @@ hal::Status NpuExecutor::run(const std::vector<hal::TensorValue>& inputs,
       if (!onNpu) s.note = "shapes differ from the compiled plan";
     }
     // A fused step's cycles are all on its first operation's line, so its MACs are too.
+    auto depthwise = [&](const hal::Operation& o) {
+      return o.type == hal::OperationType::DEPTHWISE_CONV_2D ? ops::macCount(model_, g, o) : 0;
+    };
+    if (!inFusedStep) s.depthwiseMacs = depthwise(op);
     if (onNpu)
-      for (uint32_t f : po.step.fused) s.macs += ops::macCount(model_, g, g.operations.at(f));
+      for (uint32_t f : po.step.fused) {
+        s.macs += ops::macCount(model_, g, g.operations.at(f));
+        s.depthwiseMacs += depthwise(g.operations.at(f));
+      }
     if (!onNpu)
       for (uint32_t o : residentIn)
         if (hal::Status st = materialize(o, s.host); !st.ok())

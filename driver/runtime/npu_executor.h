@@ -37,9 +37,10 @@ struct ExecutionReport {
     // NPU steps: the compiler's estimate of the step's cycles (its cost model, at the
     // SoC's DRAM settings), beside what the device counted (0 if it made none).
     uint64_t estimatedCycles = 0;
-    uint64_t macs = 0;        // multiply-accumulates of the operation (its shapes)
-    uint64_t wallNanos = 0;   // wall time of the step here (NPU steps: with the simulation)
-    uint64_t startCycle = 0;  // NPU cycles before this step (a timeline of the run)
+    uint64_t macs = 0;           // multiply-accumulates of the operation (its shapes)
+    uint64_t depthwiseMacs = 0;  // of them, a DEPTHWISE_CONV_2D's (a fused step's too)
+    uint64_t wallNanos = 0;      // wall time of the step here (NPU steps: with the simulation)
+    uint64_t startCycle = 0;     // NPU cycles before this step (a timeline of the run)
     // The host's share: bytes packed, copied and unpacked, CPU kernels, measured here,
     // and its time on the modelled host (LoweringOptions::host).
     HostWork host;

@@ -190,6 +190,11 @@ with tempfile.TemporaryDirectory() as tmp:
               out[-600:])
         rc2, out2, err2 = run("run", "--backend", "isa", "--host", "clock_mhz=1000")
         check("run --host clock_mhz=1000", rc2 == 0 and "host model: 1000 MHz" in out2, err2[-300:] + out2[-300:])
+        # The ISA model's array timeline: GEMM beats, the idle cycles while DWCONVs run and
+        # before the first GEMMs, and the depthwise layers' figure (the demo's pair).
+        check("run --backend isa: the array's timeline and the depthwise figure",
+              "array (the ISA model's timeline): GEMM beats" in out2 and "depthwise layers: 9216 MACs" in out2,
+              out2[-900:])
         expect("run --host bad", ["run", "--backend", "isa", "--host", "warp=9"], 1, "unknown host model key")
         # The report's times are at the SoC's clock, not a fixed 1000 MHz.
         rep500 = os.path.join(tmp, "r500.json")

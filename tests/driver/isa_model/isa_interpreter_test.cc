@@ -318,6 +318,47 @@ TEST(IsaInterpreter, FillsRaceOnlyWithTheBytesTheirRowsWrite) {
   EXPECT_EQ(r.races.size(), 2u) << r.describe();
 }
 
+// The array's timeline in the counters: a GEMM's k beats; a DWCONV's cycles, the array idle
+// through all of them (the two never run together); before the first beat, the cycles no
+// DWCONV runs (here the load the DWCONV waits for).
+TEST(IsaInterpreter, CountersSplitTheArraysIdleCycles) {
+  DramModel dram(kBase, 1 << 16);
+  IsaInterpreter npu(array16(), dram);
+  firmware::DmaLoad ld;
+  ld.dramAddr = kBase;
+  ld.count0 = 4096;
+  firmware::Dwconv w;
+  w.m = 16;
+  w.n = 16;
+  w.fh = 3;
+  w.fw = 3;
+  w.sw = 1;
+  w.dw = 1;
+  w.rowStride = 18 * 16;
+  w.accAddr = 4096;
+  firmware::Gemm g;
+  g.m = 16;
+  g.n = 16;
+  g.k = 64;
+  firmware::Deps push, pop;
+  push.pushNext = true;
+  pop.popPrev = true;
+  InterpreterResult r = npu.run({cmd(ld, push), cmd(w, pop), cmd(g), end()});
+  ASSERT_TRUE(r.clean()) << r.describe();
+  const InterpreterCounters& k = r.counters;
+  EXPECT_EQ(k.arrayBeats, 64u);
+  EXPECT_GE(k.dwconvBusy, 9u);
+  EXPECT_EQ(k.idleDwconv, k.dwconvBusy);
+  EXPECT_GT(k.idleBeforeGemm, 4096u / 16);  // the load's beats at least
+  EXPECT_LE(k.arrayBeats + k.idleDwconv + k.idleBeforeGemm, k.cycles);
+  // Without GEMMs nothing is before a first beat; estimates keep no timeline.
+  r = npu.run({cmd(ld, push), cmd(w, pop), end()});
+  ASSERT_TRUE(r.clean()) << r.describe();
+  EXPECT_EQ(r.counters.arrayBeats, 0u);
+  EXPECT_EQ(r.counters.idleBeforeGemm, 0u);
+  EXPECT_EQ(r.counters.idleDwconv, r.counters.dwconvBusy);
+}
+
 // acc64 (docs/isa.md): int16 GEMMs whose sums leave int32, accumulated over several
 // commands into int64 ACC elements (8 bytes each), then REQUANT_STORE's 64-bit path.
 TEST(IsaInterpreter, Acc64GemmAndRequantMatchTheInt64Model) {
