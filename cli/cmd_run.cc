@@ -15,6 +15,7 @@
 #include "cli/options.h"
 #include "frontend/run_report.h"
 #include "driver/compiler/model_stats.h"
+#include "driver/isa_model/isa_interpreter.h"
 #include "hal/validation.h"
 #include "verify/models/demo_network.h"
 #include "hal/half.h"
@@ -101,6 +102,8 @@ void printProfile(std::ostream& os, const driver::ExecutionReport& rep, double e
       {1, "validation (structure, signatures)", prepare - compile, 0},
       {1, "compile", compile, 0},
       {2, "mapping estimates (ISA cost model)", estimate, calls("compile.estimate")},
+      {3, "of them, answered from earlier ones (the cache)", 0,
+       driver::IsaInterpreter::estimateCacheHits()},
       {2, "lowering, streams, partition (rest)", compile - estimate - dram, 0},
       {2, "DRAM plan", dram, 0},
       {0, "execute", execute, 0},

@@ -6,8 +6,10 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <sstream>
+#include <unordered_map>
 
 #include "driver/isa_model/densify_descriptor.h"
 #include "driver/isa_model/modular_progression.h"
@@ -1844,14 +1846,90 @@ InterpreterResult IsaInterpreter::run(const std::vector<Command>& commands) {
   return m.run();
 }
 
+namespace {
+
+// Estimates already made, by two independent 64-bit hashes of what decides them: the
+// configuration, the cost model, the limit and the commands' encodings. The compiler
+// estimates the same streams again and again (identical layers, the plan searches of fused
+// halves), and an estimate is a pure function of these.
+struct EstimateKey {
+  uint64_t a = 0, b = 0;
+  bool operator==(const EstimateKey& o) const { return a == o.a && b == o.b; }
+};
+struct EstimateKeyHash {
+  size_t operator()(const EstimateKey& k) const { return static_cast<size_t>(k.a ^ (k.b << 1)); }
+};
+
+class KeyBuilder {
+ public:
+  void add(const void* p, size_t n) {
+    const auto* c = static_cast<const unsigned char*>(p);
+    for (size_t i = 0; i < n; ++i) {
+      a_ = (a_ ^ c[i]) * 0x100000001B3ull;                               // FNV-1a
+      b_ = (b_ + c[i] + 0x9E3779B97F4A7C15ull) * 0xBF58476D1CE4E5B9ull;  // a multiplicative mix
+      b_ ^= b_ >> 31;
+    }
+  }
+  EstimateKey key() const { return {a_, b_}; }
+
+ private:
+  uint64_t a_ = 0xCBF29CE484222325ull, b_ = 0x243F6A8885A308D3ull;
+};
+
+std::mutex estimatesMutex;
+std::unordered_map<EstimateKey, InterpreterResult, EstimateKeyHash> estimates;
+uint64_t estimateHits = 0;
+constexpr size_t kEstimatesKept = 1 << 15;
+
+// The key of an estimate, or none when a command's fields do not survive encoding (out of
+// their widths: its encoding would stand for other values, so the cache is not used).
+std::optional<EstimateKey> estimateKey(const NpuConfig& config,
+                                       const std::vector<Command>& commands, const CostModel& cost,
+                                       uint64_t cycleLimit) {
+  KeyBuilder k;
+  k.add(&config, sizeof config);
+  k.add(&cost, sizeof cost);
+  k.add(&cycleLimit, sizeof cycleLimit);
+  const uint64_t n = commands.size();
+  k.add(&n, sizeof n);
+  for (const Command& c : commands) {
+    const firmware::CommandWords w = firmware::encode(c);
+    const hal::Result<Command> back = firmware::decode(w);
+    if (!back.ok() || !(*back == c)) return std::nullopt;
+    k.add(w.data(), sizeof(uint32_t) * w.size());
+  }
+  return k.key();
+}
+
+}  // namespace
+
+uint64_t IsaInterpreter::estimateCacheHits() {
+  std::lock_guard<std::mutex> lock(estimatesMutex);
+  return estimateHits;
+}
+
 InterpreterResult IsaInterpreter::estimate(const NpuConfig& config,
                                            const std::vector<Command>& commands,
                                            const CostModel& cost, uint64_t cycleLimit) {
   hal::profile::Scope timed("compile.estimate");
+  const std::optional<EstimateKey> key = estimateKey(config, commands, cost, cycleLimit);
+  if (key) {
+    std::lock_guard<std::mutex> lock(estimatesMutex);
+    if (auto it = estimates.find(*key); it != estimates.end()) {
+      ++estimateHits;
+      return it->second;
+    }
+  }
   DramModel none(0, 0);
   std::array<std::vector<uint8_t>, 5> buffers;
   Machine m(config, none, cost, buffers, commands, /*timingOnly=*/true, cycleLimit);
-  return m.run();
+  InterpreterResult r = m.run();
+  if (key) {
+    std::lock_guard<std::mutex> lock(estimatesMutex);
+    if (estimates.size() >= kEstimatesKept) estimates.clear();
+    estimates.emplace(*key, r);
+  }
+  return r;
 }
 
 }  // namespace nncosim::driver

@@ -211,6 +211,9 @@ class IsaInterpreter {
   static InterpreterResult estimate(const NpuConfig& config,
                                     const std::vector<firmware::Command>& commands,
                                     const CostModel& cost = {}, uint64_t cycleLimit = kNoLimit);
+  // Estimates answered from the cache of earlier ones (a stream estimated again with the
+  // same configuration, cost model and limit), in this process.
+  static uint64_t estimateCacheHits();
 
   // Direct buffer access for tests.
   std::vector<uint8_t>& buffer(firmware::Buffer b) { return buffers_[static_cast<size_t>(b)]; }

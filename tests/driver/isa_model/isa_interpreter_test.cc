@@ -359,6 +359,43 @@ TEST(IsaInterpreter, CountersSplitTheArraysIdleCycles) {
   EXPECT_EQ(r.counters.idleDwconv, r.counters.dwconvBusy);
 }
 
+// Estimates are a pure function of the configuration, the cost model, the limit and the
+// stream: the same stream again is answered from the cache with the same result; a stream
+// differing in one field is not; a command whose fields do not survive encoding never uses
+// the cache (its encoding would stand for other values).
+TEST(IsaInterpreter, EstimatesOfTheSameStreamComeFromTheCache) {
+  firmware::Gemm g;
+  g.m = 16;
+  g.n = 16;
+  g.k = 777;
+  const std::vector<Command> stream = {cmd(g), cmd(g), end()};
+  const uint64_t before = IsaInterpreter::estimateCacheHits();
+  const InterpreterResult a = IsaInterpreter::estimate(array16(), stream);
+  const InterpreterResult b = IsaInterpreter::estimate(array16(), stream);
+  EXPECT_EQ(IsaInterpreter::estimateCacheHits(), before + 1);
+  ASSERT_TRUE(a.completed && b.completed);
+  EXPECT_EQ(a.counters.cycles, b.counters.cycles);
+  EXPECT_EQ(a.counters.computeBusy, b.counters.computeBusy);
+  std::vector<Command> other = stream;
+  std::get<firmware::Gemm>(other[1].args).k = 778;
+  const InterpreterResult c = IsaInterpreter::estimate(array16(), other);
+  EXPECT_EQ(IsaInterpreter::estimateCacheHits(), before + 1);
+  EXPECT_EQ(c.counters.cycles, a.counters.cycles + 1);
+  // Another cost model or limit: estimated again.
+  CostModel slow;
+  slow.gemmDrain += 10;
+  EXPECT_EQ(IsaInterpreter::estimate(array16(), stream, slow).counters.cycles,
+            a.counters.cycles + 10);
+  EXPECT_TRUE(IsaInterpreter::estimate(array16(), stream, {}, 100).overLimit);
+  EXPECT_EQ(IsaInterpreter::estimateCacheHits(), before + 1);
+  // k past its field's width: the encoding would be another k, so no cache.
+  std::vector<Command> wide = stream;
+  std::get<firmware::Gemm>(wide[0].args).k = 1u << 24;
+  IsaInterpreter::estimate(array16(), wide);
+  IsaInterpreter::estimate(array16(), wide);
+  EXPECT_EQ(IsaInterpreter::estimateCacheHits(), before + 1);
+}
+
 // acc64 (docs/isa.md): int16 GEMMs whose sums leave int32, accumulated over several
 // commands into int64 ACC elements (8 bytes each), then REQUANT_STORE's 64-bit path.
 TEST(IsaInterpreter, Acc64GemmAndRequantMatchTheInt64Model) {
