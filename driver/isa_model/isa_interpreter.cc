@@ -1888,7 +1888,7 @@ std::optional<EstimateKey> estimateKey(const NpuConfig& config,
                                        uint64_t cycleLimit) {
   KeyBuilder k;
   k.add(&config, sizeof config);
-  k.add(&cost, sizeof cost);
+  k.add(&cost, sizeof cost);  // its padding bytes may differ between equal models: a miss
   k.add(&cycleLimit, sizeof cycleLimit);
   const uint64_t n = commands.size();
   k.add(&n, sizeof n);
