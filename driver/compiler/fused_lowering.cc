@@ -108,6 +108,31 @@ uint64_t evenBlockRows(uint64_t rowsTotal, uint64_t rows, uint64_t rowStep) {
   return std::min(rows, (even + rowStep - 1) / rowStep * rowStep);
 }
 
+// A depthwise layer's WGT slots in a fused step: two of every channel tile's filters.
+uint64_t depthwiseWgtSlots(uint64_t tiles, uint64_t taps, uint32_t C) {
+  return align64(2 * uint64_t{align64(tiles * taps * C)});
+}
+
+// A depthwise layer's input laid out in INP for the depthwise unit (an inverted residual's
+// expanded tensor, a chain's next input): rows of `pitch` bytes, as wide as every DWCONV's
+// span and the image, the image's first pixel `padLeft` vectors in; rows(b): the padded
+// rows b output rows read.
+struct PaddedRows {
+  uint32_t padLeft = 0;
+  uint64_t pitch = 0, strideH = 1, reachH = 1;
+  uint64_t rows(uint64_t b) const { return (b - 1) * strideH + reachH; }
+};
+PaddedRows paddedRowsOf(const ops::conv::ConvGeometry& g, uint32_t C) {
+  PaddedRows p;
+  const uint64_t span = uint64_t{g.outW - 1} * static_cast<uint32_t>(g.strideW) +
+                        uint64_t{g.filterW - 1} * static_cast<uint32_t>(g.dilationW) + 1;
+  p.padLeft = static_cast<uint32_t>(std::max(0, g.padLeft));
+  p.pitch = std::max<uint64_t>(span, uint64_t{p.padLeft} + g.inW) * C;
+  p.strideH = static_cast<uint32_t>(g.strideH);
+  p.reachH = uint64_t{g.filterH - 1} * static_cast<uint32_t>(g.dilationH) + 1;
+  return p;
+}
+
 // The zero-point padding of an expanded tensor's padded rows [0, nx) in INP, every channel
 // tile: the rows above `top` and from `bottom` on (outside the image), and each image row's
 // columns left and right of the image's `width` pixels. No REQUANT_STORE writes these bytes.
@@ -345,7 +370,7 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
     pwHalf.inp = {0, npu.inpBytes};  // it loads nothing into INP: its slots are notional
     // WGT and PRM: twice the depthwise weights and parameters (its slots) low, the rest above.
     const uint64_t taps = uint64_t{f[1]} * f[2];
-    const uint32_t dwWgt = align64(2 * uint64_t{align64(tiles * taps * C)});
+    const uint32_t dwWgt = static_cast<uint32_t>(depthwiseWgtSlots(tiles, taps, C));
     // Pipelined, the pointwise parameters stay for every block (one copy): the depthwise
     // half gets the rest of PRM, at least a quarter.
     const uint64_t pwPrm =
@@ -480,13 +505,12 @@ hal::Result<CompiledStep> lowerFusedInvertedResidual(const hal::Model& model, ui
   NNC_ASSIGN_OR_RETURN(const std::optional<internal::EltwiseAfter> after,
                        eltwiseAfterPointwise(model, pw, eltwise, shapes));
   const uint32_t R = npu.rows, C = npu.cols, tiles = (g.outC + C - 1) / C;
-  const uint32_t sh = static_cast<uint32_t>(g.strideH), dh = static_cast<uint32_t>(g.dilationH);
-  // The expanded tensor's padded rows: as wide as every DWCONV's span and the image.
-  const uint64_t span = uint64_t{g.outW - 1} * static_cast<uint32_t>(g.strideW) +
-                        uint64_t{g.filterW - 1} * static_cast<uint32_t>(g.dilationW) + 1;
-  const uint32_t padLeft = static_cast<uint32_t>(std::max(0, g.padLeft));
-  const uint64_t pitch = std::max<uint64_t>(span, uint64_t{padLeft} + g.inW) * C;
-  auto rowsX = [&](uint64_t b) { return (b - 1) * sh + uint64_t{g.filterH - 1} * dh + 1; };
+  const uint32_t sh = static_cast<uint32_t>(g.strideH);
+  // The expanded tensor's padded rows.
+  const PaddedRows padded = paddedRowsOf(g, C);
+  const uint32_t padLeft = padded.padLeft;
+  const uint64_t pitch = padded.pitch;
+  auto rowsX = [&](uint64_t b) { return padded.rows(b); };
   // INP from the top: the depthwise output (the pointwise half's A), the elementwise rows,
   // the expanded tensor, then the expansion half's slots (at least an eighth of INP). By
   // blocks of output rows when they do not fit, each block a job, every block but the last
@@ -516,7 +540,7 @@ hal::Result<CompiledStep> lowerFusedInvertedResidual(const hal::Model& model, ui
   // WGT: twice the depthwise weights low, the rest shared by the other two layers as their
   // filters' sizes are (each at least a quarter of it).
   const uint64_t taps = uint64_t{g.filterH} * g.filterW;
-  const uint32_t dwWgt = align64(2 * uint64_t{align64(tiles * taps * C)});
+  const uint32_t dwWgt = static_cast<uint32_t>(depthwiseWgtSlots(tiles, taps, C));
   if (dwWgt > npu.wgtBytes / 4) return hal::fail("fused: the depthwise weights take too much WGT");
   auto elements = [&](uint32_t operand) {
     uint64_t n = 1;
@@ -648,18 +672,15 @@ hal::Result<CompiledStep> lowerFusedChain(const hal::Model& model, uint32_t firs
     if (l.tileStride >= (1u << 20)) return hal::fail("fused chain: a tile passes 1 MiB");
     tensorMax = std::max<uint64_t>(tensorMax, align64(l.tileStride * l.tiles));
     l.taps = uint64_t{g.filterH} * g.filterW;
-    dwWgt = std::max<uint64_t>(dwWgt, align64(2 * uint64_t{align64(l.tiles * l.taps * C)}));
+    dwWgt = std::max(dwWgt, depthwiseWgtSlots(l.tiles, l.taps, C));
     dwPrm = std::max<uint64_t>(dwPrm, align64(2 * uint64_t{align64(l.tiles * prmTileBytes(C))}));
     if (i == 0) continue;
-    const uint64_t span = uint64_t{g.outW - 1} * static_cast<uint32_t>(g.strideW) +
-                          uint64_t{g.filterW - 1} * static_cast<uint32_t>(g.dilationW) + 1;
-    const uint32_t padLeft = static_cast<uint32_t>(std::max(0, g.padLeft));
-    const uint64_t pitch = std::max<uint64_t>(span, uint64_t{padLeft} + g.inW) * C;
-    l.nx = uint64_t{g.outH - 1} * static_cast<uint32_t>(g.strideH) +
-           uint64_t{g.filterH - 1} * static_cast<uint32_t>(g.dilationH) + 1;
-    if (l.nx * pitch >= (1u << 20)) return hal::fail("fused chain: a padded tile passes 1 MiB");
-    l.x = {0, static_cast<uint32_t>(l.nx * pitch), static_cast<uint32_t>(pitch), padLeft,
-           -static_cast<int64_t>(g.padTop)};
+    const PaddedRows padded = paddedRowsOf(g, C);
+    l.nx = padded.rows(g.outH);
+    if (l.nx * padded.pitch >= (1u << 20))
+      return hal::fail("fused chain: a padded tile passes 1 MiB");
+    l.x = {0, static_cast<uint32_t>(l.nx * padded.pitch), static_cast<uint32_t>(padded.pitch),
+           padded.padLeft, -static_cast<int64_t>(g.padTop)};
     paddedMax = std::max<uint64_t>(paddedMax, align64(uint64_t{l.x.tileStride} * l.tiles));
   }
   // INP from the top: the tensor between each pair's layers, the next depthwise input
