@@ -196,6 +196,18 @@ DifftestSummary runOnInterpreter(const DifftestOptions& o) {
   return s;
 }
 
+// 100 layers of `g` (seed 5) on the strict interpreter: every one NPU-checked, bit-exact.
+DifftestSummary hundredOnInterpreter(const GeneratorOptions& g) {
+  DifftestOptions o;
+  o.seed = 5;
+  o.layers = 100;
+  o.generator = g;
+  const DifftestSummary s = runOnInterpreter(o);
+  EXPECT_TRUE(s.ok());
+  EXPECT_EQ(s.npuChecked, 100u);
+  return s;
+}
+
 // The runner on the strict ISA interpreter: every layer NPU-checked and bit-exact.
 TEST(Difftest, RunnerOnTheInterpreterIsBitExact) {
   InterpreterDevice dev;
@@ -245,13 +257,7 @@ TEST(Difftest, InvertedResidualsAreValidAndFuseBitExact) {
   }
   EXPECT_GT(adds, 15);  // where the pair keeps the block's shape (stride 1, SAME or 1 x 1)
   EXPECT_LT(adds, 200);
-  DifftestOptions o;
-  o.seed = 5;
-  o.layers = 100;
-  o.generator = g;
-  const DifftestSummary s = runOnInterpreter(o);
-  EXPECT_TRUE(s.ok());
-  EXPECT_EQ(s.npuChecked, 100u);
+  const DifftestSummary s = hundredOnInterpreter(g);
   EXPECT_GT(s.fusedChecked, 60u);
 }
 
@@ -281,13 +287,7 @@ TEST(Difftest, ChainsAreValidAndJoinBitExact) {
   }
   EXPECT_GT(threes, 50);
   EXPECT_LT(threes, 150);
-  DifftestOptions o;
-  o.seed = 5;
-  o.layers = 100;
-  o.generator = g;
-  const DifftestSummary s = runOnInterpreter(o);
-  EXPECT_TRUE(s.ok());
-  EXPECT_EQ(s.npuChecked, 100u);
+  const DifftestSummary s = hundredOnInterpreter(g);
   EXPECT_GT(s.chainsChecked, 10u);
 }
 
