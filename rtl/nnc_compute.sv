@@ -93,6 +93,9 @@ module nnc_compute
   output logic                   wgt_re_o,
   output logic [nnc_isa_pkg::BufAddrBits-1:0] wgt_raddr_o,
   input  logic [Cols*16-1:0]     wgt_rdata_i,
+  // WGT's write port (the DMA's beats): the depthwise unit's kept weights follow it.
+  input  logic                   wgt_we_i,
+  input  logic [nnc_isa_pkg::BufAddrBits-1:0] wgt_waddr_i,
   output logic                   acc_re_o,
   output logic [nnc_isa_pkg::BufAddrBits-1:0] acc_raddr_o,
   input  logic [Cols*64-1:0]     acc_rdata_i,
@@ -298,6 +301,7 @@ module nnc_compute
     logic [7:0] n;
     logic       accumulate;
     logic       acc64;
+    logic       dw;        // a DWCONV tile (drains from the depthwise unit)
   } tile_t;
 
   tile_t            st1_tile;  // the tile at the first drain stage
@@ -306,7 +310,7 @@ module nnc_compute
   logic [$bits(st1_tile)-1:0] tiles_q [TileFifo];
   logic [TPtrW-1:0] t_wr_q, t_st1_q, t_rd_q;  // push / first drain stage / pop
   logic [TPtrW:0]   t_cnt_q;
-  logic             tile_dw_q;  // the tiles in flight are DWCONV tiles (else GEMM tiles)
+  logic             dr_dw;      // the tile at the first drain stage is a DWCONV tile
 
   // A GEMM's operand stream: what its beats carry and where its next lines are.
   typedef struct packed {
@@ -369,10 +373,11 @@ module nnc_compute
   // A beat issues when the FIFO has room for its data (and, in window mode, its A beat is
   // there); its WGT line (and k-major INP line) is read in the same cycle.
   assign g_room      = 32'(of_cnt_q) + 32'(g_pend_q) < OpFifo;
-  assign g_issue     = s_active_q && g_room && (!s_q.win || f_valid);
+  // A depthwise WGT read takes the port this cycle (it keeps most of its weight vectors).
+  assign g_issue     = s_active_q && g_room && (!s_q.win || f_valid) && !dw_wgt_re;
   assign g_last      = s_q.left == 16'd1;
   assign g_head_done = g_issue && g_last;
-  assign f_ready     = s_active_q && s_q.win && g_room;
+  assign f_ready     = s_active_q && s_q.win && g_room && !dw_wgt_re;
 
   // MAC array
   logic                         mac_in_ready, mac_out_valid, mac_out_last, mac_idle;
@@ -397,7 +402,7 @@ module nnc_compute
     .in_act_zp_i     (of_head.azp),
     .in_wgt_zp_i     (of_head.bzp),
     .out_valid_o     (mac_out_valid),
-    .out_ready_i     (1'b1),
+    .out_ready_i     (!dr_dw),
     .out_row_o       (mac_out_row),
     .out_last_o      (mac_out_last),
     .out_acc_o       (mac_out_acc),
@@ -406,16 +411,20 @@ module nnc_compute
 
   assign mac_in_fire = of_cnt_q != '0 && mac_in_ready;
 
-  // Depthwise unit (DWCONV, ISA 1.6): its own INP/WGT reads and PEs; its rows drain to ACC
-  // through the same stages as the array's. A DWCONV is accepted only while no GEMM tile is
-  // in flight and a GEMM only while no DWCONV tile is, so the two never share a port or a
-  // drain cycle, and tiles drain in command order.
-  logic               dw_start, dw_idle, dw_busy, dw_inp_re, dw_wgt_re;
+  // Depthwise unit (DWCONV, ISA 1.6): its own PEs; its rows drain to ACC through the same
+  // stages as the array's. Since ISA 1.14 DWCONV and GEMM tiles are in flight together: the
+  // unit's INP reads take the cycles the GEMMs' reads leave (dw_inp_gnt), its WGT reads
+  // (only for weight vectors it does not keep) go first and hold the GEMM's issue for the
+  // cycle, and the tiles drain in command order (the tile FIFO's dw flag picks the source;
+  // the other one waits).
+  logic               dw_start, dw_idle, dw_busy, dw_inp_re, dw_inp_gnt, dw_inp_fire, dw_wgt_re;
   baddr_t             dw_inp_raddr, dw_wgt_raddr;
   logic               dw_out_valid, dw_out_last;
   logic [RowIdxW-1:0] dw_out_row;
   logic [Cols*64-1:0] dw_out_acc;  // two int32 rows: dw_out_row's, then the next one's
-  assign dw_start = cmd_fire && c_is_dw && !c_oob;
+  assign dw_start    = cmd_fire && c_is_dw && !c_oob;
+  assign dw_inp_gnt  = !(g_issue && !s_q.win) && !f_inp_re;
+  assign dw_inp_fire = dw_inp_re && dw_inp_gnt;
   // The first Rows*2 bytes of an INP read: the line every reader but the depthwise unit takes.
   logic [Rows*16-1:0] inp_line;
   assign inp_line = inp_rdata_i[Rows*16-1:0];
@@ -443,13 +452,16 @@ module nnc_compute
     .b_zp_i       (17'(c_w.b_zp)),
     .idle_o       (dw_idle),
     .inp_re_o     (dw_inp_re),
+    .inp_gnt_i    (dw_inp_gnt),
     .inp_raddr_o  (dw_inp_raddr),
     .inp_rdata_i,
     .wgt_re_o     (dw_wgt_re),
     .wgt_raddr_o  (dw_wgt_raddr),
     .wgt_rdata_i,
+    .wgt_we_i,
+    .wgt_waddr_i,
     .out_valid_o  (dw_out_valid),
-    .out_ready_i  (1'b1),
+    .out_ready_i  (dr_dw),
     .out_row_o    (dw_out_row),
     .out_last_o   (dw_out_last),
     .out_acc_o    (dw_out_acc),
@@ -459,11 +471,12 @@ module nnc_compute
   // The drain's source: the array's rows, one a cycle, or the depthwise unit's, two int32
   // rows a cycle (ISA 1.11: the pair is one ACC access of Cols*8 bytes, so a 3x3 tile's 16
   // rows drain in 8 cycles, under its 9 beats).
+  // The tile at the first drain stage names the source (tiles drain in command order).
   logic                              dr_valid, dr_last;
   logic [RowIdxW-1:0]                dr_row;
-  assign dr_valid = mac_out_valid || dw_out_valid;
-  assign dr_last  = dw_out_valid ? dw_out_last : mac_out_last;
-  assign dr_row   = dw_out_valid ? dw_out_row : mac_out_row;
+  assign dr_valid = dr_dw ? dw_out_valid : mac_out_valid;
+  assign dr_last  = dr_dw ? dw_out_last : mac_out_last;
+  assign dr_row   = dr_dw ? dw_out_row : mac_out_row;
 
   // The window fetch (GEMM window mode): its reads use INP's port whenever it has any; a
   // k-major GEMM is accepted only when nothing streams ahead of it, so the two never meet.
@@ -504,8 +517,9 @@ module nnc_compute
   logic                  tile_done;
 
   assign st1_tile  = tiles_q[t_st1_q];
+  assign dr_dw     = st1_tile.dw;
   assign st1_write = 8'(dr_row) < st1_tile.m;
-  assign st1_pair  = dw_out_valid && 8'(dr_row) + 8'd1 < st1_tile.m;  // the pair's second row
+  assign st1_pair  = dr_dw && 8'(dr_row) + 8'd1 < st1_tile.m;  // the pair's second row
   assign st1_addr  = st1_tile.acc_addr +
                      BAddrW'((32'(dr_row) * Cols) << (st1_tile.acc64 ? 3 : 2));
   assign tile_done = d1_valid_q && d1_last_q;
@@ -823,9 +837,8 @@ module nnc_compute
   assign all_idle    = t_cnt_q == '0 && !s_active_q && rq_state_q == RqIdle && !ds_active_q &&
                        !err_pend_q && !dw_busy && !ew_busy && !pl_busy && held_q == '0;
   // A k-major GEMM waits until nothing streams; a window GEMM until the fetch has issued the
-  // reads of the (window) GEMM ahead of it, with the next-stream slot free; either only
-  // while no DWCONV tile is in flight. A DWCONV waits until the depthwise unit has issued
-  // the reads of the one ahead of it, and while no GEMM tile is in flight. Either waits
+  // reads of the (window) GEMM ahead of it, with the next-stream slot free. A DWCONV waits
+  // until the depthwise unit has issued the reads of the one ahead of it. Either waits
   // while a REQUANT_STORE in flight reads its ACC span or writes (to_inp) its INP span.
   // A REQUANT_STORE waits for the one ahead of it and for the held done pulses.
   function automatic logic spans_meet(logic [39:0] a0, logic [39:0] a1, logic [39:0] b0,
@@ -851,9 +864,9 @@ module nnc_compute
   always_comb begin
     if (c_is_gemm && !c_oob) begin
       cmd_ready_o = (c_g.window ? f_idle && !nx_valid_q && (!s_active_q || s_q.win) : !s_active_q) &&
-                    (t_cnt_q == '0 || !tile_dw_q) && !dw_busy && tiles_ok;
+                    tiles_ok;
     end else if (c_is_dw && !c_oob) begin
-      cmd_ready_o = dw_idle && (t_cnt_q == '0 || tile_dw_q) && tiles_ok;
+      cmd_ready_o = dw_idle && tiles_ok;
     end else if (c_op == nnc_isa_pkg::OpcodeRequantStore && !c_oob) begin
       cmd_ready_o = !rq_busy && held_q == '0 && !ds_active_q && !err_pend_q && !ew_busy &&
                     !pl_busy;
@@ -903,10 +916,11 @@ module nnc_compute
   // Buffer ports
   // =========================================================================================
   always_comb begin
-    // ELTWISE and POOL run alone, so their reads never meet the others'.
-    inp_re_o    = (g_issue && !s_q.win) || f_inp_re || dw_inp_re || ew_inp_re || pl_inp_re;
-    inp_rwide_o = dw_inp_re && !f_inp_re;
-    inp_raddr_o = f_inp_re ? f_inp_raddr : dw_inp_re ? dw_inp_raddr :
+    // ELTWISE and POOL run alone, so their reads never meet the others'; the depthwise
+    // unit's wait for the GEMMs' (dw_inp_gnt).
+    inp_re_o    = (g_issue && !s_q.win) || f_inp_re || dw_inp_fire || ew_inp_re || pl_inp_re;
+    inp_rwide_o = dw_inp_fire;
+    inp_raddr_o = f_inp_re ? f_inp_raddr : dw_inp_fire ? dw_inp_raddr :
                   ew_inp_re ? ew_inp_raddr : pl_inp_re ? pl_inp_raddr : s_q.inp;
     wgt_re_o    = g_issue || dw_wgt_re || ew_wgt_re;
     wgt_raddr_o = dw_wgt_re ? dw_wgt_raddr : ew_wgt_re ? ew_wgt_raddr : s_q.wgt;
@@ -1007,7 +1021,6 @@ module nnc_compute
       t_st1_q        <= '0;
       t_rd_q         <= '0;
       t_cnt_q        <= '0;
-      tile_dw_q      <= 1'b0;
       s_active_q     <= 1'b0;
       nx_valid_q     <= 1'b0;
       s_q            <= '0;
@@ -1130,14 +1143,13 @@ module nnc_compute
         // A depthwise pair: its second row's lanes in the upper half (int32 rows, acc64 is 0).
         d1_be_q    <= st1_pair ? lane_be(st1_tile.n, 1'b0) | (lane_be(st1_tile.n, 1'b0) << (Cols*4))
                                : lane_be(st1_tile.n, st1_tile.acc64);
-        d1_row_q   <= dw_out_valid ? dw_out_acc : pack_sums(mac_out_acc, st1_tile.acc64);
+        d1_row_q   <= dr_dw ? dw_out_acc : pack_sums(mac_out_acc, st1_tile.acc64);
         if (dr_last) t_st1_q <= t_st1_q + 1'b1;
       end
       if (tile_done) t_rd_q <= t_rd_q + 1'b1;
       if (tile_done && rq_busy && rq_ahead_q != '0) rq_ahead_q <= rq_ahead_q - 1'b1;
       held_q <= held_q + 4'(tile_held) - 4'(held_emit);
       t_cnt_q <= t_cnt_q + (TPtrW+1)'(tile_push) - (TPtrW+1)'(tile_done);
-      if (tile_push) tile_dw_q <= c_is_dw;
 
       // --- requant ---
       if (rq_state_q == RqParam) begin
@@ -1231,6 +1243,7 @@ module nnc_compute
     c_tile.n          = c_is_dw ? c_w.n : c_g.n;
     c_tile.accumulate = c_is_dw ? c_w.accumulate : c_g.accumulate;
     c_tile.acc64      = c_is_dw ? 1'b0 : c_g.acc64;
+    c_tile.dw         = c_is_dw;
   end
   always_ff @(posedge clk_i) begin
     if (tile_push) tiles_q[t_wr_q] <= c_tile;
@@ -1299,10 +1312,11 @@ module nnc_compute
   // =========================================================================================
   // Events
   // =========================================================================================
-  // A DWCONV's MACs are counted when it is accepted (m*n*fh*fw, at most 12,544).
-  assign macs_o          = g_issue ? s_q.mn
-                         : dw_start ? 16'(16'(c_w.m) * 16'(c_w.n) * 16'(c_w.fh) * 16'(c_w.fw))
-                         : 16'd0;
+  // A DWCONV's MACs are counted when it is accepted (m*n*fh*fw, at most 12,544 on 16x16),
+  // in the same cycle as a GEMM beat's.
+  assign macs_o          = (g_issue ? s_q.mn : 16'd0) +
+                           (dw_start ? 16'(16'(c_w.m) * 16'(c_w.n) * 16'(c_w.fh) * 16'(c_w.fw))
+                                     : 16'd0);
   assign densify_busy_o  = ds_busy;
   assign densify_stall_o = ds_busy && ((ds_wr_valid && !ds_wr_ready) || ds_rd_stall);
   assign progress_o      = cmd_fire || held_emit || g_issue || f_inp_re || dw_busy || mac_in_fire || mac_out_valid || rq_issue ||
@@ -1322,8 +1336,10 @@ module nnc_compute
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
     end else begin
-      `PRIM_ASSERT_I(OneDrainSource_A, !(mac_out_valid && dw_out_valid),
-        ("nnc_compute: the array and the depthwise unit drain in one cycle"))
+      `PRIM_ASSERT_I(OneInpReadPerCycle_A, !(dw_inp_fire && (f_inp_re || (g_issue && !s_q.win))),
+        ("nnc_compute: the depthwise unit and a GEMM read INP in one cycle"))
+      `PRIM_ASSERT_I(OneWgtReadPerCycle_A, !(dw_wgt_re && (g_issue || ew_wgt_re)),
+        ("nnc_compute: the depthwise unit and a GEMM read WGT in one cycle"))
       `PRIM_ASSERT_I(DrainWithTile_A, !(dr_valid && t_cnt_q == '0),
         ("nnc_compute: drained row with no tile"))
       `PRIM_ASSERT_I(RequantRowExpected_A, !(rq_out_valid && rq_state_q != RqStream),

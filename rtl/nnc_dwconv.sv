@@ -24,6 +24,14 @@
 // next tile accumulates, so 16 rows take 8 cycles, under a 3x3 tile's 9 beats. A start is
 // taken once the current tile's reads are all issued.
 //
+// Beside the array (ISA 1.14): the unit shares INP's and WGT's read ports with the GEMMs
+// running at the same time. INP reads wait for inp_gnt_i (the GEMMs' reads go first: the
+// unit then runs slower, hidden under their beats). The GEMMs read WGT every beat, so the
+// unit keeps a tile's weight vectors (up to MaxTaps^2, tagged by the tile's wgt_addr) and
+// reads WGT only for those it does not hold; those reads go first and stall the GEMM's
+// issue for a cycle each. A WGT write (a DMA beat) meeting the kept vectors' span drops
+// them all, so the kept copy is always what WGT holds.
+//
 // int8 operands; the sums are int32 (they wrap modulo 2^32 as ACC does).
 `include "prim_assert.svh"
 
@@ -35,11 +43,16 @@ module nnc_dwconv
   parameter int unsigned MaxTaps = 7,   // fh, fw <= MaxTaps; sw, dw in 1..2
   // Bytes an INP read returns (INP's line): VecPerRead pixel vectors of Cols bytes.
   parameter int unsigned InpReadBytes = Rows * nnc_isa_pkg::InpLineVectors,
+  // Bytes a WGT write moves (the DMA's bus beat): the window the kept weights are checked
+  // against.
+  parameter int unsigned WgtWriteBytes = nnc_isa_pkg::AxiDataBytes,
   localparam int unsigned SpanMax    = (Rows - 1) * 2 + (MaxTaps - 1) * 2 + 1,
   localparam int unsigned VecPerRead = InpReadBytes / Cols,
   localparam int unsigned CntW       = $clog2(Rows + 1),
   localparam int unsigned TapW       = $clog2(MaxTaps + 1),
-  localparam int unsigned RowIdxW    = Rows > 1 ? $clog2(Rows) : 1
+  localparam int unsigned RowIdxW    = Rows > 1 ? $clog2(Rows) : 1,
+  localparam int unsigned KeepTaps   = MaxTaps * MaxTaps,
+  localparam int unsigned KeepW      = $clog2(KeepTaps)
 ) (
   input  logic                    clk_i,
   input  logic                    rst_ni,
@@ -62,12 +75,16 @@ module nnc_dwconv
 
   // INP (InpReadBytes per read) and WGT (Cols*2 bytes per read; the first Cols bytes are
   // used) read ports, one-cycle latency.
-  output logic                    inp_re_o,
+  output logic                    inp_re_o,     // a read request, taken with inp_gnt_i
+  input  logic                    inp_gnt_i,
   output logic [AddrW-1:0]        inp_raddr_o,
   input  logic [InpReadBytes*8-1:0] inp_rdata_i,
-  output logic                    wgt_re_o,
+  output logic                    wgt_re_o,     // always taken (the GEMM's issue waits)
   output logic [AddrW-1:0]        wgt_raddr_o,
   input  logic [Cols*16-1:0]      wgt_rdata_i,
+  // WGT's write port (the DMA), watched so the kept weight vectors never go stale.
+  input  logic                    wgt_we_i,
+  input  logic [AddrW-1:0]        wgt_waddr_i,
 
   // Results: rows 0..m-1 of each tile in order, two per cycle: rows out_row_o (even) and
   // out_row_o + 1 (when < m; else its half is zero).
@@ -98,6 +115,8 @@ module nnc_dwconv
     logic signed [16:0] azp;
     logic signed [16:0] bzp;
     logic [AddrW-1:0]  wgt;     // the row's first weight vector
+    logic [AddrW-1:0]  base;    // the tile's first weight vector (the kept vectors' tag)
+    logic [KeepW-1:0]  tap0;    // the row's first tap index, fy * fw
     logic              first;   // the tile's first filter row
     logic              last;    // the tile's last filter row
   } row_t;
@@ -122,11 +141,12 @@ module nnc_dwconv
     next_buf = b == 2'd2 ? 2'd0 : b + 2'd1;
   endfunction
 
-  logic              ld_go, ld_last_read;
+  logic              ld_go, ld_fire, ld_last_read;
   assign ld_go        = ld_active_q && !full_q[ld_buf_q] &&
                         !(loading_q[ld_buf_q] && ld_read_q == '0);
+  assign ld_fire      = ld_go && inp_gnt_i;
   assign ld_last_read = ld_read_q + 1'b1 == ld_reads_q;
-  assign idle_o       = !ld_active_q || (ld_go && ld_last_read && ld_fy_q + 1'b1 == ld_fh_q);
+  assign idle_o       = !ld_active_q || (ld_fire && ld_last_read && ld_fy_q + 1'b1 == ld_fh_q);
   assign inp_re_o     = ld_go;
   assign inp_raddr_o  = ld_addr_q;
 
@@ -150,11 +170,25 @@ module nnc_dwconv
   logic [1:0] banks_next;
   assign banks_next     = banks_q + 2'(take_q && take_close_q) - 2'(bank_frees);
   assign issue          = full_q[cp_buf_q] && (!issue_close || banks_next < 2'd2);
-  assign wgt_re_o       = issue;
-  assign wgt_raddr_o    = cp_meta.wgt + AddrW'(32'(cp_fx_q) * Cols);
+
+  // Kept weight vectors: entry t is WGT[keep_tag_q + t*Cols] while keep_valid_q[t].
+  logic [Cols*8-1:0]   keep_q [KeepTaps];
+  logic [KeepTaps-1:0] keep_valid_q;
+  logic [AddrW-1:0]    keep_tag_q;
+  logic                keep_drop, keep_drop_q, issue_hit;
+  logic [KeepW-1:0]    issue_tap;
+  assign issue_tap   = cp_meta.tap0 + KeepW'(cp_fx_q);
+  assign issue_hit   = keep_valid_q[issue_tap] && cp_meta.base == keep_tag_q;
+  // A write window meeting [tag, tag + KeepTaps*Cols): whatever was kept may be stale.
+  assign keep_drop   = wgt_we_i && 32'(wgt_waddr_i) < 32'(keep_tag_q) + KeepTaps * Cols &&
+                       32'(keep_tag_q) < 32'(wgt_waddr_i) + WgtWriteBytes;
+  assign wgt_re_o    = issue && !issue_hit;
+  assign wgt_raddr_o = cp_meta.wgt + AddrW'(32'(cp_fx_q) * Cols);
 
   // The beat issued last cycle: its lanes (entry i*sw of the buffer), taken by the PEs now.
-  logic              take_q, take_first_q, take_close_q;
+  logic              take_q, take_first_q, take_close_q, take_hit_q;
+  logic [KeepW-1:0]  take_tap_q;
+  logic [AddrW-1:0]  take_base_q;
   logic [CntW-1:0]   take_m_q;
   logic              take_bsg_q;
   logic signed [16:0] take_bzp_q;
@@ -193,13 +227,16 @@ module nnc_dwconv
       take_q       <= 1'b0;
       take_first_q <= 1'b0;
       take_close_q <= 1'b0;
+      take_hit_q   <= 1'b0;
+      take_tap_q   <= '0;
+      take_base_q  <= '0;
       take_m_q     <= '0;
       take_bsg_q   <= 1'b0;
       take_bzp_q   <= '0;
     end else begin
       // --- load: a read per cycle into the row's buffer
-      pend_q <= ld_go;
-      if (ld_go) begin
+      pend_q <= ld_fire;
+      if (ld_fire) begin
         pend_last_q  <= ld_last_read;
         pend_buf_q   <= ld_buf_q;
         pend_read_q  <= ld_read_q;
@@ -244,6 +281,8 @@ module nnc_dwconv
         ld_meta_q.azp   <= a_zp_i;
         ld_meta_q.bzp   <= b_zp_i;
         ld_meta_q.wgt   <= wgt_addr_i;
+        ld_meta_q.base  <= wgt_addr_i;
+        ld_meta_q.tap0  <= '0;
         ld_meta_q.first <= 1'b0;
         ld_meta_q.last  <= 1'b0;
       end
@@ -256,6 +295,9 @@ module nnc_dwconv
         take_m_q     <= cp_meta.m;
         take_bsg_q   <= cp_meta.bsg;
         take_bzp_q   <= cp_meta.bzp;
+        take_hit_q   <= issue_hit;
+        take_tap_q   <= issue_tap;
+        take_base_q  <= cp_meta.base;
         if (issue_last_tap) begin
           cp_fx_q          <= '0;
           full_q[cp_buf_q] <= 1'b0;
@@ -271,6 +313,7 @@ module nnc_dwconv
   always_comb begin
     ld_row_meta       = ld_meta_q;
     ld_row_meta.wgt   = ld_meta_q.wgt + AddrW'(32'(ld_fy_q) * 32'(ld_meta_q.fw) * Cols);
+    ld_row_meta.tap0  = KeepW'(32'(ld_fy_q) * 32'(ld_meta_q.fw));
     ld_row_meta.first = ld_fy_q == '0;
     ld_row_meta.last  = ld_fy_q + 1'b1 == ld_fh_q;
   end
@@ -310,6 +353,32 @@ module nnc_dwconv
     end
   end
 
+  // Keeping: a vector read from WGT is kept when its tile's tag is still the kept one and no
+  // write met the span in its read's cycle or since (the read may have returned the bytes
+  // from before the write). A new tile's wgt_addr becomes the tag and drops the rest.
+  logic keep_fill;
+  assign keep_fill = take_q && !take_hit_q && take_base_q == keep_tag_q && !keep_drop &&
+                     !keep_drop_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      keep_valid_q <= '0;
+      keep_tag_q   <= '0;
+      keep_drop_q  <= 1'b0;
+    end else begin
+      keep_drop_q <= keep_drop;
+      if (keep_fill) keep_valid_q[take_tap_q] <= 1'b1;
+      if (keep_drop) keep_valid_q <= '0;
+      if (start_i && idle_o && wgt_addr_i != keep_tag_q) begin
+        keep_tag_q   <= wgt_addr_i;
+        keep_valid_q <= '0;
+      end
+    end
+  end
+  // No reset: an entry is read only while valid.
+  always_ff @(posedge clk_i) begin
+    if (keep_fill) keep_q[take_tap_q] <= wgt_rdata_i[Cols*8-1:0];
+  end
+
   // --- PE grid: acc(i, j) += act(i, j) * w(j) -------------------------------------------
   // 18-bit operands sign-extended to 64 bits in the product: one multiply per PE in the
   // simulator (as in nnc_mac_array) and one 18 x 18 DSP in synthesis, which keeps the low
@@ -319,7 +388,8 @@ module nnc_dwconv
     for (int unsigned j = 0; j < Cols; j++) wgt_x[j] = '0;
     if (take_q) begin
       for (int unsigned j = 0; j < Cols; j++) begin
-        wgt_x[j] = to_operand(wgt_rdata_i[8*j +: 8], take_bsg_q, take_bzp_q);
+        wgt_x[j] = to_operand(take_hit_q ? keep_q[take_tap_q][8*j +: 8] : wgt_rdata_i[8*j +: 8],
+                              take_bsg_q, take_bzp_q);
       end
     end
   end

@@ -411,6 +411,8 @@ module nnc_npu_top
     .wgt_re_o        (wgt_re),
     .wgt_raddr_o     (wgt_raddr),
     .wgt_rdata_i     (wgt_rdata),
+    .wgt_we_i        (dma_w_wgt),
+    .wgt_waddr_i     (bw_addr),
     .acc_re_o        (acc_re),
     .acc_raddr_o     (acc_raddr),
     .acc_rdata_i     (acc_rdata),

@@ -538,11 +538,36 @@ class Machine {
   uint64_t dwReadFree_ = 0, dwTapFree_ = 0, dwDrainFree_ = 0;
   std::array<uint64_t, 3> dwBufFree_{};
   int dwBuf_ = 0;
+  // Its kept weight vectors (ISA 1.14): the tag (a tile's wgt_addr) and how many of the
+  // first tap entries it holds; a WGT load over their span drops them.
+  uint64_t dwKeepTag_ = 0;
+  uint32_t dwKept_ = 0;
+  // DWCONVs beside GEMMs (ISA 1.14): the INP reads per beat of the GEMM streaming (the
+  // depthwise unit's reads take the cycles left), WGT reads of the depthwise unit that
+  // hold the array's issue, and the completion of the last tile (tiles drain in order).
+  double gemmInpShare_ = 0;
+  uint64_t tileDone_ = 0;
   std::vector<bool> nextIsWindow_;
-  // nextIsRequant_[i]: the next compute command after command i is a REQUANT_STORE, which
-  // the unit accepts at once (ISA 1.10); tileReadyAt_: when the unit takes the next tile.
-  std::vector<bool> nextIsRequant_;
-  uint64_t tileReadyAt_ = 0;
+  // nextKind_[i]: the next compute command after command i; a REQUANT_STORE is accepted at
+  // once (ISA 1.10), a GEMM at gemmReadyAt_, a DWCONV at dwReadyAt_.
+  enum class Next : uint8_t { kNone, kGemm, kDwconv, kRequant, kOther };
+  std::vector<Next> nextKind_;
+  uint64_t gemmReadyAt_ = 0, dwReadyAt_ = 0;
+  uint64_t readyFor(Next k, uint64_t now) const {
+    switch (k) {
+      case Next::kRequant:
+        return now + 1;
+      case Next::kGemm:
+        return std::max(now + 1, gemmReadyAt_);
+      case Next::kDwconv:
+        return std::max(now + 1, dwReadyAt_);
+      default:
+        return std::max({now + 1, gemmReadyAt_, dwReadyAt_});
+    }
+  }
+  // The depthwise unit's `reads` INP reads from `rd`: the cycles they take beside the
+  // GEMM streaming until lastBeat_.
+  uint64_t dwReadCycles(uint64_t rd, uint64_t reads) const;
   // The array's beats and the depthwise unit's runs, [from, to) cycles, for the counters'
   // timeline (arrayTimeline; not kept by estimates).
   std::vector<std::pair<uint64_t, uint64_t>> beats_, dwRuns_;
@@ -592,6 +617,9 @@ uint64_t Machine::windowBeats(const firmware::Gemm& g, uint64_t now) {
   return prevBeat;
 }
 
+// Weight vectors the depthwise unit keeps: MaxTaps^2 (rtl/nnc_dwconv.sv).
+constexpr uint32_t kDwKeepTaps = 49;
+
 uint64_t Machine::dwconvTiming(const firmware::Dwconv& w, uint64_t now, uint64_t& readsDone) {
   const uint64_t span = uint64_t{w.m - 1} * w.sw + uint64_t{w.fw - 1} * w.dw + 1;
   // Pixel vectors per INP read: INP's line of inpLineVectors * R bytes over C-byte vectors.
@@ -601,7 +629,7 @@ uint64_t Machine::dwconvTiming(const firmware::Dwconv& w, uint64_t now, uint64_t
   uint64_t rd = std::max(now + cost_.dwRead, dwReadFree_), lastTap = now;
   for (uint32_t fy = 0; fy < w.fh; ++fy) {
     rd = std::max(rd, dwBufFree_[dwBuf_]);  // the buffer's previous row has run its taps
-    const uint64_t lastRead = rd + reads - 1;
+    const uint64_t lastRead = rd + dwReadCycles(rd, reads) - 1;
     const uint64_t firstTap = std::max(lastRead + cost_.dwFill, dwTapFree_);
     lastTap = firstTap + w.fw - 1;
     dwTapFree_ = lastTap + 1;
@@ -611,11 +639,35 @@ uint64_t Machine::dwconvTiming(const firmware::Dwconv& w, uint64_t now, uint64_t
     rd = lastRead + 1;
   }
   dwReadFree_ = rd;
-  // The sums close with the last tap and drain two rows per cycle into ACC (ISA 1.11).
-  const uint64_t drain = std::max(lastTap + cost_.dwClose, dwDrainFree_);
+  // The sums close with the last tap and drain two rows per cycle into ACC (ISA 1.11), after
+  // the tile ahead of it (tiles drain in command order).
+  const uint64_t afterAhead = tileDone_ + 1 > cost_.dwDone ? tileDone_ + 1 - cost_.dwDone : 0;
+  const uint64_t drain = std::max({lastTap + cost_.dwClose, dwDrainFree_, afterAhead});
   const uint64_t drainCycles = (uint64_t{w.m} + 1) / 2;
   dwDrainFree_ = drain + drainCycles;
-  return drain + drainCycles - 1 + cost_.dwDone;
+  // Weight vectors it does not keep are read from WGT, each holding the array's issue for a
+  // cycle (ISA 1.14).
+  const uint32_t taps = uint32_t{w.fh} * w.fw;
+  if (w.wgtAddr != dwKeepTag_) {
+    dwKeepTag_ = w.wgtAddr;
+    dwKept_ = 0;
+  }
+  if (taps > dwKept_) {
+    if (lastBeat_ >= now) lastBeat_ += taps - dwKept_;
+    dwKept_ = taps;
+  }
+  tileDone_ = drain + drainCycles - 1 + cost_.dwDone;
+  return tileDone_;
+}
+
+uint64_t Machine::dwReadCycles(uint64_t rd, uint64_t reads) const {
+  if (!anyGemm_ || rd > lastBeat_ || reads == 0) return reads;
+  const uint64_t overlap = lastBeat_ + 1 - rd;  // cycles the GEMM still streams
+  const double free = 1.0 - std::min(1.0, gemmInpShare_);
+  const double inOverlap = static_cast<double>(overlap) * free;
+  if (inOverlap >= static_cast<double>(reads))
+    return static_cast<uint64_t>(std::ceil(static_cast<double>(reads) / free));
+  return overlap + reads - static_cast<uint64_t>(inOverlap);
 }
 
 // REQUANT_STORE on the requant unit's 2C lanes: two int32 rows per cycle for 8- and 16-bit
@@ -643,6 +695,14 @@ uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) 
   if (std::holds_alternative<firmware::Sync>(c.args)) return now;
   // DMA commands complete when the memory system says so (BusSim::doneAt).
   if (auto* d = std::get_if<firmware::DmaLoad>(&c.args)) {
+    if (d->bufId == firmware::Buffer::kWgt) {
+      // Bytes over the depthwise unit's kept weight vectors drop them (ISA 1.14).
+      const uint64_t lo = d->bufAddr, hi = lo + uint64_t{d->count2 - 1} * d->bufStride2 +
+                                           uint64_t{d->count1 - 1} * d->bufStride1 +
+                                           uint64_t{d->count0} * widthBytes(d->elemWidth);
+      const uint64_t kept = dwKeepTag_ + uint64_t{kDwKeepTaps} * config_.cols;
+      if (lo < kept && dwKeepTag_ < hi) dwKept_ = 0;
+    }
     if (d->fill) {  // on chip: no bus, a beat per cycle
       const uint64_t end = now + cost_.fillOverhead + fillBeats(*d);
       s.readyAt = end + 1;
@@ -659,24 +719,38 @@ uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) 
     const uint64_t prevLast = lastBeat_;
     uint64_t last = g->window ? windowBeats(*g, now) : now + cost_.gemmIssue + g->k - 1;
     if (anyGemm_) last = std::max(last, prevLast + cost_.gemmSpacing);
+    // Its rows drain after the tile ahead of it (a DWCONV's, ISA 1.14): the array waits.
+    const uint64_t rows = config_.rows;
+    if (last + cost_.gemmDrain < tileDone_ + rows) last = tileDone_ + rows - cost_.gemmDrain;
     if (!g->window && !timingOnly_)
       beats_.emplace_back(last + 1 - std::min<uint64_t>(g->k, last + 1), last + 1);
     lastBeat_ = last;
     anyGemm_ = true;
+    // INP reads per beat: a block's vector reads over its vec beats; one a beat k-major.
+    if (g->window) {
+      const uint64_t eb = g->mode == firmware::GemmMode::kInt16 ? 2 : 1;
+      const bool pairs =
+          uint64_t{g->laneStride} + uint64_t{g->vec} * eb <= 2 * uint64_t{config_.rows};
+      gemmInpShare_ = static_cast<double>(pairs ? (g->m + 1) / 2 : g->m) /
+                      static_cast<double>(std::max<uint32_t>(1, g->vec));
+    } else {
+      gemmInpShare_ = 1.0;
+    }
     // A window GEMM behind a window GEMM is accepted once this one's reads are issued and
     // the one ahead of it has streamed (the unit holds two streams); anything else once
     // this one has streamed.
-    tileReadyAt_ =
+    gemmReadyAt_ =
         g->window && nextIsWindow_[index] ? std::max(windowReadsDone_, prevLast + 1) : last + 1;
-    s.readyAt = nextIsRequant_[index] ? now + 1 : tileReadyAt_;
-    return last + cost_.gemmDrain;
+    s.readyAt = readyFor(nextKind_[index], now);
+    tileDone_ = last + cost_.gemmDrain;
+    return tileDone_;
   }
   if (auto* w = std::get_if<firmware::Dwconv>(&c.args)) {
     uint64_t readsDone = now;
     const uint64_t done = dwconvTiming(*w, now, readsDone);
     if (!timingOnly_) dwRuns_.emplace_back(now, done + 1);
-    tileReadyAt_ = readsDone + cost_.dwAccept;  // the unit takes the next start then
-    s.readyAt = nextIsRequant_[index] ? now + 1 : tileReadyAt_;
+    dwReadyAt_ = readsDone + cost_.dwAccept;  // the unit takes the next start then
+    s.readyAt = readyFor(nextKind_[index], now);
     return done;
   }
   uint64_t d = 1;
@@ -693,7 +767,7 @@ uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) 
       const uint64_t writes = (uint64_t{r->rows} + 1) / 2;
       bus_.blockInpWrites(static_cast<double>(done - 2 - writes), static_cast<double>(done - 2));
     }
-    s.readyAt = std::max(now + 1, tileReadyAt_);
+    s.readyAt = readyFor(nextKind_[index], now);
     return done;
   } else if (auto* e = std::get_if<firmware::Eltwise>(&c.args))
     d = (uint64_t{e->count} + config_.cols - 1) / config_.cols + cost_.eltwiseOverhead;
@@ -1040,14 +1114,13 @@ bool Machine::unitAccepts(int q, const QueueState& s, const Command& c, uint64_t
   // REQUANT_STORE waits in the queue for its completion, out of the unit), a
   // REQUANT_STORE, anything else.
   const firmware::RequantStore* rq = nullptr;
-  bool other = false, gemmTiles = false, dwTiles = false;
+  bool other = false;
   uint32_t tiles = 0;
   for (const InFlight& f : s.inflight) {
     const auto& a = stream_[f.command].args;
     if (std::holds_alternative<firmware::Gemm>(a) || std::holds_alternative<firmware::Dwconv>(a)) {
       if (f.end <= now) continue;
       ++tiles;
-      (std::holds_alternative<firmware::Gemm>(a) ? gemmTiles : dwTiles) = true;
     } else if (const auto* r = std::get_if<firmware::RequantStore>(&a)) {
       rq = r;
     } else {
@@ -1056,11 +1129,9 @@ bool Machine::unitAccepts(int q, const QueueState& s, const Command& c, uint64_t
   }
   if (other) return false;
   if (const std::optional<TileSpans> t = tileSpans(c, config_.rows, config_.cols)) {
-    // GEMMs and DWCONVs overlap with their own kind only (the array and the depthwise unit
-    // share the drain to ACC), up to gemmTiles tiles in flight; not over a REQUANT_STORE's
-    // ACC rows or its INP rows.
-    const bool gemm = std::holds_alternative<firmware::Gemm>(c.args);
-    if (tiles >= config_.gemmTiles || (gemm ? dwTiles : gemmTiles)) return false;
+    // GEMM and DWCONV tiles overlap (ISA 1.14: they drain in command order), up to
+    // gemmTiles tiles in flight; not over a REQUANT_STORE's ACC rows or its INP rows.
+    if (tiles >= config_.gemmTiles) return false;
     if (rq) {
       const RequantFootprint fp = requantFootprint(*rq, config_.cols);
       auto meet = [](uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1) {
@@ -1494,18 +1565,26 @@ InterpreterResult Machine::run() {
   uint64_t nextRequest = 0;
   uint64_t endAt = 0;  // a dispatched END's completion (jobs end there)
   bool endPending = false;
-  // The next compute command after each one, REQUANT_STOREs passed over for the window
-  // rule (a REQUANT_STORE between two window GEMMs leaves the second's early acceptance).
+  // The next compute command after each one, REQUANT_STOREs and DWCONVs passed over for the
+  // window rule (either between two window GEMMs leaves the second's early acceptance).
   nextIsWindow_.assign(n, false);
-  nextIsRequant_.assign(n, false);
+  nextKind_.assign(n, Next::kNone);
   for (size_t i = n, next = n, nextAny = n; i-- > 0;) {
     nextIsWindow_[i] = next < n;
-    nextIsRequant_[i] =
-        nextAny < n && std::holds_alternative<firmware::RequantStore>(stream_[nextAny].args);
+    if (nextAny < n) {
+      const auto& a = stream_[nextAny].args;
+      nextKind_[i] = std::holds_alternative<firmware::RequantStore>(a) ? Next::kRequant
+                     : std::holds_alternative<firmware::Gemm>(a)       ? Next::kGemm
+                     : std::holds_alternative<firmware::Dwconv>(a)     ? Next::kDwconv
+                                                                       : Next::kOther;
+    }
     const Command& c = stream_[i];
     if (firmware::queueOf(c) == firmware::QueueOf::kCompute) {
       const auto* g = std::get_if<firmware::Gemm>(&c.args);
-      if (!std::holds_alternative<firmware::RequantStore>(c.args)) next = g && g->window ? i : n;
+      // DWCONVs between them pass over too (ISA 1.14: they do not hold the array's stream).
+      if (!std::holds_alternative<firmware::RequantStore>(c.args) &&
+          !std::holds_alternative<firmware::Dwconv>(c.args))
+        next = g && g->window ? i : n;
       nextAny = i;
     }
   }

@@ -136,7 +136,11 @@ struct CostModel {
   // previous row's reads, into the next of three line buffers once its taps have run); its fw
   // taps run one per cycle from `dwFill` after its last read; the sums close `dwClose` after
   // the last tap and drain two rows per cycle (ISA 1.11), in ACC `dwDone` after the last
-  // pair; the next DWCONV is accepted `dwAccept` after the reads.
+  // pair; the next DWCONV is accepted `dwAccept` after the reads. Beside a GEMM stream
+  // (ISA 1.14) its reads take the INP cycles the stream's leave (a window GEMM's block
+  // reads over its vec beats; none while a k-major GEMM streams), its drain follows the
+  // tile ahead of it, a GEMM's drain follows it (the array waits), and each weight vector
+  // it does not keep (a new wgt_addr, or a WGT load over them) holds the stream a cycle.
   uint32_t dwRead = 1;
   uint32_t dwFill = 2;
   uint32_t dwClose = 2;
@@ -173,8 +177,8 @@ struct InterpreterCounters {
   uint64_t commands = 0;
   // The MAC array's timeline (the model's beats; the SoC's counters leave these 0): cycles
   // with a GEMM beat, cycles a DWCONV runs, and the array's idle cycles while a DWCONV runs
-  // (the two never run together) and, with no DWCONV running, before the job's first beat
-  // (its first loads and fills; 0 in a job without GEMMs).
+  // (no GEMM beat beside it, ISA 1.14) and, with no DWCONV running, before the job's first
+  // beat (its first loads and fills; 0 in a job without GEMMs).
   uint64_t arrayBeats = 0, dwconvBusy = 0, idleDwconv = 0, idleBeforeGemm = 0;
   std::string describe() const;
 };

@@ -14,6 +14,12 @@
 //    or 2, signed and unsigned operands, zero points), the output stalled one cycle in
 //    three in half of them, random gaps between starts; a start with an out-of-range field
 //    at the end must fail the unit's assertion.
+// Beside the array (ISA 1.14): INP reads wait for inp_gnt_i, which the random part denies
+// one cycle in three in half of its stretches (the GEMMs' reads); the unit keeps its weight
+// vectors, so the free flow's tiles, all of one weight address, must read WGT only for the
+// first tile's taps; and the random part writes WGT beats (the DMA) now and then, between
+// tiles or beside tiles whose weights they miss, into the span of weights a later tile of
+// the same address reads: a kept vector that survived such a write would mismatch.
 #include <algorithm>
 #include <cstdint>
 #include <deque>
@@ -38,6 +44,7 @@ constexpr uint32_t kRows = firmware::kArrayRows, kCols = firmware::kArrayCols;
 constexpr uint32_t kVecPerRead = firmware::kInpLineVectors * kRows / kCols;
 constexpr uint32_t kInpBytes = firmware::kInpBufBytes, kWgtBytes = firmware::kWgtBufBytes;
 constexpr uint32_t kMaxTaps = 7;
+constexpr uint32_t kWgtBeat = firmware::kAxiDataBytes;  // a DMA write's bytes
 
 class Buffer {
  public:
@@ -45,6 +52,7 @@ class Buffer {
     for (auto& b : bytes_) b = static_cast<uint8_t>(rng());
   }
   uint8_t at(uint64_t addr) const { return bytes_[addr % bytes_.size()]; }
+  void set(uint64_t addr, uint8_t v) { bytes_[addr % bytes_.size()] = v; }
 
  private:
   std::vector<uint8_t> bytes_;
@@ -102,25 +110,39 @@ class Generator {
     t.bZp = pick(2) ? 0 : static_cast<int32_t>(pick(511)) - 255;
     t.inpAddr = static_cast<uint32_t>(pick(kInpBytes));
     t.rowStride = pick(2) ? t.span() * kCols : static_cast<uint32_t>(pick(kInpBytes));
-    t.wgtAddr = static_cast<uint32_t>(pick(kWgtBytes));
+    // A few weight addresses, often the previous tile's: the kept vectors are reused, and
+    // the writes below land in spans a later tile reads.
+    if (pools_.empty())
+      for (int i = 0; i < 6; ++i) pools_.push_back(static_cast<uint32_t>(pick(kWgtBytes - 4096)));
+    t.wgtAddr = pick(2) ? lastWgt_ : pools_[pick(pools_.size())];
+    lastWgt_ = t.wgtAddr;
     return t;
+  }
+  // A WGT beat's address near the pools' spans.
+  uint32_t writeAddr() {
+    if (pools_.empty()) return static_cast<uint32_t>(pick(kWgtBytes - 64));
+    return pools_[pick(pools_.size())] + static_cast<uint32_t>(pick(kMaxTaps * kMaxTaps * kCols));
   }
   uint64_t pick(uint64_t n) { return rng_() % n; }
   std::mt19937_64& rng() { return rng_; }
 
  private:
   std::mt19937_64 rng_;
+  std::vector<uint32_t> pools_;
+  uint32_t lastWgt_ = 0;
 };
 
 class Harness {
  public:
-  Harness(const TestbenchOptions& opt, const Buffer& inp, const Buffer& wgt)
+  Harness(const TestbenchOptions& opt, const Buffer& inp, Buffer& wgt)
       : dut_(opt.wavesPath), inp_(inp), wgt_(wgt) {
     dut_.context().fatalOnError(false);
     dut_->clk_i = 0;
     dut_->rst_ni = 0;
     dut_->start_i = 0;
     dut_->out_ready_i = 0;
+    dut_->inp_gnt_i = 1;
+    dut_->wgt_we_i = 0;
     dut_->eval();
     tick();
     tick();
@@ -128,9 +150,10 @@ class Harness {
   }
 
   // Runs `tiles` through the unit; stalls: output ready low one cycle in three where a
-  // tile's flag says so; gaps: idle cycles before a start. False on a timeout.
+  // tile's flag says so, and the INP grant likewise; gaps: idle cycles before a start;
+  // gen: WGT writes now and then (none when null). False on a timeout.
   bool stream(const std::vector<Tile>& tiles, const std::vector<bool>& stalls, bool gaps,
-              std::mt19937_64& rng) {
+              std::mt19937_64& rng, Generator* gen = nullptr) {
     std::deque<std::vector<uint32_t>> want;  // rows expected, in order
     std::deque<size_t> owner;
     size_t next = 0;
@@ -146,7 +169,29 @@ class Harness {
       dut_->start_i = offer;
       if (offer) drive(tiles[next]);
       const size_t current = owner.empty() ? next : owner.front();
-      dut_->out_ready_i = !(current < stalls.size() && stalls[current]) || rng() % 3 != 0;
+      const bool stalled = current < stalls.size() && stalls[current];
+      dut_->out_ready_i = !stalled || rng() % 3 != 0;
+      dut_->inp_gnt_i = !stalled || rng() % 3 != 0;
+      // A WGT beat one cycle in 8, unless it meets the weights of a tile in flight (that
+      // would race) or of the one offered now.
+      uint32_t wa = 0;
+      bool we = false;
+      if (gen != nullptr && rng() % 8 == 0) {
+        // Half of them into the span of the last started tile's weights (the kept ones).
+        const Tile* last = next > 0 ? &tiles[next - 1] : nullptr;
+        wa = last != nullptr && rng() % 2
+                 ? last->wgtAddr + static_cast<uint32_t>(rng() % (last->fh * last->fw * kCols))
+                 : gen->writeAddr();
+        we = true;
+        auto meets = [&](const Tile& t) {
+          const uint64_t lo = t.wgtAddr, hi = lo + uint64_t{t.fh} * t.fw * kCols;
+          return wa < hi && lo < uint64_t{wa} + kWgtBeat;
+        };
+        for (size_t k : owner) we &= !meets(tiles[k]);
+        if (offer) we &= !meets(tiles[next]);
+      }
+      dut_->wgt_we_i = we;
+      dut_->wgt_waddr_i = wa;
       dut_->eval();
       if (offer && dut_->idle_o) {
         for (auto& r : sumsOf(tiles[next], inp_, wgt_)) {
@@ -154,7 +199,8 @@ class Harness {
           owner.push_back(next);
         }
         ++next;
-        gap = gaps ? static_cast<int>(rng() % 4) : 0;
+        // Now and then a long gap: the unit drains and the writes reach the kept weights.
+        gap = gaps ? static_cast<int>(rng() % 8 == 0 ? 40 : rng() % 4) : 0;
       } else if (gap > 0) {
         --gap;
       }
@@ -202,16 +248,23 @@ class Harness {
           }
         }
       }
-      const bool ri = dut_->inp_re_o, rw = dut_->wgt_re_o;
+      const bool ri = dut_->inp_re_o && dut_->inp_gnt_i, rw = dut_->wgt_re_o;
       const uint32_t ai = dut_->inp_raddr_o, aw = dut_->wgt_raddr_o;
       tick();
       for (uint32_t b = 0; b < kVecPerRead * kCols; ++b)
         putBits(dut_->inp_rdata_i, b * 8, 8, ri ? inp_.at(uint64_t{ai} + b) : 0);
       for (uint32_t b = 0; b < 2 * kCols; ++b)
         putBits(dut_->wgt_rdata_i, b * 8, 8, rw ? wgt_.at(uint64_t{aw} + b) : 0);
+      // The write lands after the cycle's read (which returned the bytes before it).
+      if (we) {
+        for (uint32_t b = 0; b < kWgtBeat; ++b)
+          wgt_.set(uint64_t{wa} + b, static_cast<uint8_t>(rng()));
+        ++wgtWrites;
+      }
       inpReads += ri;
       wgtReads += rw;
     }
+    dut_->wgt_we_i = 0;
     dut_->start_i = 0;
     dut_->out_ready_i = 0;
     dut_->eval();
@@ -229,7 +282,8 @@ class Harness {
   bool busy() { return dut_->busy_o; }
   bool assertionFailed() { return dut_.context().gotError(); }
 
-  uint64_t cycles = 0, mismatches = 0, sumsChecked = 0, rows = 0, inpReads = 0, wgtReads = 0;
+  uint64_t cycles = 0, mismatches = 0, sumsChecked = 0, rows = 0, inpReads = 0, wgtReads = 0,
+           wgtWrites = 0;
   MismatchLog log;
 
  private:
@@ -253,7 +307,7 @@ class Harness {
   }
   VerilatedModel<Vnnc_dwconv> dut_;
   const Buffer& inp_;
-  const Buffer& wgt_;
+  Buffer& wgt_;
 };
 
 TestbenchResult run(const TestbenchOptions& opt) {
@@ -261,7 +315,8 @@ TestbenchResult run(const TestbenchOptions& opt) {
   res.seed = opt.seed;
   const uint64_t tiles = opt.iterations ? opt.iterations : 3000;
   Generator gen(opt.seed);
-  const Buffer inp(gen.rng(), kInpBytes), wgt(gen.rng(), kWgtBytes);
+  const Buffer inp(gen.rng(), kInpBytes);
+  Buffer wgt(gen.rng(), kWgtBytes);
   Harness h(opt, inp, wgt);
   std::ostringstream s;
   bool ok = true;
@@ -271,11 +326,20 @@ TestbenchResult run(const TestbenchOptions& opt) {
   // the first row and the last tile's drain once.
   constexpr int kFree = 64;
   uint64_t freeCycles[2] = {0, 0}, freeBound[2] = {0, 0};
+  uint64_t freeWgtReads[2] = {0, 0};
   for (uint32_t stride : {1u, 2u}) {
     std::vector<Tile> free;
     for (int i = 0; i < kFree; ++i) free.push_back(gen.full(stride));
-    const uint64_t start = h.cycles;
+    for (Tile& t : free) t.wgtAddr = stride * 1024;  // one channel tile's weights
+    const uint64_t start = h.cycles, reads0 = h.wgtReads;
     ok &= h.stream(free, {}, false, gen.rng());
+    // The first tile reads its nine weight vectors; the others use the kept ones.
+    freeWgtReads[stride - 1] = h.wgtReads - reads0;
+    if (freeWgtReads[stride - 1] != 9) {
+      ++h.mismatches;
+      s << "stride " << stride << " free flow read WGT " << freeWgtReads[stride - 1]
+        << " times (9 weight vectors kept for all " << kFree << " tiles); ";
+    }
     const Tile& t = free[0];
     const uint64_t reads = (t.span() + kVecPerRead - 1) / kVecPerRead;
     freeCycles[stride - 1] = h.cycles - start;
@@ -298,7 +362,7 @@ TestbenchResult run(const TestbenchOptions& opt) {
     random.push_back(gen.random());
     stalls.push_back(gen.pick(2));
   }
-  ok &= h.stream(random, stalls, true, gen.rng());
+  ok &= h.stream(random, stalls, true, gen.rng(), &gen);
   if (!ok) {
     ++h.mismatches;
     s << "timeout after " << h.rows << " rows; ";
@@ -327,11 +391,14 @@ TestbenchResult run(const TestbenchOptions& opt) {
   res.passed = res.mismatches == 0;
   if (res.passed) {
     s << 2 * kFree + tiles << " row tiles, " << h.rows << " rows exact (" << h.sumsChecked
-      << " sums, " << h.inpReads << " INP reads, " << h.wgtReads
-      << " WGT reads); free flow 3x3 m=" << kRows << ": " << kFree << " tiles in " << freeCycles[0]
+      << " sums, " << h.inpReads << " INP reads, " << h.wgtReads << " WGT reads, " << h.wgtWrites
+      << " WGT beats written beside them; INP grant denied in half the "
+      << "stretches); free flow 3x3 m=" << kRows << ": " << kFree << " tiles in " << freeCycles[0]
       << " cycles at stride 1 (bound " << freeBound[0] << "), " << freeCycles[1]
-      << " at stride 2 (bound " << freeBound[1]
-      << "); a filter of no taps fails the range assertion; " << h.cycles << " cycles";
+      << " at stride 2 (bound " << freeBound[1] << "), " << freeWgtReads[0] << " and "
+      << freeWgtReads[1]
+      << " WGT reads (weights kept); a filter of no taps fails the range assertion; " << h.cycles
+      << " cycles";
   } else {
     s << res.mismatches << " mismatches (" << h.rows << " rows, " << h.sumsChecked
       << " sums checked)";

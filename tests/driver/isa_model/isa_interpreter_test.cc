@@ -318,9 +318,9 @@ TEST(IsaInterpreter, FillsRaceOnlyWithTheBytesTheirRowsWrite) {
   EXPECT_EQ(r.races.size(), 2u) << r.describe();
 }
 
-// The array's timeline in the counters: a GEMM's k beats; a DWCONV's cycles, the array idle
-// through all of them (the two never run together); before the first beat, the cycles no
-// DWCONV runs (here the load the DWCONV waits for).
+// The array's timeline in the counters: a GEMM's k beats; a DWCONV's cycles, of which those
+// the GEMM behind it does not stream beside (ISA 1.14) leave the array idle; before the
+// first beat, the cycles no DWCONV runs (here the load the DWCONV waits for).
 TEST(IsaInterpreter, CountersSplitTheArraysIdleCycles) {
   DramModel dram(kBase, 1 << 16);
   IsaInterpreter npu(array16(), dram);
@@ -348,7 +348,7 @@ TEST(IsaInterpreter, CountersSplitTheArraysIdleCycles) {
   const InterpreterCounters& k = r.counters;
   EXPECT_EQ(k.arrayBeats, 64u);
   EXPECT_GE(k.dwconvBusy, 9u);
-  EXPECT_EQ(k.idleDwconv, k.dwconvBusy);
+  EXPECT_LT(k.idleDwconv, k.dwconvBusy);    // the GEMM streams beside the DWCONV
   EXPECT_GT(k.idleBeforeGemm, 4096u / 16);  // the load's beats at least
   EXPECT_LE(k.arrayBeats + k.idleDwconv + k.idleBeforeGemm, k.cycles);
   // Without GEMMs nothing is before a first beat; estimates keep no timeline.
