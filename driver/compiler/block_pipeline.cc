@@ -1,5 +1,6 @@
 #include "driver/compiler/block_pipeline.h"
 
+#include <algorithm>
 #include <string>
 
 namespace nncosim::driver {
@@ -32,11 +33,54 @@ hal::Status addToken(std::vector<Command>& s, size_t i, bool firmware::Deps::*fl
   return hal::Status::Ok();
 }
 
+// The first REQUANT_STORE of s; s.size() when there is none.
+size_t firstRequant(const std::vector<Command>& s) {
+  for (size_t i = 0; i < s.size(); ++i)
+    if (std::holds_alternative<firmware::RequantStore>(s[i].args)) return i;
+  return s.size();
+}
+
+// Appends pw(k)'s body with dw(k + 1)'s commands among its computes after its last
+// token-waiting one (block_pipeline.h, "Overlapped").
+void overlapNext(const std::vector<Command>& body, const std::vector<Command>& next, double from,
+                 std::vector<Command>& out) {
+  size_t start = 0;
+  for (size_t i = 0; i < body.size(); ++i)
+    if (in(body[i], QueueOf::kLoad) || (in(body[i], QueueOf::kCompute) && body[i].deps.popPrev))
+      start = i + 1;
+  std::vector<size_t> computes;  // body's computes from `start`
+  for (size_t i = start; i < body.size(); ++i)
+    if (in(body[i], QueueOf::kCompute)) computes.push_back(i);
+  // next's loads up to its first one waiting on a token of its own: early.
+  size_t early = 0;
+  while (early < next.size() && in(next[early], QueueOf::kLoad) &&
+         (early == 0 || !next[early].deps.popNext))
+    ++early;
+  // Before body's computes[j]: next's commands [at[j], at[j + 1]); the early loads first,
+  // the rest spread evenly over computes [j0, n).
+  const size_t n = computes.size();
+  const size_t j0 = std::min(n, static_cast<size_t>(from * static_cast<double>(n)));
+  std::vector<size_t> at(n + 1, next.size());
+  for (size_t j = 0; j < n; ++j)
+    at[j] = j < j0 ? early : early + (next.size() - early) * (j - j0) / (n - j0);
+  size_t c = 0, taken = 0;
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (c < n && computes[c] == i) {
+      for (; taken < at[c]; ++taken) out.push_back(next[taken]);
+      ++c;
+    }
+    out.push_back(body[i]);
+  }
+  for (; taken < next.size(); ++taken) out.push_back(next[taken]);
+}
+
 }  // namespace
 
 hal::Result<std::vector<Command>> pipelineBlocks(const std::vector<std::vector<Command>>& depthwise,
                                                  const std::vector<std::vector<Command>>& pointwise,
-                                                 uint32_t maxJobCommands) {
+                                                 uint32_t maxJobCommands,
+                                                 std::optional<double> overlapFrom) {
+  const bool overlapped = overlapFrom.has_value();
   const size_t blocks = depthwise.size();
   if (blocks == 0 || pointwise.size() != blocks) return hal::fail("no blocks to join");
   std::vector<std::vector<Command>> dw(depthwise), pw(pointwise);
@@ -62,6 +106,13 @@ hal::Result<std::vector<Command>> pipelineBlocks(const std::vector<std::vector<C
       }
     }
     if (pops != pushes) return hal::fail("block ", k, ": the pointwise half's tokens do not pair");
+    // Overlapped, the depthwise half goes among the pointwise half's computes: a token of its
+    // own between the compute and store queues would pair with the pointwise half's.
+    if (overlapped)
+      for (const Command& c : dw[k])
+        if (in(c, QueueOf::kStore) ||
+            (in(c, QueueOf::kCompute) && (c.deps.pushNext || c.deps.popNext)))
+          return hal::fail("block ", k, ": the depthwise half uses the store queue");
     // Its loads now wait for nothing: all of them where its first is, so the next block's
     // loads can follow them early (each pushes one load->compute token; 8-bit counters).
     const size_t f = firstOf(pw[k], QueueOf::kLoad);
@@ -104,8 +155,12 @@ hal::Result<std::vector<Command>> pipelineBlocks(const std::vector<std::vector<C
                        "the depthwise half's first load", k));
       NNC_TRY(addToken(pw[k - 1], lastOf(pw[k - 1], QueueOf::kStore), &firmware::Deps::pushPrev,
                        "the pointwise half's last store", k - 1));
-      NNC_TRY(addToken(dw[k], firstOf(dw[k], QueueOf::kCompute), &firmware::Deps::popNext,
-                       "the depthwise half's first compute", k));
+      if (overlapped)
+        NNC_TRY(addToken(pw[k], firstRequant(pw[k]), &firmware::Deps::popNext,
+                         "the pointwise half's first REQUANT_STORE", k));
+      else
+        NNC_TRY(addToken(dw[k], firstOf(dw[k], QueueOf::kCompute), &firmware::Deps::popNext,
+                         "the depthwise half's first compute", k));
       size_t li = 0;
       for (Command& c : pw[k]) {
         if (!std::holds_alternative<firmware::DmaLoad>(c.args)) continue;
@@ -115,6 +170,24 @@ hal::Result<std::vector<Command>> pipelineBlocks(const std::vector<std::vector<C
         c.args = firmware::Sync{firmware::Queue::kLoad};
       }
       if (li != firstLoads.size()) return hal::fail("block ", k, ": fewer pointwise loads");
+      if (overlapped) {
+        // The resident weights' tokens guard nothing past the job's first block: dropped
+        // (push and pop alike), so block k's GEMMs wait for no token and the depthwise
+        // computes of block k + 1 can go among all of them.
+        size_t pushes = 0, pops = 0;
+        for (Command& c : pw[k]) {
+          if (in(c, QueueOf::kLoad) && c.deps.pushNext) {
+            c.deps.pushNext = false;
+            ++pushes;
+          }
+          if (in(c, QueueOf::kCompute) && c.deps.popPrev) {
+            c.deps.popPrev = false;
+            ++pops;
+          }
+        }
+        if (pushes != pops)
+          return hal::fail("block ", k, ": the resident weights' tokens do not pair");
+      }
     }
     out.insert(out.end(), dw[k0].begin(), dw[k0].end());
     for (size_t k = k0; k < k1; ++k) {
@@ -123,6 +196,10 @@ hal::Result<std::vector<Command>> pipelineBlocks(const std::vector<std::vector<C
         continue;
       }
       std::vector<Command> body(pw[k].begin(), pw[k].end() - 1);
+      if (overlapped) {
+        overlapNext(body, dw[k + 1], *overlapFrom, out);
+        continue;
+      }
       // The next depthwise half's loads that wait on nothing of its own (its first, on this
       // boundary's token): among this half's commands after its last load, evenly.
       const std::vector<Command>& next = dw[k + 1];

@@ -17,7 +17,19 @@
 // loads up to its first token-waiting one move among pw(k)'s computes, spread evenly, so the
 // dispatcher feeds them while the GEMMs run (placed after pw(k)'s computes they would be
 // dispatched only once those are).
+//
+// Overlapped (ISA 1.14: DWCONV tiles beside GEMM tiles): block k + 1's depthwise computes
+// run under block k's GEMMs instead of after them. The caller gives the halves of
+// consecutive blocks their own copy of the tensor between them in INP and the depthwise
+// half its own part of ACC, so nothing block k's GEMMs read or write is touched. In the
+// stream, dw(k + 1)'s commands go among pw(k)'s computes after its last token-waiting one:
+// its loads that wait on nothing of its own first, the rest (in their order) spread evenly
+// over all of them or a later part (overlapFrom), so its DWCONVs find their input loaded. The
+// store->compute token of pw(k)'s last store is then popped by pw(k + 1)'s first REQUANT_STORE (the
+// first to reuse OUT's slots) instead of dw(k + 1)'s first compute, which would wait for
+// block k to finish.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "firmware/isa_generated.h"
@@ -25,12 +37,16 @@
 
 namespace nncosim::driver {
 
+// overlapFrom: overlapped, dw(k + 1)'s commands past its early loads go among pw(k)'s
+// computes from this share of them on (0: all of them, 0.5: the second half); none: not
+// overlapped.
 // depthwise[k], pointwise[k]: block k's halves, relocated into one buffer space, each a
 // whole job with its END. Returns the blocks as jobs of at most maxJobCommands commands (0:
 // one job), each ending with its last pointwise half's END; fails, naming why, when the
 // halves cannot be joined (the caller keeps a job per block).
 hal::Result<std::vector<firmware::Command>> pipelineBlocks(
     const std::vector<std::vector<firmware::Command>>& depthwise,
-    const std::vector<std::vector<firmware::Command>>& pointwise, uint32_t maxJobCommands);
+    const std::vector<std::vector<firmware::Command>>& pointwise, uint32_t maxJobCommands,
+    std::optional<double> overlapFrom = std::nullopt);
 
 }  // namespace nncosim::driver

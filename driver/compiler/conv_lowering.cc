@@ -1270,6 +1270,7 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
     spec.inpWindow = fused->inp;
     spec.wgtWindow = fused->wgt;
     spec.prmWindow = fused->prm;
+    spec.accWindow = fused->acc;
     spec.weightsOnce = fused->weightsOnce;
   }
   spec.problems.push_back(std::move(prob));

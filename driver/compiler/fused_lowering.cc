@@ -159,6 +159,7 @@ std::vector<firmware::Command> paddingFills(const internal::PaddedInp& x, uint64
 enum class Join {
   kJobPerBlock,  // block k's job: lead[k], then each half's commands in order
   kPipelined,    // two halves, the blocks in pipelined jobs (block_pipeline.h)
+  kOverlapped,   // as kPipelined, the next block's depthwise half beside the GEMMs
   kChain,        // one block of a chain's halves, `links` its padding fills (chain_join.h)
 };
 
@@ -169,13 +170,14 @@ enum class Join {
 // block binds the same operands and constants in the same order): every half's but a
 // tensor between two halves (`between[h]` between half h and h + 1, which lives in INP: the
 // earlier half's outputs and the later one's input of it), rebased into one space.
-hal::Result<CompiledStep> mergeHalves(
-    const std::vector<std::vector<CompiledStep>>& halves, const std::vector<uint32_t>& between,
-    Join join, uint32_t maxJobCommands,
-    const std::vector<std::vector<firmware::Command>>& lead = {},
-    const std::vector<std::vector<firmware::Command>>& links = {}) {
+hal::Result<CompiledStep> mergeHalves(const std::vector<std::vector<CompiledStep>>& halves,
+                                      const std::vector<uint32_t>& between, Join join,
+                                      uint32_t maxJobCommands,
+                                      const std::vector<std::vector<firmware::Command>>& lead = {},
+                                      const std::vector<std::vector<firmware::Command>>& links = {},
+                                      double overlapFrom = 0) {
   const size_t H = halves.size();
-  const bool pipelined = join == Join::kPipelined;
+  const bool pipelined = join == Join::kPipelined || join == Join::kOverlapped;
   if (H < 2 || between.size() + 1 != H || (pipelined && H != 2) ||
       (join == Join::kChain && halves[0].size() != 1))
     return hal::fail("fused: halves and the tensors between them do not match");
@@ -240,7 +242,10 @@ hal::Result<CompiledStep> mergeHalves(
     }
   }
   if (pipelined) {
-    NNC_ASSIGN_OR_RETURN(m.commands, pipelineBlocks(cmds[0], cmds[1], maxJobCommands));
+    NNC_ASSIGN_OR_RETURN(
+        m.commands, pipelineBlocks(cmds[0], cmds[1], maxJobCommands,
+                                   join == Join::kOverlapped ? std::optional<double>(overlapFrom)
+                                                             : std::nullopt));
   } else if (join == Join::kChain) {
     std::vector<std::vector<firmware::Command>> one;
     for (size_t h = 0; h < H; ++h) one.push_back(std::move(cmds[h][0]));
@@ -350,12 +355,31 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
                      " B between the layers fit in INP");
   rows = evenBlockRows(rowsTotal, rows, rowStep);
   // The step in blocks of `rows` output rows: a job each, or pipelined (block_pipeline.h).
-  auto plan = [&](uint64_t rows, bool pipelined) -> hal::Result<CompiledStep> {
+  // Overlapped (pipelined, block_pipeline.h): two copies of the tensor, the blocks'
+  // in turn, and a quarter of ACC for the depthwise half.
+  auto plan = [&](uint64_t rows, bool pipelined,
+                  bool overlapped = false) -> hal::Result<CompiledStep> {
     const uint64_t tileStride = rows * width * C, tensorBytes = tileStride * tiles;
     if (tileStride >= (1u << 20)) return hal::fail("fused: a tile of the tensor passes 1 MiB");
+    const uint64_t copies = overlapped ? 2 : 1;
+    if (copies * align64(tensorBytes) >= npu.inpBytes)
+      return hal::fail("fused: two copies of the tensor do not fit in INP");
     internal::FusedHalf dwHalf, pwHalf;
-    const uint32_t base = static_cast<uint32_t>(npu.inpBytes - tensorBytes) & ~63u;
-    dwHalf.tensor = pwHalf.tensor = {base, static_cast<uint32_t>(tileStride)};
+    const uint32_t base =
+        static_cast<uint32_t>(npu.inpBytes - copies * align64(tensorBytes)) & ~63u;
+    // Block k's copy of the tensor.
+    auto tensorOf = [&](uint64_t first) {
+      const uint64_t k = first / rows;
+      return internal::InpTensor{
+          static_cast<uint32_t>(base + (overlapped && k % 2 ? align64(tensorBytes) : 0)),
+          static_cast<uint32_t>(tileStride)};
+    };
+    dwHalf.tensor = pwHalf.tensor = tensorOf(0);
+    if (overlapped) {
+      const uint32_t dwAcc = (npu.accBytes / 4) & ~63u;
+      dwHalf.acc = {npu.accBytes - dwAcc, dwAcc};
+      pwHalf.acc = {0, npu.accBytes - dwAcc};
+    }
     pwHalf.weightsOnce = pipelined;
     // An elementwise operation after the pointwise one: its rows (a step's, ACC's rows of C
     // bytes at most) in INP below the tensor, taken from the depthwise half's slots.
@@ -398,6 +422,7 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
     for (uint64_t first = 0; first < rowsTotal; first += rows) {
       dwHalf.rowFirst = static_cast<uint32_t>(first);
       dwHalf.rowCount = static_cast<uint32_t>(std::min(rows, rowsTotal - first));
+      dwHalf.tensor = tensorOf(first);
       NNC_ASSIGN_OR_RETURN(auto x,
                            internal::lowerDepthwiseIntoInp(model, depthwise, dwView, lo, dwHalf));
       x.report.dmaLoads -= dropRepeatedFills(x.commands, npu.inpBytes, npu.cols);
@@ -405,49 +430,77 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
     }
     // The pointwise halves over those depthwise ones; `plain`: without FAST's search
     // (SUSTAINED_SPEED's plan).
-    auto withPointwise = [&](bool plain) -> hal::Result<CompiledStep> {
+    auto pointwiseHalves = [&](bool plain) -> hal::Result<std::vector<CompiledStep>> {
       LoweringOptions pwOptions = lo;
       if (plain) pwOptions.preference = hal::ExecutionPreference::SUSTAINED_SPEED;
       std::vector<CompiledStep> b;
       for (uint64_t first = 0; first < rowsTotal; first += rows) {
         pwHalf.rowFirst = static_cast<uint32_t>(first);
         pwHalf.rowCount = static_cast<uint32_t>(std::min(rows, rowsTotal - first));
+        pwHalf.tensor = tensorOf(first);
         NNC_ASSIGN_OR_RETURN(
             auto y, internal::lowerPointwiseFromInp(model, pointwise, pwView, pwOptions, pwHalf,
                                                     after ? &*after : nullptr));
         b.push_back(std::move(y));
       }
+      return b;
+    };
+    // The halves as one step; overlapped, `from`: the share of each block's pointwise
+    // computes before which none of the next block's depthwise computes go.
+    auto joined = [&](const std::vector<CompiledStep>& b,
+                      double from) -> hal::Result<CompiledStep> {
       const std::vector<std::vector<CompiledStep>> halves = {a, b};
       NNC_ASSIGN_OR_RETURN(auto step, mergeHalves(halves, {dw.outputs[0]},
-                                                  pipelined ? Join::kPipelined : Join::kJobPerBlock,
-                                                  options.maxJobCommands));
+                                                  overlapped  ? Join::kOverlapped
+                                                  : pipelined ? Join::kPipelined
+                                                              : Join::kJobPerBlock,
+                                                  options.maxJobCommands, {}, {}, from));
       step.operation = depthwise;
       step.type = dw.type;
       step.fused = {pointwise};
       if (eltwise) step.fused.push_back(*eltwise);
-      NNC_TRY(
-          summarize(step, halves,
-                    "fused: " + a[0].report.mapping +
-                        "; its rows into INP (REQUANT_STORE to_inp, ISA 1.9), " +
-                        std::to_string(uint64_t{rowsTotal} * rowBytes) + " B never in DRAM" +
-                        (a.size() > 1 ? ", in " + std::to_string(a.size()) + " blocks of " +
-                                            std::to_string(rows) + " rows" +
-                                            (pipelined ? " (pipelined: the next block's depthwise "
-                                                         "input loads while the GEMMs run)"
-                                                       : " (a job each)")
-                                      : "") +
-                        "; then " + b[0].report.mapping,
-                    options));
+      NNC_TRY(summarize(
+          step, halves,
+          "fused: " + a[0].report.mapping +
+              "; its rows into INP (REQUANT_STORE to_inp, ISA 1.9), " +
+              std::to_string(uint64_t{rowsTotal} * rowBytes) + " B never in DRAM" +
+              (a.size() > 1 ? ", in " + std::to_string(a.size()) + " blocks of " +
+                                  std::to_string(rows) + " rows" +
+                                  (overlapped  ? " (overlapped: the next block's depthwise "
+                                                 "input loads and its DWCONVs run while the "
+                                                 "GEMMs run, ISA 1.14)"
+                                   : pipelined ? " (pipelined: the next block's depthwise "
+                                                 "input loads while the GEMMs run)"
+                                               : " (a job each)")
+                            : "") +
+              "; then " + b[0].report.mapping,
+          options));
       if (after) step.report.operation += " + " + after->name;
       return step;
     };
     // Pipelined, the pointwise half's search cannot see the pipeline: its plain plan is
-    // tried too, on the same depthwise halves, and the faster kept.
-    auto best = withPointwise(false);
-    if (pipelined) {
-      auto alt = withPointwise(true);
-      if (alt.ok() && (!best.ok() || alt->report.estimatedCycles < best->report.estimatedCycles))
-        best = std::move(alt);
+    // tried too, on the same depthwise halves, and the faster kept. Overlapped, the next
+    // block's depthwise computes among all of a block's GEMMs or their second half (where
+    // the depthwise input's loads take longer than the first half's GEMMs, a DWCONV early
+    // among them waits for its input and holds the GEMMs behind it).
+    hal::Result<CompiledStep> best = hal::fail("fused: no plan");
+    bool tried = false;
+    for (bool plain : {false, true}) {
+      if (plain && !pipelined) break;
+      auto b = pointwiseHalves(plain);
+      if (!b.ok()) {
+        if (!tried) best = hal::fail(b.error());
+        tried = true;
+        continue;
+      }
+      for (double from : {0.0, 0.5}) {
+        if (from > 0 && !overlapped) break;
+        auto step = joined(*b, from);
+        if (!tried || (step.ok() &&
+                       (!best.ok() || step->report.estimatedCycles < best->report.estimatedCycles)))
+          best = std::move(step);
+        tried = true;
+      }
     }
     return best;
   };
@@ -473,6 +526,23 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
         auto pipelined = plan(small, true);
         if (pipelined.ok() && pipelined->report.estimatedCycles < step.report.estimatedCycles)
           step = std::move(*pipelined);
+      }
+      // Overlapped: the depthwise input slots and two copies of the tensor.
+      uint64_t smaller = 0;
+      for (uint64_t r = rowStep; r < rows; r += rowStep) {
+        const uint64_t input = ((r - 1) * sh + f[1]) * inRowBytes, tensor = 2 * r * rowBytes;
+        if (tensor >= npu.inpBytes || 2 * input > npu.inpBytes - tensor) break;
+        smaller = r;
+      }
+      const bool forced = options.blockJoin == LoweringOptions::BlockJoin::kOverlapped;
+      if (smaller > 0) {
+        auto overlapped = plan(smaller, true, true);
+        if (forced && !overlapped.ok()) return hal::fail(overlapped.error());
+        if (overlapped.ok() &&
+            (forced || overlapped->report.estimatedCycles < step.report.estimatedCycles))
+          step = std::move(*overlapped);
+      } else if (forced) {
+        return hal::fail("fused: no overlapped blocks fit in INP");
       }
     }
   }

@@ -219,8 +219,9 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
   const uint32_t ob = spec.outBytes ? spec.outBytes : (spec.wide ? 2 : 1);
   if (ob != 1 && ob != 2 && ob != 4)
     return hal::fail("GEMM plan: output elements of ", ob, " bytes");
-  const uint32_t accRows = npu.accBytes / (C * ab);  // ACC rows of C
-  const uint32_t outRows = outSlot / (C * ob);       // OUT rows of C
+  const uint32_t accSpan = span(spec.accWindow, npu.accBytes);
+  const uint32_t accRows = accSpan / (C * ab);  // ACC rows of C
+  const uint32_t outRows = outSlot / (C * ob);  // OUT rows of C
   const uint32_t rowCap = std::min(accRows, outRows);
   // The elementwise epilogue's regions: a step's rows (rowCap of C bytes at most) in INP
   // and in each of D WGT slots, and its record, at the top of the windows.
@@ -430,9 +431,10 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
           const bool chunked = !singleChunk;
           // A step of one channel tile whose rows fit half of ACC takes the half the step
           // before it did not, so its GEMMs need not wait for that step's REQUANT_STORE.
-          const uint32_t accHalf = (npu.accBytes / 2) & ~63u;
+          const uint32_t accHalf = (accSpan / 2) & ~63u;
           const uint32_t accBase =
-              qb - qa == 1 && rows * C * ab <= accHalf && accFlip++ % 2 ? accHalf : 0;
+              spec.accWindow.base +
+              (qb - qa == 1 && rows * C * ab <= accHalf && accFlip++ % 2 ? accHalf : 0);
           for (uint32_t k0 = 0; k0 < K; k0 += kChunk) {
             const uint32_t k1 = chunked ? std::min(K, k0 + kChunk) : K;
             // Carried runs stay in their job, and spread among GEMMs that write other ACC

@@ -182,6 +182,9 @@ struct GemmSpec {
   // The parts of INP, WGT and PRM the plan's slots take: a fused step gives each of its
   // operations its own, so the next one's loads never overwrite what this one reads.
   BufferWindow inpWindow, wgtWindow, prmWindow;
+  // The part of ACC its tiles write (a fused step's depthwise half beside the pointwise
+  // GEMMs: ISA 1.14); bytes 0 = all of it.
+  BufferWindow accWindow;
   // The weights and parameters load once, before the computes (a fused step's pipelined
   // blocks need it): one phase in one WGT/PRM slot, FAST_SINGLE_ANSWER's search for shorter
   // phases off; a plan with a load that waits for computes fails.

@@ -82,6 +82,11 @@ struct LoweringOptions {
   // the pointwise layer after it; a convolution, or such a pair, and the ADD, SUB or MUL
   // after it); off = every operation its own step.
   bool fuseLayers = true;
+  // A fused depthwise + pointwise step in blocks of rows: kAuto keeps the fastest of a job
+  // per block, pipelined and overlapped blocks (block_pipeline.h); kOverlapped takes the
+  // overlapped blocks wherever they fit (tests and comparisons), failing where they do not.
+  enum class BlockJoin { kAuto, kOverlapped };
+  BlockJoin blockJoin = BlockJoin::kAuto;
 };
 
 // The host's bytes around one step (its bindings' packing, copies and unpacking, and a

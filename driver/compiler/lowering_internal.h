@@ -101,6 +101,7 @@ struct FusedHalf {
   // and the depthwise half reads its input here instead of loading it.
   PaddedInp expanded;
   BufferWindow inp, wgt, prm;
+  BufferWindow acc;         // bytes 0 = all of ACC
   BufferWindow eltwiseInp;  // the pointwise half's elementwise rows, when one follows
   // The block of output rows (across batches) this half computes: [rowFirst, + rowCount);
   // rowCount 0 = every row.

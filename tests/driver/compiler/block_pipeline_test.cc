@@ -131,5 +131,88 @@ TEST(BlockPipeline, RefusesWhatCannotJoin) {
   EXPECT_FALSE(pipelineBlocks({open}, {pointwiseHalf()}, 0).ok());
 }
 
+// Overlapped (ISA 1.14): a depthwise half of DWCONVs, a pointwise half of four GEMMs and a
+// REQUANT_STORE whose rows a store takes.
+// The depthwise half writes its rows into INP: nothing of it goes to the store queue.
+std::vector<Command> depthwiseTiles() {
+  Command first{{}, firmware::Dwconv{}}, second{{}, firmware::Dwconv{}};
+  first.deps.popPrev = true;
+  return {load(0x1000), load(0x2000, false, true), first, second, end()};
+}
+std::vector<Command> pointwiseGemms() {
+  Command rq{{}, firmware::RequantStore{}};
+  rq.deps.pushNext = true;
+  return {load(0x9000, false, true),
+          compute(true, false),
+          compute(false, false),
+          compute(false, false),
+          compute(false, false),
+          rq,
+          store(),
+          end()};
+}
+
+// Per channel, pushes minus pops over the stream: load->compute, compute->load,
+// compute->store, store->compute.
+std::vector<long> tokenBalance(const std::vector<Command>& s) {
+  std::vector<long> b(4, 0);
+  for (const Command& c : s) {
+    const QueueOf q = firmware::queueOf(c);
+    if (q == QueueOf::kLoad) b[0] += c.deps.pushNext, b[1] -= c.deps.popNext;
+    if (q == QueueOf::kCompute) {
+      b[0] -= c.deps.popPrev, b[1] += c.deps.pushPrev;
+      b[2] += c.deps.pushNext, b[3] -= c.deps.popNext;
+    }
+    if (q == QueueOf::kStore) b[2] -= c.deps.popPrev, b[3] += c.deps.pushPrev;
+  }
+  return b;
+}
+
+TEST(BlockPipeline, OverlappedPutsTheNextDepthwiseComputesAmongTheGemms) {
+  auto joined = pipelineBlocks({depthwiseTiles(), depthwiseTiles(), depthwiseTiles()},
+                               {pointwiseGemms(), pointwiseGemms(), pointwiseGemms()}, 0, 0.0);
+  ASSERT_TRUE(joined.ok()) << joined.error();
+  const std::vector<Command>& s = *joined;
+  EXPECT_EQ(ends(s), 1u);
+  EXPECT_EQ(tokenBalance(s), std::vector<long>(4, 0));
+  // Block 1's DWCONVs sit between block 0's first and last GEMM (blocks run in order, so
+  // the third and fourth DWCONVs of the stream are block 1's).
+  std::vector<size_t> gemms, dwconvs;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (std::holds_alternative<firmware::Gemm>(s[i].args)) gemms.push_back(i);
+    if (std::holds_alternative<firmware::Dwconv>(s[i].args)) dwconvs.push_back(i);
+  }
+  ASSERT_EQ(gemms.size(), 12u);
+  ASSERT_EQ(dwconvs.size(), 6u);
+  EXPECT_GT(dwconvs[2], gemms[0]);
+  EXPECT_LT(dwconvs[2], gemms[3]);
+  // The store->compute token of each boundary: popped by the next pointwise half's
+  // REQUANT_STORE, by no DWCONV.
+  size_t rqPops = 0;
+  for (const Command& c : s) {
+    EXPECT_FALSE(std::holds_alternative<firmware::Dwconv>(c.args) && c.deps.popNext);
+    rqPops += std::holds_alternative<firmware::RequantStore>(c.args) && c.deps.popNext;
+  }
+  EXPECT_EQ(rqPops, 2u);
+  // The resident weights' tokens only in the first block: one load->compute pop by a GEMM.
+  size_t gemmPops = 0;
+  for (size_t i : gemms) gemmPops += s[i].deps.popPrev;
+  EXPECT_EQ(gemmPops, 1u);
+  // Without a REQUANT_STORE in the later pointwise half the boundary's token has no place.
+  std::vector<Command> noRequant = pointwiseGemms();
+  noRequant.erase(noRequant.begin() + 5);
+  noRequant[5].deps.popPrev = false;  // the store then waits for nothing
+  auto refused =
+      pipelineBlocks({depthwiseTiles(), depthwiseTiles()}, {pointwiseGemms(), noRequant}, 0, 0.0);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("first REQUANT_STORE"), std::string::npos) << refused.error();
+  // A depthwise half with a store-queue token would pair with the pointwise half's among
+  // which it goes.
+  auto stores = pipelineBlocks({depthwiseHalf(), depthwiseHalf()},
+                               {pointwiseGemms(), pointwiseGemms()}, 0, 0.0);
+  ASSERT_FALSE(stores.ok());
+  EXPECT_NE(stores.error().find("store queue"), std::string::npos) << stores.error();
+}
+
 }  // namespace
 }  // namespace nncosim::driver

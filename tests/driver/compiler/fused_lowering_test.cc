@@ -9,7 +9,9 @@
 // step, in blocks of rows, through the executor; several images refused.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
+#include <set>
 
 #include "driver/compiler/fused_lowering.h"
 #include "tests/driver/compiler_test_util.h"
@@ -55,9 +57,18 @@ struct RandomQuant8 {
 // input [n, h, w, c] -> DEPTHWISE_CONV_2D f x f (stride, padding scheme, activation)
 // -> CONV_2D 1x1 c -> outC; the tensor between them a temporary. `pre`: a pointwise layer
 // in front (so the pair sits inside a model, its input an NPU step's output). `nchw` (no
-// `pre`): both layers in NCHW, [n, c, h, w] tensors.
+// `pre`): both layers in NCHW, [n, c, h, w] tensors. `scales`: the two layers' output
+// scales and the weights' zero points (wide: for many channels, whose sums saturate the
+// defaults into a few output values).
+struct PairScales {
+  float mid = 0.08f, out = 0.1f;
+  bool centeredWeights = false;  // weight zero points mid-range: sums without a drift
+};
+PairScales wideScales(uint32_t c) { return {0.5f, 0.12f * std::sqrt(static_cast<float>(c)), true}; }
 Pair randomPair(std::mt19937& rng, uint32_t n, uint32_t h, uint32_t w, uint32_t c, uint32_t outC,
-                uint32_t f, uint32_t stride, bool same, bool pre, bool nchw = false) {
+                uint32_t f, uint32_t stride, bool same, bool pre, bool nchw = false,
+                PairScales scales = {}) {
+  const float midScale = scales.mid, outScale = scales.out;
   RandomQuant8 q(rng);
   const bool isSigned = q.isSigned;
   const OperandType t = q.type;
@@ -79,9 +90,10 @@ Pair randomPair(std::mt19937& rng, uint32_t n, uint32_t h, uint32_t w, uint32_t 
   const uint32_t oh = same ? (h + stride - 1) / stride : (h - f) / stride + 1;
   const uint32_t ow = same ? (w + stride - 1) / stride : (w - f) / stride + 1;
   const float inScale = pre ? 0.06f : 0.05f;
-  const uint32_t wd = m.constant(t, {1, f, f, c}, q.bytes(size_t{f} * f * c), 0.03f, q.zp());
+  auto weightZp = [&] { return scales.centeredWeights ? (q.lo + q.hi + 1) / 2 : q.zp(); };
+  const uint32_t wd = m.constant(t, {1, f, f, c}, q.bytes(size_t{f} * f * c), 0.03f, weightZp());
   const uint32_t bd = m.constant(kI32, {c}, q.ints(c, 500), inScale * 0.03f);
-  const uint32_t mid = m.output(t, dims(oh, ow, c), 0.08f, q.zp());
+  const uint32_t mid = m.output(t, dims(oh, ow, c), midScale, q.zp());
   const int32_t act = q.pick(0, 3) == 0 ? 0 : q.pick(1, 3);  // none, relu, relu1, relu6
   std::vector<uint32_t> dwArgs = {x,
                                   wd,
@@ -94,9 +106,9 @@ Pair randomPair(std::mt19937& rng, uint32_t n, uint32_t h, uint32_t w, uint32_t 
   if (nchw) dwArgs.push_back(m.flag(true));
   m.op(OperationType::DEPTHWISE_CONV_2D, dwArgs, {mid});
   temps.push_back(mid);
-  const uint32_t wp = m.constant(t, {outC, 1, 1, c}, q.bytes(size_t{outC} * c), 0.02f, q.zp());
-  const uint32_t bp = m.constant(kI32, {outC}, q.ints(outC, 800), 0.08f * 0.02f);
-  const uint32_t out = m.output(t, dims(oh, ow, outC), 0.1f, q.zp());
+  const uint32_t wp = m.constant(t, {outC, 1, 1, c}, q.bytes(size_t{outC} * c), 0.02f, weightZp());
+  const uint32_t bp = m.constant(kI32, {outC}, q.ints(outC, 800), midScale * 0.02f);
+  const uint32_t out = m.output(t, dims(oh, ow, outC), outScale, q.zp());
   std::vector<uint32_t> pwArgs = {mid, wp, bp, m.i32(1), m.i32(1), m.i32(1), m.i32(act % 2)};
   if (nchw) pwArgs.push_back(m.flag(true));
   m.op(OperationType::CONV_2D, pwArgs, {out});
@@ -252,6 +264,67 @@ TEST(FusedLowering, LowPowerFusesByEnergy) {
   std::vector<hal::TensorValue> got;
   ASSERT_TRUE(ex.run(p.inputs, got).ok());
   EXPECT_EQ(got[0].bytes, want[0].bytes);
+}
+
+// Overlapped blocks (ISA 1.14, block_pipeline.h): MobileNet-v1's 56 x 56 x 128 pair runs
+// the next block's DWCONVs beside the GEMMs, each block's tensor in its own copy in INP and
+// the depthwise half in its own part of ACC (the plan FAST_SINGLE_ANSWER picks by its
+// estimate); bit-exact on the strict interpreter device (which faults on a race between
+// the blocks' halves), and most of the DWCONVs' cycles under GEMM beats.
+TEST(FusedLowering, OverlappedBlocksAreBitExact) {
+  std::mt19937 rng(14);
+  Pair p = randomPair(rng, 1, 56, 56, 128, 128, 3, 1, true, false, false, wideScales(128));
+  std::vector<hal::TensorValue> want;
+  auto step = referenceAndFused(p, want);
+  ASSERT_TRUE(step.ok()) << step.error();
+  const std::string& m = step->report.mapping;
+  EXPECT_NE(m.find("(overlapped"), std::string::npos) << m;
+  EXPECT_EQ(splitJobs(step->commands).size(), 1u);
+  std::set<uint8_t> values(want[0].bytes.begin(), want[0].bytes.end());
+  EXPECT_GT(values.size(), 32u);  // a wrong block's tensor shows
+  expectBitExactRun(*step, p, want, array16());
+  InterpreterDevice dev(array16(), 64ull << 20);
+  std::vector<std::vector<uint8_t>> out;
+  auto stats = runStep(dev, *step, {p.inputs[0].bytes}, out);
+  ASSERT_TRUE(stats.ok()) << stats.error();
+  const InterpreterCounters& k = stats->counters;
+  EXPECT_GT(k.dwconvBusy, 0u);
+  EXPECT_LT(2 * k.idleDwconv, k.dwconvBusy) << k.idleDwconv << " of " << k.dwconvBusy;
+}
+
+// Random pairs forced into overlapped blocks (LoweringOptions::BlockJoin::kOverlapped):
+// 3x3 and 5x5 filters, strides 1 and 2, SAME and VALID, 16-96 channels, several blocks
+// each (most of them: rows too short for two blocks of whole row tiles have no such plan);
+// bit-exact on the strict interpreter device, which faults on any race between a block's
+// pointwise GEMMs and the next block's DWCONVs, REQUANT_STOREs and loads beside them.
+TEST(FusedLowering, RandomOverlappedPairsAreBitExact) {
+  std::mt19937 rng(15);
+  auto draw = [&](uint32_t lo, uint32_t hi) {
+    return std::uniform_int_distribution<uint32_t>(lo, hi)(rng);
+  };
+  int overlapped = 0;
+  for (int i = 0; i < 12; ++i) {
+    const uint32_t h = draw(16, 48), w = draw(8, 40), c = draw(16, 96), outC = draw(16, 96);
+    const uint32_t f = draw(0, 2) ? 3 : 5, stride = draw(1, 2);
+    Pair p = randomPair(rng, 1, h, w, c, outC, f, stride, draw(0, 1), false, false, wideScales(c));
+    SCOPED_TRACE(p.what);
+    std::vector<hal::TensorValue> want;
+    ASSERT_EQ(referenceRun(p.model, p.inputs, want), "");
+    std::set<uint8_t> values(want[0].bytes.begin(), want[0].bytes.end());
+    EXPECT_GT(values.size(), 16u);  // a wrong block's tensor shows
+    LoweringOptions o;
+    o.npu = array16();
+    o.blockJoin = LoweringOptions::BlockJoin::kOverlapped;
+    auto step = lowerFusedDepthwisePointwise(p.model, 0, 1, declaredShapes(p.model), o);
+    // Rows too short for two blocks of whole row tiles have no overlapped plan.
+    if (!step.ok() && step.error().find("no overlapped blocks fit") != std::string::npos) continue;
+    ASSERT_TRUE(step.ok()) << step.error();
+    const std::string& m = step->report.mapping;
+    ASSERT_NE(m.find("(overlapped"), std::string::npos) << m;
+    expectBitExactRun(*step, p, want, array16());
+    ++overlapped;
+  }
+  EXPECT_GE(overlapped, 9) << overlapped;
 }
 
 // A tensor larger than INP's part for it fuses in blocks of output rows, a job each (a
