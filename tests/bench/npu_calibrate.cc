@@ -363,6 +363,20 @@ std::vector<Case> cases() {
                  }
                  return only(c);
                }});
+  // ISA 1.14 as the overlapped blocks use it: pointwise window GEMMs (k = 128, 16 lanes of
+  // contiguous pixel vectors) with DWCONVs of one weight address among them.
+  for (int per : {1, 2}) {
+    v.push_back(
+        {"16x (window GEMM k=128 ; " + std::to_string(per) + " DWCONV 3x3)", [=](const Ctx&) {
+           std::vector<Command> c;
+           for (int i = 0; i < 16; ++i) {
+             c.push_back(Command{{}, windowGemm(16, 16, 1, 8, 16, (i % 2) * 1024)});
+             for (int d = 0; d < per; ++d)
+               c.push_back(Command{{}, dwconv(16, 3, 3, 1, 8192 + (d % 2) * 1024)});
+           }
+           return only(c);
+         }});
+  }
   v.push_back({"8x (4 DWCONV ; REQUANT rows=64)", [=](const Ctx&) {
                  std::vector<Command> c;
                  for (int i = 0; i < 8; ++i) {
