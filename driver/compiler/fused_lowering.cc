@@ -357,19 +357,29 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
   // The step in blocks of `rows` output rows: a job each, or pipelined (block_pipeline.h).
   // Overlapped (pipelined, block_pipeline.h): two copies of the tensor, the blocks'
   // in turn, and a quarter of ACC for the depthwise half.
-  auto plan = [&](uint64_t rows, bool pipelined,
-                  bool overlapped = false) -> hal::Result<CompiledStep> {
+  auto plan = [&](uint64_t rows, bool pipelined, bool overlapped = false,
+                  bool halfFirst = false) -> hal::Result<CompiledStep> {
     const uint64_t tileStride = rows * width * C, tensorBytes = tileStride * tiles;
     if (tileStride >= (1u << 20)) return hal::fail("fused: a tile of the tensor passes 1 MiB");
     const uint64_t copies = overlapped ? 2 : 1;
     if (copies * align64(tensorBytes) >= npu.inpBytes)
-      return hal::fail("fused: two copies of the tensor do not fit in INP");
+      return hal::fail("fused: ", copies, " copies of the tensor do not fit in INP");
     internal::FusedHalf dwHalf, pwHalf;
     const uint32_t base =
         static_cast<uint32_t>(npu.inpBytes - copies * align64(tensorBytes)) & ~63u;
+    // The blocks: [first, + count) output rows each; with halfFirst the first one is half as
+    // tall (its input loads and DWCONVs run before any GEMM; pipelined, the others' loads,
+    // overlapped also their DWCONVs, under the GEMMs before them).
+    std::vector<std::pair<uint64_t, uint64_t>> blocks;
+    for (uint64_t first = 0; first < rowsTotal;) {
+      uint64_t count = std::min(rows, rowsTotal - first);
+      if (halfFirst && first == 0 && count == rows && rows / 2 >= rowStep)
+        count = rows / 2 / rowStep * rowStep;
+      blocks.emplace_back(first, count);
+      first += count;
+    }
     // Block k's copy of the tensor.
-    auto tensorOf = [&](uint64_t first) {
-      const uint64_t k = first / rows;
+    auto tensorOf = [&](uint64_t k) {
       return internal::InpTensor{
           static_cast<uint32_t>(base + (overlapped && k % 2 ? align64(tensorBytes) : 0)),
           static_cast<uint32_t>(tileStride)};
@@ -419,10 +429,10 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
     internal::OpView dwView(model, depthwise, shapes), pwView(model, pointwise, shapes);
 
     std::vector<CompiledStep> a;
-    for (uint64_t first = 0; first < rowsTotal; first += rows) {
-      dwHalf.rowFirst = static_cast<uint32_t>(first);
-      dwHalf.rowCount = static_cast<uint32_t>(std::min(rows, rowsTotal - first));
-      dwHalf.tensor = tensorOf(first);
+    for (size_t k = 0; k < blocks.size(); ++k) {
+      dwHalf.rowFirst = static_cast<uint32_t>(blocks[k].first);
+      dwHalf.rowCount = static_cast<uint32_t>(blocks[k].second);
+      dwHalf.tensor = tensorOf(k);
       NNC_ASSIGN_OR_RETURN(auto x,
                            internal::lowerDepthwiseIntoInp(model, depthwise, dwView, lo, dwHalf));
       x.report.dmaLoads -= dropRepeatedFills(x.commands, npu.inpBytes, npu.cols);
@@ -434,10 +444,10 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
       LoweringOptions pwOptions = lo;
       if (plain) pwOptions.preference = hal::ExecutionPreference::SUSTAINED_SPEED;
       std::vector<CompiledStep> b;
-      for (uint64_t first = 0; first < rowsTotal; first += rows) {
-        pwHalf.rowFirst = static_cast<uint32_t>(first);
-        pwHalf.rowCount = static_cast<uint32_t>(std::min(rows, rowsTotal - first));
-        pwHalf.tensor = tensorOf(first);
+      for (size_t k = 0; k < blocks.size(); ++k) {
+        pwHalf.rowFirst = static_cast<uint32_t>(blocks[k].first);
+        pwHalf.rowCount = static_cast<uint32_t>(blocks[k].second);
+        pwHalf.tensor = tensorOf(k);
         NNC_ASSIGN_OR_RETURN(
             auto y, internal::lowerPointwiseFromInp(model, pointwise, pwView, pwOptions, pwHalf,
                                                     after ? &*after : nullptr));
@@ -466,6 +476,9 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
               std::to_string(uint64_t{rowsTotal} * rowBytes) + " B never in DRAM" +
               (a.size() > 1 ? ", in " + std::to_string(a.size()) + " blocks of " +
                                   std::to_string(rows) + " rows" +
+                                  (blocks[0].second != rows
+                                       ? " (the first of " + std::to_string(blocks[0].second) + ")"
+                                       : "") +
                                   (overlapped  ? " (overlapped: the next block's depthwise "
                                                  "input loads and its DWCONVs run while the "
                                                  "GEMMs run, ISA 1.14)"
@@ -523,9 +536,11 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
         small = r;
       }
       if (small > 0) {
-        auto pipelined = plan(small, true);
-        if (pipelined.ok() && pipelined->report.estimatedCycles < step.report.estimatedCycles)
-          step = std::move(*pipelined);
+        for (bool halfFirst : {false, true}) {
+          auto pipelined = plan(small, true, false, halfFirst);
+          if (pipelined.ok() && pipelined->report.estimatedCycles < step.report.estimatedCycles)
+            step = std::move(*pipelined);
+        }
       }
       // Overlapped: the depthwise input slots and two copies of the tensor.
       uint64_t smaller = 0;
@@ -536,11 +551,16 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
       }
       const bool forced = options.blockJoin == LoweringOptions::BlockJoin::kOverlapped;
       if (smaller > 0) {
-        auto overlapped = plan(smaller, true, true);
-        if (forced && !overlapped.ok()) return hal::fail(overlapped.error());
-        if (overlapped.ok() &&
-            (forced || overlapped->report.estimatedCycles < step.report.estimatedCycles))
-          step = std::move(*overlapped);
+        bool taken = false;
+        for (bool halfFirst : {false, true}) {
+          auto overlapped = plan(smaller, true, true, halfFirst);
+          if (forced && !overlapped.ok() && !taken) return hal::fail(overlapped.error());
+          if (overlapped.ok() && ((forced && !taken) || overlapped->report.estimatedCycles <
+                                                            step.report.estimatedCycles)) {
+            step = std::move(*overlapped);
+            taken = true;
+          }
+        }
       } else if (forced) {
         return hal::fail("fused: no overlapped blocks fit in INP");
       }
