@@ -617,8 +617,9 @@ uint64_t Machine::windowBeats(const firmware::Gemm& g, uint64_t now) {
   return prevBeat;
 }
 
-// Weight vectors the depthwise unit keeps: MaxTaps^2 (rtl/nnc_dwconv.sv).
-constexpr uint32_t kDwKeepTaps = 49;
+// Weight vectors the depthwise unit keeps (rtl/nnc_dwconv.sv's MaxTaps^2): every tap of the
+// largest filter DWCONV encodes, 7 x 7 (fh and fw are 3-bit fields).
+constexpr uint32_t kDwKeepTaps = 7 * 7;
 
 uint64_t Machine::dwconvTiming(const firmware::Dwconv& w, uint64_t now, uint64_t& readsDone) {
   const uint64_t span = uint64_t{w.m - 1} * w.sw + uint64_t{w.fw - 1} * w.dw + 1;
