@@ -155,6 +155,16 @@ std::vector<firmware::Command> paddingFills(const internal::PaddedInp& x, uint64
   return f;
 }
 
+// Plan choice: `candidate` replaces `best` when it is the first one, or a plan that is
+// faster than `best` (or `best` is none): so a failed first candidate's error stays unless
+// a plan follows.
+void keepFaster(std::optional<hal::Result<CompiledStep>>& best,
+                hal::Result<CompiledStep> candidate) {
+  if (!best || (candidate.ok() && (!best->ok() || candidate->report.estimatedCycles <
+                                                      (*best)->report.estimatedCycles)))
+    best = std::move(candidate);
+}
+
 // How mergeHalves joins the halves' commands.
 enum class Join {
   kJobPerBlock,  // block k's job: lead[k], then each half's commands in order
@@ -496,26 +506,20 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
     // block's depthwise computes among all of a block's GEMMs or their second half (where
     // the depthwise input's loads take longer than the first half's GEMMs, a DWCONV early
     // among them waits for its input and holds the GEMMs behind it).
-    hal::Result<CompiledStep> best = hal::fail("fused: no plan");
-    bool tried = false;
+    std::optional<hal::Result<CompiledStep>> best;
     for (bool plain : {false, true}) {
       if (plain && !pipelined) break;
       auto b = pointwiseHalves(plain);
       if (!b.ok()) {
-        if (!tried) best = hal::fail(b.error());
-        tried = true;
+        keepFaster(best, hal::fail(b.error()));
         continue;
       }
       for (double from : {0.0, 0.5}) {
         if (from > 0 && !overlapped) break;
-        auto step = joined(*b, from);
-        if (!tried || (step.ok() &&
-                       (!best.ok() || step->report.estimatedCycles < best->report.estimatedCycles)))
-          best = std::move(step);
-        tried = true;
+        keepFaster(best, joined(*b, from));
       }
     }
-    return best;
+    return std::move(*best);
   };
   NNC_ASSIGN_OR_RETURN(CompiledStep step, plan(rows, false));
   // Smaller blocks, pipelined: each block's depthwise input (its rows' whole input rows,
@@ -550,20 +554,19 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
         smaller = r;
       }
       const bool forced = options.blockJoin == LoweringOptions::BlockJoin::kOverlapped;
-      if (smaller > 0) {
-        bool taken = false;
+      std::optional<hal::Result<CompiledStep>> overlapped;
+      if (smaller > 0)
         for (bool halfFirst : {false, true}) {
-          auto overlapped = plan(smaller, true, true, halfFirst);
-          if (forced && !overlapped.ok() && !taken) return hal::fail(overlapped.error());
-          if (overlapped.ok() && ((forced && !taken) || overlapped->report.estimatedCycles <
-                                                            step.report.estimatedCycles)) {
-            step = std::move(*overlapped);
-            taken = true;
-          }
+          auto candidate = plan(smaller, true, true, halfFirst);
+          // Forced, a failure before any overlapped plan is the answer.
+          if (forced && !candidate.ok() && (!overlapped || !overlapped->ok()))
+            return hal::fail(candidate.error());
+          keepFaster(overlapped, std::move(candidate));
         }
-      } else if (forced) {
-        return hal::fail("fused: no overlapped blocks fit in INP");
-      }
+      if (forced && !overlapped) return hal::fail("fused: no overlapped blocks fit in INP");
+      if (overlapped && overlapped->ok() &&
+          (forced || (*overlapped)->report.estimatedCycles < step.report.estimatedCycles))
+        step = std::move(**overlapped);
     }
   }
   return step;
