@@ -581,6 +581,17 @@ std::optional<uint8_t> fillOf(const firmware::DmaLoad& d) {
 }
 std::optional<uint8_t> fillOf(const firmware::DmaStore&) { return std::nullopt; }
 
+// The buffer-side footprint of a 3-D transfer, [lo, hi).
+struct Footprint {
+  uint64_t lo, hi;
+};
+Footprint bufFootprint(uint32_t addr, uint32_t c0, uint32_t c1, uint32_t c2, uint32_t s1,
+                       uint32_t s2, uint32_t eb) {
+  const uint64_t last = uint64_t{addr} + uint64_t{c2 - 1} * s2 + uint64_t{c1 - 1} * s1;
+  // Rows may overlap or be out of order (stride 0); the first row starts lowest.
+  return {addr, last + uint64_t{c0} * eb};
+}
+
 // A fill's beats: each row from a beat boundary (the RTL walks it as a load from address 0).
 uint64_t fillBeats(const firmware::DmaLoad& d) {
   constexpr uint64_t kBeat = firmware::kAxiDataBytes;
@@ -698,11 +709,10 @@ uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) 
   if (auto* d = std::get_if<firmware::DmaLoad>(&c.args)) {
     if (d->bufId == firmware::Buffer::kWgt) {
       // Bytes over the depthwise unit's kept weight vectors drop them (ISA 1.14).
-      const uint64_t lo = d->bufAddr, hi = lo + uint64_t{d->count2 - 1} * d->bufStride2 +
-                                           uint64_t{d->count1 - 1} * d->bufStride1 +
-                                           uint64_t{d->count0} * widthBytes(d->elemWidth);
+      const Footprint fp = bufFootprint(d->bufAddr, d->count0, d->count1, d->count2, d->bufStride1,
+                                        d->bufStride2, widthBytes(d->elemWidth));
       const uint64_t kept = dwKeepTag_ + uint64_t{kDwKeepTaps} * config_.cols;
-      if (lo < kept && dwKeepTag_ < hi) dwKept_ = 0;
+      if (fp.lo < kept && dwKeepTag_ < fp.hi) dwKept_ = 0;
     }
     if (d->fill) {  // on chip: no bus, a beat per cycle
       const uint64_t end = now + cost_.fillOverhead + fillBeats(*d);
@@ -847,17 +857,6 @@ Fault Machine::checkBuffer(Buffer b, uint64_t lo, uint64_t hi, const char* what)
     return f;
   }
   return {};
-}
-
-// The buffer-side footprint of a 3-D transfer, [lo, hi).
-struct Footprint {
-  uint64_t lo, hi;
-};
-Footprint bufFootprint(uint32_t addr, uint32_t c0, uint32_t c1, uint32_t c2, uint32_t s1,
-                       uint32_t s2, uint32_t eb) {
-  const uint64_t last = uint64_t{addr} + uint64_t{c2 - 1} * s2 + uint64_t{c1 - 1} * s1;
-  // Rows may overlap or be out of order (stride 0); the first row starts lowest.
-  return {addr, last + uint64_t{c0} * eb};
 }
 
 // The start of the first row, in the order the DMA moves them (z-major), of a 3-D transfer
