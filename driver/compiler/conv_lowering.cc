@@ -1272,6 +1272,7 @@ hal::Result<CompiledStep> lowerWindow(const hal::Model& model, uint32_t index, c
     spec.prmWindow = fused->prm;
     spec.accWindow = fused->acc;
     spec.weightsOnce = fused->weightsOnce;
+    spec.splitWeights = fused->splitWeights;
   }
   spec.problems.push_back(std::move(prob));
   std::string mapping =

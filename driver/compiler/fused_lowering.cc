@@ -10,6 +10,7 @@
 #include "driver/compiler/chain_join.h"
 #include "driver/compiler/gemm_engine.h"
 #include "driver/compiler/lowering_internal.h"
+#include "driver/compiler/weight_load_split.h"
 #include "driver/isa_model/isa_interpreter.h"
 #include "ops/conv/conv_args.h"
 
@@ -163,6 +164,24 @@ void keepFaster(std::optional<hal::Result<CompiledStep>>& best,
   if (!best || (candidate.ok() && (!best->ok() || candidate->report.estimatedCycles <
                                                       (*best)->report.estimatedCycles)))
     best = std::move(candidate);
+}
+
+// The halves with their GEMM halves' first resident weights in pieces (weight_load_split.h:
+// `gemmHalves[h]` for half h); none when no half changes.
+std::optional<std::vector<std::vector<CompiledStep>>> withWeightsSplit(
+    std::vector<std::vector<CompiledStep>> halves, const std::vector<bool>& gemmHalves,
+    uint32_t cols) {
+  bool changed = false;
+  for (size_t h = 0; h < halves.size(); ++h) {
+    if (!gemmHalves.at(h)) continue;
+    for (CompiledStep& x : halves[h]) {
+      const size_t added = splitFirstWeightLoad(x.commands, cols);
+      x.report.dmaLoads += added;
+      changed = changed || added > 0;
+    }
+  }
+  if (!changed) return std::nullopt;
+  return halves;
 }
 
 // How mergeHalves joins the halves' commands.
@@ -368,7 +387,7 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
   // Overlapped (pipelined, block_pipeline.h): two copies of the tensor, the blocks'
   // in turn, and a quarter of ACC for the depthwise half.
   auto plan = [&](uint64_t rows, bool pipelined, bool overlapped = false,
-                  bool halfFirst = false) -> hal::Result<CompiledStep> {
+                  uint64_t firstRows = 0) -> hal::Result<CompiledStep> {
     const uint64_t tileStride = rows * width * C, tensorBytes = tileStride * tiles;
     if (tileStride >= (1u << 20)) return hal::fail("fused: a tile of the tensor passes 1 MiB");
     const uint64_t copies = overlapped ? 2 : 1;
@@ -383,8 +402,7 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
     std::vector<std::pair<uint64_t, uint64_t>> blocks;
     for (uint64_t first = 0; first < rowsTotal;) {
       uint64_t count = std::min(rows, rowsTotal - first);
-      if (halfFirst && first == 0 && count == rows && rows / 2 >= rowStep)
-        count = rows / 2 / rowStep * rowStep;
+      if (firstRows && first == 0 && count == rows && firstRows < rows) count = firstRows;
       blocks.emplace_back(first, count);
       first += count;
     }
@@ -506,6 +524,8 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
     // block's depthwise computes among all of a block's GEMMs or their second half (where
     // the depthwise input's loads take longer than the first half's GEMMs, a DWCONV early
     // among them waits for its input and holds the GEMMs behind it).
+    // Each plan also with the pointwise weights in pieces (weight_load_split.h), which the
+    // halves' own search does not see either.
     std::optional<hal::Result<CompiledStep>> best;
     for (bool plain : {false, true}) {
       if (plain && !pipelined) break;
@@ -514,14 +534,28 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
         keepFaster(best, hal::fail(b.error()));
         continue;
       }
-      for (double from : {0.0, 0.5}) {
-        if (from > 0 && !overlapped) break;
-        keepFaster(best, joined(*b, from));
+      const auto split = withWeightsSplit({*b}, {true}, C);
+      for (const std::vector<CompiledStep>* halves :
+           {static_cast<const std::vector<CompiledStep>*>(&*b), split ? &split->at(0) : nullptr}) {
+        if (!halves) break;
+        for (double from : {0.0, 0.5}) {
+          if (from > 0 && !overlapped) break;
+          keepFaster(best, joined(*halves, from));
+        }
       }
     }
     return std::move(*best);
   };
   NNC_ASSIGN_OR_RETURN(CompiledStep step, plan(rows, false));
+  auto firstBlockHeights = [&](uint64_t rows) {
+    std::vector<uint64_t> h = {0};
+    for (uint64_t div : {2, 4, 8}) {
+      const uint64_t r = rows / div / rowStep * rowStep;
+      if (r >= rowStep && r != h.back()) h.push_back(r);
+    }
+    if (rowStep < rows && h.back() != rowStep) h.push_back(rowStep);
+    return h;
+  };
   // Smaller blocks, pipelined: each block's depthwise input (its rows' whole input rows,
   // every channel tile) within half of what INP keeps for the depthwise slots, so the half
   // can load it while the previous block's GEMMs run. Tried also when the whole tensor fits
@@ -540,8 +574,8 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
         small = r;
       }
       if (small > 0) {
-        for (bool halfFirst : {false, true}) {
-          auto pipelined = plan(small, true, false, halfFirst);
+        for (uint64_t firstRows : firstBlockHeights(small)) {
+          auto pipelined = plan(small, true, false, firstRows);
           if (pipelined.ok() && pipelined->report.estimatedCycles < step.report.estimatedCycles)
             step = std::move(*pipelined);
         }
@@ -556,8 +590,8 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
       const bool forced = options.blockJoin == LoweringOptions::BlockJoin::kOverlapped;
       std::optional<hal::Result<CompiledStep>> overlapped;
       if (smaller > 0)
-        for (bool halfFirst : {false, true}) {
-          auto candidate = plan(smaller, true, true, halfFirst);
+        for (uint64_t firstRows : firstBlockHeights(smaller)) {
+          auto candidate = plan(smaller, true, true, firstRows);
           // Forced, a failure before any overlapped plan is the answer.
           if (forced && !candidate.ok() && (!overlapped || !overlapped->ok()))
             return hal::fail(candidate.error());
@@ -695,26 +729,34 @@ hal::Result<CompiledStep> lowerFusedInvertedResidual(const hal::Model& model, ui
     fills.push_back(paddingFills(xin, nx, static_cast<uint64_t>(ya - origin),
                                  static_cast<uint64_t>(yb - origin), g.inW, C, tiles, zeroFill));
   }
-  NNC_ASSIGN_OR_RETURN(CompiledStep step,
-                       mergeHalves(halves, {ex.outputs[0], dw.outputs[0]}, Join::kJobPerBlock,
-                                   options.maxJobCommands, fills));
-  step.operation = expand;
-  step.type = ex.type;
-  step.fused = {depthwise, pointwise};
-  if (eltwise) step.fused.push_back(*eltwise);
   const uint64_t expandedBytes = uint64_t{g.inH} * g.inW * g.inC;
-  NNC_TRY(summarize(
-      step, halves,
-      "fused inverted residual: " + halves[0][0].report.mapping + "; its rows into INP (" +
-          std::to_string(expandedBytes) +
-          " B never in DRAM, the depthwise unit's padding filled on chip); then " +
-          halves[1][0].report.mapping + "; its rows into INP (" +
-          std::to_string(uint64_t{rowsTotal} * rowBytes) + " B never in DRAM)" +
-          (halves[0].size() > 1 ? ", in " + std::to_string(halves[0].size()) + " blocks of " +
-                                      std::to_string(rows) + " rows (a job each)"
-                                : "") +
-          "; then " + halves[2][0].report.mapping,
-      options));
+  auto build = [&](const std::vector<std::vector<CompiledStep>>& h) -> hal::Result<CompiledStep> {
+    NNC_ASSIGN_OR_RETURN(CompiledStep step,
+                         mergeHalves(h, {ex.outputs[0], dw.outputs[0]}, Join::kJobPerBlock,
+                                     options.maxJobCommands, fills));
+    step.operation = expand;
+    step.type = ex.type;
+    step.fused = {depthwise, pointwise};
+    if (eltwise) step.fused.push_back(*eltwise);
+    NNC_TRY(summarize(step, h,
+                      "fused inverted residual: " + h[0][0].report.mapping +
+                          "; its rows into INP (" + std::to_string(expandedBytes) +
+                          " B never in DRAM, the depthwise unit's padding filled on chip); then " +
+                          h[1][0].report.mapping + "; its rows into INP (" +
+                          std::to_string(uint64_t{rowsTotal} * rowBytes) + " B never in DRAM)" +
+                          (h[0].size() > 1 ? ", in " + std::to_string(h[0].size()) + " blocks of " +
+                                                 std::to_string(rows) + " rows (a job each)"
+                                           : "") +
+                          "; then " + h[2][0].report.mapping,
+                      options));
+    return step;
+  };
+  // The blocks as they are and with the GEMM halves' weights in pieces: the faster.
+  std::optional<hal::Result<CompiledStep>> best;
+  keepFaster(best, build(halves));
+  if (const auto split = withWeightsSplit(halves, {true, false, true}, C))
+    keepFaster(best, build(*split));
+  NNC_ASSIGN_OR_RETURN(CompiledStep step, std::move(*best));
   if (after) step.report.operation += " + " + after->name;
   return step;
 }
@@ -805,6 +847,7 @@ hal::Result<CompiledStep> lowerFusedChain(const hal::Model& model, uint32_t firs
     pwHalf.wgt = {static_cast<uint32_t>(dwWgt), static_cast<uint32_t>(npu.wgtBytes - dwWgt)};
     pwHalf.prm = {static_cast<uint32_t>(dwPrm), static_cast<uint32_t>(npu.prmBytes - dwPrm)};
     pwHalf.inp = {0, npu.inpBytes};  // it loads nothing into INP: its slots are notional
+    pwHalf.splitWeights = true;      // its own plan search sees the whole of what they change
     if (i == 0) {
       dwHalf.inp = {0, paddedBase};
     } else {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "driver/compiler/weight_load_split.h"
 #include "driver/isa_model/isa_interpreter.h"
 
 namespace nncosim::driver {
@@ -334,6 +335,17 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
                        options.maxJobCommands);
     return hal::Status::Ok();
   };
+  // A finished job, its resident weights in pieces (weight_load_split.h) where the job
+  // still fits the ring.
+  auto appendJob = [&](std::vector<firmware::Command> job) {
+    std::vector<firmware::Command> split = job;
+    const size_t added = spec.splitWeights ? splitFirstWeightLoad(split, C) : 0;
+    if (added && (!options.maxJobCommands || split.size() <= options.maxJobCommands)) {
+      job = std::move(split);
+      report.dmaLoads += added;
+    }
+    commands.insert(commands.end(), job.begin(), job.end());
+  };
   // Before each step: at a unit boundary, ends the job when another unit of the largest
   // size (plus a phase's resident loads) might not fit.
   auto nextStep = [&]() -> hal::Status {
@@ -341,8 +353,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
       NNC_TRY(measure());
       if (options.maxJobCommands &&
           ss.commandBound() + 2 * largestUnit + 8 > options.maxJobCommands) {
-        const std::vector<firmware::Command> part = ss.finish(tag);
-        commands.insert(commands.end(), part.begin(), part.end());
+        appendJob(ss.finish(tag));
         ss = StepStream(D, Do, options.lateLoads);
         ++jobs;
         reloadResident = true;
@@ -644,8 +655,7 @@ hal::Result<std::vector<firmware::Command>> emitGemmOnce(const GemmSpec& spec, c
     }
   }
   NNC_TRY(measure());
-  const std::vector<firmware::Command> last = ss.finish(tag);
-  commands.insert(commands.end(), last.begin(), last.end());
+  appendJob(ss.finish(tag));
   if (options.maxJobCommands) {
     size_t job = 0;
     for (const firmware::Command& c : commands) {

@@ -189,6 +189,10 @@ struct GemmSpec {
   // blocks need it): one phase in one WGT/PRM slot, FAST_SINGLE_ANSWER's search for shorter
   // phases off; a plan with a load that waits for computes fails.
   bool weightsOnce = false;
+  // Each job's first resident weights in pieces, so its first GEMMs wait for their own
+  // (weight_load_split.h). A fused step's halves leave it to the fused lowering, which
+  // tries its blocks with and without.
+  bool splitWeights = true;
   std::optional<EltwiseEpilogue> eltwise;  // one problem, 8-bit outputs, not into INP
   std::vector<GemmProblem> problems;
 };

@@ -108,6 +108,9 @@ struct FusedHalf {
   uint32_t rowFirst = 0, rowCount = 0;
   // Pipelined blocks (block_pipeline.h): the half's weights load once (GemmSpec).
   bool weightsOnce = false;
+  // The half's first resident weights in pieces (GemmSpec::splitWeights); off where the
+  // fused lowering tries its blocks with and without.
+  bool splitWeights = false;
 };
 // DEPTHWISE_CONV_2D on the depthwise unit (DWCONV), its rows REQUANT_STOREd into
 // `half.tensor` (to_inp) instead of stored; its output binding is left unused. With
