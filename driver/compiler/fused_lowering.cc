@@ -521,9 +521,9 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
     };
     // Pipelined, the pointwise half's search cannot see the pipeline: its plain plan is
     // tried too, on the same depthwise halves, and the faster kept. Overlapped, the next
-    // block's depthwise computes among all of a block's GEMMs or their second half (where
-    // the depthwise input's loads take longer than the first half's GEMMs, a DWCONV early
-    // among them waits for its input and holds the GEMMs behind it).
+    // block's depthwise computes among all of a block's GEMMs or their last three quarters,
+    // half or quarter (where the depthwise input's loads take longer than the first GEMMs, a
+    // DWCONV early among them waits for its input and holds the GEMMs behind it).
     // Each plan also with the pointwise weights in pieces (weight_load_split.h), which the
     // halves' own search does not see either.
     std::optional<hal::Result<CompiledStep>> best;
@@ -538,7 +538,7 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
       for (const std::vector<CompiledStep>* halves :
            {static_cast<const std::vector<CompiledStep>*>(&*b), split ? &split->at(0) : nullptr}) {
         if (!halves) break;
-        for (double from : {0.0, 0.5}) {
+        for (double from : {0.0, 0.25, 0.5, 0.75}) {
           if (from > 0 && !overlapped) break;
           keepFaster(best, joined(*halves, from));
         }
