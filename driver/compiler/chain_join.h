@@ -16,7 +16,6 @@
 //     them (the halves of every pair share the same windows).
 // A compute that carries a push already gets a SYNC behind it for the link's token; a load
 // queue without a free first command, a SYNC ahead of it.
-#include <cstddef>
 #include <vector>
 
 #include "firmware/isa_generated.h"
@@ -30,17 +29,5 @@ namespace nncosim::driver {
 hal::Result<std::vector<firmware::Command>> joinChain(
     const std::vector<std::vector<firmware::Command>>& halves,
     const std::vector<std::vector<firmware::Command>>& fills);
-
-// The same join of pairs given as streams: pair i's commands (one job with its END, its
-// halves' tokens balanced) and where its depthwise half's last compute is. A pair may be
-// more than two halves in order (the first pair's blocks, pipelined: block_pipeline.h); the
-// fills after it then go where the load queue reaches that compute's token: after as many
-// of the pair's compute->load pops as it pushes before that compute.
-struct ChainPair {
-  std::vector<firmware::Command> commands;
-  size_t depthwiseLast = 0;
-};
-hal::Result<std::vector<firmware::Command>> joinChainPairs(
-    std::vector<ChainPair> pairs, const std::vector<std::vector<firmware::Command>>& fills);
 
 }  // namespace nncosim::driver
