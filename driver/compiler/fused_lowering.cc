@@ -396,7 +396,7 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
     internal::FusedHalf dwHalf, pwHalf;
     const uint32_t base =
         static_cast<uint32_t>(npu.inpBytes - copies * align64(tensorBytes)) & ~63u;
-    // The blocks: [first, + count) output rows each; with halfFirst the first one is half as
+    // The blocks: [first, + count) output rows each; with firstRows the first one is that
     // tall (its input loads and DWCONVs run before any GEMM; pipelined, the others' loads,
     // overlapped also their DWCONVs, under the GEMMs before them).
     std::vector<std::pair<uint64_t, uint64_t>> blocks;
@@ -547,6 +547,8 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
     return std::move(*best);
   };
   NNC_ASSIGN_OR_RETURN(CompiledStep step, plan(rows, false));
+  // The first block's heights tried for blocks of `rows` rows: as tall as the others (0), a
+  // half, a quarter, an eighth (whole row steps) and one row step.
   auto firstBlockHeights = [&](uint64_t rows) {
     std::vector<uint64_t> h = {0};
     for (uint64_t div : {2, 4, 8}) {

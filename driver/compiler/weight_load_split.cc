@@ -80,10 +80,11 @@ size_t splitFirstWeightLoad(std::vector<Command>& job, uint32_t cols) {
   for (size_t i : group)
     if (cuttable(job[i])) wl.push_back(i);
   if (wl.empty()) return 0;
-  auto covers = [&](uint64_t a) {
+  // Whether [a, b) meets the bytes the loads write.
+  auto meets = [&](uint64_t a, uint64_t b) {
     for (size_t i : wl) {
       const auto& d = std::get<firmware::DmaLoad>(job[i].args);
-      if (a >= d.bufAddr && a < uint64_t{d.bufAddr} + uint64_t{d.count0} * d.count1) return true;
+      if (a < uint64_t{d.bufAddr} + uint64_t{d.count0} * d.count1 && d.bufAddr < b) return true;
     }
     return false;
   };
@@ -95,7 +96,7 @@ size_t splitFirstWeightLoad(std::vector<Command>& job, uint32_t cols) {
     const std::optional<Span> s = wgtRead(job[i], cols, other);
     if (other) return 0;
     if (!s) continue;
-    if (i < g0 && (covers(s->first) || covers(s->end - 1))) return 0;
+    if (i < g0 && meets(s->first, s->end)) return 0;
     if (i >= g0 && i < g1) readers.emplace_back(i, *s);
   }
   // Piece boundaries: the first addresses of the 2nd, 5th, 17th, 65th ... distinct span read
@@ -106,7 +107,7 @@ size_t splitFirstWeightLoad(std::vector<Command>& job, uint32_t cols) {
   std::vector<uint64_t> bounds;
   for (size_t at = 1; at < starts.size(); at *= 4) {
     const uint64_t b = starts[at];
-    if ((!bounds.empty() && b <= bounds.back()) || b <= starts[0] || !covers(b)) return 0;
+    if ((!bounds.empty() && b <= bounds.back()) || b <= starts[0] || !meets(b, b + 1)) return 0;
     bounds.push_back(b);
   }
   if (bounds.empty()) return 0;
