@@ -190,8 +190,8 @@ struct GemmSpec {
   // phases off; a plan with a load that waits for computes fails.
   bool weightsOnce = false;
   // Each job's first resident weights in pieces, so its first GEMMs wait for their own
-  // (weight_load_split.h). A fused step's halves leave it to the fused lowering, which
-  // tries its blocks with and without.
+  // (weight_load_split.h). A fused pair's and an inverted residual's halves leave it to the
+  // fused lowering, which tries their blocks with and without.
   bool splitWeights = true;
   std::optional<EltwiseEpilogue> eltwise;  // one problem, 8-bit outputs, not into INP
   std::vector<GemmProblem> problems;
