@@ -455,6 +455,7 @@ def gen_cpp_header(s):
     w("// The queue a command executes in (SYNC: its queue field; END: none).")
     w("enum class QueueOf : uint32_t { kLoad, kCompute, kStore, kNone };")
     w("QueueOf queueOf(const Command& c);")
+    w("inline bool inQueue(const Command& c, QueueOf q) { return queueOf(c) == q; }")
     w("")
     w("// Field introspection (tests, tools, the disassembler).")
     w("enum class FieldKind : uint32_t { kUint, kSint, kBool, kEnum };")

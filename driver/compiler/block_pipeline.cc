@@ -7,19 +7,18 @@ namespace nncosim::driver {
 namespace {
 
 using firmware::Command;
+using firmware::inQueue;
 using firmware::QueueOf;
-
-bool in(const Command& c, QueueOf q) { return firmware::queueOf(c) == q; }
 
 // Index of the first (or last) command of queue q in s; s.size() when there is none.
 size_t firstOf(const std::vector<Command>& s, QueueOf q) {
   for (size_t i = 0; i < s.size(); ++i)
-    if (in(s[i], q)) return i;
+    if (inQueue(s[i], q)) return i;
   return s.size();
 }
 size_t lastOf(const std::vector<Command>& s, QueueOf q) {
   for (size_t i = s.size(); i-- > 0;)
-    if (in(s[i], q)) return i;
+    if (inQueue(s[i], q)) return i;
   return s.size();
 }
 
@@ -46,14 +45,15 @@ void overlapNext(const std::vector<Command>& body, const std::vector<Command>& n
                  std::vector<Command>& out) {
   size_t start = 0;
   for (size_t i = 0; i < body.size(); ++i)
-    if (in(body[i], QueueOf::kLoad) || (in(body[i], QueueOf::kCompute) && body[i].deps.popPrev))
+    if (inQueue(body[i], QueueOf::kLoad) ||
+        (inQueue(body[i], QueueOf::kCompute) && body[i].deps.popPrev))
       start = i + 1;
   std::vector<size_t> computes;  // body's computes from `start`
   for (size_t i = start; i < body.size(); ++i)
-    if (in(body[i], QueueOf::kCompute)) computes.push_back(i);
+    if (inQueue(body[i], QueueOf::kCompute)) computes.push_back(i);
   // next's loads up to its first one waiting on a token of its own: early.
   size_t early = 0;
-  while (early < next.size() && in(next[early], QueueOf::kLoad) &&
+  while (early < next.size() && inQueue(next[early], QueueOf::kLoad) &&
          (early == 0 || !next[early].deps.popNext))
     ++early;
   // Before body's computes[j]: next's commands [at[j], at[j + 1]); the early loads first,
@@ -94,13 +94,13 @@ hal::Result<std::vector<Command>> pipelineBlocks(const std::vector<std::vector<C
     // load waiting for computes (weights reloaded per phase) cannot be joined.
     size_t pops = 0, pushes = 0;
     for (Command& c : pw[k]) {
-      if (in(c, QueueOf::kLoad) && c.deps.popNext) {
+      if (inQueue(c, QueueOf::kLoad) && c.deps.popNext) {
         if (!std::holds_alternative<firmware::Sync>(c.args))
           return hal::fail("block ", k, ": the pointwise half reloads a slot (waits for computes)");
         c.deps.popNext = false;
         ++pops;
       }
-      if (in(c, QueueOf::kCompute) && c.deps.pushPrev) {
+      if (inQueue(c, QueueOf::kCompute) && c.deps.pushPrev) {
         c.deps.pushPrev = false;
         ++pushes;
       }
@@ -110,15 +110,15 @@ hal::Result<std::vector<Command>> pipelineBlocks(const std::vector<std::vector<C
     // own between the compute and store queues would pair with the pointwise half's.
     if (overlapped)
       for (const Command& c : dw[k])
-        if (in(c, QueueOf::kStore) ||
-            (in(c, QueueOf::kCompute) && (c.deps.pushNext || c.deps.popNext)))
+        if (inQueue(c, QueueOf::kStore) ||
+            (inQueue(c, QueueOf::kCompute) && (c.deps.pushNext || c.deps.popNext)))
           return hal::fail("block ", k, ": the depthwise half uses the store queue");
     // Its loads now wait for nothing: all of them where its first is, so the next block's
     // loads can follow them early (each pushes one load->compute token; 8-bit counters).
     const size_t f = firstOf(pw[k], QueueOf::kLoad);
     std::vector<Command> loads, rest;
     for (size_t i = f; i < pw[k].size(); ++i)
-      (in(pw[k][i], QueueOf::kLoad) ? loads : rest).push_back(pw[k][i]);
+      (inQueue(pw[k][i], QueueOf::kLoad) ? loads : rest).push_back(pw[k][i]);
     if (loads.size() > 200) return hal::fail("block ", k, ": ", loads.size(), " pointwise loads");
     pw[k].resize(f);
     pw[k].insert(pw[k].end(), loads.begin(), loads.end());
@@ -176,11 +176,11 @@ hal::Result<std::vector<Command>> pipelineBlocks(const std::vector<std::vector<C
         // computes of block k + 1 can go among all of them.
         size_t pushes = 0, pops = 0;
         for (Command& c : pw[k]) {
-          if (in(c, QueueOf::kLoad) && c.deps.pushNext) {
+          if (inQueue(c, QueueOf::kLoad) && c.deps.pushNext) {
             c.deps.pushNext = false;
             ++pushes;
           }
-          if (in(c, QueueOf::kCompute) && c.deps.popPrev) {
+          if (inQueue(c, QueueOf::kCompute) && c.deps.popPrev) {
             c.deps.popPrev = false;
             ++pops;
           }
@@ -205,7 +205,7 @@ hal::Result<std::vector<Command>> pipelineBlocks(const std::vector<std::vector<C
       const std::vector<Command>& next = dw[k + 1];
       std::vector<size_t> early;
       for (size_t i = 0; i < next.size(); ++i) {
-        if (!in(next[i], QueueOf::kLoad)) continue;
+        if (!inQueue(next[i], QueueOf::kLoad)) continue;
         if (!early.empty() && next[i].deps.popNext) break;
         early.push_back(i);
       }

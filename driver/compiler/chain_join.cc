@@ -6,9 +6,8 @@ namespace nncosim::driver {
 namespace {
 
 using firmware::Command;
+using firmware::inQueue;
 using firmware::QueueOf;
-
-bool in(const Command& c, QueueOf q) { return firmware::queueOf(c) == q; }
 
 Command sync(firmware::Queue q) { return Command{{}, firmware::Sync{q}}; }
 
@@ -16,7 +15,7 @@ Command sync(firmware::Queue q) { return Command{{}, firmware::Sync{q}}; }
 // pushes none yet, else a SYNC appended behind it (it waits for the computes ahead).
 hal::Status pushAfterComputes(std::vector<Command>& half, size_t link, const char* what) {
   for (size_t i = half.size(); i-- > 0;) {
-    if (!in(half[i], QueueOf::kCompute)) continue;
+    if (!inQueue(half[i], QueueOf::kCompute)) continue;
     if (!half[i].deps.pushPrev) {
       half[i].deps.pushPrev = true;
       return hal::Status::Ok();
@@ -59,14 +58,14 @@ hal::Result<std::vector<Command>> joinChain(const std::vector<std::vector<Comman
     std::vector<Command>& pw = h[2 * link + 1];
     std::vector<Command>& next = h[2 * link + 2];
     for (const Command& f : fills[link])
-      if (!in(f, QueueOf::kLoad) || f.deps.popPrev || f.deps.popNext || f.deps.pushPrev ||
+      if (!inQueue(f, QueueOf::kLoad) || f.deps.popPrev || f.deps.popNext || f.deps.pushPrev ||
           f.deps.pushNext)
         return hal::fail("chain: link ", link, ": a padding fill that is no plain load");
     // The first token: dw's last compute -> the fills, ahead of pw's first waiting load.
     NNC_TRY(pushAfterComputes(dw, link, "the depthwise half"));
     size_t at = pw.size();
     for (size_t i = 0; i < pw.size(); ++i)
-      if (in(pw[i], QueueOf::kLoad) && pw[i].deps.popNext) {
+      if (inQueue(pw[i], QueueOf::kLoad) && pw[i].deps.popNext) {
         at = i;
         break;
       }
@@ -75,7 +74,7 @@ hal::Result<std::vector<Command>> joinChain(const std::vector<std::vector<Comman
     NNC_TRY(pushAfterComputes(pw, link, "the pointwise half"));
     size_t first = next.size();
     for (size_t i = 0; i < next.size(); ++i)
-      if (in(next[i], QueueOf::kLoad)) {
+      if (inQueue(next[i], QueueOf::kLoad)) {
         first = i;
         break;
       }

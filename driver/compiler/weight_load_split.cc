@@ -8,9 +8,8 @@ namespace nncosim::driver {
 namespace {
 
 using firmware::Command;
+using firmware::inQueue;
 using firmware::QueueOf;
-
-bool in(const Command& c, QueueOf q) { return firmware::queueOf(c) == q; }
 
 // A WGT load this pass can cut by rows: DRAM bytes to WGT bytes, rows back to back on both.
 bool cuttable(const Command& c) {
@@ -54,7 +53,7 @@ size_t splitFirstWeightLoad(std::vector<Command>& job, uint32_t cols) {
   std::vector<size_t> group;
   size_t last = job.size();
   for (size_t i = 0; i < job.size() && last == job.size(); ++i) {
-    if (!in(job[i], QueueOf::kLoad)) continue;
+    if (!inQueue(job[i], QueueOf::kLoad)) continue;
     if (job[i].deps.popNext) return 0;  // a group waiting on computes: not a job's first
     group.push_back(i);
     if (job[i].deps.pushNext) last = i;
@@ -63,7 +62,7 @@ size_t splitFirstWeightLoad(std::vector<Command>& job, uint32_t cols) {
   // Its compute: the first popping one, then the computes up to the next popping one.
   size_t g0 = job.size(), g1 = job.size();
   for (size_t i = 0; i < job.size(); ++i) {
-    if (!in(job[i], QueueOf::kCompute) || !job[i].deps.popPrev) continue;
+    if (!inQueue(job[i], QueueOf::kCompute) || !job[i].deps.popPrev) continue;
     if (g0 == job.size()) {
       g0 = i;
     } else {
@@ -74,7 +73,7 @@ size_t splitFirstWeightLoad(std::vector<Command>& job, uint32_t cols) {
   if (g0 == job.size() || g0 < last) return 0;
   // The pieces go right after g0: no later group's load may come between.
   for (size_t i = last + 1; i < g0; ++i)
-    if (in(job[i], QueueOf::kLoad)) return 0;
+    if (inQueue(job[i], QueueOf::kLoad)) return 0;
   // The group's cuttable WGT loads.
   std::vector<size_t> wl;
   for (size_t i : group)
@@ -91,7 +90,7 @@ size_t splitFirstWeightLoad(std::vector<Command>& job, uint32_t cols) {
   // The computes reading WGT in [g0, g1), and where each starts reading a new span.
   std::vector<std::pair<size_t, Span>> readers;
   for (size_t i = 0; i < job.size(); ++i) {
-    if (!in(job[i], QueueOf::kCompute)) continue;
+    if (!inQueue(job[i], QueueOf::kCompute)) continue;
     bool other = false;
     const std::optional<Span> s = wgtRead(job[i], cols, other);
     if (other) return 0;

@@ -58,7 +58,7 @@ std::vector<Command> firstJob(uint32_t tiles, std::vector<uint32_t> span = {}) {
 
 size_t count(const std::vector<Command>& s, QueueOf q, bool firmware::Deps::*flag) {
   size_t n = 0;
-  for (const Command& c : s) n += firmware::queueOf(c) == q && c.deps.*flag;
+  for (const Command& c : s) n += firmware::inQueue(c, q) && c.deps.*flag;
   return n;
 }
 
@@ -124,7 +124,7 @@ TEST(WeightLoadSplit, APieceWithoutItsPopRacesOnTheInterpreter) {
     if (const auto* g = std::get_if<firmware::Gemm>(&c.args); g && g->wgtAddr == 4 * kTileBytes)
       c.deps.popPrev = false;
   for (size_t i = s.size(); i-- > 0;)
-    if (firmware::queueOf(s[i]) == QueueOf::kLoad && s[i].deps.pushNext) {
+    if (firmware::inQueue(s[i], QueueOf::kLoad) && s[i].deps.pushNext) {
       s[i].deps.pushNext = false;
       break;
     }
