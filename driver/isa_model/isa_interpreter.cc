@@ -605,14 +605,19 @@ BurstWalk Machine::dmaBursts(const Dma& d) {
                    d.dramStride1, d.dramStride2);
 }
 
+// A window GEMM's INP reads per block (a tap of a channel tile): ISA 1.10, a read serves
+// lanes i and i + 1 when both vectors fit its 2R bytes.
+uint64_t windowBlockReads(const firmware::Gemm& g, uint32_t R) {
+  const uint64_t eb = g.mode == firmware::GemmMode::kInt16 ? 2 : 1;
+  const bool pairs = uint64_t{g.laneStride} + uint64_t{g.vec} * eb <= 2 * uint64_t{R};
+  return pairs ? (uint64_t{g.m} + 1) / 2 : g.m;
+}
+
 uint64_t Machine::windowBeats(const firmware::Gemm& g, uint64_t now) {
   uint64_t rd = std::max(now + cost_.windowRead, fetchFree_);
   uint64_t prevBeat = anyGemm_ ? lastBeat_ : 0, lastRead = rd;
   const uint64_t blocks = uint64_t{g.taps} * g.tiles;
-  // ISA 1.10: a read serves lanes i and i + 1 when both vectors fit its 2R bytes.
-  const uint64_t eb = g.mode == firmware::GemmMode::kInt16 ? 2 : 1;
-  const bool pairs = uint64_t{g.laneStride} + uint64_t{g.vec} * eb <= 2 * uint64_t{config_.rows};
-  const uint64_t reads = pairs ? (uint64_t{g.m} + 1) / 2 : g.m;
+  const uint64_t reads = windowBlockReads(g, config_.rows);
   for (uint64_t j = 0; j < blocks; ++j) {
     rd = std::max(rd, blockEnd_[0]);  // the older open block's bank, free as it leaves
     lastRead = rd + reads - 1;
@@ -739,10 +744,7 @@ uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) 
     anyGemm_ = true;
     // INP reads per beat: a block's vector reads over its vec beats; one a beat k-major.
     if (g->window) {
-      const uint64_t eb = g->mode == firmware::GemmMode::kInt16 ? 2 : 1;
-      const bool pairs =
-          uint64_t{g->laneStride} + uint64_t{g->vec} * eb <= 2 * uint64_t{config_.rows};
-      gemmInpShare_ = static_cast<double>(pairs ? (g->m + 1) / 2 : g->m) /
+      gemmInpShare_ = static_cast<double>(windowBlockReads(*g, config_.rows)) /
                       static_cast<double>(std::max<uint32_t>(1, g->vec));
     } else {
       gemmInpShare_ = 1.0;
