@@ -534,15 +534,14 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
         keepFaster(best, hal::fail(b.error()));
         continue;
       }
-      const auto split = withWeightsSplit({*b}, {true}, C);
-      for (const std::vector<CompiledStep>* halves :
-           {static_cast<const std::vector<CompiledStep>*>(&*b), split ? &split->at(0) : nullptr}) {
-        if (!halves) break;
+      std::vector<std::vector<CompiledStep>> variants = {std::move(*b)};
+      if (auto split = withWeightsSplit(variants, {true}, C))
+        variants.push_back(std::move(split->at(0)));
+      for (const std::vector<CompiledStep>& halves : variants)
         for (double from : {0.0, 0.25, 0.5, 0.75}) {
           if (from > 0 && !overlapped) break;
-          keepFaster(best, joined(*halves, from));
+          keepFaster(best, joined(halves, from));
         }
-      }
     }
     return std::move(*best);
   };
