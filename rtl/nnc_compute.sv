@@ -31,6 +31,13 @@
 // take ACC's read port first. A tile behind it that drains first has its done pulse held
 // and released after the REQUANT_STORE's, so completions stay in command order.
 //
+// A second REQUANT_STORE (ISA 1.15): accepted while one is in flight, it waits in a pending
+// slot and starts once that one has completed and the done pulses held behind it have left;
+// the tiles behind it are accepted meanwhile (checked against both REQUANT_STOREs' spans),
+// and the done pulses of those behind the pending one that drain first are held in a count
+// of their own, released after its completion. So the queue no longer stops at a
+// REQUANT_STORE that arrives while another runs.
+//
 // REQUANT_STORE: loads the bias/multiplier/shift vectors from PRM, streams ACC rows (int32
 // or, with acc64, int64 elements) through nnc_requant and writes the packed rows to OUT, or
 // with to_inp (ISA 1.9, 8-bit outputs) to INP, where the next commands of this queue read
@@ -592,6 +599,17 @@ module nnc_compute
   logic [3:0]            held_q;
   logic                  rq_busy, acc_drain_read;
   assign rq_busy = rq_state_q != RqIdle;
+  // ISA 1.15: the pending REQUANT_STORE, its clamp range, the tiles ahead of it still in
+  // flight and the done pulses of tiles behind it that drained first. It starts (rq_promote)
+  // once the unit is idle with no pulse held; one accepted with the unit so, at once.
+  logic                               rqn_valid_q;
+  nnc_isa_pkg::requant_store_t        rqn_q;
+  logic [31:0]                        rqn_lo_q, rqn_hi_q;
+  logic [TPtrW:0]                     rqn_ahead_q;
+  logic [3:0]                         heldn_q;
+  logic                               rq_promote, rq_accept, rq_start;
+  nnc_isa_pkg::requant_store_t        rq_src;
+  assign rq_promote = rqn_valid_q && !rq_busy && held_q == '0;
   // The drain reads ACC to accumulate: it has the read port (the array cannot wait).
   assign acc_drain_read = dr_valid && st1_write && st1_tile.accumulate;
   assign rq_issue = rq_state_q == RqStream && rq_ahead_q == '0 && !acc_drain_read &&
@@ -835,29 +853,41 @@ module nnc_compute
   logic ds_complete;
 
   assign all_idle    = t_cnt_q == '0 && !s_active_q && rq_state_q == RqIdle && !ds_active_q &&
-                       !err_pend_q && !dw_busy && !ew_busy && !pl_busy && held_q == '0;
+                       !err_pend_q && !dw_busy && !ew_busy && !pl_busy && held_q == '0 &&
+                       !rqn_valid_q && heldn_q == '0;
   // A k-major GEMM waits until nothing streams; a window GEMM until the fetch has issued the
   // reads of the (window) GEMM ahead of it, with the next-stream slot free. A DWCONV waits
   // until the depthwise unit has issued the reads of the one ahead of it. Either waits
   // while a REQUANT_STORE in flight reads its ACC span or writes (to_inp) its INP span.
-  // A REQUANT_STORE waits for the one ahead of it and for the held done pulses.
+  // A REQUANT_STORE waits only while one is pending (ISA 1.15).
   function automatic logic spans_meet(logic [39:0] a0, logic [39:0] a1, logic [39:0] b0,
                                       logic [39:0] b1);
     spans_meet = a0 < b1 && b0 < a1;
   endfunction
-  logic [39:0] rq_acc_end, rq_out_end;
-  assign rq_acc_end = 40'(rq_q.acc_addr) + 40'(rq_q.rows) * 40'(Cols) * acc_elem_bytes(rq_q.acc64);
-  // to_inp: 8-bit rows, and every gap the segments may take (ISA 1.13).
-  assign rq_out_end = 40'(rq_q.out_addr) +
-                      (40'(rq_q.rows) + (rq_q.segments ? 40'(rq_q.seg_gaps) * 40'(rq_q.seg_gap)
-                                                       : 40'd0)) * 40'(Cols);
+  // The running and the pending REQUANT_STORE's ACC span and, to_inp, INP span: 8-bit rows,
+  // and every gap the segments may take (ISA 1.13).
+  logic [39:0] rq_acc_end, rq_out_end, rqn_acc_end, rqn_out_end;
+  assign rq_acc_end  = 40'(rq_q.acc_addr) + 40'(rq_q.rows) * 40'(Cols) * acc_elem_bytes(rq_q.acc64);
+  assign rq_out_end  = 40'(rq_q.out_addr) +
+                       (40'(rq_q.rows) + (rq_q.segments ? 40'(rq_q.seg_gaps) * 40'(rq_q.seg_gap)
+                                                        : 40'd0)) * 40'(Cols);
+  assign rqn_acc_end = 40'(rqn_q.acc_addr) +
+                       40'(rqn_q.rows) * 40'(Cols) * acc_elem_bytes(rqn_q.acc64);
+  assign rqn_out_end = 40'(rqn_q.out_addr) +
+                       (40'(rqn_q.rows) + (rqn_q.segments ? 40'(rqn_q.seg_gaps) * 40'(rqn_q.seg_gap)
+                                                          : 40'd0)) * 40'(Cols);
   baddr_t c_acc_addr, c_inp_addr;
   assign c_acc_addr = c_is_dw ? c_w.acc_addr : c_g.acc_addr;
   assign c_inp_addr = c_is_dw ? c_w.inp_addr : c_g.inp_addr;
   logic c_hazard;
-  assign c_hazard = rq_busy &&
-      (spans_meet(40'(c_acc_addr), c_acc_end, 40'(rq_q.acc_addr), rq_acc_end) ||
-       (rq_q.to_inp && spans_meet(40'(c_inp_addr), c_inp_end, 40'(rq_q.out_addr), rq_out_end)));
+  assign c_hazard =
+      (rq_busy &&
+       (spans_meet(40'(c_acc_addr), c_acc_end, 40'(rq_q.acc_addr), rq_acc_end) ||
+        (rq_q.to_inp && spans_meet(40'(c_inp_addr), c_inp_end, 40'(rq_q.out_addr), rq_out_end)))) ||
+      (rqn_valid_q &&
+       (spans_meet(40'(c_acc_addr), c_acc_end, 40'(rqn_q.acc_addr), rqn_acc_end) ||
+        (rqn_q.to_inp &&
+         spans_meet(40'(c_inp_addr), c_inp_end, 40'(rqn_q.out_addr), rqn_out_end))));
   logic tiles_ok;  // the unit's other work allows a tile
   assign tiles_ok    = 32'(t_cnt_q) < TileFifo && !c_hazard && !ds_active_q &&
                        !err_pend_q && !ew_busy && !pl_busy;
@@ -868,8 +898,7 @@ module nnc_compute
     end else if (c_is_dw && !c_oob) begin
       cmd_ready_o = dw_idle && tiles_ok;
     end else if (c_op == nnc_isa_pkg::OpcodeRequantStore && !c_oob) begin
-      cmd_ready_o = !rq_busy && held_q == '0 && !ds_active_q && !err_pend_q && !ew_busy &&
-                    !pl_busy;
+      cmd_ready_o = !rqn_valid_q && !ds_active_q && !err_pend_q && !ew_busy && !pl_busy;
     end else begin
       cmd_ready_o = all_idle;
     end
@@ -878,11 +907,13 @@ module nnc_compute
 
   // A tile's completion: at once, or held while a REQUANT_STORE ahead of it (in flight with
   // no tile ahead of it left) or an older held pulse has not completed; held pulses leave
-  // one per cycle once the REQUANT_STORE is done.
-  logic tile_held, tile_now, held_emit;
-  assign tile_held = tile_done && ((rq_busy && rq_ahead_q == '0) || held_q != '0);
-  assign tile_now  = tile_done && !tile_held;
-  assign held_emit = !rq_busy && held_q != '0;
+  // one per cycle once the REQUANT_STORE is done. Tiles drain in command order, so one that
+  // drains with no tile ahead of the pending REQUANT_STORE left is behind it (heldn).
+  logic tile_held, tile_heldn, tile_now, held_emit;
+  assign tile_heldn = tile_done && rqn_valid_q && rqn_ahead_q == '0;
+  assign tile_held  = tile_done && !tile_heldn && ((rq_busy && rq_ahead_q == '0) || held_q != '0);
+  assign tile_now   = tile_done && !tile_held && !tile_heldn;
+  assign held_emit  = !rq_busy && held_q != '0;
 
   always_comb begin
     done_o     = 1'b0;
@@ -1013,6 +1044,12 @@ module nnc_compute
   // =========================================================================================
   logic cmd_fire, tile_push;
   assign cmd_fire  = cmd_valid_i && cmd_ready_o;
+  // An accepted REQUANT_STORE starts at once with the unit idle and no pulse held (nothing is
+  // pending then: cmd_ready_o), else it waits in the pending slot.
+  assign rq_accept = cmd_fire && !c_oob && c_op == nnc_isa_pkg::OpcodeRequantStore && !rq_busy &&
+                     held_q == '0;
+  assign rq_start  = rq_accept || rq_promote;
+  assign rq_src    = rq_promote ? rqn_q : c_r;
   assign tile_push = cmd_fire && (c_is_gemm || c_is_dw) && !c_oob;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -1053,6 +1090,12 @@ module nnc_compute
       rq_pend_q      <= 1'b0;
       rq_ahead_q     <= '0;
       held_q         <= '0;
+      rqn_valid_q    <= 1'b0;
+      rqn_q          <= '0;
+      rqn_lo_q       <= '0;
+      rqn_hi_q       <= '0;
+      rqn_ahead_q    <= '0;
+      heldn_q        <= '0;
       ds_active_q    <= 1'b0;
       ds_finished_q  <= 1'b0;
       ds_err_q       <= nnc_pkg::DensifyOk;
@@ -1073,19 +1116,14 @@ module nnc_compute
           unique case (c_op)
             nnc_isa_pkg::OpcodeGemm, nnc_isa_pkg::OpcodeDwconv: t_wr_q <= t_wr_q + 1'b1;
             nnc_isa_pkg::OpcodeRequantStore: begin
-              rq_state_q   <= RqParam;
-              rq_q         <= c_r;
-              rq_pstep_q   <= '0;
-              rq_issued_q  <= '0;
-              rq_written_q <= '0;
-              rq_col_q     <= c_r.seg_first;
-              rq_gaps_q    <= '0;
-              rq_skip_q    <= '0;
-              rq_pair_q    <= !c_r.acc64 && c_r.out_width != nnc_isa_pkg::ElemWidthW32;
-              rq_lo_q      <= clamp32(c_r.clamp_min, t_min, t_max);
-              rq_hi_q      <= clamp32(c_r.clamp_max, t_min, t_max);
-              // Every tile in flight is ahead of it (no pulse is held at its acceptance).
-              rq_ahead_q   <= t_cnt_q - (TPtrW+1)'(tile_done);
+              if (!rq_accept) begin  // into the pending slot (ISA 1.15)
+                rqn_valid_q <= 1'b1;
+                rqn_q       <= c_r;
+                rqn_lo_q    <= clamp32(c_r.clamp_min, t_min, t_max);
+                rqn_hi_q    <= clamp32(c_r.clamp_max, t_min, t_max);
+                // Every tile in flight is ahead of it.
+                rqn_ahead_q <= t_cnt_q - (TPtrW+1)'(tile_done);
+              end
             end
             nnc_isa_pkg::OpcodeDensify: begin
               ds_active_q   <= 1'b1;
@@ -1148,7 +1186,35 @@ module nnc_compute
       end
       if (tile_done) t_rd_q <= t_rd_q + 1'b1;
       if (tile_done && rq_busy && rq_ahead_q != '0) rq_ahead_q <= rq_ahead_q - 1'b1;
-      held_q <= held_q + 4'(tile_held) - 4'(held_emit);
+      if (tile_done && rqn_valid_q && rqn_ahead_q != '0) rqn_ahead_q <= rqn_ahead_q - 1'b1;
+      held_q  <= held_q + 4'(tile_held) - 4'(held_emit);
+      heldn_q <= heldn_q + 4'(tile_heldn);
+      // A REQUANT_STORE starts: accepted with the unit idle, or the pending one. Every tile
+      // in flight is ahead of one accepted so (no pulse is held then); the pending one's
+      // held pulses become the unit's.
+      if (rq_start) begin
+        rq_state_q   <= RqParam;
+        rq_q         <= rq_src;
+        rq_pstep_q   <= '0;
+        rq_issued_q  <= '0;
+        rq_written_q <= '0;
+        rq_col_q     <= rq_src.seg_first;
+        rq_gaps_q    <= '0;
+        rq_skip_q    <= '0;
+        rq_pair_q    <= !rq_src.acc64 && rq_src.out_width != nnc_isa_pkg::ElemWidthW32;
+      end
+      if (rq_promote) begin
+        rq_lo_q     <= rqn_lo_q;
+        rq_hi_q     <= rqn_hi_q;
+        rq_ahead_q  <= rqn_ahead_q - (TPtrW+1)'(tile_done && rqn_ahead_q != '0);
+        rqn_valid_q <= 1'b0;
+        held_q      <= heldn_q + 4'(tile_heldn);
+        heldn_q     <= '0;
+      end else if (rq_accept) begin
+        rq_lo_q    <= clamp32(c_r.clamp_min, t_min, t_max);
+        rq_hi_q    <= clamp32(c_r.clamp_max, t_min, t_max);
+        rq_ahead_q <= t_cnt_q - (TPtrW+1)'(tile_done);
+      end
       t_cnt_q <= t_cnt_q + (TPtrW+1)'(tile_push) - (TPtrW+1)'(tile_done);
 
       // --- requant ---
@@ -1350,6 +1416,10 @@ module nnc_compute
         ("nnc_compute: two completions"))
       `PRIM_ASSERT_I(HeldFits_A, !(tile_held && held_q == 4'hf),
         ("nnc_compute: too many held completions"))
+      `PRIM_ASSERT_I(HeldPendingFits_A, !(tile_heldn && heldn_q == 4'hf),
+        ("nnc_compute: too many completions held behind the pending REQUANT_STORE"))
+      `PRIM_ASSERT_I(HeldPendingOnlyWhilePending_A, !(heldn_q != '0 && !rqn_valid_q),
+        ("nnc_compute: completions held behind no pending REQUANT_STORE"))
       `PRIM_ASSERT_I(RequantAfterItsTiles_A, !(rq_issue && rq_ahead_q != '0),
         ("nnc_compute: a REQUANT_STORE read ACC before the tiles ahead of it drained"))
       `PRIM_ASSERT_I(OneInpReader_A, !(f_inp_re && g_issue && !s_q.win),

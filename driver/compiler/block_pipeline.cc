@@ -39,6 +39,34 @@ size_t firstRequant(const std::vector<Command>& s) {
   return s.size();
 }
 
+// Drops the load->compute tokens of s that guard no load: pushed by a SYNC with only SYNCs
+// since the push before it (the compute popping it waits for that push's pop already). A
+// pointwise half over a tensor in INP has a SYNC in place of each row tile's A loads, each
+// with a token its first GEMM pops: in a job's first block they would keep the next block's
+// depthwise computes off every GEMM but the last few. The i-th push pairs with the i-th pop.
+void dropSyncTokens(std::vector<Command>& s) {
+  std::vector<size_t> pushes, pops;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (inQueue(s[i], QueueOf::kLoad) && s[i].deps.pushNext) pushes.push_back(i);
+    if (inQueue(s[i], QueueOf::kCompute) && s[i].deps.popPrev) pops.push_back(i);
+  }
+  if (pushes.size() != pops.size()) return;
+  bool loaded = false;  // a load since the last kept push
+  size_t j = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!inQueue(s[i], QueueOf::kLoad)) continue;
+    const bool sync = std::holds_alternative<firmware::Sync>(s[i].args);
+    loaded = loaded || !sync;
+    if (!s[i].deps.pushNext) continue;
+    if (sync && !loaded) {
+      s[i].deps.pushNext = false;
+      s[pops[j]].deps.popPrev = false;
+    }
+    loaded = false;
+    ++j;
+  }
+}
+
 // Appends pw(k)'s body with dw(k + 1)'s commands among its computes after its last
 // token-waiting one (block_pipeline.h, "Overlapped").
 void overlapNext(const std::vector<Command>& body, const std::vector<Command>& next, double from,
@@ -145,6 +173,7 @@ hal::Result<std::vector<Command>> pipelineBlocks(const std::vector<std::vector<C
     const size_t k0 = jobFirst[j], k1 = jobFirst[j + 1];
     // The tokens across each boundary within the job, and resident pointwise weights: the
     // loads of the job's first block.
+    if (overlapped) dropSyncTokens(pw[k0]);
     std::vector<const Command*> firstLoads;
     for (const Command& c : pw[k0])
       if (std::holds_alternative<firmware::DmaLoad>(c.args)) firstLoads.push_back(&c);

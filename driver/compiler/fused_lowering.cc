@@ -109,6 +109,18 @@ uint64_t evenBlockRows(uint64_t rowsTotal, uint64_t rows, uint64_t rowStep) {
   return std::min(rows, (even + rowStep - 1) / rowStep * rowStep);
 }
 
+// The first block's heights tried for blocks of `rows` rows: as tall as the others (0), a
+// half, a quarter, an eighth (whole row steps) and one row step.
+std::vector<uint64_t> firstBlockHeights(uint64_t rows, uint64_t rowStep) {
+  std::vector<uint64_t> h = {0};
+  for (uint64_t div : {2, 4, 8}) {
+    const uint64_t r = rows / div / rowStep * rowStep;
+    if (r >= rowStep && r != h.back()) h.push_back(r);
+  }
+  if (rowStep < rows && h.back() != rowStep) h.push_back(rowStep);
+  return h;
+}
+
 // A depthwise layer's WGT slots in a fused step: two of every channel tile's filters.
 uint64_t depthwiseWgtSlots(uint64_t tiles, uint64_t taps, uint32_t C) {
   return align64(2 * uint64_t{align64(tiles * taps * C)});
@@ -187,7 +199,8 @@ std::optional<std::vector<std::vector<CompiledStep>>> withWeightsSplit(
 // How mergeHalves joins the halves' commands.
 enum class Join {
   kJobPerBlock,  // block k's job: lead[k], then each half's commands in order
-  kPipelined,    // two halves, the blocks in pipelined jobs (block_pipeline.h)
+  kPipelined,    // the blocks in pipelined jobs (block_pipeline.h): the last half second
+                 // and the others (with lead[k]) first
   kOverlapped,   // as kPipelined, the next block's depthwise half beside the GEMMs
   kChain,        // one block of a chain's halves, `links` its padding fills (chain_join.h)
 };
@@ -207,8 +220,7 @@ hal::Result<CompiledStep> mergeHalves(const std::vector<std::vector<CompiledStep
                                       double overlapFrom = 0) {
   const size_t H = halves.size();
   const bool pipelined = join == Join::kPipelined || join == Join::kOverlapped;
-  if (H < 2 || between.size() + 1 != H || (pipelined && H != 2) ||
-      (join == Join::kChain && halves[0].size() != 1))
+  if (H < 2 || between.size() + 1 != H || (join == Join::kChain && halves[0].size() != 1))
     return hal::fail("fused: halves and the tensors between them do not match");
   CompiledStep m;
   uint64_t at = kStepLocalBase;
@@ -271,8 +283,19 @@ hal::Result<CompiledStep> mergeHalves(const std::vector<std::vector<CompiledStep
     }
   }
   if (pipelined) {
+    // Block k's first part: lead[k], then every half but the last (an inverted residual's
+    // expansion and depthwise layer); its second the last half.
+    std::vector<std::vector<firmware::Command>> first(blocks);
+    for (size_t k = 0; k < blocks; ++k) {
+      if (k < lead.size()) first[k] = lead[k];
+      for (size_t h = 0; h + 1 < H; ++h) {
+        std::vector<firmware::Command>& c = cmds[h][k];
+        if (h + 2 < H) c.pop_back();  // its END: the part goes on with the next half
+        first[k].insert(first[k].end(), c.begin(), c.end());
+      }
+    }
     NNC_ASSIGN_OR_RETURN(
-        m.commands, pipelineBlocks(cmds[0], cmds[1], maxJobCommands,
+        m.commands, pipelineBlocks(first, cmds[H - 1], maxJobCommands,
                                    join == Join::kOverlapped ? std::optional<double>(overlapFrom)
                                                              : std::nullopt));
   } else if (join == Join::kChain) {
@@ -546,17 +569,6 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
     return std::move(*best);
   };
   NNC_ASSIGN_OR_RETURN(CompiledStep step, plan(rows, false));
-  // The first block's heights tried for blocks of `rows` rows: as tall as the others (0), a
-  // half, a quarter, an eighth (whole row steps) and one row step.
-  auto firstBlockHeights = [&](uint64_t rows) {
-    std::vector<uint64_t> h = {0};
-    for (uint64_t div : {2, 4, 8}) {
-      const uint64_t r = rows / div / rowStep * rowStep;
-      if (r >= rowStep && r != h.back()) h.push_back(r);
-    }
-    if (rowStep < rows && h.back() != rowStep) h.push_back(rowStep);
-    return h;
-  };
   // Smaller blocks, pipelined: each block's depthwise input (its rows' whole input rows,
   // every channel tile) within half of what INP keeps for the depthwise slots, so the half
   // can load it while the previous block's GEMMs run. Tried also when the whole tensor fits
@@ -575,7 +587,7 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
         small = r;
       }
       if (small > 0) {
-        for (uint64_t firstRows : firstBlockHeights(small)) {
+        for (uint64_t firstRows : firstBlockHeights(small, rowStep)) {
           auto pipelined = plan(small, true, false, firstRows);
           if (pipelined.ok() && pipelined->report.estimatedCycles < step.report.estimatedCycles)
             step = std::move(*pipelined);
@@ -598,7 +610,7 @@ hal::Result<CompiledStep> lowerFusedDepthwisePointwise(const hal::Model& model, 
       if (const uint64_t half = smaller / 2 / rowStep * rowStep; half >= rowStep)
         heights.push_back(half);
       for (uint64_t height : heights)
-        for (uint64_t firstRows : firstBlockHeights(height)) {
+        for (uint64_t firstRows : firstBlockHeights(height, rowStep)) {
           auto candidate = plan(height, true, true, firstRows);
           // Forced, a failure before any overlapped plan is the answer.
           if (forced && !candidate.ok() && (!overlapped || !overlapped->ok()))
@@ -654,23 +666,23 @@ hal::Result<CompiledStep> lowerFusedInvertedResidual(const hal::Model& model, ui
   const uint64_t rowBytes = uint64_t{g.outW} * C * tiles;
   const uint32_t rowStep = R / std::gcd(g.outW, R);
   const uint32_t eltwiseRows = after ? eltwiseRowBytes(npu) : 0;
-  auto fits = [&](uint64_t b) {
-    const uint64_t need = align64(b * rowBytes) + eltwiseRows + align64(tiles * rowsX(b) * pitch);
+  // Blocks of b rows fit with `copies` of the depthwise output (two when overlapped).
+  auto fits = [&](uint64_t b, uint64_t copies) {
+    const uint64_t need =
+        copies * align64(b * rowBytes) + eltwiseRows + align64(tiles * rowsX(b) * pitch);
     return b * g.outW * C < (1u << 20) && need + npu.inpBytes / 8 <= npu.inpBytes;
   };
-  uint64_t rows = fits(rowsTotal) ? rowsTotal : 0;
-  for (uint64_t b = rowStep; rows == 0 && b < rowsTotal && fits(b); b += rowStep)
-    if (!fits(b + rowStep) || b + rowStep >= rowsTotal) rows = b;
+  // The tallest blocks that fit, evened out; 0 when not even a row step does.
+  auto tallest = [&](uint64_t copies) -> uint64_t {
+    uint64_t rows = fits(rowsTotal, copies) ? rowsTotal : 0;
+    for (uint64_t b = rowStep; rows == 0 && b < rowsTotal && fits(b, copies); b += rowStep)
+      if (!fits(b + rowStep, copies) || b + rowStep >= rowsTotal) rows = b;
+    return rows == 0 ? 0 : evenBlockRows(rowsTotal, rows, rowStep);
+  };
+  const uint64_t rows = tallest(1);
   if (rows == 0)
     return hal::fail("fused: not even ", rowStep, " rows of the inverted residual fit in INP");
-  rows = evenBlockRows(rowsTotal, rows, rowStep);
-  const uint64_t tileStride = rows * g.outW * C, xTile = rowsX(rows) * pitch;
-  const uint32_t base = static_cast<uint32_t>(npu.inpBytes - tileStride * tiles) & ~63u;
-  const uint32_t xBase = static_cast<uint32_t>(base - eltwiseRows - xTile * tiles) & ~63u;
   internal::FusedHalf exHalf, dwHalf, pwHalf;
-  dwHalf.tensor = pwHalf.tensor = {base, static_cast<uint32_t>(tileStride)};
-  if (after) pwHalf.eltwiseInp = {base - eltwiseRows, eltwiseRows};
-  exHalf.inp = {0, xBase};
   dwHalf.inp = pwHalf.inp = {0, npu.inpBytes};  // they load nothing into INP: notional slots
   // WGT: twice the depthwise weights low, the rest shared by the other two layers as their
   // filters' sizes are (each at least a quarter of it).
@@ -707,64 +719,140 @@ hal::Result<CompiledStep> lowerFusedInvertedResidual(const hal::Model& model, ui
   LoweringOptions lo = options;
   lo.maxJobCommands = 0;
   lo.costLimit = std::numeric_limits<double>::infinity();
-  std::vector<std::vector<CompiledStep>> halves(3);
-  std::vector<std::vector<firmware::Command>> fills;
-  for (uint64_t first = 0; first < rowsTotal; first += rows) {
-    const uint64_t count = std::min<uint64_t>(rows, rowsTotal - first), nx = rowsX(count);
-    const int64_t origin = static_cast<int64_t>(first * sh) - g.padTop;
-    const int64_t ya = std::max<int64_t>(0, origin),
-                  yb = std::min<int64_t>(g.inH, origin + static_cast<int64_t>(nx));
-    if (ya >= yb) return hal::fail("fused: a block of rows reads only padding");
-    internal::PaddedInp xin{xBase, static_cast<uint32_t>(xTile), static_cast<uint32_t>(pitch),
-                            padLeft, origin};
-    exHalf.expanded = dwHalf.expanded = xin;
-    exHalf.rowFirst = static_cast<uint32_t>(ya);
-    exHalf.rowCount = static_cast<uint32_t>(yb - ya);
-    dwHalf.rowFirst = pwHalf.rowFirst = static_cast<uint32_t>(first);
-    dwHalf.rowCount = pwHalf.rowCount = static_cast<uint32_t>(count);
-    auto e = internal::lowerConvIntoInp(model, expand, exView, lo, exHalf);
-    if (!e.ok()) return hal::fail("fused: the expansion: ", e.error());
-    auto d = internal::lowerDepthwiseIntoInp(model, depthwise, dwView, lo, dwHalf);
-    if (!d.ok()) return hal::fail("fused: the depthwise layer: ", d.error());
-    auto p = internal::lowerPointwiseFromInp(model, pointwise, pwView, lo, pwHalf,
-                                             after ? &*after : nullptr);
-    if (!p.ok()) return hal::fail("fused: the projection: ", p.error());
-    halves[0].push_back(std::move(*e));
-    halves[1].push_back(std::move(*d));
-    halves[2].push_back(std::move(*p));
-    // The zero-point padding of the block's expanded rows. The load queue runs them ahead of
-    // the expansion's first loads (its first GEMM waits for those).
-    fills.push_back(paddingFills(xin, nx, static_cast<uint64_t>(ya - origin),
-                                 static_cast<uint64_t>(yb - origin), g.inW, C, tiles, zeroFill));
-  }
   const uint64_t expandedBytes = uint64_t{g.inH} * g.inW * g.inC;
-  auto build = [&](const std::vector<std::vector<CompiledStep>>& h) -> hal::Result<CompiledStep> {
-    NNC_ASSIGN_OR_RETURN(CompiledStep step,
-                         mergeHalves(h, {ex.outputs[0], dw.outputs[0]}, Join::kJobPerBlock,
-                                     options.maxJobCommands, fills));
-    step.operation = expand;
-    step.type = ex.type;
-    step.fused = {depthwise, pointwise};
-    if (eltwise) step.fused.push_back(*eltwise);
-    NNC_TRY(summarize(step, h,
-                      "fused inverted residual: " + h[0][0].report.mapping +
-                          "; its rows into INP (" + std::to_string(expandedBytes) +
-                          " B never in DRAM, the depthwise unit's padding filled on chip); then " +
-                          h[1][0].report.mapping + "; its rows into INP (" +
-                          std::to_string(uint64_t{rowsTotal} * rowBytes) + " B never in DRAM)" +
-                          (h[0].size() > 1 ? ", in " + std::to_string(h[0].size()) + " blocks of " +
-                                                 std::to_string(rows) + " rows (a job each)"
-                                           : "") +
-                          "; then " + h[2][0].report.mapping,
-                      options));
-    return step;
+  // The step in blocks of `rows` output rows (the first `firstRows` tall, when given): a job
+  // each, or overlapped in one job (block_pipeline.h): block k + 1's expansion and DWCONVs
+  // among block k's projection GEMMs, the depthwise output in two copies (block k's in copy
+  // k % 2), the expansion and depthwise halves in a quarter of ACC, the projection's
+  // weights resident.
+  auto plan = [&](uint64_t rows, bool overlapped,
+                  uint64_t firstRows = 0) -> hal::Result<CompiledStep> {
+    const uint64_t tileStride = rows * g.outW * C, tensorBytes = tileStride * tiles;
+    const uint64_t xTile = rowsX(rows) * pitch, copies = overlapped ? 2 : 1;
+    const uint32_t base =
+        static_cast<uint32_t>(npu.inpBytes - copies * align64(tensorBytes)) & ~63u;
+    const uint32_t xBase = static_cast<uint32_t>(base - eltwiseRows - xTile * tiles) & ~63u;
+    if (after) pwHalf.eltwiseInp = {base - eltwiseRows, eltwiseRows};
+    exHalf.inp = {0, xBase};
+    exHalf.acc = dwHalf.acc = pwHalf.acc = {};
+    if (overlapped) {
+      const uint32_t dwAcc = (npu.accBytes / 4) & ~63u;
+      exHalf.acc = dwHalf.acc = {npu.accBytes - dwAcc, dwAcc};
+      pwHalf.acc = {0, npu.accBytes - dwAcc};
+    }
+    pwHalf.weightsOnce = overlapped;
+    std::vector<std::pair<uint64_t, uint64_t>> blocks;  // [first, + count) output rows each
+    for (uint64_t first = 0; first < rowsTotal;) {
+      uint64_t count = std::min(rows, rowsTotal - first);
+      if (firstRows && first == 0 && count == rows && firstRows < rows) count = firstRows;
+      blocks.emplace_back(first, count);
+      first += count;
+    }
+    std::vector<std::vector<CompiledStep>> halves(3);
+    std::vector<std::vector<firmware::Command>> fills;
+    for (size_t k = 0; k < blocks.size(); ++k) {
+      const auto [first, count] = blocks[k];
+      const uint64_t nx = rowsX(count);
+      const int64_t origin = static_cast<int64_t>(first * sh) - g.padTop;
+      const int64_t ya = std::max<int64_t>(0, origin),
+                    yb = std::min<int64_t>(g.inH, origin + static_cast<int64_t>(nx));
+      if (ya >= yb) return hal::fail("fused: a block of rows reads only padding");
+      internal::PaddedInp xin{xBase, static_cast<uint32_t>(xTile), static_cast<uint32_t>(pitch),
+                              padLeft, origin};
+      exHalf.expanded = dwHalf.expanded = xin;
+      exHalf.rowFirst = static_cast<uint32_t>(ya);
+      exHalf.rowCount = static_cast<uint32_t>(yb - ya);
+      dwHalf.rowFirst = pwHalf.rowFirst = static_cast<uint32_t>(first);
+      dwHalf.rowCount = pwHalf.rowCount = static_cast<uint32_t>(count);
+      dwHalf.tensor = pwHalf.tensor = {
+          static_cast<uint32_t>(base + (overlapped && k % 2 ? align64(tensorBytes) : 0)),
+          static_cast<uint32_t>(tileStride)};
+      auto e = internal::lowerConvIntoInp(model, expand, exView, lo, exHalf);
+      if (!e.ok()) return hal::fail("fused: the expansion: ", e.error());
+      auto d = internal::lowerDepthwiseIntoInp(model, depthwise, dwView, lo, dwHalf);
+      if (!d.ok()) return hal::fail("fused: the depthwise layer: ", d.error());
+      auto p = internal::lowerPointwiseFromInp(model, pointwise, pwView, lo, pwHalf,
+                                               after ? &*after : nullptr);
+      if (!p.ok()) return hal::fail("fused: the projection: ", p.error());
+      halves[0].push_back(std::move(*e));
+      halves[1].push_back(std::move(*d));
+      halves[2].push_back(std::move(*p));
+      // The zero-point padding of the block's expanded rows. The load queue runs them ahead
+      // of the expansion's first loads (its first GEMM waits for those).
+      fills.push_back(paddingFills(xin, nx, static_cast<uint64_t>(ya - origin),
+                                   static_cast<uint64_t>(yb - origin), g.inW, C, tiles, zeroFill));
+    }
+    auto build = [&](const std::vector<std::vector<CompiledStep>>& h,
+                     double from) -> hal::Result<CompiledStep> {
+      NNC_ASSIGN_OR_RETURN(CompiledStep step,
+                           mergeHalves(h, {ex.outputs[0], dw.outputs[0]},
+                                       overlapped ? Join::kOverlapped : Join::kJobPerBlock,
+                                       options.maxJobCommands, fills, {}, from));
+      step.operation = expand;
+      step.type = ex.type;
+      step.fused = {depthwise, pointwise};
+      if (eltwise) step.fused.push_back(*eltwise);
+      std::string inBlocks;
+      if (h[0].size() > 1)
+        inBlocks =
+            ", in " + std::to_string(h[0].size()) + " blocks of " + std::to_string(rows) + " rows" +
+            (blocks[0].second != rows ? " (the first of " + std::to_string(blocks[0].second) + ")"
+                                      : "") +
+            (overlapped ? " (overlapped: the next block's expansion and DWCONVs run "
+                          "among the projection's GEMMs, ISA 1.14)"
+                        : " (a job each)");
+      NNC_TRY(summarize(step, h,
+                        "fused inverted residual: " + h[0][0].report.mapping +
+                            "; its rows into INP (" + std::to_string(expandedBytes) +
+                            " B never in DRAM, the depthwise unit's padding filled on chip); "
+                            "then " +
+                            h[1][0].report.mapping + "; its rows into INP (" +
+                            std::to_string(uint64_t{rowsTotal} * rowBytes) + " B never in DRAM)" +
+                            inBlocks + "; then " + h[2][0].report.mapping,
+                        options));
+      return step;
+    };
+    // The blocks as they are and with the GEMM halves' weights in pieces; overlapped, the
+    // next block's commands among all of a block's projection GEMMs or their last three
+    // quarters, half or quarter: the fastest.
+    std::optional<hal::Result<CompiledStep>> best;
+    std::vector<std::vector<std::vector<CompiledStep>>> variants = {halves};
+    if (auto split = withWeightsSplit(halves, {true, false, true}, C))
+      variants.push_back(std::move(*split));
+    for (const auto& h : variants)
+      for (double from : {0.0, 0.25, 0.5, 0.75}) {
+        if (from > 0 && !overlapped) break;
+        keepFaster(best, build(h, from));
+      }
+    return std::move(*best);
   };
-  // The blocks as they are and with the GEMM halves' weights in pieces: the faster.
-  std::optional<hal::Result<CompiledStep>> best;
-  keepFaster(best, build(halves));
-  if (const auto split = withWeightsSplit(halves, {true, false, true}, C))
-    keepFaster(best, build(*split));
-  NNC_ASSIGN_OR_RETURN(CompiledStep step, std::move(*best));
+  // Overlapped blocks (not with an elementwise operation, whose other input each block
+  // loads; LOW_POWER keeps the jobs: the smaller blocks recompute more halo rows): as tall
+  // as fit with two copies of the depthwise output, and half as tall, each with the first
+  // block shorter too; kept when the estimate is faster (always, forced: BlockJoin).
+  const bool forced = options.blockJoin == LoweringOptions::BlockJoin::kOverlapped;
+  std::optional<hal::Result<CompiledStep>> overlapped;
+  if (!after && (forced || options.preference != hal::ExecutionPreference::LOW_POWER)) {
+    std::vector<uint64_t> heights;
+    if (const uint64_t r = tallest(2); r > 0 && r < rowsTotal) {
+      heights.push_back(r);
+      if (const uint64_t half = r / 2 / rowStep * rowStep; half >= rowStep) heights.push_back(half);
+    }
+    for (uint64_t height : heights)
+      for (uint64_t firstRows : firstBlockHeights(height, rowStep))
+        keepFaster(overlapped, plan(height, true, firstRows));
+  }
+  if (forced) {
+    if (after)
+      return hal::fail("fused: no overlapped blocks with the ", after->name,
+                       " (its other input loads per block)");
+    if (!overlapped) return hal::fail("fused: no overlapped blocks fit in INP");
+    return std::move(*overlapped);
+  }
+  NNC_ASSIGN_OR_RETURN(CompiledStep step, plan(rows, false));
+  if (overlapped && overlapped->ok() &&
+      (*overlapped)->report.estimatedCycles < step.report.estimatedCycles)
+    step = std::move(**overlapped);
   if (after) step.report.operation += " + " + after->name;
   return step;
 }

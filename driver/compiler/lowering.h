@@ -82,9 +82,10 @@ struct LoweringOptions {
   // the pointwise layer after it; a convolution, or such a pair, and the ADD, SUB or MUL
   // after it); off = every operation its own step.
   bool fuseLayers = true;
-  // A fused depthwise + pointwise step in blocks of rows: kAuto keeps the fastest of a job
-  // per block, pipelined and overlapped blocks (block_pipeline.h); kOverlapped takes the
-  // overlapped blocks wherever they fit (tests and comparisons), failing where they do not.
+  // A fused depthwise + pointwise step or inverted residual in blocks of rows: kAuto keeps
+  // the fastest of a job per block, pipelined (pairs) and overlapped blocks
+  // (block_pipeline.h); kOverlapped takes the overlapped blocks wherever they fit (tests and
+  // comparisons), failing where they do not.
   enum class BlockJoin { kAuto, kOverlapped };
   BlockJoin blockJoin = BlockJoin::kAuto;
 };

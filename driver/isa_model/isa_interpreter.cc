@@ -1,6 +1,7 @@
 #include "driver/isa_model/isa_interpreter.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <deque>
@@ -76,6 +77,9 @@ const char* kChannelName[kNumCh] = {"load->compute", "compute->load", "compute->
                                     "store->compute"};
 const char* kQueueName[kNumQ] = {"load", "compute", "store"};
 constexpr uint32_t kTokenMax = 255;
+// REQUANT_STOREs the compute unit holds: the running one and one pending behind it (ISA
+// 1.15, rtl/nnc_compute.sv).
+constexpr size_t kRequantSlots = 2;
 constexpr int kDramSpace = 5;  // access spaces 0..4 are the buffers
 
 using Clock = std::array<uint64_t, kNumQ>;
@@ -769,12 +773,17 @@ uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) 
   uint64_t d = 1;
   if (auto* r = std::get_if<firmware::RequantStore>(&c.args)) {
     // Its rows stream once the tiles ahead of it are in ACC (ISA 1.10); the next command is
-    // accepted at once.
-    uint64_t aheadDone = 0;
-    for (const InFlight& f : s.inflight) aheadDone = std::max(aheadDone, f.end);
+    // accepted at once. Behind a REQUANT_STORE in flight it waits pending and reads its
+    // parameters once that one has completed (ISA 1.15).
+    uint64_t aheadDone = 0, start = now;
+    for (const InFlight& f : s.inflight) {
+      aheadDone = std::max(aheadDone, f.end);
+      if (std::holds_alternative<firmware::RequantStore>(stream_[f.command].args))
+        start = std::max(start, f.end + 1);
+    }
     const uint64_t cycles = requantCycles(*r, cost_);
     const uint64_t param = std::min<uint64_t>(cost_.requantParam, cycles);
-    const uint64_t done = std::max(now + param, aheadDone + 1) - param + cycles;
+    const uint64_t done = std::max(start + param, aheadDone + 1) - param + cycles;
     // to_inp: its row pairs take INP's write port one cycle each, ending two before it.
     if (r->toInp) {
       const uint64_t writes = (uint64_t{r->rows} + 1) / 2;
@@ -1113,9 +1122,10 @@ bool Machine::unitAccepts(int q, const QueueState& s, const Command& c, uint64_t
   if (std::holds_alternative<firmware::Sync>(c.args)) return s.inflight.empty();
   if (q != kComputeQ) return s.inflight.empty();  // one DMA command per engine
   // What the unit holds: tiles still streaming or draining (a drained tile behind a
-  // REQUANT_STORE waits in the queue for its completion, out of the unit), a
-  // REQUANT_STORE, anything else.
-  const firmware::RequantStore* rq = nullptr;
+  // REQUANT_STORE waits in the queue for its completion, out of the unit), REQUANT_STOREs
+  // (the running one and, ISA 1.15, one pending behind it), anything else.
+  std::array<const firmware::RequantStore*, kRequantSlots> rqs{};
+  size_t nrq = 0;
   bool other = false;
   uint32_t tiles = 0;
   for (const InFlight& f : s.inflight) {
@@ -1124,7 +1134,8 @@ bool Machine::unitAccepts(int q, const QueueState& s, const Command& c, uint64_t
       if (f.end <= now) continue;
       ++tiles;
     } else if (const auto* r = std::get_if<firmware::RequantStore>(&a)) {
-      rq = r;
+      if (nrq < rqs.size()) rqs[nrq] = r;
+      ++nrq;
     } else {
       other = true;
     }
@@ -1134,7 +1145,8 @@ bool Machine::unitAccepts(int q, const QueueState& s, const Command& c, uint64_t
     // GEMM and DWCONV tiles overlap (ISA 1.14: they drain in command order), up to
     // gemmTiles tiles in flight; not over a REQUANT_STORE's ACC rows or its INP rows.
     if (tiles >= config_.gemmTiles) return false;
-    if (rq) {
+    for (size_t i = 0; i < std::min(nrq, rqs.size()); ++i) {
+      const firmware::RequantStore* rq = rqs[i];
       const RequantFootprint fp = requantFootprint(*rq, config_.cols);
       auto meet = [](uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1) {
         return a0 < b1 && b0 < a1;
@@ -1144,8 +1156,9 @@ bool Machine::unitAccepts(int q, const QueueState& s, const Command& c, uint64_t
     }
     return true;
   }
-  // REQUANT_STORE: after the one ahead of it; DENSIFY, ELTWISE, POOL: after everything.
-  if (std::holds_alternative<firmware::RequantStore>(c.args)) return rq == nullptr;
+  // REQUANT_STORE: beside one other at most (ISA 1.15; before, after the one ahead of it);
+  // DENSIFY, ELTWISE, POOL: after everything.
+  if (std::holds_alternative<firmware::RequantStore>(c.args)) return nrq < kRequantSlots;
   return s.inflight.empty();
 }
 
