@@ -49,7 +49,8 @@ int cmdDifftest(const Args& args) {
   uint32_t maxSpatial = 20, maxChannels = 48, maxBatch = 3;
   double quant16x8 = verify::difftest::GeneratorOptions{}.quant16x8;
   size_t maxFailures = 50;
-  bool verbose = false, fusedPairs = false, invertedResiduals = false, chains = false;
+  bool verbose = false, fusedPairs = false, invertedResiduals = false, chains = false,
+       overlapped = false;
   desc.add_options()("layers,n", po::value(&layers)->default_value(layers), "random layers to run")(
       "seed,s", po::value(&seed)->default_value(seed),
       "run seed (layer i is generated from seed and i)")(
@@ -95,6 +96,10 @@ int cmdDifftest(const Args& args) {
                "draw chains instead of single layers: two or three DEPTHWISE_CONV_2D -> pointwise "
                "CONV_2D pairs, each depthwise layer reading the pointwise output before it, which "
                "the driver joins into one step")(
+      "overlapped", po::bool_switch(&overlapped),
+      "draw, half and half, DEPTHWISE_CONV_2D -> pointwise CONV_2D pairs and inverted residuals "
+      "without the ADD (one image), and fuse them into overlapped blocks wherever they fit "
+      "(the next block's depthwise commands among this block's GEMMs, ISA 1.14-1.15)")(
       "max-failures", po::value(&maxFailures)->default_value(maxFailures),
       "failures listed in the summary")("verbose,v", po::bool_switch(&verbose),
                                         "one line per layer: outcome, cycles, parameters");
@@ -103,7 +108,8 @@ int cmdDifftest(const Args& args) {
   int exit = 0;
   const char* usage =
       "nncosim difftest [--layers N] [--seed S] [--first I] [--backend sim|isa] [--op CONV_2D|...] "
-      "[--fused-pairs|--inverted-residuals|--chains] [--mapping M] [--preference P] [--set k=v] "
+      "[--fused-pairs|--inverted-residuals|--chains|--overlapped] [--mapping M] [--preference P] "
+      "[--set k=v] "
       "[--verbose]";
   if (!parseOptions(args, usage, desc, pos, vm, &exit)) return exit;
 
@@ -118,9 +124,10 @@ int cmdDifftest(const Args& args) {
   opt.generator.fusedPairs = fusedPairs;
   opt.generator.invertedResiduals = invertedResiduals;
   opt.generator.chains = chains;
-  if (int{fusedPairs} + int{invertedResiduals} + int{chains} > 1) {
-    std::cerr << "nncosim difftest: --fused-pairs, --inverted-residuals and --chains draw "
-                 "different layers; give one\n";
+  opt.generator.overlapped = overlapped;
+  if (int{fusedPairs} + int{invertedResiduals} + int{chains} + int{overlapped} > 1) {
+    std::cerr << "nncosim difftest: --fused-pairs, --inverted-residuals, --chains and "
+                 "--overlapped draw different layers; give one\n";
     return 2;
   }
   for (const std::string& list : opNames) {
@@ -171,6 +178,7 @@ int cmdDifftest(const Args& args) {
   bo.socSettings = soc;
   bo.socConfigFile = socConfig;
   bo.convMapping = *convMapping;
+  if (overlapped) bo.blockJoin = driver::LoweringOptions::BlockJoin::kOverlapped;
   // One driver (and, for sim, one elaborated SoC) serves every layer.
   auto npu = frontend::openBackend(backend, bo);
   if (!npu) {

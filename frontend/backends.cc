@@ -107,6 +107,7 @@ hal::Result<std::unique_ptr<Backend>> openBackend(const std::string& name,
   driver::DriverOptions dopt;
   dopt.lowering.convMapping = o.convMapping;
   dopt.lowering.fuseLayers = o.fuseLayers;
+  dopt.lowering.blockJoin = o.blockJoin;
   for (const auto& kv : o.hostSettings) {
     std::string error;
     if (!dopt.lowering.host.set(kv, &error)) return hal::fail("--host: ", error);

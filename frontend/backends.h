@@ -17,7 +17,9 @@ namespace nncosim::frontend {
 struct BackendOptions {
   hal::ExecutionPreference preference = hal::ExecutionPreference::FAST_SINGLE_ANSWER;
   driver::ConvMapping convMapping = driver::ConvMapping::kAuto;  // difftest --mapping
-  bool fuseLayers = true;                 // run --no-fuse: every operation its own step
+  bool fuseLayers = true;  // run --no-fuse: every operation its own step
+  // difftest --overlapped: fused steps in overlapped blocks wherever they fit.
+  driver::LoweringOptions::BlockJoin blockJoin = driver::LoweringOptions::BlockJoin::kAuto;
   std::vector<std::string> hostSettings;  // host model key=value (driver/compiler/host_model.h)
   std::string wavesPath;                  // sim only
   // SoC key=value overrides and file: sim, and isa (its DRAM latency, bandwidth, size,

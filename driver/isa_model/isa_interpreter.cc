@@ -775,12 +775,21 @@ uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) 
     // Its rows stream once the tiles ahead of it are in ACC (ISA 1.10); the next command is
     // accepted at once. Behind a REQUANT_STORE in flight it waits pending and reads its
     // parameters once that one has completed (ISA 1.15).
-    uint64_t aheadDone = 0, start = now;
+    // It starts once the tiles behind that one which drained first have had their held done
+    // pulses released, one per cycle.
+    uint64_t aheadDone = 0, start = now, running = 0, held = 0;
+    bool behindRunning = false;
     for (const InFlight& f : s.inflight) {
       aheadDone = std::max(aheadDone, f.end);
-      if (std::holds_alternative<firmware::RequantStore>(stream_[f.command].args))
-        start = std::max(start, f.end + 1);
+      if (std::holds_alternative<firmware::RequantStore>(stream_[f.command].args)) {
+        running = f.end;
+        behindRunning = true;
+        held = 0;
+      } else if (behindRunning && f.end <= running) {
+        ++held;
+      }
     }
+    if (behindRunning) start = std::max(start, running + 1 + held);
     const uint64_t cycles = requantCycles(*r, cost_);
     const uint64_t param = std::min<uint64_t>(cost_.requantParam, cycles);
     const uint64_t done = std::max(start + param, aheadDone + 1) - param + cycles;

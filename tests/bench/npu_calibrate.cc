@@ -499,6 +499,38 @@ std::vector<Case> cases() {
   v.push_back(densifyCase("32x32 dense, 8-bit", sparseFormat({32, 32}, {0, 0}, 1), 0));
   v.push_back(densifyCase("16x16 blocks 4x4 D/S/D/D 1/3, 8-bit",
                           sparseFormat({4, 4, 4, 4}, {0, 1, 0, 0}, 3, {0, 1}), 0));
+  // ISA 1.15: a REQUANT_STORE pending behind another while the GEMMs behind it go on; and
+  // an overlapped block's mix: a GEMM layer's tiles and REQUANT_STOREs with another layer's
+  // DWCONVs and REQUANT_STOREs (into INP) among them.
+  v.push_back({"16x (2 GEMM k=32 tiles i%4 ; their 2 REQUANT rows=16)", [=](const Ctx&) {
+                 std::vector<Command> c;
+                 for (uint32_t i = 0; i < 32; i += 2) {
+                   for (uint32_t j : {i, i + 1})
+                     c.push_back(Command{{}, gemm(32, false, (j % 4) * 1024, j * 512 % 65536)});
+                   for (uint32_t j : {i, i + 1})
+                     c.push_back(Command{{}, requant(16, (j % 4) * 1024, j * 256)});
+                 }
+                 return only(c);
+               }});
+  v.push_back({"8x (3 window GEMM k=32 ; REQUANT rows=48 ; DWCONV ; REQUANT to_inp rows=16)",
+               [=](const Ctx&) {
+                 std::vector<Command> c;
+                 for (uint32_t i = 0; i < 8; ++i) {
+                   for (uint32_t j = 0; j < 3; ++j) {
+                     firmware::Gemm g = windowGemm(16, 16, 1, 2, 16, ((i % 2) * 3 + j) * 1024);
+                     g.inpAddr = j * 256;
+                     c.push_back(Command{{}, g});
+                   }
+                   c.push_back(Command{{}, requant(48, (i % 2) * 3 * 1024, i * 768)});
+                   firmware::Dwconv w = dwconv(16, 3, 3, 1, 8192 + (i % 2) * 1024);
+                   w.inpAddr = 32768;
+                   c.push_back(Command{{}, w});
+                   firmware::RequantStore r = requant(16, 8192 + (i % 2) * 1024, 65536 + i * 256);
+                   r.toInp = true;
+                   c.push_back(Command{{}, r});
+                 }
+                 return only(c);
+               }});
   v.push_back({"4x (4 GEMM k=64 ; 1 REQUANT rows=64)", [=](const Ctx&) {
                  std::vector<Command> c;
                  for (int i = 0; i < 4; ++i) {

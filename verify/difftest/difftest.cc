@@ -195,6 +195,7 @@ LayerResult runLayer(const RandomLayer& layer, uint64_t index, const DifftestDri
                                                           return x.note.rfind("fused into", 0) == 0;
                                                         });
     r.chain = r.fused && r.mapping.rfind("fused chain", 0) == 0;
+    r.overlapped = r.fused && r.mapping.find("(overlapped") != std::string::npos;
   }
   // Outputs are compared even for a fallback: the CPU path must agree too.
   const std::string diff = compareOutputs(got, want);
@@ -236,12 +237,14 @@ DifftestSummary runDifftest(
         s.quant16x8Checked += r.quant16x8;
         s.fusedChecked += r.fused;
         s.chainsChecked += r.chain;
+        s.overlappedChecked += r.overlapped;
         break;
       case Outcome::kMismatch:
         ++s.npuChecked, ++t.npuChecked, ++s.mismatches, ++t.mismatches;
         s.quant16x8Checked += r.quant16x8;
         s.fusedChecked += r.fused;
         s.chainsChecked += r.chain;
+        s.overlappedChecked += r.overlapped;
         s.failures.push_back(r);
         break;
       case Outcome::kFallback: {
@@ -305,6 +308,7 @@ void DifftestSummary::print(std::ostream& os, size_t maxFailures) const {
      << outputElements << " output elements; " << quant16x8Checked << " in the 16x8 mode";
   if (fusedChecked) os << ", " << fusedChecked << " as fused steps";
   if (chainsChecked) os << " (" << chainsChecked << " of them chains)";
+  if (overlappedChecked) os << " (" << overlappedChecked << " of them in overlapped blocks)";
   os << "), CPU fallbacks " << fallbacks << ", mismatches " << mismatches << ", errors " << errors
      << "\n";
   os << "NPU cycles " << npuCycles << " total";

@@ -52,6 +52,7 @@ struct LayerResult {
   bool quant16x8 = false;       // the layer's model selects the 16x8 mode
   bool fused = false;           // its operations ran as one fused step (a fused pair)
   bool chain = false;           // that step a chain of pairs (lowerFusedChain)
+  bool overlapped = false;      // that step in overlapped blocks (block_pipeline.h)
   double npuSeconds = 0, refSeconds = 0;
 };
 
@@ -64,10 +65,11 @@ struct DifftestSummary {
   std::string npuBackend, refBackend;
   uint64_t seed = 0, first = 0;
   uint64_t layers = 0, npuChecked = 0, matched = 0, fallbacks = 0, mismatches = 0, errors = 0;
-  uint64_t constantOutputs = 0;   // NPU-checked layers whose output is one value throughout
-  uint64_t quant16x8Checked = 0;  // NPU-checked layers in the 16x8 mode
-  uint64_t fusedChecked = 0;      // NPU-checked layers that ran as one fused step
-  uint64_t chainsChecked = 0;     // of them, chains of pairs
+  uint64_t constantOutputs = 0;    // NPU-checked layers whose output is one value throughout
+  uint64_t quant16x8Checked = 0;   // NPU-checked layers in the 16x8 mode
+  uint64_t fusedChecked = 0;       // NPU-checked layers that ran as one fused step
+  uint64_t chainsChecked = 0;      // of them, chains of pairs
+  uint64_t overlappedChecked = 0;  // of them, in overlapped blocks
   uint64_t npuCycles = 0, outputElements = 0;
   double seconds = 0, npuSeconds = 0, refSeconds = 0;
   std::map<hal::OperationType, OperationTally> byOperation;

@@ -1479,11 +1479,11 @@ RandomLayer randomConvEltwisePair(Rng& r, const GeneratorOptions& opt) {
 
 // An inverted residual, MobileNet-v2's block: a pointwise CONV_2D expansion of a model
 // input, randomFusedPair's depthwise and pointwise layers over its output (one image), and
-// half the time, where the shapes allow, the ADD of the block's input: what the driver
-// fuses whole when its estimate wins (its expansion's rows into INP in segments, ISA 1.13).
+// with `withAdd` half the time, where the shapes allow, the ADD of the block's input: what the
+// driver fuses whole when its estimate wins (its expansion's rows into INP in segments, ISA 1.13).
 // The expansion's quantization is drawn from its own accumulators; the depthwise filter's
 // scale takes the change of its input's scale, so the pair's multipliers stay as drawn.
-RandomLayer randomInvertedResidual(Rng& r, const GeneratorOptions& opt) {
+RandomLayer randomInvertedResidual(Rng& r, const GeneratorOptions& opt, bool withAdd) {
   GeneratorOptions pairOptions = opt;
   pairOptions.maxBatch = 1;
   RandomLayer L = randomFusedPair(r, pairOptions, nullptr);
@@ -1495,7 +1495,7 @@ RandomLayer randomInvertedResidual(Rng& r, const GeneratorOptions& opt) {
   const OperandType t = m.main.operands[e].type;
   const QRange q = rangeOf(t);
   const uint32_t h = eDims[1], w = eDims[2], c = eDims[3];
-  const bool add = yDims[1] == h && yDims[2] == w && r.coin();
+  const bool add = withAdd && yDims[1] == h && yDims[2] == w && r.coin();
   const uint32_t inC = add ? yDims[3] : randomChannels(r, std::max<uint32_t>(1, opt.maxChannels));
   std::string inPattern, wPattern, biasKind;
   const int32_t inZp = randomZeroPoint(r, q);
@@ -1654,12 +1654,20 @@ RandomLayer randomLayer(uint64_t seed, const GeneratorOptions& options) {
   Rng r(seed);
   std::vector<hal::OperationType> types;
   if (options.invertedResiduals) {
-    RandomLayer L = randomInvertedResidual(r, options);
+    RandomLayer L = randomInvertedResidual(r, options, true);
     L.seed = seed;
     return L;
   }
   if (options.chains) {
     RandomLayer L = randomChainOfPairs(r, options);
+    L.seed = seed;
+    return L;
+  }
+  if (options.overlapped) {
+    GeneratorOptions one = options;
+    one.maxBatch = 1;
+    RandomLayer L = r.coin() ? randomFusedPair(r, one, nullptr)
+                             : randomInvertedResidual(r, one, /*withAdd=*/false);
     L.seed = seed;
     return L;
   }

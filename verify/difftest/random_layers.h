@@ -56,6 +56,10 @@ struct GeneratorOptions {
   // pair's depthwise layer reading the pointwise output before it; one image: what the
   // driver joins into one step (`nncosim difftest --chains`).
   bool chains = false;
+  // Instead of single layers, half and half: a DEPTHWISE_CONV_2D and the pointwise CONV_2D
+  // that reads its output (one image), or an inverted residual without the ADD: what the
+  // driver runs in overlapped blocks when told to (`nncosim difftest --overlapped`).
+  bool overlapped = false;
 };
 
 struct RandomLayer {
