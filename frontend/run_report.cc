@@ -37,8 +37,9 @@ struct Totals {
   // The array's timeline (the ISA model's counters; 0 from the SoC) and the depthwise
   // layers' MACs and the cycles charged to them (docs/driver.md, "The depthwise layers'
   // 70 %"): their DWCONVs with the array idle and their steps' starts, or a depthwise step
-  // without GEMMs whole.
+  // without GEMMs whole; only with a timeline (the SoC's counters have none: 0 there).
   uint64_t arrayBeats = 0, idleDwconv = 0, idleBeforeGemm = 0;
+  bool timeline = false;
   uint64_t depthwiseMacs = 0, depthwiseCycles = 0;
   int npu = 0, cpu = 0, mismatches = 0;
   double deviceMicros = 0, hostMicros = 0, endToEndMicros = 0;  // host: the modelled host's
@@ -98,6 +99,7 @@ Totals totalsOf(const RunSummary& r) {
       t.arrayBeats += k.arrayBeats;
       t.idleDwconv += k.idleDwconv;
       t.idleBeforeGemm += k.idleBeforeGemm;
+      t.timeline = t.timeline || k.arrayBeats > 0 || k.dwconvBusy > 0;
       if (s.depthwiseMacs) {
         t.depthwiseMacs += s.depthwiseMacs;
         t.depthwiseCycles += k.arrayBeats ? k.idleDwconv + k.idleBeforeGemm : s.stats.cycles;
@@ -106,6 +108,7 @@ Totals totalsOf(const RunSummary& r) {
       ++t.cpu;
     }
   }
+  if (!t.timeline) t.depthwiseCycles = 0;
   t.deviceMicros = t.cycles / r.clockMHz;
   t.hostMicros = r.report->hostNanos / 1000.0;
   t.endToEndMicros = t.deviceMicros + t.hostMicros;

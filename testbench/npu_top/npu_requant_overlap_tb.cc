@@ -344,30 +344,41 @@ void jobCase(Npu& npu, std::mt19937_64& rng, Mirror& mir, Failures& f, Tally& t)
   ++t.jobs;
 }
 
+// GEMM i of a timed stretch: k beats of rows of its own into ACC tile `tile`.
+Gemm stretchGemm(uint32_t i, uint32_t k, uint32_t tile) {
+  Gemm g;
+  g.m = kR;
+  g.n = kC;
+  g.k = k;
+  g.inpAddr = i * k * kR;
+  g.wgtAddr = 0;
+  g.accAddr = tile * kTileBytes;
+  return g;
+}
+
+// A stretch's commands as one job ending with END `tag`: cycles from the doorbell to the
+// interrupt (0 when it fails).
+uint64_t timedJob(Npu& npu, std::vector<Command> s, uint16_t tag, const char* what, Failures& f) {
+  End e;
+  e.irq = true;
+  e.tag = tag;
+  s.push_back(cmd(e));
+  const uint64_t c0 = npu.cycle();
+  if (!runJob(npu, s, e.tag, f, what, 400000)) return 0;
+  return npu.cycle() - c0;
+}
+
 // 32 GEMMs of k = 32 into ACC tile i % 2 (`sameTile`: tile 0), each followed by the
 // REQUANT_STORE of its 16 rows into OUT: cycles from the doorbell to the interrupt. `none`:
 // the GEMMs alone.
 uint64_t timedStretch(Npu& npu, const Requant8& q, bool sameTile, bool none, Failures& f) {
-  constexpr uint32_t kCount = 32, kK = 32;
   std::vector<Command> s;
-  for (uint32_t i = 0; i < kCount; ++i) {
-    Gemm g;
-    g.m = kR;
-    g.n = kC;
-    g.k = kK;
-    g.inpAddr = i * kK * kR;
-    g.wgtAddr = 0;
-    g.accAddr = (sameTile ? 0 : i % 2) * kTileBytes;
+  for (uint32_t i = 0; i < 32; ++i) {
+    const Gemm g = stretchGemm(i, 32, sameTile ? 0 : i % 2);
     s.push_back(cmd(g));
     if (!none) s.push_back(cmd(q.command(g.accAddr, kR, i * kR * kC, false)));
   }
-  End e;
-  e.irq = true;
-  e.tag = static_cast<uint16_t>(20 + sameTile * 2 + none);
-  s.push_back(cmd(e));
-  const uint64_t c0 = npu.cycle();
-  if (!runJob(npu, s, e.tag, f, "timed stretch", 400000)) return 0;
-  return npu.cycle() - c0;
+  return timedJob(npu, s, static_cast<uint16_t>(20 + sameTile * 2 + none), "timed stretch", f);
 }
 
 // ISA 1.15: 32 GEMMs of k = 2R into ACC tile i % 4, after every second one the
@@ -376,28 +387,14 @@ uint64_t timedStretch(Npu& npu, const Requant8& q, bool sameTile, bool none, Fai
 // doorbell to the interrupt. (k = 2R keeps the two REQUANT_STOREs, R + 2 x 13 cycles and
 // their parameters, under the two GEMMs' 4R beats at every array size.)
 uint64_t pairedStretch(Npu& npu, const Requant8& q, bool none, Failures& f) {
-  constexpr uint32_t kCount = 32, kK = 2 * kR;
   std::vector<Command> s;
-  for (uint32_t i = 0; i < kCount; ++i) {
-    Gemm g;
-    g.m = kR;
-    g.n = kC;
-    g.k = kK;
-    g.inpAddr = i * kK * kR;
-    g.wgtAddr = 0;
-    g.accAddr = (i % 4) * kTileBytes;
-    s.push_back(cmd(g));
+  for (uint32_t i = 0; i < 32; ++i) {
+    s.push_back(cmd(stretchGemm(i, 2 * kR, i % 4)));
     if (i % 2 == 1 && !none)
       for (uint32_t j : {i - 1, i})
         s.push_back(cmd(q.command((j % 4) * kTileBytes, kR, j * kR * kC, false)));
   }
-  End e;
-  e.irq = true;
-  e.tag = static_cast<uint16_t>(24 + none);
-  s.push_back(cmd(e));
-  const uint64_t c0 = npu.cycle();
-  if (!runJob(npu, s, e.tag, f, "paired stretch", 400000)) return 0;
-  return npu.cycle() - c0;
+  return timedJob(npu, s, static_cast<uint16_t>(24 + none), "paired stretch", f);
 }
 
 TestbenchResult runNpuRequantOverlap(const TestbenchOptions& opt) {

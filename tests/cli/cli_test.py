@@ -188,6 +188,9 @@ with tempfile.TemporaryDirectory() as tmp:
               [(s["where"], s.get("host", {}).get("dram_bytes")) for s in r["steps"]])
         check("table: end to end beside the device cycles", "end to end" in out and "of them between NPU steps" in out,
               out[-600:])
+        # The SoC's counters have no array timeline: no depthwise figure from them.
+        check("report: no depthwise cycles without a timeline", tot.get("depthwise_cycles") == 0
+              and "depthwise layers:" not in out, (tot.get("depthwise_cycles"), out[-400:]))
         rc2, out2, err2 = run("run", "--backend", "isa", "--host", "clock_mhz=1000")
         check("run --host clock_mhz=1000", rc2 == 0 and "host model: 1000 MHz" in out2, err2[-300:] + out2[-300:])
         # The ISA model's array timeline: GEMM beats, the idle cycles while DWCONVs run and

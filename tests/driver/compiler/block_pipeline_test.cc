@@ -214,5 +214,65 @@ TEST(BlockPipeline, OverlappedPutsTheNextDepthwiseComputesAmongTheGemms) {
   EXPECT_NE(stores.error().find("store queue"), std::string::npos) << stores.error();
 }
 
+// A pointwise half over a tensor in INP: its weights, then per row tile a SYNC in place of
+// the tile's A loads, with a token the tile's first GEMM pops. In a job's first block those
+// tokens guard no load: dropped (the weights' token stays), so the next block's DWCONVs go
+// among all of its GEMMs instead of after the last token-waiting one.
+std::vector<Command> pointwiseOverInp() {
+  Command rq{{}, firmware::RequantStore{}};
+  rq.deps.pushNext = true;
+  std::vector<Command> s = {load(0x9000, false, true)};
+  for (int t = 0; t < 4; ++t) {
+    Command sync{{}, firmware::Sync{firmware::Queue::kLoad}};
+    sync.deps.pushNext = true;
+    s.push_back(sync);
+  }
+  s.push_back(compute(true, false));  // pops the weights' token (the first pushed)
+  for (int t = 0; t < 4; ++t) {       // each tile's first GEMM pops its SYNC's
+    s.push_back(compute(true, false));
+    s.push_back(compute(false, false));
+  }
+  s.push_back(rq);
+  s.push_back(store());
+  s.push_back(end());
+  return s;
+}
+
+TEST(BlockPipeline, OverlappedFirstBlockDropsTheTokensOfSyncs) {
+  auto joined = pipelineBlocks({depthwiseTiles(), depthwiseTiles()},
+                               {pointwiseOverInp(), pointwiseOverInp()}, 0, 0.0);
+  ASSERT_TRUE(joined.ok()) << joined.error();
+  const std::vector<Command>& s = *joined;
+  EXPECT_EQ(tokenBalance(s), std::vector<long>(4, 0));
+  size_t syncPushes = 0, gemmPops = 0;
+  std::vector<size_t> gemms, dwconvs;
+  for (size_t i = 0; i < s.size(); ++i) {
+    syncPushes += std::holds_alternative<firmware::Sync>(s[i].args) && s[i].deps.pushNext;
+    if (std::holds_alternative<firmware::Gemm>(s[i].args)) {
+      gemms.push_back(i);
+      gemmPops += s[i].deps.popPrev;
+    }
+    if (std::holds_alternative<firmware::Dwconv>(s[i].args)) dwconvs.push_back(i);
+  }
+  EXPECT_EQ(syncPushes, 0u);
+  EXPECT_EQ(gemmPops, 1u);  // the weights'
+  ASSERT_EQ(gemms.size(), 18u);
+  ASSERT_EQ(dwconvs.size(), 4u);
+  // Block 1's DWCONVs among block 0's GEMMs from its first on (spread evenly), not after
+  // its last tile's first GEMM (gemms[7]), where the SYNCs' last pop would have put them.
+  EXPECT_GT(dwconvs[2], gemms[0]);
+  EXPECT_LT(dwconvs[2], gemms[7]);
+  // A SYNC after a real load keeps its token: it guards that load.
+  std::vector<Command> guarded = pointwiseOverInp();
+  guarded.insert(guarded.begin() + 3, load(0xA000));
+  auto kept = pipelineBlocks({depthwiseTiles(), depthwiseTiles()}, {guarded, guarded}, 0, 0.0);
+  ASSERT_TRUE(kept.ok()) << kept.error();
+  syncPushes = 0;
+  for (const Command& c : *kept)
+    syncPushes += std::holds_alternative<firmware::Sync>(c.args) && c.deps.pushNext;
+  EXPECT_EQ(syncPushes, 1u);
+  EXPECT_EQ(tokenBalance(*kept), std::vector<long>(4, 0));
+}
+
 }  // namespace
 }  // namespace nncosim::driver

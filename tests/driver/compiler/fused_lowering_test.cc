@@ -827,13 +827,7 @@ TEST(FusedLowering, RandomOverlappedInvertedResidualsAreBitExact) {
     const std::string& m = step->report.mapping;
     ASSERT_NE(m.find("(overlapped"), std::string::npos) << m;
     EXPECT_EQ(splitJobs(step->commands).size(), 1u);
-    InterpreterDevice dev(o.npu, 64ull << 20);
-    std::vector<std::vector<uint8_t>> out;
-    auto stats = runStep(dev, *step, {p.inputs[0].bytes}, out);
-    ASSERT_TRUE(stats.ok()) << stats.error();
-    ASSERT_EQ(out.size(), 1u);
-    EXPECT_EQ(out[0], want[0].bytes);
-    EXPECT_EQ(step->report.estimatedCycles, stats->cycles);
+    expectBitExactRun(*step, p, want, o.npu);
     ++overlapped;
   }
   EXPECT_GE(overlapped, 9) << overlapped;
