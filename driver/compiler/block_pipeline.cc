@@ -40,7 +40,8 @@ size_t firstRequant(const std::vector<Command>& s) {
 }
 
 // Drops the load->compute tokens of s that guard no load: pushed by a SYNC with only SYNCs
-// since the push before it (the compute popping it waits for that push's pop already). A
+// since the push before it (whatever loaded before that push, its own pop, earlier in the
+// compute queue, already waited for). A
 // pointwise half over a tensor in INP has a SYNC in place of each row tile's A loads, each
 // with a token its first GEMM pops: in a job's first block they would keep the next block's
 // depthwise computes off every GEMM but the last few. The i-th push pairs with the i-th pop.

@@ -773,10 +773,9 @@ uint64_t Machine::issueTiming(int q, QueueState& s, size_t index, uint64_t now) 
   uint64_t d = 1;
   if (auto* r = std::get_if<firmware::RequantStore>(&c.args)) {
     // Its rows stream once the tiles ahead of it are in ACC (ISA 1.10); the next command is
-    // accepted at once. Behind a REQUANT_STORE in flight it waits pending and reads its
-    // parameters once that one has completed (ISA 1.15).
-    // It starts once the tiles behind that one which drained first have had their held done
-    // pulses released, one per cycle.
+    // accepted at once. Behind a REQUANT_STORE in flight it waits pending (ISA 1.15) and
+    // reads its parameters once that one has completed and the done pulses held behind it
+    // (tiles that drained first) have left, one per cycle.
     uint64_t aheadDone = 0, start = now, running = 0, held = 0;
     bool behindRunning = false;
     for (const InFlight& f : s.inflight) {
