@@ -799,7 +799,7 @@ hal::Result<CompiledStep> lowerFusedInvertedResidual(const hal::Model& model, ui
             (blocks[0].second != rows ? " (the first of " + std::to_string(blocks[0].second) + ")"
                                       : "") +
             (overlapped ? " (overlapped: the next block's expansion and DWCONVs run "
-                          "among the projection's GEMMs, ISA 1.14)"
+                          "among the projection's GEMMs, ISA 1.14, 1.15)"
                         : " (a job each)");
       NNC_TRY(summarize(step, h,
                         "fused inverted residual: " + h[0][0].report.mapping +
@@ -830,8 +830,8 @@ hal::Result<CompiledStep> lowerFusedInvertedResidual(const hal::Model& model, ui
   // loads; LOW_POWER keeps the jobs: the smaller blocks recompute more halo rows): as tall
   // as fit with two copies of the depthwise output, and half as tall, each with the first
   // block shorter too; kept when the estimate is faster. Forced (BlockJoin), half as tall
-  // also where the whole fits (tried so, MobileNet-v2's blocks kept their plans: not worth
-  // the compile time).
+  // also where the whole fits (tried without forcing too: MobileNet-v2 kept every plan, so
+  // not worth the compile time).
   const bool forced = options.blockJoin == LoweringOptions::BlockJoin::kOverlapped;
   std::optional<hal::Result<CompiledStep>> overlapped;
   if (!after && (forced || options.preference != hal::ExecutionPreference::LOW_POWER)) {
