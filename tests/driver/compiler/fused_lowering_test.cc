@@ -54,6 +54,14 @@ struct RandomQuant8 {
   const int lo, hi;
 };
 
+// Uniform integers in [lo, hi] from a test's generator (the random tests' draws).
+struct Picker {
+  std::mt19937& rng;
+  uint32_t operator()(int lo, int hi) const {
+    return static_cast<uint32_t>(std::uniform_int_distribution<int>(lo, hi)(rng));
+  }
+};
+
 // input [n, h, w, c] -> DEPTHWISE_CONV_2D f x f (stride, padding scheme, activation)
 // -> CONV_2D 1x1 c -> outC; the tensor between them a temporary. `pre`: a pointwise layer
 // in front (so the pair sits inside a model, its input an NPU step's output). `nchw` (no
@@ -177,9 +185,7 @@ void expectCheckedRun(const Pair& p, const ModelPlan& plan,
 // tensor between the layers never in DRAM (no binding, no buffer of its size).
 TEST(FusedLowering, RandomDepthwisePointwisePairsAreBitExact) {
   std::mt19937 rng(21);
-  auto pick = [&](int lo, int hi) {
-    return static_cast<uint32_t>(std::uniform_int_distribution<int>(lo, hi)(rng));
-  };
+  const Picker pick{rng};
   int fused = 0;
   for (int i = 0; i < 40; ++i) {
     const uint32_t f = pick(0, 3) == 0 ? 5 : 3, stride = pick(1, 2);
@@ -485,9 +491,7 @@ hal::Model convThenAdd(OneOpModel& m, uint32_t h, uint32_t w, const MakeOther& o
 // writes the elementwise output only (the convolution's never in DRAM).
 TEST(FusedLowering, RandomConvEltwisePairsAreBitExact) {
   std::mt19937 rng(31);
-  auto pick = [&](int lo, int hi) {
-    return static_cast<uint32_t>(std::uniform_int_distribution<int>(lo, hi)(rng));
-  };
+  const Picker pick{rng};
   const OperationType types[] = {OperationType::ADD, OperationType::SUB, OperationType::MUL};
   int packed = 0;
   for (int i = 0; i < 30; ++i) {
@@ -738,9 +742,7 @@ Pair randomTriple(std::mt19937& rng, uint32_t h, uint32_t w, uint32_t inC, uint3
 // where the rows allow (an even width), else one per image row.
 TEST(FusedLowering, RandomInvertedResidualsAreBitExact) {
   std::mt19937 rng(31);
-  auto pick = [&](int lo, int hi) {
-    return static_cast<uint32_t>(std::uniform_int_distribution<int>(lo, hi)(rng));
-  };
+  const Picker pick{rng};
   int blocked = 0, segmented = 0;
   for (int i = 0; i < 24; ++i) {
     const bool stem = i % 6 == 5, add = !stem && i % 3 == 0;
@@ -799,9 +801,7 @@ TEST(FusedLowering, RandomInvertedResidualsAreBitExact) {
 // no such plan (its other input loads per block).
 TEST(FusedLowering, RandomOverlappedInvertedResidualsAreBitExact) {
   std::mt19937 rng(47);
-  auto pick = [&](int lo, int hi) {
-    return static_cast<uint32_t>(std::uniform_int_distribution<int>(lo, hi)(rng));
-  };
+  const Picker pick{rng};
   int overlapped = 0;
   for (int i = 0; i < 16; ++i) {
     const bool stem = i % 4 == 3;
@@ -925,9 +925,7 @@ Pair randomChain(std::mt19937& rng, uint32_t h, uint32_t w, const std::vector<ui
 // is bound.
 TEST(FusedLowering, RandomChainsAreBitExact) {
   std::mt19937 rng(43);
-  auto pick = [&](int lo, int hi) {
-    return static_cast<uint32_t>(std::uniform_int_distribution<int>(lo, hi)(rng));
-  };
+  const Picker pick{rng};
   for (int i = 0; i < 16; ++i) {
     const uint32_t n = pick(2, 4);
     std::vector<ChainPair> pairs(n);
